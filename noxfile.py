@@ -1,0 +1,60 @@
+"""Every check this repository runs, in one place (STYLE.md §12).
+
+``python3 -m nox`` runs the default sessions (core, lint, packaging); ``python3 -m nox -s demo``
+runs the demo; ``python3 -m nox -s core -- -k resize`` passes ``-k resize`` on to pytest.
+Sessions use the interpreter nox runs on; to test a matrix, list versions in ``PYTHONS``.
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["core", "lint", "packaging"]
+# Fresh virtualenvs every run, so CI never passes on a stale install.
+nox.options.reuse_existing_virtualenvs = False
+
+# None: the interpreter running nox. A matrix later is e.g. ["3.10", "3.13"].
+PYTHONS: list[str] | None = None
+
+CORE = "packages/core"
+LINT_PATHS = ["packages", "tests", "benchmarks", "examples", "noxfile.py"]
+
+
+def _pytest(session: nox.Session, tests: str, *install: str) -> None:
+    """Install ``install`` plus pytest, then run pytest on ``tests`` with ``-- args`` appended."""
+    session.install(*install, "pytest")
+    session.run("pytest", tests, *session.posargs)
+
+
+@nox.session(python=PYTHONS)
+def core(session: nox.Session) -> None:
+    """Core tests, CPU image codecs installed; gpu tests skip themselves without a GPU."""
+    _pytest(session, "tests/core", "-e", f"{CORE}[image]")
+
+
+@nox.session(python=PYTHONS)
+def lint(session: nox.Session) -> None:
+    """ruff lint and format check (settings in the root pyproject.toml)."""
+    session.install("ruff==0.17.6")  # pinned: ruff's default rules change between releases
+    session.run("ruff", "check", *LINT_PATHS)
+    session.run("ruff", "format", "--check", *LINT_PATHS)
+
+
+@nox.session(python=PYTHONS)
+def packaging(session: nox.Session) -> None:
+    """Build every wheel, install it (wheel and editable) into fresh venvs, import it."""
+    _pytest(session, "tests/packaging")
+
+
+@nox.session(python=PYTHONS)
+def demo(session: nox.Session) -> None:
+    """Run the demo pipeline; it saves a picture of one batch to demo_batch.png."""
+    session.install("-e", f"{CORE}[image]")
+    session.run("python", "examples/demo.py", *session.posargs)
+
+
+@nox.session(python=PYTHONS, default=False)
+def bench(session: nox.Session) -> None:
+    """Benchmarks against real DALI 2.4 in the same run (needs a CUDA 13 GPU; not default)."""
+    session.install("-e", f"{CORE}[image,cuda13]", "nvidia-dali-cuda130==2.4.0")
+    session.run("python", "benchmarks/overhead.py", *session.posargs)

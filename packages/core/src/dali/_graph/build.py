@@ -1,0 +1,272 @@
+"""`build`: from traced `OpNode`s to a frozen, runnable `Plan`.
+
+Pruning keeps what the outputs depend on (a DFS from the outputs, inputs first) plus
+operators marked ``preserve=True`` or declared ``no_prune``. Device copies are inserted where a
+node is consumed on another device (`.gpu()`, `.cpu()`). Every operator gets a stable identity
+(see `op_identities`) from which its random numbers are derived.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dali._exec.rng import combine, stable_hash
+from dali._graph.node import DataNode, OpNode
+from dali._graph.schema import REQUIRED
+from dali._ops.base import Operator
+
+__all__ = ["BuildError", "Plan", "Step", "build_plan", "op_identities"]
+
+#: Arguments that never change what an operator computes.
+_NON_SEMANTIC = frozenset({"name", "device", "preserve", "bytes_per_sample_hint", "seed"})
+
+
+class BuildError(RuntimeError):
+    """A graph that cannot run: missing arguments, bad devices, invalid values."""
+
+
+@dataclass(eq=False)
+class Step:
+    """One operator in the plan, with the slots it reads and writes."""
+
+    impl: Operator
+    device: str
+    inputs: list[int]
+    args: dict[str, int]
+    batch: int | None
+    outputs: list[int]
+    key: int | None = None
+    callback_source: bool = False
+
+    @property
+    def node(self) -> OpNode:
+        return self.impl.node
+
+
+@dataclass(eq=False)
+class Plan:
+    steps: list[Step]
+    outputs: list[int]
+    n_slots: int
+    callback_sources: list[Step] = field(default_factory=list)
+    identity_step: Step | None = None
+    uses_gpu: bool = False
+    by_name: dict[str, Step] = field(default_factory=dict)
+
+
+def _stable_repr(value: Any) -> str:
+    """A repr that is the same in every process (no memory addresses)."""
+    if value is None or isinstance(value, (bool, str, numbers.Number)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "(" + ",".join(_stable_repr(v) for v in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_stable_repr(v)}" for k, v in sorted(value.items())) + "}"
+    if hasattr(value, "__qualname__"):
+        return f"{getattr(value, '__module__', '')}.{value.__qualname__}"
+    if hasattr(value, "value") and hasattr(value, "name"):  # enum-like
+        return f"{type(value).__name__}.{value.name}"
+    return type(value).__name__
+
+
+def _collect(outputs: Sequence[DataNode], recorded: Sequence[OpNode]) -> list[OpNode]:
+    """Operators needed by the outputs (DFS, inputs first) plus the preserved ones."""
+    order: list[OpNode] = []
+    seen: set[int] = set()
+
+    def visit(op: OpNode) -> None:
+        if id(op) in seen:
+            return
+        seen.add(id(op))
+        stack: list[tuple[OpNode, int]] = [(op, 0)]
+        while stack:
+            cur, i = stack.pop()
+            ups = cur.upstream()
+            if i < len(ups):
+                stack.append((cur, i + 1))
+                src = ups[i].source
+                if src is not None and id(src) not in seen:
+                    seen.add(id(src))
+                    stack.append((src, 0))
+            else:
+                order.append(cur)
+
+    for out in outputs:
+        if out.source is not None:
+            visit(out.source)
+    for op in recorded:
+        if op.scalar_args.get("preserve") or op.schema.no_prune:
+            visit(op)
+    return order
+
+
+def op_identities(ops: Sequence[OpNode]) -> dict[int, int]:
+    """A stable 64-bit identity for each operator.
+
+    An explicitly named operator is identified by its name. Otherwise the identity hashes the
+    operator type, its semantic arguments and the identities of its inputs, so it does not
+    depend on creation order, on other outputs, or on where the operator sits in the plan.
+    Structurally identical operators ("twins") are told apart by their creation order.
+    """
+    memo: dict[int, int] = {}
+
+    def structural(op: OpNode) -> int:
+        h = memo.get(id(op))
+        if h is not None:
+            return h
+        if not op.auto_named:
+            text = f"name:{op.name}"
+        else:
+            args = ",".join(
+                f"{k}={_stable_repr(v)}"
+                for k, v in sorted(op.scalar_args.items())
+                if k not in _NON_SEMANTIC
+            )
+            ups = []
+            for label, node in [(f"in{i}", n) for i, n in enumerate(op.inputs)] + [
+                (f"arg:{k}", n) for k, n in sorted(op.arg_inputs.items())
+            ]:
+                src = structural(node.source) if node.source is not None else 0
+                ups.append(f"{label}={src}.{node.index}")
+            text = f"{op.schema.fn_path}({args};{','.join(ups)})"
+        h = stable_hash(text)
+        memo[id(op)] = h
+        return h
+
+    twins: dict[int, list[OpNode]] = {}
+    for op in sorted(ops, key=lambda o: o.creation_index):
+        twins.setdefault(structural(op), []).append(op)
+    result: dict[int, int] = {}
+    for h, group in twins.items():
+        for k, op in enumerate(group):
+            result[id(op)] = int(combine(h, k)) if k else h
+    return result
+
+
+def _check_required(op: OpNode) -> None:
+    missing = [
+        name
+        for name, arg in op.schema.args.items()
+        if arg.default is REQUIRED and name not in op.scalar_args and name not in op.arg_inputs
+    ]
+    if missing:
+        names = ", ".join(f'"{m}"' for m in missing)
+        raise BuildError(
+            f'Not all required arguments were specified for op "{op.schema.display_name}" '
+            f"({op.name}). Please specify values for arguments: {names}"
+            + (f"\nThe operator was defined at:\n{op.definition}" if op.definition else "")
+        )
+
+
+def build_plan(
+    outputs: Sequence[DataNode],
+    recorded: Sequence[OpNode],
+    *,
+    pipeline_info: Any,
+    seed: int,
+) -> Plan:
+    """Prune, order, validate and instantiate the graph.
+
+    Args:
+        outputs: The pipeline outputs.
+        recorded: Every operator traced in the pipeline, in creation order.
+        pipeline_info: Read-only facts about the pipeline handed to each operator.
+        seed: The resolved pipeline seed.
+    """
+    from dali._ops.transfer import Transfer
+
+    ops = _collect(outputs, recorded)
+    names: dict[str, OpNode] = {}
+    for op in ops:
+        _check_required(op)
+        other = names.setdefault(op.name, op)
+        if other is not op:
+            raise BuildError(f'Operator name "{op.name}" is used by two operators in the pipeline.')
+    idents = op_identities(list({id(o): o for o in (*recorded, *ops)}.values()))
+
+    # Sources first (they have no inputs, so this keeps a topological order) so that the
+    # sample identity of the iteration is known before any other operator runs.
+    ops = [o for o in ops if o.schema.source] + [o for o in ops if not o.schema.source]
+
+    slots: dict[tuple[int, int, str], int] = {}
+    steps: list[Step] = []
+    uses_gpu = False
+
+    def slot_for(node: DataNode) -> int:
+        nonlocal uses_gpu
+        src = node.source
+        if src is None:
+            raise BuildError(f"{node!r} has no producing operator")
+        produced = "gpu" if src.device in ("gpu", "mixed") else "cpu"
+        key = (id(src), node.index, node.device)
+        if key in slots:
+            return slots[key]
+        if node.device == produced:
+            raise BuildError(f"{node!r} is consumed before its operator was placed")
+        # a device copy of the produced output
+        base = slot_for(DataNode(node.name, produced, src, node.index))
+        new = len(slots)
+        slots[key] = new
+        uses_gpu = True
+        steps.append(
+            Step(
+                impl=Transfer.for_copy(src, node.device),
+                device=node.device,
+                inputs=[base],
+                args={},
+                batch=base,
+                outputs=[new],
+            )
+        )
+        return new
+
+    for op in ops:
+        try:
+            impl = op.schema.impl(op, pipeline_info)
+            impl.setup()
+        except BuildError:
+            raise
+        except Exception as e:
+            where = f"\nThe operator was defined at:\n{op.definition}" if op.definition else ""
+            raise BuildError(
+                f"Error in {op.device.upper()} operator `{op.schema.display_name}` ({op.name}): "
+                f"{e}{where}"
+            ) from e
+        ins = [slot_for(n) for n in op.inputs]
+        args = {k: slot_for(n) for k, n in op.arg_inputs.items()}
+        batch = slot_for(op.batch_source) if op.batch_source is not None else None
+        if batch is None and ins:
+            batch = ins[0]
+        if op.device in ("gpu", "mixed"):
+            uses_gpu = True
+        outs = []
+        for i, _ in enumerate(op.outputs):
+            key = (id(op), i, "gpu" if op.device in ("gpu", "mixed") else "cpu")
+            slots[key] = len(slots)
+            outs.append(slots[key])
+        key_val = None
+        if op.schema.random:
+            op_seed = op.scalar_args.get("seed", -1)
+            base_seed = op_seed if op_seed is not None and op_seed >= 0 else seed
+            key_val = int(combine(base_seed, idents[id(op)]))
+        steps.append(
+            Step(
+                impl=impl,
+                device=op.device,
+                inputs=ins,
+                args=args,
+                batch=batch,
+                outputs=outs,
+                key=key_val,
+                callback_source=hasattr(impl, "fetch"),
+            )
+        )
+    out_slots = [slot_for(n) for n in outputs]
+    plan = Plan(steps=steps, outputs=out_slots, n_slots=len(slots), uses_gpu=uses_gpu)
+    plan.callback_sources = [s for s in steps if s.callback_source]
+    plan.identity_step = next((s for s in steps if s.node.schema.source), None)
+    plan.by_name = {s.node.name: s for s in steps if not isinstance(s.impl, Transfer)}
+    return plan

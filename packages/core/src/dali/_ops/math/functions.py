@@ -1,0 +1,3 @@
+"""Placeholder: filled by the arithmetic work."""
+
+__all__: list[str] = []

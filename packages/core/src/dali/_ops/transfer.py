@@ -1,0 +1,60 @@
+"""Copies between devices, inserted by `build` where `.gpu()` / `.cpu()` move a node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dali._graph.node import OpNode
+from dali._graph.schema import register
+from dali._ops.base import Operator
+
+__all__ = ["Transfer", "to_gpu"]
+
+
+@register("_transfer", devices=("cpu", "gpu"), inputs=1, outputs=1, class_name="Transfer")
+class Transfer(Operator):
+    """Copy a batch to the operator's device (host→device for "gpu", device→host for "cpu")."""
+
+    @classmethod
+    def for_copy(cls, producer: OpNode, device: str) -> Transfer:
+        node = OpNode(
+            schema=cls.schema,
+            device=device,
+            inputs=(),
+            scalar_args={},
+            arg_inputs={},
+            name=f"{producer.name}.{device}()",
+            auto_named=True,
+            pipeline=None,
+            creation_index=-1,
+            definition=producer.definition,
+        )
+        return cls(node, None)
+
+    def run_gpu(self, ws: Any) -> Any:
+        from dali._tensors import TensorListCPU, TensorListGPU
+
+        src = ws.inputs[0]
+        if isinstance(src, TensorListGPU):
+            return src
+        assert isinstance(src, TensorListCPU)
+        return to_gpu(src)
+
+    def run_cpu(self, ws: Any) -> Any:
+        src = ws.inputs[0]
+        return src.as_cpu() if hasattr(src, "as_cpu") and type(src).__name__.endswith("GPU") else src
+
+
+def to_gpu(tl: Any) -> Any:
+    """Copy a TensorListCPU to the current CUDA device (a TensorListGPU)."""
+    import cupy as cp
+
+    from dali._tensors import TensorListGPU
+
+    dense = tl._dense()
+    if dense is not None:
+        out = TensorListGPU._make(cp.asarray(dense), layout=tl._layout)
+    else:
+        out = TensorListGPU._make([cp.asarray(s) for s in tl._samples()], layout=tl._layout)
+    out._source_info = tl._source_info
+    return out

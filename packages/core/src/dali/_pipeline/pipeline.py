@@ -1,0 +1,690 @@
+"""The `Pipeline`: graph definition, build, and the run/schedule API of DALI (§1.1–1.3)."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import warnings
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dali._exec.executor import Executor, IterationRequest
+from dali._graph import context
+from dali._graph.build import BuildError, Plan, build_plan
+from dali._graph.node import DataNode, OpNode
+
+__all__ = ["Pipeline", "PipelineInfo"]
+
+_BASIC, _ITERATOR, _SCHEDULED = "BASIC", "ITERATOR", "SCHEDULED"
+
+
+@dataclass(frozen=True)
+class PipelineInfo:
+    """Read-only facts about a pipeline that operators may use (no back-reference)."""
+
+    max_batch_size: int
+    num_threads: int
+    device_id: int | None
+    seed: int
+    prefetch_queue_depth: int
+    py_num_workers: int
+    py_start_method: str
+    enable_checkpointing: bool
+
+
+def _normalize_depth(depth: Any, exec_async: bool) -> tuple[int, int, bool]:
+    if isinstance(depth, dict):
+        if not exec_async:
+            raise ValueError(
+                "`prefetch_queue_depth` given as a dict (separated queues) requires exec_async=True"
+            )
+        try:
+            return int(depth["cpu_size"]), int(depth["gpu_size"]), True
+        except KeyError as e:
+            raise ValueError(
+                f"`prefetch_queue_depth` dict needs 'cpu_size' and 'gpu_size', missing {e}"
+            ) from None
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
+        raise TypeError(
+            f"`prefetch_queue_depth` must be an int or a dict with 'cpu_size' and 'gpu_size', "
+            f"got {type(depth).__name__}"
+        )
+    if depth < 1:
+        raise ValueError(f"`prefetch_queue_depth` must be at least 1, got {depth}")
+    return int(depth), int(depth), False
+
+
+def _check_output_spec(value: Any, name: str, kind: Any) -> Any:
+    from dali import types
+
+    if value is None:
+        return None
+    seq = value if isinstance(value, (list, tuple)) else None
+    items = seq if seq is not None else [value]
+    for v in items:
+        if v is None:
+            continue
+        if kind == "dtype":
+            if not isinstance(v, (types.DALIDataType, int)) or isinstance(v, bool):
+                raise TypeError(f"`{name}` entries must be dali.types.DALIDataType, got {v!r}")
+            if int(v) == int(types.NO_TYPE):
+                raise ValueError(f"`{name}` cannot be NO_TYPE; use None for 'any type'")
+        elif kind == "ndim":
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise TypeError(f"`{name}` entries must be non-negative ints, got {v!r}")
+        elif not isinstance(v, str):
+            raise TypeError(f"`{name}` entries must be layout strings, got {v!r}")
+    return list(items) if seq is not None else value
+
+
+class Pipeline:
+    """A graph of operators that produces batches ahead of the training loop.
+
+    Define the graph with ``with pipe: ... pipe.set_outputs(...)``, by overriding
+    `define_graph`, or with the `pipeline_def` decorator; then call `run` (or iterate with a
+    framework plugin). An all-CPU pipeline runs with any ``device_id`` on a machine without CUDA.
+
+    Example:
+        >>> import dali.fn as fn
+        >>> pipe = Pipeline(batch_size=4, num_threads=2, seed=1)
+        >>> with pipe:
+        ...     pipe.set_outputs(fn.random.uniform(range=(0, 1)))
+        >>> (out,) = pipe.run()
+        >>> len(out)
+        4
+    """
+
+    def __init__(
+        self,
+        batch_size: int | None = None,
+        num_threads: int | None = None,
+        device_id: int | None = None,
+        seed: int | None = None,
+        exec_pipelined: bool = True,
+        prefetch_queue_depth: int | dict[str, int] = 2,
+        exec_async: bool = True,
+        bytes_per_sample: int = 0,
+        set_affinity: bool = False,
+        max_streams: int | None = None,
+        default_cuda_stream_priority: int | None = None,
+        *,
+        enable_memory_stats: bool = False,
+        enable_checkpointing: bool = False,
+        checkpoint: Any = None,
+        py_num_workers: int = 1,
+        py_start_method: str = "fork",
+        py_callback_pickler: Any = None,
+        output_dtype: Any = None,
+        output_ndim: Any = None,
+        output_layout: Any = None,
+        exec_dynamic: bool | None = None,
+        experimental_exec_dynamic: bool | None = None,
+        stream_policy: Any = None,
+        concurrency: Any = None,
+    ) -> None:
+        if max_streams is not None:
+            warnings.warn("`max_streams` is deprecated and has no effect", DeprecationWarning, 2)
+        if default_cuda_stream_priority is not None:
+            warnings.warn(
+                "`default_cuda_stream_priority` is deprecated and has no effect",
+                DeprecationWarning,
+                2,
+            )
+        if seed is not None and seed < 0:
+            warnings.warn(
+                "A negative seed is deprecated and treated as None (a random seed)",
+                DeprecationWarning,
+                2,
+            )
+            seed = None
+        if py_start_method not in ("fork", "spawn"):
+            raise ValueError(f'`py_start_method` must be "fork" or "spawn", got {py_start_method!r}')
+        if py_callback_pickler is not None and py_start_method == "fork":
+            raise ValueError(
+                "`py_callback_pickler` can only be used with py_start_method='spawn'"
+            )
+        self._max_batch_size = batch_size
+        self._num_threads = num_threads
+        self._device_id = None if device_id == -99999 else device_id
+        self._seed = seed
+        self._resolved_seed = seed if seed is not None else secrets.randbits(63)
+        self._exec_pipelined = bool(exec_pipelined)
+        self._exec_async = bool(exec_async)
+        cpu_q, gpu_q, separated = _normalize_depth(prefetch_queue_depth, self._exec_async)
+        self._prefetch_queue_depth = prefetch_queue_depth
+        self._cpu_queue_size, self._gpu_queue_size = cpu_q, gpu_q
+        self._exec_separated = separated
+        if exec_dynamic is None:
+            exec_dynamic = experimental_exec_dynamic
+        if exec_dynamic is None and self._exec_async and self._exec_pipelined and not separated:
+            exec_dynamic = True
+        self._exec_dynamic = exec_dynamic
+        self._bytes_per_sample = bytes_per_sample
+        self._set_affinity = set_affinity
+        self._enable_memory_stats = enable_memory_stats
+        self._enable_checkpointing = enable_checkpointing
+        self._checkpoint = checkpoint
+        self._py_num_workers = py_num_workers
+        self._py_start_method = py_start_method
+        self._py_callback_pickler = py_callback_pickler
+        self._stream_policy = stream_policy
+        self._concurrency = concurrency
+        self._output_dtype = _check_output_spec(output_dtype, "output_dtype", "dtype")
+        self._output_ndim = _check_output_spec(output_ndim, "output_ndim", "ndim")
+        self._output_layout = _check_output_spec(output_layout, "output_layout", "layout")
+
+        self._ops: list[OpNode] = []
+        self._names: dict[str, OpNode] = {}
+        self._op_counter = 0
+        self._graph_outputs: list[DataNode] | None = None
+        self._plan: Plan | None = None
+        self._executor: Executor | None = None
+        self._finalizer: Any = None
+        self._built = False
+        self._broken: BaseException | None = None
+        self._api_type: str | None = None
+        self._api_check = True
+        # scheduling state (see schedule_run)
+        self._epoch = 0
+        self._sched_iter = 0
+        self._stream_pos = 0
+        self._first_scheduled = False
+        self._in_flight = 0
+        self._end_of_data = False
+        self._py_pool: Any = None
+
+    # -- properties (DALI §1.1) ------------------------------------------------------------
+    @property
+    def max_batch_size(self) -> int | None:
+        return self._max_batch_size
+
+    @property
+    def batch_size(self) -> int | None:
+        warnings.warn("batch_size is deprecated, please use max_batch_size instead", Warning, 2)
+        return self._max_batch_size
+
+    @property
+    def num_threads(self) -> int | None:
+        return self._num_threads
+
+    @property
+    def device_id(self) -> int | None:
+        return self._device_id
+
+    @property
+    def seed(self) -> int | None:
+        return self._seed
+
+    @property
+    def exec_pipelined(self) -> bool:
+        return self._exec_pipelined
+
+    @property
+    def exec_async(self) -> bool:
+        return self._exec_async
+
+    @property
+    def exec_dynamic(self) -> bool | None:
+        return self._exec_dynamic
+
+    @property
+    def exec_separated(self) -> bool:
+        return self._exec_separated
+
+    @property
+    def stream_policy(self) -> Any:
+        return self._stream_policy
+
+    @property
+    def concurrency(self) -> Any:
+        return self._concurrency
+
+    @property
+    def set_affinity(self) -> bool:
+        return self._set_affinity
+
+    @property
+    def max_streams(self) -> int:
+        return -1
+
+    @property
+    def prefetch_queue_depth(self) -> Any:
+        return self._prefetch_queue_depth
+
+    @property
+    def cpu_queue_size(self) -> int:
+        return self._cpu_queue_size
+
+    @property
+    def gpu_queue_size(self) -> int:
+        return self._gpu_queue_size
+
+    @property
+    def default_cuda_stream_priority(self) -> int:
+        return 0
+
+    @property
+    def enable_memory_stats(self) -> bool:
+        return self._enable_memory_stats
+
+    @property
+    def py_num_workers(self) -> int:
+        return self._py_num_workers
+
+    @property
+    def py_start_method(self) -> str:
+        return self._py_start_method
+
+    @property
+    def is_restored_from_checkpoint(self) -> bool:
+        return False
+
+    @property
+    def num_outputs(self) -> int:
+        self.build()
+        assert self._graph_outputs is not None
+        return len(self._graph_outputs)
+
+    def output_dtype(self) -> list[Any]:
+        """The static dtype of each output (None where unknown before running)."""
+        self.build()
+        assert self._graph_outputs is not None
+        return [n.dtype for n in self._graph_outputs]
+
+    def output_ndim(self) -> list[int | None]:
+        """The static sample ndim of each output (None where unknown before running)."""
+        self.build()
+        assert self._graph_outputs is not None
+        return [n.ndim for n in self._graph_outputs]
+
+    # -- graph definition ------------------------------------------------------------------
+    @staticmethod
+    def current() -> Pipeline | None:
+        """The pipeline whose graph is being defined in this thread (or None)."""
+        return context.current_pipeline()
+
+    @staticmethod
+    def push_current(pipeline: Pipeline) -> None:
+        context.push_pipeline(pipeline)
+
+    @staticmethod
+    def pop_current() -> Pipeline | None:
+        return context.pop_pipeline()
+
+    def __enter__(self) -> Pipeline:
+        context.push_pipeline(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        context.pop_pipeline()
+
+    def _next_op_index(self) -> int:
+        i = self._op_counter
+        self._op_counter += 1
+        return i
+
+    def _claim_name(self, name: str, schema: Any) -> None:
+        if name in self._names:
+            raise ValueError(
+                f'Operator name "{name}" is already used in this pipeline (by '
+                f"`{self._names[name].schema.display_name}`); names must be unique."
+            )
+
+    def _add_op(self, op: OpNode) -> None:
+        if self._built:
+            raise RuntimeError(
+                f"Cannot add operator `{op.schema.display_name}` to a pipeline that was built."
+            )
+        self._ops.append(op)
+        self._names[op.name] = op
+
+    def define_graph(self) -> Any:
+        """Override in a subclass to return the pipeline outputs."""
+        raise NotImplementedError
+
+    def set_outputs(self, *outputs: Any) -> None:
+        """Declare the pipeline outputs (DataNodes or constants)."""
+        if self._built:
+            raise RuntimeError("Cannot set the outputs of a pipeline that was already built.")
+        with self:
+            self._graph_outputs = self._normalize_outputs(list(outputs))
+
+    def _normalize_outputs(self, outputs: Any) -> list[DataNode]:
+        from dali._graph.trace import constant_node
+        from dali.types import ScalarConstant
+
+        if outputs is None:
+            return []
+        if isinstance(outputs, tuple):
+            outputs = list(outputs)
+        if not isinstance(outputs, list):
+            outputs = [outputs]
+        result = []
+        for i, out in enumerate(outputs):
+            if isinstance(out, DataNode):
+                result.append(out)
+            elif isinstance(out, (list, tuple)) and any(isinstance(x, DataNode) for x in out):
+                raise TypeError(
+                    f"Illegal pipeline output type: output {i} is a nested list of DataNodes. "
+                    f"Missing list/tuple expansion (*) of the output?"
+                )
+            elif isinstance(out, ScalarConstant):
+                from dali._dtypes import np_dtype
+
+                result.append(constant_node(np.asarray(out.value, dtype=np_dtype(out.dtype))))
+            else:
+                arr = np.asarray(out)
+                if arr.dtype == np.float64:
+                    arr = arr.astype(np.float32)
+                elif arr.dtype == np.int64:
+                    arr = arr.astype(np.int32)
+                elif arr.dtype == np.uint64:
+                    arr = arr.astype(np.uint32)
+                elif arr.dtype.kind not in "biuf":
+                    raise TypeError(f"Illegal pipeline output {i}: {type(out).__name__}")
+                result.append(constant_node(arr))
+        return result
+
+    # -- build -----------------------------------------------------------------------------
+    def _info(self) -> PipelineInfo:
+        assert self._max_batch_size is not None and self._num_threads is not None
+        return PipelineInfo(
+            max_batch_size=self._max_batch_size,
+            num_threads=self._num_threads,
+            device_id=self._device_id,
+            seed=self._resolved_seed,
+            prefetch_queue_depth=self._cpu_queue_size,
+            py_num_workers=self._py_num_workers,
+            py_start_method=self._py_start_method,
+            enable_checkpointing=self._enable_checkpointing,
+        )
+
+    def build(self) -> None:
+        """Validate and freeze the graph (called automatically; idempotent)."""
+        if self._built:
+            return
+        if self._max_batch_size is None:
+            raise ValueError("The batch size must be set.")
+        if isinstance(self._max_batch_size, bool) or not isinstance(
+            self._max_batch_size, (int, np.integer)
+        ):
+            raise TypeError(f"batch_size must be an int, got {self._max_batch_size!r}")
+        if self._max_batch_size < 1:
+            raise ValueError(f"The batch size must be positive, got {self._max_batch_size}")
+        if self._num_threads is None:
+            raise TypeError(
+                "num_threads must be set (the number of CPU worker threads, at least 1)"
+            )
+        if self._num_threads < 1:
+            raise ValueError(f"num_threads must be at least 1, got {self._num_threads}")
+        if self._graph_outputs is None:
+            with self:
+                outs = self.define_graph()
+                self._graph_outputs = self._normalize_outputs(outs)
+        plan = build_plan(
+            self._graph_outputs, self._ops, pipeline_info=self._info(), seed=self._resolved_seed
+        )
+        if plan.uses_gpu:
+            self._require_gpu()
+        self._source_index = {id(s): i for i, s in enumerate(plan.steps)}
+        self._plan = plan
+        self._built = True
+
+    def _require_gpu(self) -> None:
+        if self._device_id is None:
+            raise BuildError(
+                "The pipeline requires a CUDA-capable GPU (it has GPU or mixed operators or "
+                "`.gpu()` nodes), but device_id=None was given. Pass device_id=<GPU index> or keep "
+                "every operator on the CPU."
+            )
+        from dali._exec import device
+
+        device.require(self._device_id)
+
+    def _start(self) -> Executor:
+        if self._executor is None:
+            assert self._plan is not None
+            ex = Executor(
+                self._plan,
+                num_threads=self._num_threads or 1,
+                asynchronous=self._exec_async and self._exec_pipelined,
+            )
+            self._executor = ex
+            self._finalizer = weakref.finalize(self, ex.close)
+        return self._executor
+
+    # -- running ---------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _check_api_type_scope(self, api_type: str = _ITERATOR) -> Iterator[None]:
+        """Used by framework iterators: mixing checks are off inside."""
+        prev, self._api_check = self._api_check, False
+        try:
+            yield
+        finally:
+            self._api_check = prev
+
+    def _set_api(self, api: str) -> None:
+        if not self._api_check:
+            return
+        if self._api_type is None:
+            self._api_type = api
+        elif self._api_type != api:
+            raise RuntimeError(
+                f"Mixing pipeline API type. Currently used: PipelineAPIType.{self._api_type}, "
+                f"but trying to use PipelineAPIType.{api}"
+            )
+
+    def _check_valid(self) -> None:
+        if self._broken is not None:
+            raise RuntimeError(
+                "Current pipeline object is no longer valid: an earlier run failed "
+                f"({type(self._broken).__name__}: {self._broken})"
+            ) from self._broken
+
+    def _schedule_one(self) -> None:
+        if self._end_of_data:
+            return
+        assert self._plan is not None
+        fed: dict[int, Any] = {}
+        try:
+            for step in self._plan.callback_sources:
+                fed[self._source_index[id(step)]] = step.impl.fetch(self._sched_iter, self._epoch)
+        except StopIteration:
+            self._end_of_data = True
+            return
+        batch_sizes = {len(m) for _, m in fed.values()}
+        if len(batch_sizes) > 1:
+            raise RuntimeError(
+                "The Python sources of the pipeline returned batches of different sizes in "
+                f"iteration {self._sched_iter}: {sorted(batch_sizes)}"
+            )
+        req = IterationRequest(
+            iteration=self._sched_iter,
+            epoch=self._epoch,
+            fed=fed,
+            max_batch_size=self._max_batch_size or 0,
+            stream_start=self._stream_pos,
+        )
+        self._start().submit(req)
+        self._sched_iter += 1
+        self._stream_pos += self._max_batch_size or 0
+        self._in_flight += 1
+
+    def _schedule(self) -> None:
+        self.build()
+        self._check_valid()
+        n = 1 if self._first_scheduled else self._cpu_queue_size
+        self._first_scheduled = True
+        for _ in range(n):
+            self._schedule_one()
+
+    def _outputs(self) -> tuple[Any, ...]:
+        self._check_valid()
+        if self._in_flight == 0:
+            if self._end_of_data:
+                raise StopIteration
+            raise RuntimeError("No iteration was scheduled: call schedule_run() first.")
+        self._in_flight -= 1
+        try:
+            out = self._start().get()
+        except StopIteration:
+            raise
+        except BaseException as e:
+            self._broken = e
+            raise
+        self._validate_outputs(out)
+        return out
+
+    def _validate_outputs(self, out: tuple[Any, ...]) -> None:
+        from dali._dtypes import type_name
+
+        def expected(spec: Any, i: int) -> Any:
+            if isinstance(spec, list):
+                return spec[i] if i < len(spec) else None
+            return spec
+
+        for i, tl in enumerate(out):
+            dt = expected(self._output_dtype, i)
+            if dt is not None and int(tl.dtype) != int(dt):
+                raise RuntimeError(
+                    f"Data type in the output_idx={i} does not match. Expected: "
+                    f"{type_name(dt)}. Received: {type_name(tl.dtype)}."
+                )
+            nd = expected(self._output_ndim, i)
+            if nd is not None and tl.ndim != nd:
+                raise RuntimeError(
+                    f"Number of dimensions in the output_idx={i} does not match. Expected: "
+                    f"{nd}. Received: {tl.ndim}."
+                )
+            lay = expected(self._output_layout, i)
+            if lay is not None and tl.layout() != lay:
+                raise RuntimeError(
+                    f"Layout in the output_idx={i} does not match. Expected: "
+                    f'"{lay}". Received: "{tl.layout()}".'
+                )
+
+    def run(self, cuda_stream: Any = None, /, **pipeline_inputs: Any) -> tuple[Any, ...]:
+        """Run one iteration and return a tuple of TensorLists, one per output.
+
+        Raises:
+            StopIteration: a Python source ran out of data (call `reset` to start again).
+            PipelineError: an operator failed; the message names the operator and sample.
+        """
+        self._set_api(_BASIC)
+        if pipeline_inputs:
+            if self._cpu_queue_size != 1 and self._exec_pipelined:
+                raise RuntimeError(
+                    "When using pipeline_inputs named arguments, either prefetch_queue_depth in "
+                    "Pipeline constructor shall be set to 1 (for both devices) or "
+                    "exec_pipelined shall be set to False."
+                )
+            for name, data in pipeline_inputs.items():
+                self.feed_input(name, data)
+        self._schedule()
+        return self._outputs()
+
+    def schedule_run(self) -> None:
+        """Schedule iterations (``prefetch_queue_depth`` the first time, then one)."""
+        self._set_api(_SCHEDULED)
+        self._schedule()
+
+    def outputs(self) -> tuple[Any, ...]:
+        """The outputs of the oldest scheduled iteration."""
+        self._set_api(_SCHEDULED)
+        return self._outputs()
+
+    def share_outputs(self) -> tuple[Any, ...]:
+        self._set_api(_SCHEDULED)
+        return self._outputs()
+
+    def release_outputs(self) -> None:
+        self._set_api(_SCHEDULED)
+
+    def feed_input(
+        self,
+        data_node: Any,
+        data: Any,
+        layout: str | None = None,
+        cuda_stream: Any = None,
+        use_copy_kernel: bool = False,
+    ) -> None:
+        """Give one batch to a named external source that has no ``source``."""
+        self.build()
+        assert self._plan is not None
+        name = data_node.name if isinstance(data_node, DataNode) else data_node
+        step = self._plan.by_name.get(name)
+        if step is None or not hasattr(step.impl, "feed"):
+            raise RuntimeError(f'No external source named "{name}" in the pipeline.')
+        step.impl.feed(data, layout=layout)
+
+    def reset(self) -> None:
+        """Start a new epoch after a Python source reported end of data (else a no-op)."""
+        if not self._end_of_data:
+            return
+        assert self._plan is not None
+        self._epoch += 1
+        self._sched_iter = 0
+        self._first_scheduled = False
+        self._end_of_data = False
+        for step in self._plan.steps:
+            step.impl.on_reset()
+
+    def epoch_size(self, name: str | None = None) -> Any:
+        """``{reader_name: padded epoch size}``, or the size for one reader name."""
+        metas = self._reader_metas()
+        if name is not None:
+            if name not in metas:
+                raise RuntimeError(
+                    f"Pipeline.epoch_size: Operator {name} not found or does not expose valid "
+                    f"metadata."
+                )
+            return metas[name]["epoch_size_padded"]
+        return {k: v["epoch_size_padded"] for k, v in metas.items()}
+
+    def reader_meta(self, name: str | None = None) -> Any:
+        """Reader metadata (epoch_size, number_of_shards, shard_id, ...) by reader name."""
+        metas = self._reader_metas()
+        if name is not None:
+            if name not in metas:
+                raise RuntimeError(
+                    f"Pipeline.reader_meta: Operator {name} not found or does not expose valid "
+                    f"metadata."
+                )
+            return metas[name]
+        return metas
+
+    def _reader_metas(self) -> dict[str, dict[str, Any]]:
+        self.build()
+        assert self._plan is not None
+        return {
+            s.node.name: s.impl.reader_meta()
+            for s in self._plan.steps
+            if hasattr(s.impl, "reader_meta")
+        }
+
+    def start_py_workers(self) -> None:
+        """Start the worker processes of parallel external sources now."""
+        self.build()
+        assert self._plan is not None
+        for step in self._plan.callback_sources:
+            start = getattr(step.impl, "start_workers", None)
+            if start is not None:
+                start()
+
+    def close(self) -> None:
+        """Stop every thread and worker process of the pipeline."""
+        if self._finalizer is not None:
+            self._finalizer()
+        if self._plan is not None:
+            for step in self._plan.callback_sources:
+                step.impl.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001,S110 - interpreter shutdown
+            pass

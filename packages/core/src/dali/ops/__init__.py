@@ -1,0 +1,9 @@
+"""The object operator API: ``ops.Resize(resize_x=256)(images)`` inside ``define_graph``.
+
+Classes are generated from the operator registry, like `dali.fn`; legacy names of the DALI
+slides (``ops.FileReader``, ``ops.nvJPEGDecoder``) are deprecated aliases.
+"""
+
+from dali._graph.api import populate_ops as _populate
+
+__all__ = _populate(globals(), __name__)
