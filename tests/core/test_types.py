@@ -8,7 +8,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from dali import types
 from dali._dtypes import _constant_array, dali_dtype, np_dtype, type_name
 from dali.types import (
@@ -196,14 +195,14 @@ def test_tensor_layout():
     assert layout == "HWC" and "HWC" == layout
     assert layout == TensorLayout("HWC")
     assert layout != "CHW"
-    assert layout != None  # noqa: E711
+    assert layout != None
     assert len(layout) == 3
     assert str(layout) == "HWC"
     assert repr(layout) == "dali.types.TensorLayout('HWC')"
     assert hash(layout) == hash("HWC")
     assert TensorLayout("CHW") < "HWC"
     with pytest.raises(TypeError):
-        layout[0]  # noqa: B018
+        layout[0]
 
 
 def test_sample_and_batch_info():
@@ -399,7 +398,7 @@ def test_constant_node_path(monkeypatch):
         calls.append((array, layout, device, kwargs))
         return "node"
 
-    import dali._graph.trace as trace
+    from dali._graph import trace
 
     monkeypatch.setattr(trace, "constant_node", fake_constant_node, raising=False)
     assert Constant(np.array([1.0, 2.0])) == "node"

@@ -67,6 +67,14 @@ class _Ndim(int):
         return int(self)
 
 
+class NotDenseError(RuntimeError, AttributeError):
+    """A ragged batch was asked for something only a uniform batch has.
+
+    It is a RuntimeError, as in DALI, and also an AttributeError so that
+    ``hasattr(ragged_batch, "__array_interface__")`` is simply False.
+    """
+
+
 class BatchMismatchError(TypeError, ValueError):
     """Samples of one batch disagree in dtype or number of dimensions.
 
@@ -346,7 +354,7 @@ class TensorCPU(_TensorBase):
 
     Example:
         >>> t = TensorCPU(np.ones((2, 3), np.float32), "HW")
-        >>> t.shape(), t.dtype, t.layout(), np.array(t).sum()
+        >>> t.shape(), t.dtype, t.layout(), float(np.array(t).sum())
         ([2, 3], <DALIDataType.FLOAT: 9>, 'HW', 6.0)
     """
 
@@ -722,7 +730,7 @@ class _TensorListBase:
         """
         dense = self._dense()
         if dense is None:
-            raise RuntimeError(
+            raise NotDenseError(
                 'Assert on "IsDenseTensor()" failed: The batch must be representable as a '
                 "tensor - it must have uniform shape and be allocated in contiguous memory."
             )
@@ -790,7 +798,7 @@ class TensorListCPU(_TensorListBase):
 
     Example:
         >>> tl = TensorListCPU([np.zeros((2, 3)), np.ones((4, 3))], "HW")
-        >>> tl.shape(), tl.is_dense_tensor(), tl.at(1).sum()
+        >>> tl.shape(), tl.is_dense_tensor(), float(tl.at(1).sum())
         ([(2, 3), (4, 3)], False, 12.0)
     """
 
@@ -846,7 +854,7 @@ class TensorListCPU(_TensorListBase):
         dense = self._dense()
         if dense is None:
             shapes = self.shape()
-            raise RuntimeError(
+            raise NotDenseError(
                 'Assert on "tl.IsDenseTensor()" failed: Cannot produce a numpy array: the tensors '
                 "in the list do not all have the same shape. Got shapes "
                 f"{shapes[:4]}{' ...' if len(shapes) > 4 else ''}. Use `at(i)` or `tl[i]` to get "
@@ -871,6 +879,12 @@ class TensorListCPU(_TensorListBase):
     @property
     def __array_interface__(self) -> dict[str, Any]:
         return self.as_array().__array_interface__
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        arr = self.as_array()  # a ragged batch raises here, with DALI's message
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
 
     def __dlpack__(self, stream: Any = None, dl_device: Any = None, **kwargs: Any) -> Any:
         return self.as_tensor().__dlpack__(stream, dl_device, **kwargs)

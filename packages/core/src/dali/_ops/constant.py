@@ -30,7 +30,7 @@ class Constant(Operator):
             from dali._dtypes import np_dtype
 
             value = value.astype(np_dtype(dtype))
-        value = np.ascontiguousarray(value)
+        value = np.array(value, order="C")  # a copy; ascontiguousarray would make 0-d 1-d
         value.flags.writeable = False
         self._value = value
         self._cache: dict[int, Any] = {}
