@@ -7,12 +7,10 @@ import threading
 import time
 import warnings
 
+import dali
 import numpy as np
 import pytest
-
-import dali
-import dali.fn as fn
-from dali import types
+from dali import fn, types
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._graph.trace import call_operator
 from dali._ops.base import Operator
@@ -91,7 +89,9 @@ def test_separated_queues():
     assert pipe.exec_dynamic is None
     assert (pipe.cpu_queue_size, pipe.gpu_queue_size) == (3, 2)
     with pytest.raises(ValueError):
-        dali.Pipeline(batch_size=1, exec_async=False, prefetch_queue_depth={"cpu_size": 1, "gpu_size": 1})
+        dali.Pipeline(
+            batch_size=1, exec_async=False, prefetch_queue_depth={"cpu_size": 1, "gpu_size": 1}
+        )
     with pytest.raises(TypeError):
         dali.Pipeline(batch_size=1, prefetch_queue_depth="2")
 
@@ -308,7 +308,10 @@ def test_output_dtype_validation():
     pipe = dali.Pipeline(batch_size=2, num_threads=1, output_dtype=types.INT32)
     with pipe:
         pipe.set_outputs(fn.random.uniform())
-    with pytest.raises(RuntimeError, match="Data type in the output_idx=0 does not match. Expected: int32. Received: float."):
+    with pytest.raises(
+        RuntimeError,
+        match="Data type in the output_idx=0 does not match. Expected: int32. Received: float.",
+    ):
         pipe.run()
 
 

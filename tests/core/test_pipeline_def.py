@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import inspect
 
+import dali
 import numpy as np
 import pytest
-
-import dali
-import dali.fn as fn
-from dali import pipeline_def
+from dali import fn, pipeline_def
 
 
 def test_bare_decorator_returns_unbuilt_pipeline():
@@ -68,7 +66,10 @@ def test_shadowing_parameter_goes_to_function_with_printed_warning(capsys):
     p = pipe(device_id=3)
     assert got["device_id"] == 3
     assert p.device_id is None
-    assert "the argument `device_id` shadows a Pipeline constructor argument" in capsys.readouterr().out
+    assert (
+        "the argument `device_id` shadows a Pipeline constructor argument"
+        in capsys.readouterr().out
+    )
 
 
 def test_unknown_kwarg_is_type_error_naming_it():

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
+import dali
 import numpy as np
 import pytest
-
-import dali
-import dali.fn as fn
-from dali import types
+from dali import fn, types
 
 
 def _run(build, *, batch_size=8, seed=42, iterations=1, **kw):
@@ -193,9 +191,7 @@ def test_iterations_differ():
 
 
 def test_explicit_operator_seed_is_independent_of_pipeline_seed():
-    vals = [
-        _arrays(_run(lambda: fn.random.uniform(seed=7), seed=s))[0][0] for s in (1, 2, None)
-    ]
+    vals = [_arrays(_run(lambda: fn.random.uniform(seed=7), seed=s))[0][0] for s in (1, 2, None)]
     np.testing.assert_array_equal(vals[0], vals[1])
     np.testing.assert_array_equal(vals[0], vals[2])
 
@@ -231,7 +227,7 @@ def test_named_operators_keep_identity_when_arguments_change():
 
 
 def test_same_values_with_ops_api():
-    import dali.ops as ops
+    from dali import ops
 
     class P(dali.Pipeline):
         def __init__(self):

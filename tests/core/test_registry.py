@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import inspect
 
+import dali
 import numpy as np
 import pytest
-
-import dali
-import dali.fn as fn
-import dali.ops as ops
+from dali import fn, ops
 from dali._graph.schema import all_schemas
 
 
@@ -61,7 +59,9 @@ def test_unknown_argument_in_ops_constructor():
 
 
 def test_datanode_for_scalar_only_argument_is_type_error():
-    with pytest.raises(TypeError, match="`dtype` for operator `dali.fn.random.uniform` should not be a 'DataNode'"):
+    with pytest.raises(
+        TypeError, match="`dtype` for operator `dali.fn.random.uniform` should not be a 'DataNode'"
+    ):
         fn.random.uniform(dtype=fn.random.uniform())
 
 

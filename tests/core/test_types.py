@@ -171,6 +171,7 @@ def test_pipeline_api_type():
 
 
 def test_public_names():
+    assert types.__all__ == sorted(types.__all__)
     assert len(set(types.__all__)) == len(types.__all__)
     for name in types.__all__:
         assert hasattr(types, name), name
@@ -201,6 +202,10 @@ def test_tensor_layout():
     assert repr(layout) == "dali.types.TensorLayout('HWC')"
     assert hash(layout) == hash("HWC")
     assert TensorLayout("CHW") < "HWC"
+    assert TensorLayout("CHW") < TensorLayout("HWC") <= "HWC"
+    assert (layout == None) is False
+    assert layout < None  # as in DALI's bindings
+    assert layout != 3
     with pytest.raises(TypeError):
         layout[0]
 
@@ -281,6 +286,14 @@ def test_type_names_of_internal_types():
 def test_np_dtype_rejects(bad):
     with pytest.raises(TypeError):
         np_dtype(bad)
+
+
+def test_to_dali_type_inputs():
+    assert types.to_dali_type(np.float32) is DALIDataType.FLOAT
+    assert types.to_dali_type("float") is DALIDataType.FLOAT
+    for bad in (9, DALIDataType.FLOAT, "f4"):
+        with pytest.raises(TypeError, match="could not be converted into any known DALIDataType"):
+            types.to_dali_type(bad)
 
 
 def test_to_dali_type_error_message():

@@ -437,16 +437,14 @@ def to_dali_type(framework_type: Any) -> DALIDataType:
         TypeError: ``"'<x>' could not be converted into any known DALIDataType."``
     """
     found = _from_name(str(framework_type))
-    if found is not None:
-        return found
-    try:
-        if isinstance(framework_type, (DALIDataType, str)):
-            raise TypeError
-        return dali_dtype(framework_type)
-    except TypeError:
-        raise TypeError(
-            f"'{framework_type}' could not be converted into any known DALIDataType."
-        ) from None
+    if found is None and not isinstance(framework_type, (str, int, np.integer, _PybindEnum)):
+        try:  # numpy scalar types (np.float32), which DALI itself does not take
+            found = dali_dtype(framework_type)
+        except TypeError:
+            pass
+    if found is None:
+        raise TypeError(f"'{framework_type}' could not be converted into any known DALIDataType.")
+    return found
 
 
 # --------------------------------------------------------------------------------------------
@@ -484,38 +482,31 @@ class TensorLayout:
     def __hash__(self) -> int:
         return hash(self._s)
 
-    @staticmethod
-    def _other(other: object) -> str | None:
-        if isinstance(other, (str, TensorLayout)):
-            return str(other)
-        return None
+    def _compare(self, other: object, op: Any, if_none: bool) -> bool:
+        # With None, the results are those of DALI's bindings (`TensorLayout("HW") < None`).
+        if other is None:
+            return if_none
+        if not isinstance(other, (str, TensorLayout)):
+            return NotImplemented
+        return op(self._s, str(other))
 
     def __eq__(self, other: object) -> bool:
-        o = self._other(other)
-        return NotImplemented if o is None and other is not None else o == self._s
+        return self._compare(other, operator.eq, False)
 
     def __ne__(self, other: object) -> bool:
-        o = self._other(other)
-        return NotImplemented if o is None and other is not None else o != self._s
+        return self._compare(other, operator.ne, True)
 
-    # Ordering follows DALI: a missing (None) layout precedes every layout.
     def __lt__(self, other: object) -> bool:
-        o = self._other(other)
-        return NotImplemented if o is None and other is not None else o is None or self._s < o
+        return self._compare(other, operator.lt, True)
 
     def __le__(self, other: object) -> bool:
-        o = self._other(other)
-        return NotImplemented if o is None and other is not None else o is None or self._s <= o
+        return self._compare(other, operator.le, True)
 
     def __gt__(self, other: object) -> bool:
-        o = self._other(other)
-        return NotImplemented if o is None and other is not None else o is not None and self._s > o
+        return self._compare(other, operator.gt, False)
 
     def __ge__(self, other: object) -> bool:
-        o = self._other(other)
-        if o is None and other is not None:
-            return NotImplemented
-        return o is not None and self._s >= o
+        return self._compare(other, operator.ge, False)
 
 
 class SampleInfo(NamedTuple):

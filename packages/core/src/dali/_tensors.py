@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from dali._dtypes import _DALI_BY_KIND, DALIDataType, np_dtype, type_name
+from dali._dtypes import _DALI_BY_KIND, DALIDataType, TensorLayout, np_dtype, type_name
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -94,7 +94,7 @@ def _check_layout(layout: Any, ndim: int, what: str) -> str:
     if layout is None:
         return ""
     if not isinstance(layout, str):
-        if type(layout).__name__ != "TensorLayout":
+        if not isinstance(layout, TensorLayout):
             raise TypeError(f"`layout` must be a string or None, got {type(layout).__name__}.")
         layout = str(layout)
     if layout and len(layout) != ndim:

@@ -18,12 +18,10 @@ def require(device_id: int) -> None:
         ) from e
     try:
         count = cupy.cuda.runtime.getDeviceCount()
-    except Exception as e:  # noqa: BLE001 - CUDA driver missing or broken
+    except Exception as e:
         raise BuildError(
             "The pipeline requires a CUDA-capable GPU but the CUDA driver is not installed or "
             f"no device is visible ({e}). Set device_id=None and keep every operator on the CPU."
         ) from e
     if not 0 <= device_id < count:
-        raise BuildError(
-            f"device_id={device_id} is not a visible CUDA device ({count} visible)."
-        )
+        raise BuildError(f"device_id={device_id} is not a visible CUDA device ({count} visible).")

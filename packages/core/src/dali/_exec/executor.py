@@ -46,9 +46,9 @@ def _describe(step: Any, index: int | None, meta: BatchMeta | None) -> str:
     where = f"Error in {step.device.upper()} operator `{node.schema.display_name}` ({node.name})"
     if index is not None:
         where += f", sample {index}"
-        if meta is not None and meta.source_info is not None and index < len(meta.source_info):
-            if meta.source_info[index]:
-                where += f" (source: {meta.source_info[index]})"
+        info = meta.source_info if meta is not None else None
+        if info is not None and index < len(info) and info[index]:
+            where += f" (source: {info[index]})"
     if node.definition:
         where += f", which was used in the pipeline definition at:\n{node.definition}\n"
     return where
@@ -111,7 +111,11 @@ def run_iteration(plan: Any, req: IterationRequest, pool: ThreadPoolExecutor | N
     for slot in plan.outputs:
         tl = values[slot]
         m = metas[slot]
-        if m is not None and m.source_info is not None and getattr(tl, "_source_info", None) is None:
+        if (
+            m is not None
+            and m.source_info is not None
+            and getattr(tl, "_source_info", None) is None
+        ):
             tl._source_info = list(m.source_info)
         results.append(tl)
     return tuple(results)
@@ -125,7 +129,9 @@ class _WorkerState:
         self.requests: queue.Queue[IterationRequest | None] = queue.Queue()
         self.results: queue.Queue[Any] = queue.Queue()
         self.pool = (
-            ThreadPoolExecutor(num_threads, thread_name_prefix="dali-op") if num_threads > 1 else None
+            ThreadPoolExecutor(num_threads, thread_name_prefix="dali-op")
+            if num_threads > 1
+            else None
         )
 
     def loop(self) -> None:
@@ -190,4 +196,3 @@ class Executor:
                 step.impl.close()
             except Exception:  # noqa: BLE001,S110 - best effort on shutdown
                 pass
-

@@ -66,18 +66,18 @@ class Workspace:
     """
 
     __slots__ = (
-        "op",
-        "inputs",
+        "_args",
+        "_key",
+        "_pool",
+        "_rng",
         "batch_size",
-        "meta",
-        "iteration",
         "epoch",
         "fed",
+        "inputs",
+        "iteration",
+        "meta",
+        "op",
         "out_meta",
-        "_args",
-        "_pool",
-        "_key",
-        "_rng",
     )
 
     def __init__(
@@ -145,6 +145,15 @@ class Workspace:
 
     # -- services --------------------------------------------------------------------------
     @property
+    def key(self) -> int | None:
+        """The operator's random key (seed + identity); None unless declared random=True.
+
+        For operators that need a random stream of their own (a reader's shuffle buffer)
+        rather than one per sample.
+        """
+        return self._key
+
+    @property
     def rng(self) -> SampleRNG:
         """One independent random stream per sample of this batch (random operators only)."""
         if self._rng is None:
@@ -169,14 +178,14 @@ class Workspace:
             for i in range(n):
                 try:
                     out.append(fn(i))
-                except Exception as e:  # noqa: BLE001 - re-raised with the sample index
+                except Exception as e:
                     raise SampleFailure(i, e) from e
             return out
 
         def guarded(i: int) -> Any:
             try:
                 return fn(i)
-            except Exception as e:  # noqa: BLE001 - re-raised with the sample index
+            except Exception as e:
                 raise SampleFailure(i, e) from e
 
         return list(self._pool.map(guarded, range(n)))

@@ -28,7 +28,9 @@ def _doc(schema: Schema, api: str) -> str:
         per_sample = ", per-sample" if arg.tensor else ""
         lines.append(f"    {arg.name} ({arg.type}, {default}{per_sample}): {arg.doc}".rstrip())
     lines.append("")
-    lines.append(f"Devices: {', '.join(schema.devices)}. Inputs: {schema.min_inputs}..{schema.max_inputs}.")
+    lines.append(
+        f"Devices: {', '.join(schema.devices)}. Inputs: {schema.min_inputs}..{schema.max_inputs}."
+    )
     if api == "ops":
         lines.append("Construct with scalar arguments, then call with inputs inside define_graph.")
     return "\n".join(lines)
@@ -95,7 +97,7 @@ def _make_ops_class(schema: Schema, module: str, class_name: str, deprecated: bo
         merged = dict(self._kwargs)
         merged.update(kwargs)
         inputs, merged = _positional_to_kwargs(schema, inputs, merged)
-        custom = schema.extra.get("fn")
+        custom = schema.extra.get("ops_fn", schema.extra.get("fn"))
         if custom is not None:
             return custom(schema, inputs, merged)
         return call_operator(schema, inputs, merged)

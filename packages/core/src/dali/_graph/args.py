@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import enum
 import numbers
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,6 +59,8 @@ def _fail(op: str, arg: Arg, expected: str, value: Any) -> ArgumentError:
 def _scalar(value: Any) -> Any:
     from dali.types import ScalarConstant
 
+    if isinstance(value, enum.Enum):  # DALIImageType.RGB, DALIInterpType.INTERP_LINEAR, ...
+        return value.value
     if isinstance(value, ScalarConstant):
         value = value.value
     if isinstance(value, np.ndarray) and value.size == 1:
@@ -68,7 +72,7 @@ def _scalar(value: Any) -> Any:
 
 def _to_int(op: str, arg: Arg, value: Any) -> int:
     v = _scalar(value)
-    if isinstance(v, bool) or isinstance(v, numbers.Integral):
+    if isinstance(v, (bool, numbers.Integral)):
         return int(v)
     if isinstance(v, float) and v.is_integer():
         return int(v)
@@ -126,6 +130,8 @@ def convert_scalar(op: str, arg: Arg, value: Any) -> Any:
     if t in ("str", "layout"):
         if isinstance(value, str):
             return str(value)
+        if t == "str" and isinstance(value, os.PathLike):  # DALI converts with str()
+            return os.fspath(value)
         raise _fail(op, arg, "a str", value)
     if t == "int_vec":
         return _vec(op, arg, value, _to_int, "an int or a list of int")
@@ -134,8 +140,12 @@ def convert_scalar(op: str, arg: Arg, value: Any) -> Any:
     if t == "bool_vec":
         return _vec(op, arg, value, _to_bool, "a bool or a list of bool")
     if t in ("str_vec", "layout_vec"):
+        if t == "str_vec" and isinstance(value, os.PathLike):
+            value = os.fspath(value)
         if isinstance(value, str):
             return (value,)
+        if t == "str_vec" and isinstance(value, (list, tuple)):
+            value = [os.fspath(v) if isinstance(v, os.PathLike) else v for v in value]
         if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
             return tuple(value)
         raise _fail(op, arg, "a str or a list of str", value)

@@ -120,10 +120,11 @@ def op_identities(ops: Sequence[OpNode]) -> dict[int, int]:
         if not op.auto_named:
             text = f"name:{op.name}"
         else:
+            # A schema may list more arguments that do not change what a sample contains
+            # (a reader's shard_id/num_shards), so that they do not change its identity.
+            skip = _NON_SEMANTIC.union(op.schema.extra.get("non_semantic", ()))
             args = ",".join(
-                f"{k}={_stable_repr(v)}"
-                for k, v in sorted(op.scalar_args.items())
-                if k not in _NON_SEMANTIC
+                f"{k}={_stable_repr(v)}" for k, v in sorted(op.scalar_args.items()) if k not in skip
             )
             ups = []
             for label, node in [(f"in{i}", n) for i, n in enumerate(op.inputs)] + [

@@ -101,7 +101,9 @@ class DataNode:
     def _on(self, device: str) -> DataNode:
         if self.device == device:
             return self
-        node = DataNode(self.name, device, self.source, self.index, self.ndim, self.dtype, self.layout)
+        node = DataNode(
+            self.name, device, self.source, self.index, self.ndim, self.dtype, self.layout
+        )
         return node
 
     def gpu(self) -> DataNode:

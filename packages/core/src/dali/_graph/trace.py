@@ -36,7 +36,9 @@ def definition_site() -> str:
         if not fname.startswith(_PKG_DIR) and "<dali-conditionals>" not in fname:
             summary = traceback.extract_stack(frame, limit=1)[-1]
             line = (summary.line or "").strip()
-            return f'  File "{summary.filename}", line {summary.lineno}, in {summary.name}\n    {line}'
+            return (
+                f'  File "{summary.filename}", line {summary.lineno}, in {summary.name}\n    {line}'
+            )
         frame = frame.f_back
     return ""
 
@@ -49,12 +51,15 @@ def _device_of_inputs(inputs: list[Any]) -> str:
 
 
 def constant_node(
-    value: Any, *, layout: str = "", device: str = "cpu", dtype: Any = None
+    value: Any, *, layout: str = "", device: str = "cpu", dtype: Any = None, **kwargs: Any
 ) -> DataNode:
-    """A graph node holding the same array for every sample (`types.Constant`)."""
+    """A graph node holding the same array for every sample (`types.Constant`).
+
+    Extra keyword arguments (``name``, ``preserve``) are the common operator arguments.
+    """
     from dali._ops.constant import constant as _constant_op
 
-    return _constant_op(np.asarray(value), layout=layout, device=device, dtype=dtype)
+    return _constant_op(np.asarray(value), layout=layout, device=device, dtype=dtype, **kwargs)
 
 
 def _promote_positional(value: Any, device: str) -> DataNode:
@@ -127,7 +132,8 @@ def call_operator(
         )
     in_device = "gpu" if device == "gpu" else "cpu"
     nodes = tuple(_promote_positional(x, in_device) for x in inputs)
-    if device == "cpu":
+    # Operators that read only metadata (shapes, layout) take GPU inputs on the CPU.
+    if device == "cpu" and not schema.extra.get("metadata_inputs"):
         for i, n in enumerate(nodes):
             if n.device == "gpu":
                 raise ValueError(
@@ -157,7 +163,7 @@ def call_operator(
                 )
             if v.device != "cpu":
                 raise ValueError(
-                    f'Invalid device "{v.device}" for argument \'{k}\' of operator '
+                    f"Invalid device \"{v.device}\" for argument '{k}' of operator "
                     f"`{op_display}`. Named arguments must be on CPU."
                 )
             arg_inputs[k] = v

@@ -56,7 +56,9 @@ class Operator:
         return UNSET if default is REQUIRED else default
 
     def arg_error(self, name: str, message: str) -> OperatorError:
-        return OperatorError(f"Operator `{self.display_name}` ({self.name}), argument `{name}`: {message}")
+        return OperatorError(
+            f"Operator `{self.display_name}` ({self.name}), argument `{name}`: {message}"
+        )
 
     def error(self, message: str) -> OperatorError:
         return OperatorError(f"Operator `{self.display_name}` ({self.name}): {message}")

@@ -63,10 +63,12 @@ class Constant(Operator):
         return [{"ndim": value.ndim, "dtype": dtype, "layout": node.scalar_args.get("layout", "")}]
 
 
-def constant(value: np.ndarray, *, layout: str = "", device: str = "cpu", dtype: Any = None) -> Any:
+def constant(
+    value: np.ndarray, *, layout: str = "", device: str = "cpu", dtype: Any = None, **extra: Any
+) -> Any:
     from dali._graph.trace import call_operator
 
-    kwargs: dict[str, Any] = {"value": value, "layout": layout, "device": device}
+    kwargs: dict[str, Any] = {"value": value, "layout": layout, "device": device, **extra}
     if dtype is not None:
         kwargs["dtype"] = dtype
     return call_operator(Constant.schema, (), kwargs)

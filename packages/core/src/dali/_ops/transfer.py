@@ -42,7 +42,9 @@ class Transfer(Operator):
 
     def run_cpu(self, ws: Any) -> Any:
         src = ws.inputs[0]
-        return src.as_cpu() if hasattr(src, "as_cpu") and type(src).__name__.endswith("GPU") else src
+        return (
+            src.as_cpu() if hasattr(src, "as_cpu") and type(src).__name__.endswith("GPU") else src
+        )
 
 
 def to_gpu(tl: Any) -> Any:

@@ -8,7 +8,7 @@ import warnings
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,6 +16,9 @@ from dali._exec.executor import Executor, IterationRequest
 from dali._graph import context
 from dali._graph.build import BuildError, Plan, build_plan
 from dali._graph.node import DataNode, OpNode
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["Pipeline", "PipelineInfo"]
 
@@ -142,11 +145,11 @@ class Pipeline:
             )
             seed = None
         if py_start_method not in ("fork", "spawn"):
-            raise ValueError(f'`py_start_method` must be "fork" or "spawn", got {py_start_method!r}')
-        if py_callback_pickler is not None and py_start_method == "fork":
             raise ValueError(
-                "`py_callback_pickler` can only be used with py_start_method='spawn'"
+                f'`py_start_method` must be "fork" or "spawn", got {py_start_method!r}'
             )
+        if py_callback_pickler is not None and py_start_method == "fork":
+            raise ValueError("`py_callback_pickler` can only be used with py_start_method='spawn'")
         self._max_batch_size = batch_size
         self._num_threads = num_threads
         self._device_id = None if device_id == -99999 else device_id
@@ -315,11 +318,11 @@ class Pipeline:
     def pop_current() -> Pipeline | None:
         return context.pop_pipeline()
 
-    def __enter__(self) -> Pipeline:
+    def __enter__(self) -> Self:
         context.push_pipeline(self)
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         context.pop_pipeline()
 
     def _next_op_index(self) -> int:

@@ -6,4 +6,5 @@ namespaces (``fn.readers.file``, ``fn.random.uniform``) are modules too.
 
 from dali._graph.api import populate_fn as _populate
 
-__all__ = _populate(globals(), __name__)
+__all__: list[str] = []
+__all__.extend(_populate(globals(), __name__))  # generated names, sorted

@@ -6,4 +6,5 @@ slides (``ops.FileReader``, ``ops.nvJPEGDecoder``) are deprecated aliases.
 
 from dali._graph.api import populate_ops as _populate
 
-__all__ = _populate(globals(), __name__)
+__all__: list[str] = []
+__all__.extend(_populate(globals(), __name__))  # generated names, sorted

@@ -65,7 +65,9 @@ class _RandomBase(Operator):
         for i, s in enumerate(ws.arg_samples("shape")):
             shape = tuple(int(d) for d in np.asarray(s).reshape(-1))
             if any(d < 0 for d in shape):
-                raise self.arg_error("shape", f"sample {i}: extents must be non-negative, got {shape}")
+                raise self.arg_error(
+                    "shape", f"sample {i}: extents must be non-negative, got {shape}"
+                )
             shapes.append(shape)
         return shapes
 
@@ -146,7 +148,8 @@ class Uniform(_RandomBase):
                     raise self.arg_error("values", f"sample {i}: must not be empty")
                 out[i] = vals[np.minimum((u[i] * vals.size).astype(np.int64), vals.size - 1)]
             return out
-        rng = ws.arg_batch("range", np.float64).reshape(ws.batch_size, -1)
+        rng = ws.arg_batch("range", np.float64)
+        rng = rng.reshape(ws.batch_size, -1 if ws.batch_size else 2)
         if rng.shape[1] != 2:
             raise self.arg_error("range", f"must have 2 elements per sample, got {rng.shape[1]}")
         lo, hi = rng[:, :1], rng[:, 1:]
@@ -155,7 +158,9 @@ class Uniform(_RandomBase):
         out = lo + u * (hi - lo)
         if self.out_dtype.kind == "f" and self.out_dtype.itemsize < 8:
             # rounding to a narrower float must not reach the (open) upper bound
-            top = np.nextafter(hi.astype(self.out_dtype), lo.astype(self.out_dtype)).astype(np.float64)
+            top = np.nextafter(hi.astype(self.out_dtype), lo.astype(self.out_dtype)).astype(
+                np.float64
+            )
             out = np.where(hi > lo, np.minimum(out, top), lo)
         return out
 

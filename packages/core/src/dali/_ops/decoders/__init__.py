@@ -1,0 +1,1 @@
+"""Image decoders: ``fn.decoders.image`` and its fused crop variants (`image` module)."""

@@ -1,0 +1,630 @@
+"""`fn.decoders.image`, `image_random_crop`, `image_crop` and `image_slice` (DALI §3.2, §3.3).
+
+The four operators share one implementation: decode each sample on the thread pool
+(`_codecs.decode`), cut the sample's window out of the decoded image, then convert colour space
+and type (`_codecs.to_output`). They differ only in how the window is chosen: none, DALI's crop
+arguments, DALI's slice arguments, or DALI's random crop generator (`crop_window`). The window
+functions depend only on the image size and the sample's arguments, so a mixed (GPU) backend can
+reuse them with nvImageCodec's region decoding.
+
+Why the CPU path decodes the whole image: neither OpenCV nor Pillow can decode a JPEG region
+with the same pixels as a full decode (their scaled decodes, ``IMREAD_REDUCED_*`` and
+``draft()``, change the pixels), and row-truncated decoding is only available through Pillow,
+which is ~1.8x slower than OpenCV for the whole image. Decoding fully with OpenCV and cutting the
+window is both exact and fastest; the window is cut *before* the colour and type conversion, so
+that work is done on the crop only.
+
+Bad data (empty, truncated, corrupt, not an image) raises an error naming the file. Our
+extension ``on_error="skip"`` drops such samples from the batch instead (the batch gets smaller
+and the sample identities stay aligned), counts them in the implementation's ``skipped``
+attribute and logs one warning per file.
+
+Example:
+    >>> import dali.fn as fn
+    >>> from dali import pipeline_def
+    >>> @pipeline_def(batch_size=8, num_threads=2, device_id=None)
+    ... def pipe():
+    ...     jpegs, labels = fn.readers.file(file_root="images")
+    ...     return fn.decoders.image_random_crop(jpegs, seed=1), labels  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from dali._dtypes import DALIDataType, DALIImageType, np_dtype, type_name
+from dali._graph.schema import Arg, register
+from dali._ops.base import Operator
+from dali._ops.decoders import _codecs
+from dali._ops.image.crop_window import RANDOM_CROP_ARGS, RandomCropParams, random_crop_window
+from dali._tensors import TensorListCPU
+
+__all__ = ["Image", "ImageCrop", "ImageRandomCrop", "ImageSlice", "Window"]
+
+_log = logging.getLogger("dali")
+
+
+class Window(NamedTuple):
+    """A crop window in image coordinates; it may reach outside the image."""
+
+    y: int
+    x: int
+    h: int
+    w: int
+
+
+#: A sample's window as a function of the decoded image's (height, width).
+WindowFn = Callable[[int, int], Window]
+
+# -- schemas -----------------------------------------------------------------------------------
+
+_DECODER_ARGS = [
+    Arg("output_type", "image_type", default=DALIImageType.RGB, doc="Colour space of the output."),
+    Arg("dtype", "dtype", default=DALIDataType.UINT8, doc="Output type; values are rescaled."),
+    Arg("adjust_orientation", "bool", default=True, doc="Apply the EXIF orientation."),
+    Arg("use_fast_idct", "bool", default=False, doc="Accepted; the CPU decode is always exact."),
+    Arg("jpeg_fancy_upsampling", "bool", default=False, doc="Mixed backend only."),
+    Arg("hw_decoder_load", "float", default=0.65, doc="Mixed backend only."),
+    Arg("preallocate_width_hint", "int", default=0, doc="Mixed backend only."),
+    Arg("preallocate_height_hint", "int", default=0, doc="Mixed backend only."),
+    Arg("hybrid_huffman_threshold", "int", default=1000000, doc="Mixed backend only."),
+    Arg("device_memory_padding", "int", default=16777216, doc="Mixed backend only."),
+    Arg("host_memory_padding", "int", default=8388608, doc="Mixed backend only."),
+    Arg("device_memory_padding_jpeg2k", "int", default=0, doc="Mixed backend only."),
+    Arg("host_memory_padding_jpeg2k", "int", default=0, doc="Mixed backend only."),
+    Arg("affine", "bool", default=True, doc="Mixed backend only."),
+    Arg("memory_stats", "bool", default=False, doc="Deprecated, ignored."),
+    Arg("split_stages", "bool", default=False, doc="Deprecated, ignored."),
+    Arg("use_chunk_allocator", "bool", default=False, doc="Deprecated, ignored."),
+    Arg(
+        "on_error",
+        "str",
+        default="raise",
+        doc='Extension: "raise" (default) or "skip" undecodable samples (dropped and counted).',
+    ),
+]
+
+_CACHE_ARGS = [
+    Arg("cache_size", "int", default=0, doc="Mixed backend only."),
+    Arg("cache_threshold", "int", default=0, doc="Mixed backend only."),
+    Arg("cache_type", "str", default="", doc="Mixed backend only."),
+    Arg("cache_debug", "bool", default=False, doc="Mixed backend only."),
+    Arg("cache_batch_copy", "bool", default=True, doc="Mixed backend only."),
+]
+
+_OUT_OF_BOUNDS_ARGS = [
+    Arg(
+        "out_of_bounds_policy",
+        "str",
+        default="error",
+        doc='"error", "pad" (with fill_values) or "trim_to_shape" for windows outside the image.',
+    ),
+    Arg("fill_values", "float_vec", default=(0.0,), doc="Padding value(s), one or per channel."),
+]
+
+_CROP_ARGS = [
+    Arg("crop", "float_vec", tensor=True, doc="Window size (H, W) or (D, H, W)."),
+    Arg("crop_h", "float", default=0.0, tensor=True, doc="Window height (with crop_w)."),
+    Arg("crop_w", "float", default=0.0, tensor=True, doc="Window width (with crop_h)."),
+    Arg("crop_d", "float", default=0.0, tensor=True, doc="Window depth (ignored for images)."),
+    Arg("crop_pos_x", "float", default=0.5, tensor=True, doc="Normalised horizontal anchor."),
+    Arg("crop_pos_y", "float", default=0.5, tensor=True, doc="Normalised vertical anchor."),
+    Arg("crop_pos_z", "float", default=0.5, tensor=True, doc="Ignored for images."),
+    Arg("rounding", "str", default="round", doc='"round" (half away from zero) or "truncate".'),
+    *_OUT_OF_BOUNDS_ARGS,
+]
+
+_SLICE_ARGS = [
+    Arg("start", "int_vec", tensor=True, doc="Absolute start, in `axes` order."),
+    Arg("rel_start", "float_vec", tensor=True, doc="Relative start."),
+    Arg("end", "int_vec", tensor=True, doc="Absolute end."),
+    Arg("rel_end", "float_vec", tensor=True, doc="Relative end."),
+    Arg("shape", "int_vec", tensor=True, doc="Absolute shape."),
+    Arg("rel_shape", "float_vec", tensor=True, doc="Relative shape."),
+    Arg("axes", "int_vec", default=(1, 0), doc="Dimension indices of the slice arguments."),
+    Arg("axis_names", "layout", default="WH", doc="Dimension names (wins over axes)."),
+    Arg("normalized_anchor", "bool", default=True, doc="Float anchor input is relative."),
+    Arg("normalized_shape", "bool", default=True, doc="Float shape input is relative."),
+    *_OUT_OF_BOUNDS_ARGS,
+]
+
+_MODES = {
+    DALIImageType.RGB: "rgb",
+    DALIImageType.BGR: "bgr",
+    DALIImageType.GRAY: "gray",
+    DALIImageType.YCbCr: "rgb",
+    DALIImageType.ANY_DATA: "any",
+}
+_OUT_DTYPES = frozenset(
+    np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32)
+)
+
+
+class _Skip(NamedTuple):
+    reason: str
+
+
+def _round_half_away(v: float) -> int:
+    return int(np.trunc(v + np.copysign(0.5, v)))
+
+
+# -- the shared implementation -----------------------------------------------------------------
+
+
+class _ImageDecoder(Operator):
+    """Decode, cut the sample's window, convert; subclasses choose the window."""
+
+    #: Counted samples dropped with ``on_error="skip"`` (read by tests and reports).
+    skipped: int
+
+    def setup(self) -> None:
+        out_type = self.arg("output_type")
+        self.output_type = DALIImageType(out_type)
+        self._mode = _MODES[self.output_type]
+        self._out_name = self.output_type.name
+        self.out_dtype = np_dtype(self.arg("dtype"))
+        if self.out_dtype not in _OUT_DTYPES:
+            raise self.arg_error(
+                "dtype",
+                f"Data type {type_name(self.arg('dtype'))} is not supported for decoded images; "
+                "use UINT8, INT8, UINT16, INT16, UINT32, INT32 or FLOAT",
+            )
+        self._orientation = bool(self.arg("adjust_orientation"))
+        on_error = self.arg("on_error")
+        if on_error not in ("raise", "skip"):
+            raise self.arg_error("on_error", f'must be "raise" or "skip", got {on_error!r}')
+        self._skip = on_error == "skip"
+        self.skipped = 0
+        self._warned: set[str] = set()
+        self._policy = "error"
+        self._fill: np.ndarray | None = None
+        if "out_of_bounds_policy" in self.schema.args:
+            self._policy = self.arg("out_of_bounds_policy")
+            if self._policy not in ("error", "pad", "trim_to_shape"):
+                raise self.arg_error(
+                    "out_of_bounds_policy",
+                    f'must be "error", "pad" or "trim_to_shape", got {self._policy!r}',
+                )
+            self._fill = np.asarray(self.arg("fill_values"), dtype=np.float64).reshape(-1)
+            if self._fill.size == 0:
+                raise self.arg_error("fill_values", "must not be empty")
+
+    # -- the window (overridden) ---------------------------------------------------------------
+    def windows(self, ws: Any, n: int) -> list[WindowFn] | None:
+        """Per-sample window functions, prepared in the executor thread (None: whole image)."""
+        return None
+
+    # -- running -------------------------------------------------------------------------------
+    def run_cpu(self, ws: Any) -> TensorListCPU:
+        samples = ws.inputs[0]._samples()
+        n = len(samples)
+        windows = self.windows(ws, n) if n else None
+        mode, orient = self._mode, self._orientation
+        out_name, dtype, skip = self._out_name, self.out_dtype, self._skip
+
+        def one(i: int) -> np.ndarray | _Skip:
+            data = samples[i]
+            if data.dtype != np.uint8:
+                raise self.error(
+                    f"expects encoded images as 1-D uint8 arrays (file bytes), got {data.dtype}"
+                )
+            if data.ndim != 1 or not data.flags.c_contiguous:
+                data = np.ascontiguousarray(data).reshape(-1)
+            try:
+                img = _codecs.decode(data, mode, orientation=orient)
+            except _codecs.DecodeError as e:
+                if skip:
+                    return _Skip(str(e))
+                where = ws.source_info(i)
+                what = f"{where!r}" if where else f"the encoded data of sample {i}"
+                raise _codecs.DecodeError(f"Failed to decode {what}: {e}") from None
+            pad = None
+            if windows is not None:
+                img, pad = self._cut(img, windows[i](img.shape[0], img.shape[1]))
+            out = _codecs.to_output(img, out_name, dtype)
+            if pad is not None:
+                out = self._pad(out, pad)
+            return np.ascontiguousarray(out)
+
+        results = ws.map(one, n)
+        if skip and any(isinstance(r, _Skip) for r in results):
+            kept = [i for i, r in enumerate(results) if not isinstance(r, _Skip)]
+            for i, r in enumerate(results):
+                if isinstance(r, _Skip):
+                    self._note_skip(ws, i, r.reason)
+            ws.out_meta = ws.meta.take(np.asarray(kept, dtype=np.int64))
+            results = [results[i] for i in kept]
+        return TensorListCPU._make(results, layout="HWC", dtype=dtype, ndim=3)
+
+    def run_mixed(self, ws: Any) -> Any:
+        raise NotImplementedError(
+            f'{self.display_name} with device="mixed" (GPU decoding through nvImageCodec) is not '
+            'implemented yet; use device="cpu"'
+        )
+
+    def _note_skip(self, ws: Any, i: int, reason: str) -> None:
+        self.skipped += 1
+        key = ws.source_info(i) or f"sample id {int(ws.meta.ids[i])}"
+        if key not in self._warned:
+            self._warned.add(key)
+            _log.warning(
+                "%s (%s): skipping undecodable image %s (on_error='skip'): %s",
+                self.display_name,
+                self.name,
+                key,
+                reason,
+            )
+
+    def _cut(self, img: np.ndarray, win: Window) -> tuple[np.ndarray, tuple[int, ...] | None]:
+        """The part of ``img`` inside ``win``, and the padding still to add (policy "pad")."""
+        H, W = img.shape[0], img.shape[1]
+        y0, x0, h, w = win
+        y1, x1 = y0 + h, x0 + w
+        if y0 >= 0 and x0 >= 0 and y1 <= H and x1 <= W:
+            return img[y0:y1, x0:x1], None
+        if self._policy == "error":
+            raise self.error(
+                f"the window (y={y0}, x={x0}, h={h}, w={w}) is out of bounds of the "
+                f"{H}x{W} image; use out_of_bounds_policy='pad' or 'trim_to_shape'"
+            )
+        cy0, cx0 = min(max(y0, 0), H), min(max(x0, 0), W)
+        cy1, cx1 = max(min(y1, H), cy0), max(min(x1, W), cx0)
+        inner = img[cy0:cy1, cx0:cx1]
+        if self._policy == "trim_to_shape":
+            return inner, None
+        return inner, (cy0 - y0, cx0 - x0, h, w)
+
+    def _pad(self, inner: np.ndarray, pad: tuple[int, ...]) -> np.ndarray:
+        oy, ox, h, w = pad
+        c = inner.shape[2]
+        fill = self._fill
+        assert fill is not None
+        if fill.size not in (1, c):
+            raise self.arg_error(
+                "fill_values", f"expected 1 or {c} values (one per channel), got {fill.size}"
+            )
+        out = np.empty((h, w, c), dtype=inner.dtype)
+        out[...] = (
+            fill.astype(inner.dtype)
+            if inner.dtype.kind == "f"
+            else _codecs.round_sat(fill, inner.dtype)
+        )
+        out[oy : oy + inner.shape[0], ox : ox + inner.shape[1]] = inner
+        return out
+
+    @classmethod
+    def static_meta(cls, node: Any) -> list[dict[str, Any]]:
+        from dali._dtypes import dali_dtype
+
+        dtype = node.scalar_args.get("dtype") or DALIDataType.UINT8
+        return [{"ndim": 3, "dtype": dali_dtype(dtype), "layout": "HWC"}]
+
+
+# -- the operators -----------------------------------------------------------------------------
+
+
+@register(
+    "decoders.image",
+    devices=("cpu", "mixed"),
+    inputs=1,
+    input_names=("data",),
+    args=[*_DECODER_ARGS, *_CACHE_ARGS],
+    aliases=("ImageDecoder", "nvJPEGDecoder"),
+)
+class Image(_ImageDecoder):
+    """Decodes images (JPEG, JPEG 2000, TIFF, PNG, BMP, PNM, WebP) to HWC.
+
+    The output is HWC with 3 channels for RGB, BGR and YCbCr, 1 for GRAY and the native count for
+    ANY_DATA; ``dtype`` rescales to the type's range (FLOAT: [0, 1]). EXIF orientation is applied
+    unless ``adjust_orientation=False``.
+    """
+
+
+@register(
+    "decoders.image_crop",
+    devices=("cpu", "mixed"),
+    inputs=1,
+    input_names=("data",),
+    args=[*_DECODER_ARGS, *_CROP_ARGS],
+    aliases=("ImageDecoderCrop", "nvJPEGDecoderCrop"),
+)
+class ImageCrop(_ImageDecoder):
+    """Decodes images and extracts a fixed-size window at a relative anchor (like ``fn.crop``).
+
+    The window is ``crop=(h, w)`` (or ``crop_h``/``crop_w``) placed at
+    ``round(crop_pos · (extent − size))``, as `fn.crop` does on the decoded image.
+    """
+
+    def setup(self) -> None:
+        super().setup()
+        has_crop = self.has_arg("crop")
+        has_w, has_h = self.has_arg("crop_w"), self.has_arg("crop_h")
+        if has_w != has_h:
+            raise self.arg_error(
+                "crop_w" if has_w else "crop_h", "`crop_w` and `crop_h` must be given together"
+            )
+        if has_crop and (has_w or has_h or self.has_arg("crop_d")):
+            raise self.arg_error(
+                "crop", "`crop` is not compatible with `crop_h`, `crop_w`, `crop_d`"
+            )
+        if has_crop and not self.is_tensor_arg("crop") and len(self.arg("crop")) not in (2, 3):
+            raise self.arg_error("crop", "should have 2 or 3 elements: (H, W) or (D, H, W)")
+        if self.arg("rounding") not in ("round", "truncate"):
+            raise self.arg_error(
+                "rounding", f'must be "round" or "truncate", got {self.arg("rounding")!r}'
+            )
+        self._whole = not (has_crop or has_w)
+
+    def windows(self, ws: Any, n: int) -> list[WindowFn] | None:
+        if self._whole:
+            return None
+        if self.has_arg("crop"):
+            sizes = []
+            for i, v in enumerate(ws.arg_samples("crop", np.float32)):
+                v = np.asarray(v).reshape(-1)
+                if v.size not in (2, 3):
+                    raise self.arg_error(
+                        "crop", f"sample {i}: expected 2 or 3 elements, got {v.size}"
+                    )
+                sizes.append((int(v[-2]), int(v[-1])))
+        else:
+            hs = ws.arg_samples("crop_h", np.float32)
+            wss = ws.arg_samples("crop_w", np.float32)
+            sizes = [
+                (int(np.asarray(h).reshape(())), int(np.asarray(w).reshape(())))
+                for h, w in zip(hs, wss)
+            ]
+        pos = []
+        for name in ("crop_pos_y", "crop_pos_x"):
+            vals = [
+                float(np.asarray(v, dtype=np.float32).reshape(())) for v in ws.arg_samples(name)
+            ]
+            for i, v in enumerate(vals):
+                if not 0.0 <= v <= 1.0:
+                    raise self.arg_error(name, f"sample {i}: {v} is out of range [0.0, 1.0]")
+            pos.append(vals)
+        truncate = self.arg("rounding") == "truncate"
+        return [
+            _crop_window_fn(h, w, py, px, truncate) for (h, w), py, px in zip(sizes, pos[0], pos[1])
+        ]
+
+
+def _anchor(pos: float, spare: int, truncate: bool) -> int:
+    """DALI's anchor: ``round_half_away(double(float32(pos)) · spare)`` (§10)."""
+    v = pos * spare
+    return int(np.trunc(v)) if truncate else _round_half_away(v)
+
+
+def _crop_window_fn(h: int, w: int, py: float, px: float, truncate: bool) -> WindowFn:
+    def window(H: int, W: int) -> Window:
+        ch = h if h > 0 else H
+        cw = w if w > 0 else W
+        return Window(_anchor(py, H - ch, truncate), _anchor(px, W - cw, truncate), ch, cw)
+
+    return window
+
+
+@register(
+    "decoders.image_random_crop",
+    devices=("cpu", "mixed"),
+    inputs=1,
+    input_names=("data",),
+    args=[*_DECODER_ARGS, *RANDOM_CROP_ARGS],
+    random=True,
+    aliases=("ImageDecoderRandomCrop", "nvJPEGDecoderRandomCrop"),
+)
+class ImageRandomCrop(_ImageDecoder):
+    """Decodes images and cuts a random window (area and aspect ratio in the given ranges).
+
+    The window is drawn as DALI's ``RandomCropGenerator`` does, from a random stream keyed by the
+    sample's identity: the same sample gets the same window whatever the batch size, number of
+    threads or shards. The output is not resized.
+    """
+
+    def setup(self) -> None:
+        super().setup()
+        self.crop_params = RandomCropParams.from_op(self)
+
+    def windows(self, ws: Any, n: int) -> list[WindowFn] | None:
+        rng = ws.rng  # created here, in the executor thread, not in the workers
+        params = self.crop_params
+
+        def window_for(i: int) -> WindowFn:
+            def window(H: int, W: int) -> Window:
+                return Window(*random_crop_window(H, W, params, rng.generator(i)))
+
+            return window
+
+        return [window_for(i) for i in range(n)]
+
+
+@register(
+    "decoders.image_slice",
+    devices=("cpu", "mixed"),
+    inputs=(1, 3),
+    input_names=("data", "anchor", "shape"),
+    args=[*_DECODER_ARGS, *_SLICE_ARGS],
+    aliases=("ImageDecoderSlice", "nvJPEGDecoderSlice"),
+)
+class ImageSlice(_ImageDecoder):
+    """Decodes images and extracts a slice given by anchor/shape inputs or start/end arguments.
+
+    By default the ``anchor`` and ``shape`` inputs are relative and in "WH" order (x before y);
+    integer inputs are absolute. The named arguments (``start``/``rel_start`` with
+    ``end``/``rel_end``/``shape``/``rel_shape``) follow `fn.slice`.
+    """
+
+    _NAMED = ("start", "rel_start", "end", "rel_end", "shape", "rel_shape")
+
+    def setup(self) -> None:
+        super().setup()
+        if self.has_arg("axis_names") or not self.has_arg("axes"):
+            names = self.arg("axis_names")
+            axes = []
+            for c in names:
+                if c not in "HW":
+                    raise self.arg_error(
+                        "axis_names", f"images are sliced along H and W only, got {names!r}"
+                    )
+                axes.append("HW".index(c))
+        else:
+            axes = []
+            for a in self.arg("axes"):
+                a = a + 3 if a < 0 else a
+                if a not in (0, 1):
+                    raise self.arg_error(
+                        "axes", f"images are sliced along axes 0 (H) and 1 (W) only, got {a}"
+                    )
+                axes.append(a)
+        if len(set(axes)) != len(axes):
+            raise self.arg_error("axes", f"repeated axis in {axes}")
+        self.axes = tuple(axes)
+        given = [a for a in self._NAMED if self.has_arg(a)]
+        starts = [a for a in given if a in ("start", "rel_start")]
+        ends = [a for a in given if a not in ("start", "rel_start")]
+        if len(starts) > 1:
+            raise self.arg_error("rel_start", '"start" and "rel_start" are mutually exclusive')
+        if len(ends) > 1:
+            raise self.arg_error(
+                ends[1], '"end", "rel_end", "shape" and "rel_shape" are mutually exclusive'
+            )
+        self._named = bool(given)
+        n_inputs = len(self.node.inputs)
+        if self._named and n_inputs != 1:
+            raise self.error(
+                "named arguments start/end/shape are not compatible with the positional "
+                "anchor and shape inputs"
+            )
+        if not self._named and n_inputs != 3:
+            raise self.error(
+                "expected named slice arguments (e.g. start/end, rel_start/rel_shape) or the "
+                f"positional inputs (data, anchor, shape); got {n_inputs} input(s)"
+            )
+
+    def windows(self, ws: Any, n: int) -> list[WindowFn] | None:
+        k = len(self.axes)
+        if self._named:
+            vals: dict[str, list[np.ndarray]] = {}
+            for name in self._NAMED:
+                if self.has_arg(name):
+                    dt = np.float32 if name.startswith("rel_") else np.int64
+                    per = [np.asarray(v, dtype=dt).reshape(-1) for v in ws.arg_samples(name)]
+                    for i, v in enumerate(per):
+                        if v.size != k:
+                            raise self.arg_error(
+                                name,
+                                f"sample {i}: expected {k} values (axes {self.axes}), got {v.size}",
+                            )
+                    vals[name] = [v.astype(np.float64) for v in per]
+            return [
+                _named_slice_fn(self, self.axes, {a: v[i] for a, v in vals.items()})
+                for i in range(n)
+            ]
+        anchors, shapes = ws.inputs[1]._samples(), ws.inputs[2]._samples()
+        if len(anchors) != n or len(shapes) != n:
+            raise self.error("the anchor and shape inputs must have one value per sample")
+        out = []
+        for i in range(n):
+            a, s = np.asarray(anchors[i]), np.asarray(shapes[i])
+            if a.dtype != s.dtype:
+                raise self.error(
+                    f"anchor and shape should have the same type, got {a.dtype} and {s.dtype}"
+                )
+            if a.dtype.kind not in "iuf" or a.ndim > 1 or s.ndim > 1 or a.size != k or s.size != k:
+                raise self.error(
+                    f"sample {i}: anchor and shape must be 1-D with {k} numbers (axes "
+                    f"{self.axes}), got {a.dtype} {a.shape} and {s.dtype} {s.shape}"
+                )
+            is_float = a.dtype.kind == "f"
+            out.append(
+                _positional_slice_fn(
+                    self,
+                    self.axes,
+                    a.astype(np.float32).astype(np.float64).reshape(-1),
+                    s.astype(np.float32).astype(np.float64).reshape(-1),
+                    is_float and bool(self.arg("normalized_anchor")),
+                    is_float and bool(self.arg("normalized_shape")),
+                )
+            )
+        return out
+
+
+def _slice_window(op: Any, H: int, W: int, axes: Sequence[int], ends: dict[int, tuple]) -> Window:
+    start = [0, 0]
+    size = [H, W]
+    for dim in axes:
+        a, e = ends[dim]
+        if e < a:
+            raise op.error(
+                f"end coordinates can't be before start coordinates (start={a}, end={e})"
+            )
+        start[dim] = _round_half_away(a)
+        size[dim] = _round_half_away(e) - start[dim]
+    return Window(start[0], start[1], size[0], size[1])
+
+
+def _positional_slice_fn(
+    op: Any,
+    axes: Sequence[int],
+    anchor: np.ndarray,
+    shape: np.ndarray,
+    norm_anchor: bool,
+    norm_shape: bool,
+) -> WindowFn:
+    def window(H: int, W: int) -> Window:
+        extent = (H, W)
+        ends = {}
+        for i, dim in enumerate(axes):
+            a, s = float(anchor[i]), float(shape[i])
+            if norm_anchor and norm_shape:  # one multiplication after the sum (DALI)
+                e = (a + s) * extent[dim]
+                a *= extent[dim]
+            else:
+                if norm_anchor:
+                    a *= extent[dim]
+                if norm_shape:
+                    s *= extent[dim]
+                e = a + s
+            ends[dim] = (a, e)
+        return _slice_window(op, H, W, axes, ends)
+
+    return window
+
+
+def _named_slice_fn(op: Any, axes: Sequence[int], v: dict[str, np.ndarray]) -> WindowFn:
+    def window(H: int, W: int) -> Window:
+        extent = (H, W)
+        ends = {}
+        for i, dim in enumerate(axes):
+            ext = extent[dim]
+            a = 0.0
+            if "start" in v:
+                a = float(v["start"][i])
+            elif "rel_start" in v:
+                a = float(v["rel_start"][i]) * ext
+            e = float(ext)
+            if "end" in v:
+                e = float(v["end"][i])
+            elif "rel_end" in v:
+                e = float(v["rel_end"][i]) * ext
+            elif "shape" in v:
+                s = float(v["shape"][i])
+                if s < 0:
+                    raise op.arg_error("shape", f"negative shapes are not allowed, got {s}")
+                e = a + s
+            elif "rel_shape" in v:
+                rs = float(v["rel_shape"][i])
+                if rs < 0:
+                    raise op.arg_error("rel_shape", f"negative shapes are not allowed, got {rs}")
+                if "rel_start" in v:  # one multiplication after the sum (DALI)
+                    e = (float(v["rel_start"][i]) + rs) * ext
+                else:
+                    e = a + rs * ext
+            ends[dim] = (a, e)
+        return _slice_window(op, H, W, axes, ends)
+
+    return window

@@ -1,0 +1,1 @@
+"""Generic operators that do not look at the data itself (shapes, metadata)."""

@@ -1,0 +1,271 @@
+"""`fn.cast` and `fn.cast_like` (DALI §3.18), and the conversion helpers every operator shares.
+
+DALI converts between element types with saturation (its ``ConvertSat``): a float becomes an
+integer by rounding to nearest with halves **away from zero** and clamping to the target range
+(``[-1.5, 2.5, 0.5, -0.5]`` → INT32 ``[-2, 3, 1, -1]``, → UINT8 ``[0, 3, 1, 0]``, ``300.0`` →
+UINT8 ``255``), an integer that does not fit the target type is clamped, a float too large for
+FLOAT16 becomes ``inf`` (``70000.0`` → ``inf``), and anything becomes BOOL as ``x != 0``.
+
+The helpers are written against an *array module* ``xp`` (numpy for CPU batches, CuPy for GPU
+batches, see `array_module`), so an operator's CPU and GPU backends share one body. They also
+hold the small argument plumbing the image and generic operators share (per-sample scalar and
+vector arguments, uniformity checks).
+
+Example:
+    >>> import numpy as np
+    >>> from dali import fn, pipeline_def, types
+    >>> @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    ... def pipe():
+    ...     x = types.Constant(np.array([-1.5, 2.5, 0.5, -0.5, 300.0], dtype=np.float32))
+    ...     return fn.cast(x, dtype=types.UINT8), fn.cast(x, dtype=types.INT32)
+    >>> u8, i32 = pipe().run()
+    >>> u8.as_array()[0].tolist(), i32.as_array()[0].tolist()
+    ([0, 3, 1, 0, 255], [-2, 3, 1, -1, 300])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dali._graph.schema import REQUIRED, Arg, register
+from dali._ops.base import Operator
+
+__all__ = [
+    "Cast",
+    "CastLike",
+    "array_module",
+    "convert_sat",
+    "host_samples",
+    "per_sample_scalars",
+    "per_sample_vectors",
+    "round_half_away",
+    "same_rows",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Array module and conversions
+# --------------------------------------------------------------------------------------------
+
+
+def array_module(tl: Any) -> tuple[Any, type]:
+    """The array module (numpy or CuPy) and TensorList class of a batch.
+
+    CuPy is imported only for a GPU batch, so CPU pipelines never touch it.
+    """
+    from dali._tensors import TensorListCPU, TensorListGPU
+
+    if isinstance(tl, TensorListGPU):
+        import cupy
+
+        return cupy, TensorListGPU
+    return np, TensorListCPU
+
+
+def host_samples(tl: Any) -> list[np.ndarray]:
+    """The samples of a batch as numpy arrays (a GPU batch is copied to the host)."""
+    if hasattr(tl, "as_cpu") and type(tl).__name__ == "TensorListGPU":
+        tl = tl.as_cpu()
+    return [np.asarray(s) for s in tl._samples()]
+
+
+def round_half_away(xp: Any, x: Any) -> Any:
+    """Round floats to nearest, halves away from zero (C's ``round``), keeping the dtype.
+
+    ``trunc(x + 0.5)`` would be wrong for the float just below 0.5 (the sum rounds up to 1.0);
+    ``x - trunc(x)`` is exact, so the comparison with 0.5 is too.
+    """
+    t = xp.trunc(x)
+    step = xp.abs(x - t) >= 0.5
+    return t + xp.copysign(step.astype(x.dtype), x)
+
+
+def _int_bounds_in(dtype: np.dtype[Any], src: np.dtype[Any]) -> tuple[Any, Any] | None:
+    """Clamp bounds for an integer→integer conversion, as values of ``src`` (None: none needed)."""
+    ti, si = np.iinfo(dtype), np.iinfo(src)
+    lo, hi = max(ti.min, si.min), min(ti.max, si.max)
+    if lo <= si.min and hi >= si.max:
+        return None
+    return src.type(lo), src.type(hi)
+
+
+def convert_sat(xp: Any, x: Any, dtype: Any) -> Any:
+    """Convert an array to ``dtype`` with DALI's saturating rules (see the module docstring).
+
+    Args:
+        xp: numpy or CuPy.
+        x: The array (any numeric or bool dtype).
+        dtype: The target numpy dtype.
+
+    Returns:
+        A new array of ``dtype`` (or ``x`` itself when it already has that dtype).
+    """
+    dtype = np.dtype(dtype)
+    src = x.dtype
+    if src == dtype:
+        return x
+    if dtype.kind == "b":
+        return x != 0
+    if dtype.kind == "f" or src.kind == "b":
+        with np.errstate(over="ignore", invalid="ignore"):  # float16 overflow gives inf
+            return x.astype(dtype)
+    if src.kind in "iu":
+        bounds = _int_bounds_in(dtype, src)
+        if bounds is not None:
+            x = xp.clip(x, bounds[0], bounds[1])
+        return x.astype(dtype)
+    # float -> integer: round half away from zero, then saturate
+    if src.itemsize < 4:  # float16 cannot even hold the bounds of the wider integer types
+        x = x.astype(np.float32)
+        src = x.dtype
+    info = np.iinfo(dtype)
+    r = round_half_away(xp, x)
+    lo, hi = src.type(info.min), src.type(info.max)
+    if int(lo) == info.min and int(hi) == info.max:  # the bounds are exact in the float type
+        r = xp.clip(r, lo, hi)
+        with np.errstate(invalid="ignore"):
+            out = r.astype(dtype)
+        if src.kind == "f":
+            out = xp.where(xp.isnan(x), dtype.type(0), out) if _may_have_nan(xp, x) else out
+        return out
+    # 32/64-bit targets whose limits round up in the float type: clamp by masks
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = xp.clip(r, lo, hi).astype(dtype)
+    out = xp.where(r >= hi, dtype.type(info.max), out)
+    out = xp.where(r <= lo, dtype.type(info.min), out)
+    return xp.where(xp.isnan(x), dtype.type(0), out)
+
+
+def _may_have_nan(xp: Any, x: Any) -> bool:
+    if xp is not np:
+        return True  # checking would synchronize; the where() is cheap on the device
+    return bool(np.isnan(np.min(x))) if x.size else False
+
+
+# --------------------------------------------------------------------------------------------
+# Per-sample argument helpers (argument inputs always live on the CPU)
+# --------------------------------------------------------------------------------------------
+
+
+def per_sample_scalars(ws: Any, op: Operator, name: str, dtype: Any = np.float64) -> np.ndarray:
+    """A scalar argument as one value per sample: a ``(batch,)`` array.
+
+    Raises:
+        OperatorError: naming the argument, when a per-sample value is not a single number.
+    """
+    n = ws.batch_size
+    if not ws.is_tensor_arg(name):
+        return np.full(n, op.arg(name), dtype=dtype)
+    out = np.empty(n, dtype=dtype)
+    for i, v in enumerate(ws.arg_samples(name)):
+        v = np.asarray(v)
+        if v.size != 1:
+            raise op.arg_error(
+                name, f"sample {i}: expected a scalar per sample, got shape {tuple(v.shape)}"
+            )
+        out[i] = v.reshape(())
+    return out
+
+
+def per_sample_vectors(ws: Any, op: Operator, name: str, dtype: Any = np.float64) -> list[Any]:
+    """A vector argument as one 1-D array per sample (constants are repeated)."""
+    if not ws.is_tensor_arg(name):
+        value = op.arg(name)
+        v = np.asarray(value if isinstance(value, (list, tuple)) else [value], dtype=dtype)
+        return [v] * ws.batch_size
+    return [np.asarray(v, dtype=dtype).reshape(-1) for v in ws.arg_samples(name)]
+
+
+def same_rows(values: Sequence[Any]) -> bool:
+    """Whether every per-sample value is equal (then a batch can be processed in one go)."""
+    if not values:
+        return True
+    first = values[0]
+    for v in values[1:]:
+        if v is first:
+            continue
+        if np.shape(v) != np.shape(first) or not np.array_equal(v, first):
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# The operators
+# --------------------------------------------------------------------------------------------
+
+
+def _cast_batch(tl: Any, dtype: np.dtype[Any]) -> Any:
+    xp, tl_cls = array_module(tl)
+    if tl._np_dtype == dtype:
+        dense = tl._dense()
+        if dense is not None:
+            return tl_cls._make(xp.array(dense, copy=True), tl._layout)
+        return tl_cls._make([xp.array(s, copy=True) for s in tl._samples()], tl._layout)
+    dense = tl._dense()
+    if dense is not None:
+        return tl_cls._make(xp.ascontiguousarray(convert_sat(xp, dense, dtype)), tl._layout)
+    samples = [convert_sat(xp, s, dtype) for s in tl._samples()]
+    return tl_cls._make(samples, tl._layout, dtype=dtype, ndim=tl._ndim)
+
+
+@register(
+    "cast",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[Arg("dtype", "dtype", default=REQUIRED, doc="The output data type.")],
+    aliases=("Cast",),
+)
+class Cast(Operator):
+    """Cast the data to ``dtype``: floats round half away from zero, integers saturate.
+
+    ``fn.cast(x, dtype=types.UINT8)`` maps ``[-1.5, 2.5, 300.0]`` to ``[0, 3, 255]``; casting
+    ``70000.0`` to FLOAT16 gives ``inf``; any type cast to BOOL is ``x != 0``.
+    """
+
+    def setup(self) -> None:
+        from dali._dtypes import np_dtype, type_name
+
+        dtype = self.arg("dtype")
+        if not dtype:
+            raise self.arg_error("dtype", "is required")
+        try:
+            self._dtype = np_dtype(dtype)
+        except TypeError:
+            raise self.arg_error(
+                "dtype", f"cannot cast to {type_name(dtype)}: not a numeric type"
+            ) from None
+
+    def run_cpu(self, ws: Any) -> Any:
+        return _cast_batch(ws.inputs[0], self._dtype)
+
+    run_gpu = run_cpu
+
+    @staticmethod
+    def static_meta(node: Any) -> list[dict[str, Any]]:
+        src = node.inputs[0]
+        return [{"dtype": node.scalar_args.get("dtype"), "ndim": src.ndim, "layout": src.layout}]
+
+
+@register(
+    "cast_like",
+    devices=("cpu", "gpu"),
+    inputs=2,
+    input_names=("input", "like"),
+    aliases=("CastLike",),
+)
+class CastLike(Operator):
+    """Cast the first input to the data type of the second (same rules as `fn.cast`)."""
+
+    def run_cpu(self, ws: Any) -> Any:
+        return _cast_batch(ws.inputs[0], ws.inputs[1]._np_dtype)
+
+    run_gpu = run_cpu
+
+    @staticmethod
+    def static_meta(node: Any) -> list[dict[str, Any]]:
+        src, like = node.inputs
+        return [{"dtype": like.dtype, "ndim": src.ndim, "layout": src.layout}]

@@ -1,0 +1,276 @@
+"""`fn.normalize` (DALI §3.18): ``out = scale · (in − mean) / stddev + shift``.
+
+``mean`` and ``stddev`` are given (a number, or per-sample tensors of the input's rank whose
+extents are 1 along the reduced axes) or computed over the reduced axes (``axes`` /
+``axis_names``; by default all of them, or those where a given ``mean``/``stddev`` has extent 1),
+per sample or, with ``batch=True``, over the whole batch. The variance divides by ``N − ddof``
+and gets ``epsilon`` added before the square root. As in DALI, a zero standard deviation (with
+no ``epsilon``) maps every value to ``shift`` instead of dividing by zero. Arithmetic is float32
+(statistics are accumulated in float64); integer outputs are rounded half away from zero and
+saturated.
+
+Example:
+    >>> import numpy as np
+    >>> from dali import fn, pipeline_def, types
+    >>> @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    ... def pipe():
+    ...     return fn.normalize(types.Constant(np.array([1.0, 2.0, 3.0], np.float32)))
+    >>> np.round(pipe().run()[0].as_array()[0], 4).tolist()
+    [-1.2247, 0.0, 1.2247]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dali._dtypes import DALIDataType
+from dali._exec.workspace import SampleFailure
+from dali._graph.schema import Arg, register
+from dali._ops.base import Operator
+from dali._ops.generic.cast import array_module, convert_sat
+from dali._ops.generic.layout import axes_from_args
+from dali._ops.image.crop import _run_samples
+
+__all__ = ["Normalize"]
+
+
+@register(
+    "normalize",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[
+        Arg("mean", "float", tensor=True, doc="Mean to subtract (default: computed)."),
+        Arg("stddev", "float", tensor=True, doc="Standard deviation (default: computed)."),
+        Arg("axes", "int_vec", default=(), doc="Reduced axes (default: all)."),
+        Arg("axis_names", "layout", default="", doc="Reduced axes, by layout name."),
+        Arg("batch", "bool", default=False, doc="Compute the statistics over the whole batch."),
+        Arg("ddof", "int", default=0, doc="Delta degrees of freedom of the variance."),
+        Arg("dtype", "dtype", default=DALIDataType.FLOAT, doc="Output type (default FLOAT)."),
+        Arg("epsilon", "float", default=0.0, doc="Added to the variance."),
+        Arg("scale", "float", default=1.0, doc="Multiplies the normalised value."),
+        Arg("shift", "float", default=0.0, doc="Added to the scaled value."),
+    ],
+    aliases=("Normalize",),
+)
+class Normalize(Operator):
+    """Normalise to zero mean and unit standard deviation (or the given ``mean``/``stddev``).
+
+    ``fn.normalize(x)`` uses all axes of each sample; ``fn.normalize(img, axes=[0, 1])``
+    normalises every channel of an HWC image separately; ``batch=True`` uses the statistics of
+    the whole batch.
+    """
+
+    def setup(self) -> None:
+        from dali._dtypes import np_dtype, type_name
+
+        if self.has_arg("axes") and self.has_arg("axis_names"):
+            raise self.arg_error("axis_names", "`axes` and `axis_names` are mutually exclusive")
+        if self.arg("batch"):
+            for name in ("mean", "stddev"):
+                if self.is_tensor_arg(name):
+                    raise self.arg_error(
+                        name, "a non-scalar value cannot be used together with batch=True"
+                    )
+        if self.arg("epsilon") < 0:
+            raise self.arg_error("epsilon", f"must not be negative, got {self.arg('epsilon')}")
+        dtype = self.arg("dtype")
+        self._dtype = np_dtype(dtype)
+        if self._dtype.kind not in "iuf":
+            raise self.arg_error("dtype", f"unsupported output type {type_name(dtype)}")
+        if not self.is_tensor_arg("stddev") and self.has_arg("stddev"):
+            if self.arg("stddev") < 0:
+                raise self.arg_error("stddev", f"must not be negative, got {self.arg('stddev')}")
+
+    # -- reduced axes ------------------------------------------------------------------------
+    def _axes(self, ws: Any, ndim: int, layout: str, shapes: list[tuple[int, ...]]) -> list[int]:
+        if self.has_arg("axis_names"):
+            return axes_from_args(self, None, self.arg("axis_names"), ndim, layout)
+        if self.has_arg("axes"):
+            return sorted(set(axes_from_args(self, self.arg("axes"), None, ndim, layout)))
+        for name in ("mean", "stddev"):
+            if self.is_tensor_arg(name):
+                return self._infer_axes(ws, name, ndim, shapes)
+        return list(range(ndim))
+
+    def _infer_axes(
+        self, ws: Any, name: str, ndim: int, shapes: list[tuple[int, ...]]
+    ) -> list[int]:
+        found = None
+        for i, p in enumerate(ws.arg_samples(name)):
+            p = np.asarray(p)
+            if p.ndim != ndim:
+                raise SampleFailure(
+                    i,
+                    self.arg_error(
+                        name, f"has {p.ndim} dimensions; it must have the input's {ndim}"
+                    ),
+                )
+            axes = [d for d in range(ndim) if p.shape[d] == 1 and shapes[i][d] != 1]
+            if found is None:
+                found = axes
+            elif axes != found:
+                raise self.arg_error(
+                    name, "the set of reduced axes must be the same for every sample"
+                )
+        return found or []
+
+    def _param(self, ws: Any, name: str, i: int, shape: tuple[int, ...], axes: list[int]) -> Any:
+        p = np.asarray(ws.arg_samples(name)[i], dtype=np.float32)
+        if p.size == 1 and p.ndim != len(shape):
+            return p.reshape((1,) * len(shape))
+        expect = tuple(1 if d in axes else shape[d] for d in range(len(shape)))
+        if p.shape != expect and p.shape != tuple(1 for _ in shape):
+            raise SampleFailure(
+                i,
+                self.arg_error(
+                    name,
+                    f"shape {p.shape} does not match the input shape {shape} with reduced axes "
+                    f"{axes} (expected {expect})",
+                ),
+            )
+        return p
+
+    # -- statistics ----------------------------------------------------------------------------
+    def _inv_from_var(self, xp: Any, var_sum: Any, count: int) -> Any:
+        """DALI's ScaleRSqrtKeepZero: ``scale / sqrt(var + eps)``, 0 where that is 0."""
+        eps = float(self.arg("epsilon"))
+        scale = float(self.arg("scale"))
+        ddof = int(self.arg("ddof"))
+        if count > ddof:
+            rdiv = 1.0 / (count - ddof)
+        elif eps == 0:
+            rdiv, scale = 1.0, 0.0
+        else:
+            rdiv = 0.0
+        v = var_sum * rdiv + eps
+        safe = xp.where(v > 0, v, 1.0)
+        return xp.where(v > 0, scale / xp.sqrt(safe), 0.0).astype(np.float32)
+
+    def _inv_from_std(self, xp: Any, std: Any) -> Any:
+        eps = float(self.arg("epsilon"))
+        scale = float(self.arg("scale"))
+        std = xp.asarray(std, dtype=np.float64)
+        v = std * std + eps if eps else std
+        safe = xp.where(v != 0, v, 1.0)
+        inv = scale / (xp.sqrt(safe) if eps else safe)
+        return xp.where(v != 0, inv, 0.0).astype(np.float32)
+
+    def _normalize(self, xp: Any, x: Any, mean: Any, inv: Any) -> Any:
+        shift = np.float32(self.arg("shift"))
+        y = (x.astype(np.float32) - mean) * inv + shift
+        return xp.ascontiguousarray(convert_sat(xp, y, self._dtype))
+
+    def _stats(
+        self, xp: Any, x: Any, axes: tuple[int, ...], mean: Any, count: int
+    ) -> tuple[Any, Any]:
+        """(mean, inverse stddev) over ``axes`` of ``x`` (keepdims), using given values."""
+        xf = x.astype(np.float64)
+        if mean is None:
+            mean = (xf.sum(axis=axes, keepdims=True) / max(count, 1)).astype(np.float32)
+        elif xp is not np:
+            mean = xp.asarray(mean)
+        if self.has_arg("stddev"):
+            return mean, None
+        d = xf - mean.astype(np.float64)
+        var_sum = (d * d).sum(axis=axes, keepdims=True)
+        return mean, self._inv_from_var(xp, var_sum, count)
+
+    # -- running -----------------------------------------------------------------------------
+    def run_cpu(self, ws: Any) -> Any:
+        tl = ws.inputs[0]
+        xp, tl_cls = array_module(tl)
+        n, ndim, layout = len(tl), tl._ndim, tl._layout
+        if n == 0:
+            return tl_cls._make([], layout, dtype=self._dtype, ndim=ndim)
+        samples = tl._samples()
+        shapes = [tuple(s.shape) for s in samples]
+        axes = self._axes(ws, ndim, layout, shapes)
+        scalar_mean = self.has_arg("mean") and not self.is_tensor_arg("mean")
+        scalar_std = self.has_arg("stddev") and not self.is_tensor_arg("stddev")
+        if self.arg("batch"):
+            return tl_cls._make(self._run_batch(ws, xp, tl, axes, shapes), layout)
+
+        def params(i: int) -> tuple[Any, Any]:
+            shape = shapes[i]
+            mean = None
+            if scalar_mean:
+                mean = np.full((1,) * ndim, self.arg("mean"), np.float32)
+            elif self.has_arg("mean"):
+                mean = self._param(ws, "mean", i, shape, axes)
+            inv = None
+            if scalar_std:
+                inv = self._inv_from_std(np, np.full((1,) * ndim, self.arg("stddev")))
+            elif self.has_arg("stddev"):
+                inv = self._inv_from_std(np, self._param(ws, "stddev", i, shape, axes))
+            return mean, inv
+
+        def one(i: int) -> Any:
+            x = samples[i]
+            mean, inv = params(i)
+            count = int(np.prod([shapes[i][a] for a in axes])) if axes else 1
+            if mean is None or inv is None:
+                mean, inv_c = self._stats(xp, x, tuple(axes), mean, count)
+                inv = inv if inv is not None else inv_c
+            if xp is not np:
+                mean, inv = xp.asarray(mean), xp.asarray(inv)
+            return self._normalize(xp, x, mean, inv)
+
+        dense = tl._dense()
+        if dense is not None and not self.is_tensor_arg("mean") and not self.is_tensor_arg("stddev"):
+            # one set of arguments: the statistics of every sample in one reduction
+            mean, inv = params(0)
+            bm = None if mean is None else mean[None]
+            binv = None if inv is None else inv[None]
+            if bm is None or binv is None:
+                count = int(np.prod([shapes[0][a] for a in axes])) if axes else 1
+                lead_axes = tuple(a + 1 for a in axes)
+                bm, computed = self._stats(xp, dense, lead_axes, bm, count)
+                binv = computed if binv is None else binv
+            if xp is not np:
+                bm, binv = xp.asarray(bm), xp.asarray(binv)
+            return tl_cls._make(self._normalize(xp, dense, bm, binv), layout)
+        return tl_cls._make(_run_samples(ws, xp, one, n), layout)
+
+    run_gpu = run_cpu
+
+    def _run_batch(self, ws: Any, xp: Any, tl: Any, axes: list[int], shapes: list[Any]) -> Any:
+        ndim = tl._ndim
+        kept = [d for d in range(ndim) if d not in axes]
+        ref = [shapes[0][d] for d in kept]
+        for i, s in enumerate(shapes):
+            if [s[d] for d in kept] != ref:
+                raise SampleFailure(
+                    i,
+                    self.error(
+                        f"batch=True needs equal extents in the non-reduced axes {kept}; sample "
+                        f"{i} has shape {s}, sample 0 {shapes[0]}"
+                    ),
+                )
+        samples = tl._samples()
+        count = sum(int(np.prod([s[a] for a in axes])) if axes else 1 for s in shapes)
+        ax = tuple(axes)
+        if self.has_arg("mean"):
+            mean = np.full((1,) * ndim, self.arg("mean"), np.float32)
+            mean = mean if xp is np else xp.asarray(mean)
+        else:
+            total = sum(s.astype(np.float64).sum(axis=ax, keepdims=True) for s in samples)
+            mean = (total / max(count, 1)).astype(np.float32)
+        if self.has_arg("stddev"):
+            inv = self._inv_from_std(xp, xp.full((1,) * ndim, self.arg("stddev")))
+        else:
+            m64 = mean.astype(np.float64)
+            var_sum = sum(((s.astype(np.float64) - m64) ** 2).sum(axis=ax, keepdims=True) for s in samples)
+            inv = self._inv_from_var(xp, var_sum, count)
+        dense = tl._dense()
+        if dense is not None:
+            return self._normalize(xp, dense, mean[None], inv[None])
+        return [self._normalize(xp, s, mean, inv) for s in samples]
+
+    @staticmethod
+    def static_meta(node: Any) -> list[dict[str, Any]]:
+        src = node.inputs[0]
+        dtype = node.scalar_args.get("dtype", DALIDataType.FLOAT)
+        return [{"dtype": dtype, "ndim": src.ndim, "layout": src.layout}]

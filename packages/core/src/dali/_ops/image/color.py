@@ -1,0 +1,438 @@
+"""Colour operators (DALI §3.11, §3.12, §3.18): one linear colour transform behind all of them.
+
+Every operator here computes ``out = M · rgb + offset`` per pixel, in float32, then converts to
+the output type (integers rounded half away from zero and saturated):
+
+* `fn.hsv`, `fn.hue`, `fn.saturation` and `fn.color_twist` work in YIQ space, as DALI does:
+  ``M = brightness · contrast · YIQ→RGB · H(hue) · S(saturation) · V(value) · RGB→YIQ``, where the
+  hue (degrees) rotates the I/Q plane, the saturation scales I and Q and the value scales all
+  three; ``YIQ→RGB`` is the exact inverse of DALI's ``RGB→YIQ`` matrix. ``color_twist`` adds
+  ``offset = (half − half · contrast) · brightness`` (``half`` is 128 for integer inputs, 0.5 for
+  floats). The defaults give exactly the identity; ``saturation=0`` gives grey (the BT.601 luma).
+* `fn.brightness_contrast`, `fn.brightness` and `fn.contrast` are the diagonal case:
+  ``out = brightness_shift · range + brightness · (center + contrast · (in − center))``, with
+  ``range`` the output type's maximum (1 for floats) and ``center`` (``contrast_center``) by
+  default half the input type's positive range (128 for uint8, 0.5 for floats). ``dtype=FLOAT``
+  on a uint8 input does not rescale.
+
+Arguments may be per sample; a uniform batch is still transformed in one batched matrix product.
+
+Example:
+    >>> import numpy as np
+    >>> from dali import fn, pipeline_def, types
+    >>> img = np.array([[[10, 200, 30]]], dtype=np.uint8)
+    >>> @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    ... def pipe():
+    ...     x = types.Constant(img, layout="HWC")
+    ...     return fn.color_twist(x), fn.brightness(x, brightness=0.5), fn.saturation(x, saturation=0)
+    >>> same, half, grey = pipe().run()
+    >>> same.as_array()[0].tolist(), half.as_array()[0].tolist(), grey.as_array()[0].tolist()
+    ([[[10, 200, 30]]], [[[5, 100, 15]]], [[[124, 124, 124]]])
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dali._dtypes import DALIDataType
+from dali._graph.schema import Arg, register
+from dali._ops.base import Operator
+from dali._ops.generic.cast import array_module, convert_sat, per_sample_scalars
+from dali._ops.image.crop import _run_samples, image_layout, static_image_layout
+
+__all__ = [
+    "Brightness",
+    "BrightnessContrast",
+    "ColorTwist",
+    "Contrast",
+    "Hsv",
+    "Hue",
+    "Saturation",
+    "color_matrices",
+]
+
+COLOR_LAYOUTS = ("HWC", "FHWC", "DHWC")
+
+#: DALI's RGB→YIQ matrix (float32 constants); YIQ→RGB is its exact inverse.
+_RGB2YIQ = np.array(
+    [[0.299, 0.587, 0.114], [0.596, -0.274, -0.321], [0.211, -0.523, 0.311]], dtype=np.float32
+).astype(np.float64)
+_YIQ2RGB = np.linalg.inv(_RGB2YIQ)
+
+
+def color_matrices(
+    hue: np.ndarray,
+    saturation: np.ndarray,
+    value: np.ndarray,
+    brightness: np.ndarray,
+    contrast: np.ndarray,
+) -> np.ndarray:
+    """The per-sample ``(n, 3, 3)`` RGB transforms (float64) for the given parameters.
+
+    Entries within 1e-12 of an integer are snapped to it, so that the defaults are exactly the
+    identity (the product of the YIQ matrices is the identity only up to rounding).
+    """
+    n = len(hue)
+    rad = np.asarray(hue, np.float64) * (math.pi / 180.0)
+    c, s = np.cos(rad), np.sin(rad)
+    mid = np.zeros((n, 3, 3))
+    sat = np.asarray(saturation, np.float64)
+    mid[:, 0, 0] = 1.0
+    mid[:, 1, 1] = c * sat
+    mid[:, 1, 2] = s * sat
+    mid[:, 2, 1] = -s * sat
+    mid[:, 2, 2] = c * sat
+    scale = np.asarray(value, np.float64) * brightness * contrast
+    m = np.einsum("ij,njk,kl->nil", _YIQ2RGB, mid, _RGB2YIQ) * scale[:, None, None]
+    r = np.rint(m)
+    return np.where(np.abs(m - r) < 1e-12, r, m)
+
+
+def _half_range(dtype: np.dtype[Any]) -> float:
+    """DALI's ``HalfRange``: half the positive range of an integer type, 0.5 for floats."""
+    if dtype.kind in "iu":
+        return float(1 << (8 * dtype.itemsize - (1 if dtype.kind == "i" else 0) - 1))
+    return 0.5
+
+
+def _full_range(dtype: np.dtype[Any]) -> float:
+    """DALI's ``FullRange``: the maximum of an integer type, 1 for floats."""
+    return float(np.iinfo(dtype).max) if dtype.kind in "iu" else 1.0
+
+
+class _ColorBase(Operator):
+    """Shared running: per-sample (M, offset), then one batched transform."""
+
+    #: default output type (None: the input's)
+    default_dtype: Any = None
+    #: the transform is a full 3×3 matrix over RGB (False: per-element multiply-add)
+    needs_rgb = True
+
+    def setup(self) -> None:
+        from dali._dtypes import np_dtype, type_name
+
+        dtype = self.arg("dtype") or self.default_dtype
+        self._dtype = None
+        if dtype:
+            try:
+                self._dtype = np_dtype(dtype)
+            except TypeError:
+                raise self.arg_error("dtype", f"unsupported output type {type_name(dtype)}") from None
+            if self._dtype.kind == "b":
+                raise self.arg_error("dtype", "unsupported output type bool")
+
+    def params(
+        self, ws: Any, in_dtype: np.dtype[Any], out_dtype: np.dtype[Any]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per-sample float32 ``(n, 3, 3)`` matrices (or ``(n,)`` multipliers) and offsets."""
+        raise NotImplementedError
+
+    def run_cpu(self, ws: Any) -> Any:
+        tl = ws.inputs[0]
+        xp, tl_cls = array_module(tl)
+        layout = image_layout(self, tl, COLOR_LAYOUTS)
+        in_dtype = tl._np_dtype
+        if in_dtype.kind not in "iuf":
+            raise self.error(f"unsupported input type {in_dtype.name}")
+        out_dtype = self._dtype or in_dtype
+        n = len(tl)
+        if n == 0:
+            return tl_cls._make([], layout, dtype=out_dtype, ndim=tl._ndim)
+        mats, offs = self.params(ws, in_dtype, out_dtype)
+        dense = tl._dense()
+        if dense is not None:
+            self._check_channels(dense.shape[-1], None)
+            return tl_cls._make(self._apply(xp, dense, mats, offs, out_dtype), layout)
+        samples = tl._samples()
+
+        def one(i: int) -> Any:
+            self._check_channels(samples[i].shape[-1], i)
+            return self._apply(xp, samples[i][None], mats[i : i + 1], offs[i : i + 1], out_dtype)[0]
+
+        return tl_cls._make(_run_samples(ws, xp, one, n), layout)
+
+    run_gpu = run_cpu
+
+    def _check_channels(self, c: int, sample: int | None) -> None:
+        if self.needs_rgb and c != 3:
+            where = "" if sample is None else f"sample {sample}: "
+            raise self.error(f"{where}expects 3-channel (RGB) images, got {c} channels")
+
+    def _apply(
+        self, xp: Any, x: Any, mats: np.ndarray, offs: np.ndarray, out_dtype: np.dtype[Any]
+    ) -> Any:
+        """Transform a ``(n, ..., C)`` array; ``mats``/``offs`` have one row per sample."""
+        n = x.shape[0]
+        if mats.ndim == 1 or _all_scalar_diag(mats):
+            mul = mats if mats.ndim == 1 else mats[:, 0, 0]
+            add = offs if offs.ndim == 1 else offs[:, 0]
+            if np.all(mul == 1) and np.all(add == 0):  # the identity: exact, just the type
+                y = convert_sat(xp, x, out_dtype)
+                return xp.array(y, copy=True) if y is x else xp.ascontiguousarray(y)
+            shape = (n,) + (1,) * (x.ndim - 1)
+            m = mul.astype(np.float32).reshape(shape)
+            a = add.astype(np.float32).reshape(shape)
+            if xp is not np:
+                m, a = xp.asarray(m), xp.asarray(a)
+            work = np.float64 if x.dtype == np.float64 else np.float32
+            y = x.astype(work) * m + a
+            return xp.ascontiguousarray(convert_sat(xp, y, out_dtype))
+        work = np.float64 if x.dtype == np.float64 else np.float32
+        flat = x.reshape(n, -1, 3).astype(work)
+        mt = np.ascontiguousarray(mats.astype(np.float32).transpose(0, 2, 1))
+        o = offs.astype(np.float32)[:, None, :]
+        if xp is not np:
+            mt, o = xp.asarray(mt), xp.asarray(o)
+        if all(np.array_equal(mats[0], m) for m in mats[1:]):
+            y = flat.reshape(-1, 3) @ mt[0]  # one matrix: one big product
+            y = y.reshape(n, -1, 3) + o[:1]
+        else:
+            y = xp.matmul(flat, mt) + o
+        return xp.ascontiguousarray(convert_sat(xp, y, out_dtype).reshape(x.shape))
+
+    @staticmethod
+    def static_meta(node: Any) -> list[dict[str, Any]]:
+        src = node.inputs[0]
+        impl = node.schema.impl
+        dtype = node.scalar_args.get("dtype") or impl.default_dtype or src.dtype
+        return [
+            {
+                "dtype": dtype,
+                "ndim": src.ndim,
+                "layout": static_image_layout(node, COLOR_LAYOUTS),
+            }
+        ]
+
+
+def _all_scalar_diag(mats: np.ndarray) -> bool:
+    """Whether every matrix is a multiple of the identity (a per-element multiply)."""
+    d = mats[:, 0, 0]
+    eye = d[:, None, None] * np.eye(3)
+    return bool(np.array_equal(mats, eye))
+
+
+def _arg(ws: Any, op: Operator, name: str) -> np.ndarray:
+    return per_sample_scalars(ws, op, name, np.float32).astype(np.float64)
+
+
+class _YiqOp(_ColorBase):
+    """hsv / hue / saturation / color_twist: the YIQ-space matrices."""
+
+    #: the arguments this operator has, with their identity values
+    knobs: dict[str, float] = {}
+    #: whether brightness/contrast add color_twist's offset
+    twist_offset = False
+
+    def params(
+        self, ws: Any, in_dtype: np.dtype[Any], out_dtype: np.dtype[Any]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        n = ws.batch_size
+        vals = {
+            k: (_arg(ws, self, k) if k in self.knobs else np.full(n, v))
+            for k, v in (
+                ("hue", 0.0),
+                ("saturation", 1.0),
+                ("value", 1.0),
+                ("brightness", 1.0),
+                ("contrast", 1.0),
+            )
+        }
+        mats = color_matrices(
+            vals["hue"], vals["saturation"], vals["value"], vals["brightness"], vals["contrast"]
+        )
+        offs = np.zeros((n, 3))
+        if self.twist_offset:
+            half = 0.5 if in_dtype.kind == "f" else 128.0
+            off = (half - half * vals["contrast"]) * vals["brightness"]
+            offs[:] = off[:, None]
+        return mats, offs
+
+
+_IMAGE_TYPE = Arg("image_type", "image_type", default=0, doc="Colour space (RGB); kept as is.")
+
+
+@register(
+    "hsv",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[
+        Arg("hue", "float", default=0.0, tensor=True, doc="Hue delta in degrees."),
+        Arg("saturation", "float", default=1.0, tensor=True, doc="Saturation multiplier."),
+        Arg("value", "float", default=1.0, tensor=True, doc="Value multiplier."),
+        Arg("dtype", "dtype", doc="Output type (default UINT8)."),
+    ],
+    aliases=("Hsv",),
+)
+class Hsv(_YiqOp):
+    """Adjust hue (additive, degrees), saturation and value (multiplicative) of RGB images.
+
+    As in DALI the HSV change is approximated by a linear transform in YIQ space. The output is
+    UINT8 unless ``dtype`` says otherwise.
+    """
+
+    knobs = {"hue": 0.0, "saturation": 1.0, "value": 1.0}
+    default_dtype = DALIDataType.UINT8
+
+
+@register(
+    "hue",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[
+        Arg("hue", "float", default=0.0, tensor=True, doc="Hue change in degrees."),
+        _IMAGE_TYPE,
+        Arg("dtype", "dtype", doc="Output type (default: the input's)."),
+    ],
+    aliases=("Hue",),
+)
+class Hue(_YiqOp):
+    """Rotate the hue of RGB images by ``hue`` degrees (a rotation in YIQ space)."""
+
+    knobs = {"hue": 0.0}
+
+
+@register(
+    "saturation",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[
+        Arg("saturation", "float", default=1.0, tensor=True, doc="0: grey, 1: unchanged."),
+        _IMAGE_TYPE,
+        Arg("dtype", "dtype", doc="Output type (default: the input's)."),
+    ],
+    aliases=("Saturation",),
+)
+class Saturation(_YiqOp):
+    """Scale the saturation of RGB images (``saturation=0`` gives grey)."""
+
+    knobs = {"saturation": 1.0}
+
+
+@register(
+    "color_twist",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[
+        Arg("brightness", "float", default=1.0, tensor=True, doc="Brightness multiplier."),
+        Arg("contrast", "float", default=1.0, tensor=True, doc="Contrast factor (0: grey)."),
+        Arg("saturation", "float", default=1.0, tensor=True, doc="Saturation factor (0: grey)."),
+        Arg("hue", "float", default=0.0, tensor=True, doc="Hue change in degrees."),
+        _IMAGE_TYPE,
+        Arg("dtype", "dtype", doc="Output type (default: the input's)."),
+    ],
+    aliases=("ColorTwist",),
+)
+class ColorTwist(_YiqOp):
+    """Adjust hue, saturation, brightness and contrast of RGB images in one transform.
+
+    The defaults are exactly the identity; ``brightness=0.5`` halves and rounds;
+    ``saturation=0`` gives grey.
+    """
+
+    knobs = {"hue": 0.0, "saturation": 1.0, "brightness": 1.0, "contrast": 1.0}
+    twist_offset = True
+
+
+class _MultiplyAdd(_ColorBase):
+    """brightness / contrast / brightness_contrast: a per-sample multiply-add of every element."""
+
+    needs_rgb = False
+    knobs: tuple[str, ...] = ()
+
+    def params(
+        self, ws: Any, in_dtype: np.dtype[Any], out_dtype: np.dtype[Any]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        n = ws.batch_size
+        f32 = np.float32
+        ones, zeros = np.ones(n, f32), np.zeros(n, f32)
+        b = per_sample_scalars(ws, self, "brightness", f32) if "brightness" in self.knobs else ones
+        shift = (
+            per_sample_scalars(ws, self, "brightness_shift", f32)
+            if "brightness_shift" in self.knobs
+            else zeros
+        )
+        c = per_sample_scalars(ws, self, "contrast", f32) if "contrast" in self.knobs else ones
+        if "contrast_center" in self.knobs and self.has_arg("contrast_center"):
+            center = per_sample_scalars(ws, self, "contrast_center", f32)
+        else:
+            center = np.full(n, _half_range(in_dtype), f32)
+        # float32 arithmetic in DALI's order (its OpArgsToKernelArgs)
+        add = shift * f32(_full_range(out_dtype)) + b * (center - c * center)
+        mul = b * c
+        return mul.astype(np.float64), add.astype(np.float64)
+
+
+_BRIGHTNESS_ARGS = [
+    Arg("brightness", "float", default=1.0, tensor=True, doc="Brightness multiplier."),
+    Arg(
+        "brightness_shift",
+        "float",
+        default=0.0,
+        tensor=True,
+        doc="Shift, in units of the output range (1 = the type's maximum).",
+    ),
+]
+_CONTRAST_ARGS = [
+    Arg("contrast", "float", default=1.0, tensor=True, doc="Contrast multiplier (0: flat)."),
+    Arg(
+        "contrast_center",
+        "float",
+        default=0.5,
+        tensor=True,
+        doc="Level unaffected by contrast (default: half the input type's range).",
+    ),
+]
+_DTYPE = Arg("dtype", "dtype", doc="Output type (default: the input's).")
+
+
+@register(
+    "brightness_contrast",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[*_BRIGHTNESS_ARGS, *_CONTRAST_ARGS, _DTYPE],
+    aliases=("BrightnessContrast",),
+)
+class BrightnessContrast(_MultiplyAdd):
+    """``out = brightness_shift·range + brightness·(center + contrast·(in − center))``.
+
+    ``range`` is 1 for float outputs and the type's maximum for integers; ``center`` defaults to
+    half the input type's positive range (128 for uint8, 0.5 for floats).
+    """
+
+    knobs = ("brightness", "brightness_shift", "contrast", "contrast_center")
+
+
+@register(
+    "brightness",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[*_BRIGHTNESS_ARGS, _DTYPE],
+    aliases=("Brightness",),
+)
+class Brightness(_MultiplyAdd):
+    """``out = brightness_shift · range + brightness · in`` (range: 1, or the type's maximum)."""
+
+    knobs = ("brightness", "brightness_shift")
+
+
+@register(
+    "contrast",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[*_CONTRAST_ARGS, _DTYPE],
+    aliases=("Contrast",),
+)
+class Contrast(_MultiplyAdd):
+    """``out = center + contrast · (in − center)`` (center: half the input type's range)."""
+
+    knobs = ("contrast", "contrast_center")

@@ -1,0 +1,149 @@
+"""`fn.paste` (DALI §3.15): put each image on a larger canvas filled with a colour.
+
+The canvas is ``int(ratio · extent)`` per axis, computed in float32 as DALI does (so
+``int(90 · 1.3) = 116``), and at least ``int(min_canvas_size)``. The image's top-left corner
+lands at ``(int(paste_y · (canvas_h − H)), int(paste_x · (canvas_w − W)))``.
+
+Example:
+    >>> paste_geometry(40, 60, ratio=1.55, paste_x=0.0, paste_y=1.0)
+    (62, 93, 22, 0)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dali._graph.schema import REQUIRED, Arg, register
+from dali._ops.base import Operator
+from dali._tensors import TensorListCPU
+
+__all__ = ["Paste", "paste_geometry"]
+
+_F32 = np.float32
+
+
+def paste_geometry(
+    height: int,
+    width: int,
+    *,
+    ratio: float,
+    paste_x: float = 0.5,
+    paste_y: float = 0.5,
+    min_canvas_size: float = 0.0,
+) -> tuple[int, int, int, int]:
+    """``(canvas_h, canvas_w, y, x)`` for an image of ``height × width`` (float32 arithmetic)."""
+    canvas_h = int(_F32(ratio) * _F32(height))
+    canvas_w = int(_F32(ratio) * _F32(width))
+    min_size = int(_F32(min_canvas_size))
+    canvas_h, canvas_w = max(canvas_h, min_size), max(canvas_w, min_size)
+    y = int(_F32(paste_y) * _F32(canvas_h - height))
+    x = int(_F32(paste_x) * _F32(canvas_w - width))
+    return canvas_h, canvas_w, y, x
+
+
+@register(
+    "paste",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[
+        Arg(
+            "ratio", "float", default=REQUIRED, tensor=True, doc="Canvas size / input size (>= 1)."
+        ),
+        Arg("fill_value", "int_vec", default=REQUIRED, doc="Canvas colour, one value per channel."),
+        Arg("paste_x", "float", default=0.5, tensor=True, doc="Horizontal position, 0..1."),
+        Arg("paste_y", "float", default=0.5, tensor=True, doc="Vertical position, 0..1."),
+        Arg("min_canvas_size", "float", default=0.0, tensor=True, doc="Minimum canvas extent."),
+        Arg("n_channels", "int", default=3, doc="Number of channels of the images."),
+    ],
+    aliases=("Paste",),
+)
+class Paste(Operator):
+    """Paste UINT8 HWC images onto a canvas ``ratio`` times larger, filled with ``fill_value``.
+
+    Example: ``fn.paste(images, ratio=2, fill_value=(0, 0, 0))`` turns a 40×60 image into an
+    80×120 one with the image at rows 20–59, columns 30–89.
+    """
+
+    def setup(self) -> None:
+        n = self.arg("n_channels")
+        if n < 1 or n > 1024:
+            raise self.arg_error("n_channels", f"must be in [1, 1024], got {n}")
+        fill = list(self.arg("fill_value") or ())
+        if len(fill) == 1:
+            fill = fill * n
+        if len(fill) != n:
+            raise self.arg_error(
+                "fill_value",
+                f"expected 1 or n_channels={n} values (one per channel), got {len(fill)}",
+            )
+        if any(not 0 <= v <= 255 for v in fill):
+            raise self.arg_error("fill_value", f"values must be in [0, 255] (UINT8), got {fill}")
+        self.fill_value = np.array(fill, dtype=np.uint8)
+        for name, lo, hi in (
+            ("ratio", 1.0, None),
+            ("paste_x", 0.0, 1.0),
+            ("paste_y", 0.0, 1.0),
+            ("min_canvas_size", 0.0, None),
+        ):
+            if self.has_arg(name) and not self.is_tensor_arg(name):
+                self._check(name, float(self.arg(name)), lo, hi, None)
+
+    def _check(self, name: str, v: float, lo: float, hi: float | None, i: int | None) -> float:
+        where = "" if i is None else f"sample {i}: "
+        if v < lo or (hi is not None and v > hi):
+            bound = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+            raise self.arg_error(name, f"{where}must be {bound}, got {v}")
+        return v
+
+    def _values(self, ws: Any, name: str, lo: float, hi: float | None) -> list[float]:
+        out = []
+        for i, v in enumerate(ws.arg_samples(name, np.float32)):
+            flat = np.asarray(v).reshape(-1)
+            if flat.size != 1:
+                raise self.arg_error(name, f"sample {i}: expected one value, got {flat.size}")
+            out.append(self._check(name, float(flat[0]), lo, hi, i))
+        return out
+
+    def run_cpu(self, ws: Any) -> TensorListCPU:
+        tl = ws.inputs[0]
+        if tl._layout not in ("HWC", "") or tl._ndim != 3:
+            raise self.error(
+                f'expects HWC images, got {tl._ndim}-D samples with layout "{tl._layout}"'
+            )
+        if tl._np_dtype != np.uint8:
+            raise self.error(f"supports only UINT8 images, got {tl._np_dtype}")
+        ratio = self._values(ws, "ratio", 1.0, None)
+        px = self._values(ws, "paste_x", 0.0, 1.0)
+        py = self._values(ws, "paste_y", 0.0, 1.0)
+        min_size = self._values(ws, "min_canvas_size", 0.0, None)
+        samples = tl._samples()
+        fill = self.fill_value
+
+        def one(i: int) -> np.ndarray:
+            img = samples[i]
+            h, w, c = img.shape
+            if c != fill.size:
+                raise self.arg_error(
+                    "n_channels",
+                    f"the image has {c} channels but n_channels / fill_value give {fill.size}",
+                )
+            ch, cw, y, x = paste_geometry(
+                h, w, ratio=ratio[i], paste_x=px[i], paste_y=py[i], min_canvas_size=min_size[i]
+            )
+            out = np.empty((ch, cw, c), dtype=np.uint8)
+            out[...] = fill
+            out[y : y + h, x : x + w] = img
+            return out
+
+        return TensorListCPU._make(ws.map(one), layout="HWC", dtype=np.uint8, ndim=3)
+
+    def run_gpu(self, ws: Any) -> Any:
+        raise NotImplementedError(f"{self.display_name}: GPU backend not implemented yet")
+
+    @staticmethod
+    def static_meta(node: Any) -> list[dict[str, Any]]:
+        src = node.inputs[0]
+        return [{"dtype": src.dtype, "ndim": src.ndim, "layout": "HWC"}]

@@ -1,0 +1,113 @@
+"""`fn.random_resized_crop` (DALI §3.13): a random window, resized to exactly ``size``.
+
+The window comes from the random crop generator shared with ``decoders.image_random_crop``
+(`dali._ops.image.crop_window`), drawn from the sample's own generator (``ws.rng.generator(i)``)
+so a sample gets the same window whatever the batch size, thread count or sharding. The window
+is then resampled as `fn.resize` does with the window as its ROI, with the same filters
+(``interp_type``, ``min_filter``, ``mag_filter``, ``antialias``). All frames of a sequence share
+one window.
+
+Example:
+    >>> import numpy as np
+    >>> import dali
+    >>> from dali import fn, types
+    >>> @dali.pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1)
+    ... def pipe():
+    ...     img = types.Constant(np.zeros((60, 80, 3), dtype=np.uint8), layout="HWC")
+    ...     return fn.random_resized_crop(img, size=(24, 32))
+    >>> p = pipe(); p.build()
+    >>> p.run()[0].shape()
+    [(24, 32, 3), (24, 32, 3)]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dali._graph.schema import REQUIRED, Arg, register
+from dali._ops.image import _resample
+from dali._ops.image.crop_window import RANDOM_CROP_ARGS, RandomCropParams, random_crop_window
+from dali._ops.image.resize import _FILTER_ARGS, ResamplingMixin
+from dali._tensors import TensorListCPU
+
+__all__ = ["RandomResizedCrop"]
+
+_LAYOUTS = ("HWC", "CHW", "FHWC", "FCHW", "CFHW")
+
+
+@register(
+    "random_resized_crop",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[
+        Arg("size", "int_vec", default=REQUIRED, doc="Output size (H, W)."),
+        *RANDOM_CROP_ARGS,
+        *_FILTER_ARGS,
+    ],
+    random=True,
+    aliases=("RandomResizedCrop",),
+)
+class RandomResizedCrop(ResamplingMixin):
+    """Crop a random window (area and aspect ratio drawn at random) and resize it to ``size``.
+
+    Example: ``fn.random_resized_crop(images, size=(224, 224))`` is the usual ImageNet training
+    augmentation; ``random_area=(0.08, 1.0)`` and ``random_aspect_ratio=(3/4, 4/3)`` by default.
+    """
+
+    def setup(self) -> None:
+        self.setup_filters()
+        size = [int(v) for v in self.arg("size")]
+        if len(size) == 1:
+            size = size * 2
+        if len(size) != 2:
+            raise self.arg_error("size", f"expected (height, width), got {size}")
+        if any(v <= 0 for v in size):
+            raise self.arg_error("size", f"sizes must be positive, got {size}")
+        self.size = size
+        self.params = RandomCropParams.from_op(self)
+
+    def run_cpu(self, ws: Any) -> TensorListCPU:
+        tl = ws.inputs[0]
+        layout, axes = self.layout_of(tl, allowed=(2,))
+        if layout not in _LAYOUTS:
+            raise self.error(
+                f'unsupported input layout "{layout}"; expected one of {", ".join(_LAYOUTS)}'
+            )
+        samples = tl._samples()
+        out_dtype = self.output_dtype(tl._np_dtype)
+        filters = self.filters(ws)
+        antialias = self.arg("antialias")
+        rng = ws.rng
+        params = self.params
+        out_h, out_w = self.size
+
+        def one(i: int) -> np.ndarray:
+            x = samples[i]
+            H, W = x.shape[axes[0]], x.shape[axes[1]]
+            if H == 0 or W == 0:
+                raise self.error(f"sample {i}: cannot crop an empty image ({H}x{W})")
+            y0, x0, h, w = random_crop_window(H, W, params, rng.generator(i))
+            mn, mg = filters[i]
+            plans = [
+                _resample.AxisPlan.make(
+                    H, out_h, y0, y0 + h, mn, mag_interp=mg, antialias=antialias
+                ),
+                _resample.AxisPlan.make(
+                    W, out_w, x0, x0 + w, mn, mag_interp=mg, antialias=antialias
+                ),
+            ]
+            return _resample.resample(x, axes, plans, out_dtype)
+
+        return TensorListCPU._make(ws.map(one), layout=layout, dtype=out_dtype, ndim=tl._ndim)
+
+    def run_gpu(self, ws: Any) -> Any:
+        raise NotImplementedError(f"{self.display_name}: GPU backend not implemented yet")
+
+    @staticmethod
+    def static_meta(node: Any) -> list[dict[str, Any]]:
+        src = node.inputs[0]
+        dtype = node.scalar_args.get("dtype") or src.dtype
+        return [{"dtype": dtype, "ndim": src.ndim, "layout": src.layout}]

@@ -1,0 +1,557 @@
+"""`fn.resize` (DALI §3.4): output size rules, ROI, flips and DALI's resampling filters.
+
+The work splits in three layers, each usable alone (the GPU backend reuses the first two):
+
+1. *Layout*: `spatial_axes` finds the spatial dimensions (``HW`` or ``DHW``) in the layout
+   (``HWC``, ``FHWC``, ``CHW``, ``FCHW``, ``CFHW``, ``DHWC``, ...).
+2. *Geometry*: `output_geometry` turns the size arguments (``resize_x/y/z``, ``size``,
+   ``resize_shorter``, ``resize_longer``, ``mode``, ``max_size``, ROI, ``subpixel_scale``) into
+   the output size and the input region per axis, with DALI's float32 arithmetic; `axis_plans`
+   adds the filter choice (min/mag filter, antialiasing).
+3. *Pixels*: `dali._ops.image._resample.resample` (numpy reference + Pillow fast path).
+
+Example:
+    >>> output_geometry([100, 200], [0.0, 50.0])  # resize_x=50 on a 100x200 image
+    ([25, 50], [0.0, 0.0], [100.0, 200.0])
+    >>> output_geometry([100, 200], [51.2, 51.2], mode="not_smaller")[0]  # resize_shorter=51.2
+    [51, 102]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dali._dtypes import dali_dtype, np_dtype, type_name
+from dali._graph.schema import Arg, register
+from dali._ops.base import Operator
+from dali._ops.image import _resample
+from dali._tensors import TensorListCPU
+
+__all__ = [
+    "ResamplingMixin",
+    "Resize",
+    "axis_plans",
+    "output_geometry",
+    "spatial_axes",
+]
+
+_F32 = np.float32
+_MODES = ("default", "stretch", "not_larger", "not_smaller")
+_DEFAULT_LAYOUTS = {2: "HW", 3: "HWC", 4: "DHWC"}
+
+
+# -- layout -----------------------------------------------------------------------------------
+
+
+def spatial_axes(
+    layout: str, ndim: int, *, allowed_spatial: Sequence[int] = (2, 3)
+) -> tuple[str, tuple[int, ...]]:
+    """The spatial axes of a sample with ``layout``, outermost first.
+
+    An empty layout is taken as ``HW`` (2-D), ``HWC`` (3-D) or ``DHWC`` (4-D).
+
+    Args:
+        layout: The input layout (``"HWC"``, ``"FCHW"``, ...).
+        ndim: The number of dimensions of the samples.
+        allowed_spatial: Accepted numbers of spatial dimensions.
+
+    Returns:
+        ``(layout, axes)``: the (possibly defaulted) layout and the indices of ``D``/``H``/``W``.
+
+    Raises:
+        ValueError: The layout does not match ``ndim``, has unknown or repeated dimension
+            names, or its spatial dimensions are not adjacent ``HW``/``DHW``.
+    """
+    if not layout:
+        if ndim not in _DEFAULT_LAYOUTS:
+            raise ValueError(f"cannot infer the layout of {ndim}-D samples; set a layout")
+        layout = _DEFAULT_LAYOUTS[ndim]
+    if len(layout) != ndim:
+        raise ValueError(
+            f'the input layout "{layout}" has {len(layout)} dimensions but the samples have '
+            f'{ndim} (a {ndim}-D array cannot be "{layout}")'
+        )
+    if any(c not in "DHWCF" for c in layout) or len(set(layout)) != len(layout):
+        raise ValueError(f'unsupported layout "{layout}"; expected e.g. HWC, CHW, FHWC, DHWC')
+    axes = tuple(i for i, c in enumerate(layout) if c in "DHW")
+    spatial = "".join(layout[i] for i in axes)
+    if spatial not in ("HW", "DHW") or axes[-1] - axes[0] != len(axes) - 1:
+        raise ValueError(
+            f'unsupported layout "{layout}": the spatial dimensions must be adjacent, in HW or '
+            f"DHW order"
+        )
+    if len(axes) not in allowed_spatial:
+        raise ValueError(f'unsupported layout "{layout}" ({len(axes)} spatial dimensions)')
+    return layout, axes
+
+
+# -- size rules -------------------------------------------------------------------------------
+
+
+def _round_half_away(x: float) -> int:
+    return math.floor(abs(x) + 0.5) * (1 if x >= 0 else -1)
+
+
+def _f32(x: float) -> float:
+    return float(_F32(x))
+
+
+def _adjust_output_size(
+    out: list[float], in_size: Sequence[float], mode: str, max_size: Sequence[float] | None
+) -> None:
+    """DALI's ``ResizeAttr::AdjustOutputSize`` (float32 sizes, double scales), in place."""
+    n = len(out)
+    mask = [out[d] != 0 and in_size[d] != 0 for d in range(n)]
+    scale = [_f32(_F32(out[d]) / _F32(in_size[d])) if in_size[d] else 1.0 for d in range(n)]
+    provided = sum(mask)
+    if provided == 0:  # no size at all: keep the input size
+        out[:] = list(in_size)
+        return
+
+    def clamp_to_max() -> None:
+        if max_size is None:
+            return
+        for d in range(n):
+            if max_size[d] > 0 and abs(out[d]) > max_size[d]:
+                out[d] = math.copysign(max_size[d], out[d])
+                scale[d] = _f32(_F32(out[d]) / _F32(in_size[d]))
+
+    if mode == "default":
+        if provided < n:  # missing extents get the (geometric) mean scale of the given ones
+            avg = 1.0
+            for d in range(n):
+                if mask[d]:
+                    avg *= abs(scale[d])
+            if provided > 1:
+                avg = avg ** (1.0 / provided)
+            for d in range(n):
+                if not mask[d]:
+                    scale[d] = avg
+                    out[d] = _f32(in_size[d] * avg)
+        clamp_to_max()
+    elif mode == "stretch":
+        for d in range(n):
+            if not mask[d]:
+                scale[d] = 1.0
+                out[d] = in_size[d]
+        clamp_to_max()
+    else:  # not_larger / not_smaller: one scale for all axes
+        final = 0.0
+        first = True
+        for d in range(n):
+            if mask[d]:
+                s = _f32(abs(scale[d]))
+                if (
+                    first
+                    or (mode == "not_smaller" and s > final)
+                    or (mode == "not_larger" and s < final)
+                ):
+                    final = s
+                first = False
+        if max_size is not None:
+            for d in range(n):
+                if max_size[d] > 0:
+                    final = min(final, max_size[d] / in_size[d])
+        for d in range(n):
+            if not mask[d] or abs(scale[d]) != final:
+                scale[d] = math.copysign(final, scale[d])
+                out[d] = _f32(in_size[d] * scale[d])
+
+
+def output_geometry(
+    in_shape: Sequence[int],
+    requested: Sequence[float],
+    *,
+    mode: str = "default",
+    max_size: Sequence[float] | None = None,
+    roi_start: Sequence[float] | None = None,
+    roi_end: Sequence[float] | None = None,
+    roi_relative: bool = False,
+    subpixel_scale: bool = True,
+) -> tuple[list[int], list[float], list[float]]:
+    """Output size and input region of one sample (DALI's ``CalculateSampleParams``).
+
+    Args:
+        in_shape: The spatial input extents, outermost first (``[H, W]`` or ``[D, H, W]``).
+        requested: The requested extents in the same order; 0 means "not given", a negative
+            value flips that axis.
+        mode: ``"default"``, ``"stretch"``, ``"not_larger"`` or ``"not_smaller"``.
+        max_size: Per-axis limits (0: none), or None.
+        roi_start: ROI start per axis (absolute, or relative with ``roi_relative``), or None.
+        roi_end: ROI end per axis; ``start > end`` flips the axis.
+        roi_relative: ROI coordinates are fractions of the input extent.
+        subpixel_scale: Keep the exact (fractional) scale and adjust the ROI around its centre
+            when the output size is rounded.
+
+    Returns:
+        ``(out_size, lo, hi)``: integer output extents and, per axis, the input coordinates
+        mapped to the output's first and last edge (``lo > hi`` when flipped).
+
+    Raises:
+        ValueError: A non-empty output was requested from an empty input region.
+    """
+    n = len(in_shape)
+    lo: list[float] = []
+    hi: list[float] = []
+    for d in range(n):
+        if roi_start is not None and roi_end is not None and in_shape[d] > 0:
+            a, b = float(roi_start[d]), float(roi_end[d])
+            if roi_relative:
+                a *= in_shape[d]
+                b *= in_shape[d]
+            if abs(b - a) < 1e-3:  # a zero-size ROI samples one point rather than failing
+                off = 0.5e-3 if a <= b else -0.5e-3
+                a -= off
+                b += off
+            lo.append(_f32(a))
+            hi.append(_f32(b))
+        else:
+            lo.append(0.0)
+            hi.append(float(in_shape[d]))
+    req = [_f32(r) for r in requested]
+    in_size = []
+    for d in range(n):
+        sz = _f32(hi[d] - lo[d])
+        if sz < 0:
+            lo[d], hi[d] = hi[d], lo[d]
+            req[d] = -req[d]
+            sz = -sz
+        in_size.append(sz)
+    _adjust_output_size(req, in_size, mode, max_size)
+    for d in range(n):
+        if lo[d] == hi[d] and req[d] != 0:
+            raise ValueError("Cannot produce non-empty output from empty input")
+    min_size = 0 if math.prod(in_shape) == 0 else 1
+    out_size: list[int] = []
+    src_lo, src_hi = list(lo), list(hi)
+    for d in range(n):
+        r = req[d]
+        size = max(min_size, _round_half_away(abs(r)))
+        out_size.append(size)
+        if r < 0:
+            src_lo[d], src_hi[d] = src_hi[d], src_lo[d]
+        if subpixel_scale and size != abs(r) and r != 0:
+            adjustment = min(max(size / abs(r), -10.0), 10.0)
+            center = (src_lo[d] + src_hi[d]) * 0.5
+            src_lo[d] = _f32(min(max(center + (src_lo[d] - center) * adjustment, -1e9), 1e9))
+            src_hi[d] = _f32(min(max(center + (src_hi[d] - center) * adjustment, -1e9), 1e9))
+    return out_size, src_lo, src_hi
+
+
+def axis_plans(
+    in_shape: Sequence[int],
+    out_size: Sequence[int],
+    lo: Sequence[float],
+    hi: Sequence[float],
+    min_filter: int,
+    mag_filter: int,
+    antialias: bool,
+) -> list[_resample.AxisPlan]:
+    """One `AxisPlan` per spatial axis (the filter is chosen per axis: min when shrinking)."""
+    return [
+        _resample.AxisPlan.make(
+            in_shape[d],
+            out_size[d],
+            lo[d],
+            hi[d],
+            min_filter,
+            mag_interp=mag_filter,
+            antialias=antialias,
+        )
+        for d in range(len(in_shape))
+    ]
+
+
+# -- shared by resize and random_resized_crop ----------------------------------------------------
+
+_FILTER_ARGS = [
+    Arg(
+        "interp_type",
+        "interp_type",
+        default=1,
+        tensor=True,
+        doc="Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.",
+    ),
+    Arg("min_filter", "interp_type", default=1, tensor=True, doc="Filter used when shrinking."),
+    Arg("mag_filter", "interp_type", default=1, tensor=True, doc="Filter used when enlarging."),
+    Arg("antialias", "bool", default=True, doc="Widen the filter when downscaling (not NN)."),
+    Arg("dtype", "dtype", doc="Output type: the input type (default) or FLOAT."),
+    Arg("minibatch_size", "int", default=32, doc="Ignored (GPU kernel batching)."),
+    Arg("temp_buffer_hint", "int", default=0, doc="Ignored (temporary buffer size)."),
+]
+
+
+class ResamplingMixin(Operator):
+    """Filter and output-type arguments shared by `resize` and `random_resized_crop`."""
+
+    def _int_samples(self, ws: Any, name: str) -> list[int]:
+        if not self.has_arg(name):
+            return []
+        if not ws.is_tensor_arg(name):
+            return [int(self.arg(name))] * ws.batch_size
+        out = []
+        for i, v in enumerate(ws.arg_samples(name)):
+            flat = np.asarray(v).reshape(-1)
+            if flat.size != 1:
+                raise self.arg_error(name, f"sample {i}: expected one value, got {flat.size}")
+            out.append(int(flat[0]))
+        return out
+
+    def filters(self, ws: Any) -> list[tuple[int, int]]:
+        """Per sample ``(min_filter, mag_filter)`` as DALIInterpType values."""
+        n = ws.batch_size
+        interp = self._int_samples(ws, "interp_type")
+        mins = self._int_samples(ws, "min_filter") or interp or [_resample.TRIANGULAR] * n
+        mags = self._int_samples(ws, "mag_filter") or interp or [_resample.LINEAR] * n
+        for name, values in (("interp_type", interp), ("min_filter", mins), ("mag_filter", mags)):
+            for i, v in enumerate(values):
+                if v not in _resample.INTERP_NAMES:
+                    raise self.arg_error(name, f"sample {i}: unknown interpolation type {v}")
+        return list(zip(mins, mags))
+
+    def output_dtype(self, in_dtype: np.dtype[Any]) -> np.dtype[Any]:
+        dtype = self.arg("dtype")
+        if not dtype:
+            return np.dtype(in_dtype)
+        out = np_dtype(dtype)
+        if out not in (np.dtype(in_dtype), np.dtype(np.float32)):
+            raise self.arg_error(
+                "dtype",
+                f"the output type must be the input type ({type_name(dali_dtype(in_dtype))}) "
+                f"or FLOAT, got {type_name(dtype)}",
+            )
+        return out
+
+    def setup_filters(self) -> None:
+        for name in ("interp_type", "min_filter", "mag_filter"):
+            if (
+                self.has_arg(name)
+                and not self.is_tensor_arg(name)
+                and int(self.arg(name)) not in _resample.INTERP_NAMES
+            ):
+                raise self.arg_error(name, f"unknown interpolation type {self.arg(name)}")
+        dtype = self.arg("dtype")
+        if dtype and np_dtype(dtype).kind not in "biuf":
+            raise self.arg_error("dtype", f"unsupported output type {type_name(dtype)}")
+
+    def layout_of(self, tl: Any, allowed: Sequence[int] = (2, 3)) -> tuple[str, tuple[int, ...]]:
+        try:
+            return spatial_axes(tl._layout, tl._ndim, allowed_spatial=allowed)
+        except ValueError as e:
+            raise self.error(str(e)) from None
+
+
+# -- the operator ------------------------------------------------------------------------------
+
+
+@register(
+    "resize",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    outputs=lambda args: 2 if args.get("save_attrs") else 1,
+    args=[
+        Arg("resize_x", "float", default=0.0, tensor=True, doc="Output width (0: from others)."),
+        Arg("resize_y", "float", default=0.0, tensor=True, doc="Output height."),
+        Arg("resize_z", "float", default=0.0, tensor=True, doc="Output depth (volumes)."),
+        Arg("size", "float_vec", tensor=True, doc="Output size, (H, W) or (D, H, W)."),
+        Arg("resize_shorter", "float", default=0.0, tensor=True, doc="Length of the shorter side."),
+        Arg("resize_longer", "float", default=0.0, tensor=True, doc="Length of the longer side."),
+        Arg("mode", "str", default="default", doc="default, stretch, not_larger, not_smaller."),
+        Arg("max_size", "float_vec", doc="Limit of the output size (one value or per axis)."),
+        *_FILTER_ARGS,
+        Arg("subpixel_scale", "bool", default=True, doc="Keep fractional scales exact."),
+        Arg("roi_start", "float_vec", tensor=True, doc="Input ROI origin (start > end flips)."),
+        Arg("roi_end", "float_vec", tensor=True, doc="Input ROI end."),
+        Arg("roi_relative", "bool", default=False, doc="ROI given as fractions of the size."),
+        Arg("save_attrs", "bool", default=False, doc="Also output the input spatial shape."),
+        Arg("image_type", "image_type", doc="Deprecated and ignored."),
+    ],
+    aliases=("Resize",),
+)
+class Resize(ResamplingMixin):
+    """Resize images or volumes (HWC, CHW, FHWC, DHWC, ...) with DALI's resampling filters.
+
+    Exactly one way of giving the size is allowed: ``resize_x``/``resize_y``/``resize_z``,
+    ``size``, ``resize_shorter`` or ``resize_longer``. Missing extents keep the aspect ratio
+    (``mode="default"``); a negative size flips the axis.
+
+    Example:
+        >>> import numpy as np
+        >>> import dali
+        >>> from dali import fn, types
+        >>> @dali.pipeline_def(batch_size=1, num_threads=1, device_id=None)
+        ... def pipe():
+        ...     img = types.Constant(np.zeros((100, 200, 3), dtype=np.uint8), layout="HWC")
+        ...     return fn.resize(img, resize_x=50)
+        >>> p = pipe(); p.build()
+        >>> p.run()[0].shape()
+        [(25, 50, 3)]
+    """
+
+    def setup(self) -> None:
+        self.setup_filters()
+        separate = [a for a in ("resize_x", "resize_y", "resize_z") if self.has_arg(a)]
+        methods = [bool(separate)] + [
+            self.has_arg(a) for a in ("size", "resize_shorter", "resize_longer")
+        ]
+        if sum(methods) != 1:
+            given = separate + [
+                a for a in ("size", "resize_shorter", "resize_longer") if self.has_arg(a)
+            ]
+            raise self.error(
+                "Exactly one method of specifying size must be used"
+                + (f" (got: {', '.join(given)})" if given else " (no size argument given)")
+                + ". The available methods: separate resize_x, resize_y, resize_z arguments; "
+                "the size argument; resize_longer; resize_shorter."
+            )
+        if sum(self.has_arg(a) for a in ("resize_shorter", "resize_longer", "mode")) > 1:
+            name = "resize_shorter" if self.has_arg("resize_shorter") else "resize_longer"
+            raise self.arg_error(
+                name, "`resize_shorter`, `resize_longer` and `mode` are mutually exclusive"
+            )
+        if self.has_arg("resize_shorter"):
+            self.mode = "not_smaller"
+        elif self.has_arg("resize_longer"):
+            self.mode = "not_larger"
+        else:
+            self.mode = self.arg("mode")
+            if self.mode not in _MODES:
+                raise self.arg_error(
+                    "mode", f"invalid resize mode {self.mode!r}; expected one of {_MODES}"
+                )
+        if self.has_arg("roi_start") != self.has_arg("roi_end"):
+            missing = "roi_end" if self.has_arg("roi_start") else "roi_start"
+            raise self.arg_error(missing, "`roi_start` and `roi_end` must be specified together")
+        if self.has_arg("max_size"):
+            ms = tuple(self.arg("max_size"))
+            if not ms:
+                raise self.arg_error("max_size", "must not be empty")
+            if any(v < 0 for v in ms):
+                raise self.arg_error("max_size", f"must not be negative, got {list(ms)}")
+
+    # -- per-sample argument values ------------------------------------------------------------
+    def _scalars(self, ws: Any, name: str) -> list[float]:
+        if not ws.is_tensor_arg(name):
+            return [float(self.arg(name))] * ws.batch_size
+        out = []
+        for i, v in enumerate(ws.arg_samples(name)):
+            flat = np.asarray(v, dtype=np.float64).reshape(-1)
+            if flat.size != 1:
+                raise self.arg_error(name, f"sample {i}: expected one value, got {flat.size}")
+            out.append(float(flat[0]))
+        return out
+
+    def _vectors(self, ws: Any, name: str, n: int) -> list[list[float]]:
+        """Per-sample vectors of ``n`` values; one value is repeated for every axis."""
+        if not ws.is_tensor_arg(name):
+            values = [list(self.arg(name))] * ws.batch_size
+        else:
+            values = [
+                np.asarray(v, dtype=np.float64).reshape(-1).tolist() for v in ws.arg_samples(name)
+            ]
+        out = []
+        for i, v in enumerate(values):
+            if len(v) == 1:
+                v = v * n
+            if len(v) != n:
+                raise self.arg_error(
+                    name,
+                    f"sample {i}: expected 1 or {n} values (one per spatial dimension), "
+                    f"got {len(v)}",
+                )
+            out.append([_f32(x) for x in v])
+        return out
+
+    def requested_sizes(self, ws: Any, n: int) -> list[list[float]]:
+        """The requested output extents of every sample, outermost axis first."""
+        b = ws.batch_size
+        if self.has_arg("size"):
+            return self._vectors(ws, "size", n)
+        if self.has_arg("resize_shorter") or self.has_arg("resize_longer"):
+            name = "resize_shorter" if self.has_arg("resize_shorter") else "resize_longer"
+            return [[v] * n for v in self._scalars(ws, name)]
+        names = ["resize_z", "resize_y", "resize_x"][3 - n :]
+        cols = [self._scalars(ws, a) if self.has_arg(a) else [0.0] * b for a in names]
+        return [[cols[d][i] for d in range(n)] for i in range(b)]
+
+    def geometry(
+        self, ws: Any, shapes: Sequence[tuple[int, ...]], axes: tuple[int, ...]
+    ) -> list[tuple[list[int], list[float], list[float]]]:
+        """Per sample ``(out_size, lo, hi)`` (see `output_geometry`)."""
+        n = len(axes)
+        requested = self.requested_sizes(ws, n)
+        max_size = None
+        if self.has_arg("max_size"):
+            ms = list(self.arg("max_size"))
+            if len(ms) == 1:
+                ms = ms * n
+            if len(ms) != n:
+                raise self.arg_error(
+                    "max_size", f"expected 1 or {n} values (one per spatial dimension)"
+                )
+            max_size = [_f32(v) for v in ms]
+        roi_start = roi_end = None
+        if self.has_arg("roi_start"):
+            roi_start = self._vectors(ws, "roi_start", n)
+            roi_end = self._vectors(ws, "roi_end", n)
+        out = []
+        for i, shape in enumerate(shapes):
+            in_spatial = [shape[a] for a in axes]
+            try:
+                out.append(
+                    output_geometry(
+                        in_spatial,
+                        requested[i],
+                        mode=self.mode,
+                        max_size=max_size,
+                        roi_start=roi_start[i] if roi_start else None,
+                        roi_end=roi_end[i] if roi_end else None,
+                        roi_relative=self.arg("roi_relative"),
+                        subpixel_scale=self.arg("subpixel_scale"),
+                    )
+                )
+            except ValueError as e:
+                raise self.error(f"sample {i}: {e}") from None
+        return out
+
+    # -- running -------------------------------------------------------------------------------
+    def run_cpu(self, ws: Any) -> Any:
+        tl = ws.inputs[0]
+        layout, axes = self.layout_of(tl)
+        samples = tl._samples()
+        out_dtype = self.output_dtype(tl._np_dtype)
+        shapes = [s.shape for s in samples]
+        geoms = self.geometry(ws, shapes, axes)
+        filters = self.filters(ws)
+        antialias = self.arg("antialias")
+
+        def one(i: int) -> np.ndarray:
+            out_size, lo, hi = geoms[i]
+            in_spatial = [shapes[i][a] for a in axes]
+            plans = axis_plans(in_spatial, out_size, lo, hi, *filters[i], antialias)
+            return _resample.resample(samples[i], axes, plans, out_dtype)
+
+        results = ws.map(one)
+        out = TensorListCPU._make(results, layout=layout, dtype=out_dtype, ndim=tl._ndim)
+        if not self.arg("save_attrs"):
+            return out
+        attrs = np.array([[s[a] for a in axes] for s in shapes], dtype=np.int32)
+        attrs = attrs.reshape(len(shapes), len(axes))
+        return out, TensorListCPU._make(attrs, layout="")
+
+    def run_gpu(self, ws: Any) -> Any:
+        raise NotImplementedError(f"{self.display_name}: GPU backend not implemented yet")
+
+    @staticmethod
+    def static_meta(node: Any) -> list[dict[str, Any]]:
+        src = node.inputs[0]
+        dtype = node.scalar_args.get("dtype") or src.dtype
+        meta = [{"dtype": dtype, "ndim": src.ndim, "layout": src.layout}]
+        if node.scalar_args.get("save_attrs"):
+            meta.append({"dtype": dali_dtype(np.int32), "ndim": 1, "layout": ""})
+        return meta

@@ -1,0 +1,189 @@
+"""`fn.rotate` (DALI §3.7): rotation about the image centre, with DALI's canvas-size rule.
+
+The 2-D rotation is counter-clockwise as displayed (y down): 90° equals ``np.rot90(img, 1)``.
+Destination pixels map to the source about the centres,
+``src = R(angle) · (dst − out/2) + in/2`` in ``(x, y)`` pixel-corner coordinates, where
+``R(θ) = [[cos θ, −sin θ], [sin θ, cos θ]]`` — a counter-clockwise turn on screen. The angle
+is converted to float32 radians first, so at exactly 45° ``sin > cos``.
+
+Without ``size`` or ``keep_size`` the canvas is just large enough:
+``w' = ceil(|cos|·W + |sin|·H − 0.01)``, ``h' = ceil(|cos|·H + |sin|·W − 0.01)``, then one is
+added to an extent whose parity differs from the source extent it mostly comes from (W, H for
+angles within ±45° of 0° or 180°, swapped otherwise), which keeps the centre sharp.
+
+Example:
+    >>> rotated_canvas_size(40, 60, 45.0), rotated_canvas_size(41, 60, 45.0)
+    ((72, 72), (72, 73))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dali._graph.schema import REQUIRED, Arg, register
+from dali._ops.image.warp_affine import _WARP_ARGS, WarpBase
+
+__all__ = ["Rotate", "rotated_canvas_size", "rotation_matrix_2d", "rotation_matrix_3d"]
+
+_F32 = np.float32
+
+
+def _rad(degrees: float) -> float:
+    """DALI's ``deg2rad`` on a float32 angle: the result is float32."""
+    return float(_F32(degrees) * _F32(math.pi / 180))
+
+
+def rotated_canvas_size(height: int, width: int, angle: float) -> tuple[int, int]:
+    """The smallest canvas ``(h, w)`` holding an ``height × width`` image rotated by ``angle``°."""
+    a = _rad(angle)
+    c, s = abs(math.cos(a)), abs(math.sin(a))
+    w_out = math.ceil(c * width + s * height - 1e-2)
+    h_out = math.ceil(c * height + s * width - 1e-2)
+    if s <= c:  # within ±45° of 0 or 180: keep the parity
+        w_out += (w_out % 2) != (width % 2)
+        h_out += (h_out % 2) != (height % 2)
+    else:  # within ±45° of 90 or 270: swap the parity
+        h_out += (h_out % 2) != (width % 2)
+        w_out += (w_out % 2) != (height % 2)
+    return int(h_out), int(w_out)
+
+
+def _rotation3d(axis: Sequence[float], angle_rad: float) -> np.ndarray:
+    """Right-handed rotation by ``angle_rad`` about ``axis`` (``(x, y, z)``), float32 3×3."""
+    u = np.asarray(axis, dtype=np.float64)
+    u = u / np.linalg.norm(u)
+    c, s = math.cos(angle_rad), math.sin(angle_rad)
+    x, y, z = u
+    cross = np.array([[0, -z, y], [z, 0, -x], [-y, x, 0]])
+    return (c * np.eye(3) + s * cross + (1 - c) * np.outer(u, u)).astype(_F32)
+
+
+def rotated_canvas_size_3d(
+    shape: Sequence[int], axis: Sequence[float], angle: float
+) -> tuple[int, int, int]:
+    """Canvas ``(d, h, w)`` for a ``(D, H, W)`` volume rotated by ``angle``° about ``axis``."""
+    m = np.abs(_rotation3d(axis, _rad(angle)))
+    in_xyz = np.array([shape[2], shape[1], shape[0]], dtype=_F32)
+    out = [math.ceil(float(v)) for v in (m @ in_xyz - _F32(1e-2)).astype(_F32)]
+    for i in range(3):
+        dominant = i  # the source axis contributing most to this extent (ties: keep i)
+        for j in range(3):
+            if m[i, j] > m[i, dominant]:
+                dominant = j
+        if out[i] % 2 != int(in_xyz[dominant]) % 2:
+            out[i] += 1
+    return out[2], out[1], out[0]
+
+
+def rotation_matrix_2d(in_hw: Sequence[int], out_hw: Sequence[int], angle: float) -> np.ndarray:
+    """The 2×3 destination→source matrix on ``(x, y, 1)`` for a counter-clockwise turn."""
+    a = _rad(angle)
+    c, s = _F32(math.cos(a)), _F32(math.sin(a))
+    r = np.array([[c, -s], [s, c]], dtype=_F32)
+    in_c = np.array([in_hw[1], in_hw[0]], dtype=_F32) * _F32(0.5)
+    out_c = np.array([out_hw[1], out_hw[0]], dtype=_F32) * _F32(0.5)
+    t = in_c - r @ out_c
+    return np.concatenate([r, t[:, None]], axis=1).astype(_F32)
+
+
+def rotation_matrix_3d(
+    in_dhw: Sequence[int], out_dhw: Sequence[int], axis: Sequence[float], angle: float
+) -> np.ndarray:
+    """The 3×4 destination→source matrix on ``(x, y, z, 1)``: a turn by −angle about ``axis``."""
+    r = _rotation3d(axis, -_rad(angle))
+    in_c = np.array([in_dhw[2], in_dhw[1], in_dhw[0]], dtype=_F32) * _F32(0.5)
+    out_c = np.array([out_dhw[2], out_dhw[1], out_dhw[0]], dtype=_F32) * _F32(0.5)
+    t = in_c - r @ out_c
+    return np.concatenate([r, t[:, None]], axis=1).astype(_F32)
+
+
+@register(
+    "rotate",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[
+        Arg("angle", "float", default=REQUIRED, tensor=True, doc="Angle in degrees (CCW)."),
+        Arg("axis", "float_vec", tensor=True, doc="Rotation axis (x, y, z); volumes only."),
+        Arg("keep_size", "bool", default=False, doc="Keep the input canvas size."),
+        *_WARP_ARGS,
+    ],
+    aliases=("Rotate",),
+)
+class Rotate(WarpBase):
+    """Rotate images (HWC, FHWC) counter-clockwise, or volumes (DHWC, FDHWC) about ``axis``.
+
+    The canvas grows to hold the whole rotated image unless ``size`` or ``keep_size`` is
+    given; pixels outside the input take ``fill_value``, or replicate the border when it is
+    unset.
+
+    Example: ``fn.rotate(images, angle=fn.random.uniform(range=(-10, 10)), fill_value=0)``;
+    ``angle=90`` gives exactly ``np.rot90(image, 1)``.
+    """
+
+    def setup(self) -> None:
+        super().setup()
+        if self.has_arg("axis") and not self.is_tensor_arg("axis"):
+            axis = list(self.arg("axis"))
+            if len(axis) != 3:
+                raise self.arg_error("axis", f"must be a 3-D vector, got {axis}")
+            if not any(axis):
+                raise self.arg_error("axis", "must have a non-zero length")
+
+    def _angles(self, ws: Any) -> list[float]:
+        out = []
+        for i, v in enumerate(ws.arg_samples("angle", np.float32)):
+            flat = np.asarray(v).reshape(-1)
+            if flat.size != 1:
+                raise self.arg_error("angle", f"sample {i}: expected one value, got {flat.size}")
+            out.append(float(flat[0]))
+        return out
+
+    def _axes(self, ws: Any) -> list[list[float]]:
+        if not self.has_arg("axis"):
+            raise self.arg_error("axis", "is required to rotate volumes (DHWC)")
+        out = []
+        for i, v in enumerate(ws.arg_samples("axis", np.float32)):
+            flat = np.asarray(v, dtype=np.float64).reshape(-1).tolist()
+            if len(flat) != 3:
+                raise self.arg_error("axis", f"sample {i}: must be a 3-D vector, got {flat}")
+            if not any(flat):
+                raise self.arg_error("axis", f"sample {i}: must have a non-zero length")
+            out.append(flat)
+        return out
+
+    def run_cpu(self, ws: Any) -> Any:
+        tl = ws.inputs[0]
+        _, nsp, frames = self.layout_of(tl)
+        angles = self._angles(ws)
+        first = 1 if frames else 0
+        in_shapes = [s.shape[first : first + nsp] for s in tl._samples()]
+        sizes = self.explicit_sizes(ws, nsp)
+        if nsp == 3:
+            axes = self._axes(ws)
+        elif self.has_arg("axis"):
+            raise self.arg_error("axis", "applies only to volumes (DHWC); this input is 2-D")
+        out_shapes: list[Sequence[int]] = []
+        matrices = []
+        for i, shape in enumerate(in_shapes):
+            if sizes is not None:
+                out = tuple(sizes[i])
+            elif self.arg("keep_size"):
+                out = tuple(shape)
+            elif nsp == 2:
+                out = rotated_canvas_size(shape[0], shape[1], angles[i])
+            else:
+                out = rotated_canvas_size_3d(shape, axes[i], angles[i])
+            out_shapes.append(out)
+            if nsp == 2:
+                matrices.append(rotation_matrix_2d(shape, out, angles[i]))
+            else:
+                matrices.append(rotation_matrix_3d(shape, out, axes[i], angles[i]))
+        return self.warp_batch(ws, tl, matrices, out_shapes)
+
+    def run_gpu(self, ws: Any) -> Any:
+        raise NotImplementedError(f"{self.display_name}: GPU backend not implemented yet")

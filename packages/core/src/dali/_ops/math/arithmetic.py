@@ -1,0 +1,735 @@
+"""Element-wise arithmetic on DataNodes: ``x + 1``, ``x < y``, ``dali.math.sqrt(x)`` (DALI §1.6).
+
+Every expression becomes one ``ArithmeticGenericOp`` node (`_arithmetic_generic_op`). Python
+constants are *not* graph nodes: they travel as a scalar argument with their DALI type, so
+``x * 2.0`` costs one vectorised numpy call over the whole ``(batch, ...)`` array.
+
+Types follow DALI's promotion table (`promote`): the same type stays, a float wins over any
+integer, two signed (or two unsigned) integers give the wider one, and a signed ``intX`` with an
+unsigned ``uintY`` gives ``intX`` when ``X > Y`` and ``int(2Y)`` (capped at 64 bits) otherwise.
+A Python ``int`` counts as INT32, a Python ``float`` as FLOAT, a ``bool`` as BOOL; numpy scalars
+and ``types.Constant(...)`` keep their own type. ``/`` always gives a float (FLOAT unless an
+operand is wider), comparisons give BOOL.
+
+Integer semantics are C's: ``//`` truncates toward zero, ``%`` takes the sign of the dividend,
+narrow types wrap (``uint8 250 + 250 = 244``). Integer ``//`` and ``%`` by zero give 0 (DALI
+leaves it undefined; numpy and CuPy give 0 too, so the CPU and GPU results agree). Integer
+``**`` with a negative exponent gives the truncated result (``1``, ``±1`` or ``0``).
+
+Shapes broadcast per sample as in numpy (aligned to the right; a scalar or one-element operand
+is broadcast to the other); anything else is an error naming the operator and the shapes.
+
+Example:
+    >>> import numpy as np
+    >>> import dali
+    >>> from dali import types
+    >>> @dali.pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    ... def pipe():
+    ...     x = types.Constant(np.array([250, 3], dtype=np.uint8))
+    ...     return x + x, x + 10, x // 2, x / 2
+    >>> p = pipe(); p.build()
+    >>> [o.as_array()[0].tolist() for o in p.run()]
+    [[244, 6], [260, 13], [125, 1], [125.0, 1.5]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from dali._graph.node import DataNode
+from dali._graph.schema import Arg, register
+from dali._ops.base import Operator
+from dali._tensors import TensorListCPU
+
+__all__ = ["ArithmeticGenericOp", "arithmetic", "promote", "result_dtype"]
+
+
+# --------------------------------------------------------------------------------------------
+# The operations
+# --------------------------------------------------------------------------------------------
+
+
+class _OpDef(NamedTuple):
+    symbol: str  # how messages spell the operation
+    arity: int
+    rule: str  # result type: "same", "float", "promote", "fpromote" or "bool"
+    arithmetic: bool  # rejected when every input is BOOL (except `*`)
+    bitwise: bool  # integral (or BOOL) inputs only
+
+
+_OPS: dict[str, _OpDef] = {
+    "pos": _OpDef("+", 1, "same", True, False),
+    "neg": _OpDef("-", 1, "same", True, False),
+    "abs": _OpDef("abs", 1, "same", True, False),
+    "bitnot": _OpDef("~", 1, "same", False, True),
+    "add": _OpDef("+", 2, "promote", True, False),
+    "sub": _OpDef("-", 2, "promote", True, False),
+    "mul": _OpDef("*", 2, "promote", True, False),
+    "div": _OpDef("//", 2, "promote", True, False),
+    "mod": _OpDef("%", 2, "promote", True, False),
+    "pow": _OpDef("**", 2, "promote", True, False),
+    "min": _OpDef("min", 2, "promote", True, False),
+    "max": _OpDef("max", 2, "promote", True, False),
+    "fdiv": _OpDef("/", 2, "fpromote", True, False),
+    "fpow": _OpDef("fpow", 2, "fpromote", True, False),
+    "atan2": _OpDef("atan2", 2, "fpromote", True, False),
+    "bitand": _OpDef("&", 2, "promote", False, True),
+    "bitor": _OpDef("|", 2, "promote", False, True),
+    "bitxor": _OpDef("^", 2, "promote", False, True),
+    "lshift": _OpDef("<<", 2, "promote", False, True),
+    "rshift": _OpDef(">>", 2, "promote", False, True),
+    "eq": _OpDef("==", 2, "bool", False, False),
+    "neq": _OpDef("!=", 2, "bool", False, False),
+    "lt": _OpDef("<", 2, "bool", False, False),
+    "leq": _OpDef("<=", 2, "bool", False, False),
+    "gt": _OpDef(">", 2, "bool", False, False),
+    "geq": _OpDef(">=", 2, "bool", False, False),
+    "clamp": _OpDef("clamp", 3, "promote", True, False),
+}
+
+# Unary functions whose integer inputs give FLOAT; value: the array-module function name.
+_FLOAT_FUNCS = {
+    "sqrt": "sqrt",
+    "rsqrt": "",  # DALI's approximation, see `_rsqrt`
+    "cbrt": "cbrt",
+    "exp": "exp",
+    "log": "log",
+    "log2": "log2",
+    "log10": "log10",
+    "fabs": "fabs",
+    "floor": "floor",
+    "ceil": "ceil",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "asin": "arcsin",
+    "acos": "arccos",
+    "atan": "arctan",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "tanh": "tanh",
+    "asinh": "arcsinh",
+    "acosh": "arccosh",
+    "atanh": "arctanh",
+}
+for _name in _FLOAT_FUNCS:
+    _OPS[_name] = _OpDef(_name, 1, "float", True, False)
+del _name
+
+_UFUNC2 = {
+    "add": "add",
+    "sub": "subtract",
+    "mul": "multiply",
+    "bitand": "bitwise_and",
+    "bitor": "bitwise_or",
+    "bitxor": "bitwise_xor",
+    "lshift": "left_shift",
+    "rshift": "right_shift",
+    "fdiv": "true_divide",
+    "fpow": "power",
+    "atan2": "arctan2",
+    "mod": "fmod",
+    "eq": "equal",
+    "neq": "not_equal",
+    "lt": "less",
+    "leq": "less_equal",
+    "gt": "greater",
+    "geq": "greater_equal",
+}
+
+# --------------------------------------------------------------------------------------------
+# Type promotion
+# --------------------------------------------------------------------------------------------
+
+_BOOL = np.dtype(np.bool_)
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_INT_BY_SIZE = {
+    1: np.dtype(np.int8),
+    2: np.dtype(np.int16),
+    4: np.dtype(np.int32),
+    8: np.dtype(np.int64),
+}
+_KINDS = frozenset("biuf")
+
+
+def promote(a: np.dtype[Any], b: np.dtype[Any]) -> np.dtype[Any]:
+    """DALI's binary type promotion (``dali/operators/math/expressions/arithmetic_meta.h``).
+
+    Args:
+        a: The left operand's numpy dtype.
+        b: The right operand's numpy dtype.
+
+    Returns:
+        The numpy dtype of the result.
+
+    Example:
+        >>> promote(np.dtype("uint8"), np.dtype("int8")), promote(np.dtype("uint32"), np.dtype("int64"))
+        (dtype('int16'), dtype('int64'))
+    """
+    if a == b:
+        return a
+    ka, kb = a.kind, b.kind
+    if ka == "f" or kb == "f":
+        if ka == "f" and kb == "f":
+            return a if a.itemsize >= b.itemsize else b
+        return a if ka == "f" else b
+    if ka == "b":
+        return b
+    if kb == "b":
+        return a
+    if ka == kb:
+        return a if a.itemsize >= b.itemsize else b
+    signed, unsigned = (a, b) if ka == "i" else (b, a)
+    if signed.itemsize > unsigned.itemsize:
+        return signed
+    return _INT_BY_SIZE[min(2 * unsigned.itemsize, 8)]
+
+
+def result_dtype(op: str, dtypes: Sequence[np.dtype[Any]]) -> np.dtype[Any]:
+    """The numpy dtype of ``op`` applied to operands of ``dtypes``."""
+    rule = _OPS[op].rule
+    if rule == "bool":
+        return _BOOL
+    first = dtypes[0]
+    if rule == "same":
+        return first
+    if rule == "float":
+        return first if first.kind == "f" else _F32
+    out = first
+    for t in dtypes[1:]:
+        out = promote(out, t)
+    if rule == "fpromote" and all(t.kind != "f" for t in dtypes):
+        return _F32
+    return out
+
+
+def _type_name(dtype: np.dtype[Any]) -> str:
+    from dali._dtypes import type_name
+
+    try:
+        return type_name(dtype)
+    except (TypeError, KeyError):
+        return str(dtype)
+
+
+def _check_types(op: str, dtypes: Sequence[np.dtype[Any]]) -> str | None:
+    """DALI's checks on the operand types; returns the error message or None."""
+    d = _OPS[op]
+    for t in dtypes:
+        if t.kind not in _KINDS:
+            return (
+                f"Input data type {_type_name(t)} is not supported by arithmetic operator "
+                f"`{d.symbol}`."
+            )
+    if d.arithmetic and op != "mul" and all(t.kind == "b" for t in dtypes):
+        if d.arity == 1:
+            return (
+                f"Input to arithmetic operator `{d.symbol}` cannot be a boolean. Consider using "
+                f"bitwise operator `~` or a numeric type."
+            )
+        return (
+            f"Inputs to arithmetic operator `{d.symbol}` cannot be booleans. Consider using "
+            f"bitwise operators `|`, `&`, `^` or a numeric type as one of the inputs to force "
+            f"type promotions of the booleans. Note: using `*` (multiplication) is still allowed "
+            f"for boolean inputs."
+        )
+    if d.bitwise and any(t.kind == "f" for t in dtypes):
+        return f"Inputs to bitwise operator `{d.symbol}` must be of integral type."
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Kernels: array-module generic (numpy or CuPy), built once per operator and input types
+# --------------------------------------------------------------------------------------------
+
+Kernel = Callable[..., Any]
+
+
+def _cast(x: Any, dtype: np.dtype[Any]) -> Any:
+    return x if x.dtype == dtype else x.astype(dtype)
+
+
+def _rsqrt(xp: Any, out: np.dtype[Any]) -> Kernel:
+    """DALI's CPU ``rsqrt``: a 12-bit estimate refined by one Newton step (``rsqrt(1) < 1``).
+
+    The estimate is ``1/sqrt(x)`` scaled by ``1 - 2**-12`` (what the SSE ``rsqrtss`` returns
+    for powers of four), so ``rsqrt(1.0)`` is 0.99999994 as in DALI; the GPU backend uses the
+    same formula so that both devices agree.
+    """
+    if out == _F64:
+        return lambda x: xp.reciprocal(xp.sqrt(_cast(x, out)))
+    half, three_halves, scale = np.float32(0.5), np.float32(1.5), np.float32(1.0 - 2.0**-12)
+
+    def kernel(x: Any) -> Any:
+        x = _cast(x, _F32)
+        y = xp.reciprocal(xp.sqrt(x)) * scale
+        y = y * (three_halves - x * half * y * y)
+        return _cast(y, out)
+
+    return kernel
+
+
+def _trunc_div(xp: Any, out: np.dtype[Any]) -> Kernel:
+    def kernel(a: Any, b: Any) -> Any:
+        a, b = _cast(a, out), _cast(b, out)
+        # a - fmod(a, b) is an exact multiple of b, so flooring it truncates toward zero;
+        # b == 0 gives fmod 0 and a // 0 = 0.
+        return xp.floor_divide(a - xp.fmod(a, b), b)
+
+    return kernel
+
+
+def _int_pow(xp: Any, out: np.dtype[Any]) -> Kernel:
+    signed = out.kind == "i"
+
+    def kernel(a: Any, b: Any) -> Any:
+        a, b = _cast(a, out), _cast(b, out)
+        if not signed or (isinstance(b, np.generic) and b >= 0):
+            return xp.power(a, b)
+        neg = b < 0
+        r = xp.power(a, xp.maximum(b, 0))
+        # a ** -n truncated: 1 for a == 1, ±1 for a == -1, 0 otherwise.
+        special = xp.where(a == 1, 1, xp.where(a == -1, 1 - 2 * (b & 1), 0))
+        return xp.where(neg, _cast(xp.asarray(special), out), r)
+
+    return kernel
+
+
+def _select(xp: Any, out: np.dtype[Any], op: str) -> Kernel:
+    # C's `l < r ? l : r` (not numpy's NaN-propagating minimum) for min, max and clamp.
+    if op == "min":
+        return lambda a, b: _where2(xp, out, a, b, True)
+    if op == "max":
+        return lambda a, b: _where2(xp, out, a, b, False)
+
+    def clamp(v: Any, lo: Any, hi: Any) -> Any:
+        v, lo, hi = _cast(v, out), _cast(lo, out), _cast(hi, out)
+        return xp.where(v < lo, lo, xp.where(v > hi, hi, v))
+
+    return clamp
+
+
+def _where2(xp: Any, out: np.dtype[Any], a: Any, b: Any, less: bool) -> Any:
+    a, b = _cast(a, out), _cast(b, out)
+    return xp.where(a < b if less else a > b, a, b)
+
+
+def _ufunc(f: Any, cast: np.dtype[Any] | None) -> Kernel:
+    if cast is None:
+        return f
+    return lambda *args: f(*args, dtype=cast, casting="unsafe")
+
+
+def _kernel(
+    op: str,
+    operands: Sequence[np.dtype[Any]],
+    tensors: Sequence[np.dtype[Any]],
+    out: np.dtype[Any],
+    xp: Any,
+) -> tuple[Kernel, np.dtype[Any] | None]:
+    """The kernel for ``op`` and the dtype to pre-cast the constants to.
+
+    ``operands`` are the types of all operands, ``tensors`` those of the tensor inputs only:
+    the constants are pre-cast, so a kernel casts only when a tensor input differs from the
+    type it computes in.
+    """
+    needs_cast = any(t != out for t in tensors)
+    cast = out if needs_cast else None
+    if op == "neg":
+        return xp.negative, out
+    if op == "abs":
+        return xp.absolute, out
+    if op == "bitnot":
+        return xp.invert, out
+    if op in _FLOAT_FUNCS:
+        if op == "rsqrt":
+            return _rsqrt(xp, out), out
+        return _ufunc(getattr(xp, _FLOAT_FUNCS[op]), cast), out
+    if op == "div":
+        if out.kind == "f":
+            return _ufunc(xp.true_divide, cast), out
+        if out.kind == "i":
+            return _trunc_div(xp, out), out
+        return _ufunc(xp.floor_divide, cast), out
+    if op == "pow":
+        if out.kind == "f":
+            return _ufunc(xp.power, cast), out
+        return _int_pow(xp, out), out
+    if op in ("min", "max", "clamp"):
+        return _select(xp, out, op), out
+    if op in ("lshift", "rshift") and out.kind == "b":
+        f = getattr(xp, _UFUNC2[op])
+        return (lambda a, b: f(a, b, dtype=np.uint8, casting="unsafe").astype(_BOOL)), out
+    if _OPS[op].rule == "bool":
+        f = getattr(xp, _UFUNC2[op])
+        if {t.kind for t in operands} == {"i", "u"} and any(t.itemsize == 8 for t in operands):
+            # int64 cannot hold every uint64: let numpy compare by value (as DALI does)
+            return f, None
+        comp = operands[0]
+        for t in operands[1:]:
+            comp = promote(comp, t)
+        if all(t == comp for t in tensors):
+            return f, comp
+
+        def compare(a: Any, b: Any) -> Any:
+            return f(_cast(a, comp), _cast(b, comp))
+
+        return compare, comp
+    return _ufunc(getattr(xp, _UFUNC2[op]), cast), out
+
+
+# --------------------------------------------------------------------------------------------
+# The operator
+# --------------------------------------------------------------------------------------------
+
+_IN = object()  # marks a tensor input's place among the operands
+
+
+class _Plan(NamedTuple):
+    out: np.dtype[Any]
+    fn: Kernel  # takes the tensor inputs only (constants are bound)
+
+
+def _bind(kernel: Kernel, template: Sequence[Any]) -> Kernel:
+    """Bind the constants of ``template`` so that the result takes the tensor inputs only."""
+    if all(t is _IN for t in template):
+        return kernel
+    if len(template) == 2:
+        a, b = template
+        if a is _IN:
+            return lambda x: kernel(x, b)
+        return lambda x: kernel(a, x)
+
+    def bound(*inputs: Any) -> Any:
+        it = iter(inputs)
+        return kernel(*[next(it) if t is _IN else t for t in template])
+
+    return bound
+
+
+def _broadcast_message(op: str, shapes: Sequence[tuple[int, ...]], sample: int | None) -> str:
+    where = f" in sample {sample}" if sample is not None else ""
+    listed = ", ".join(str(tuple(s)) for s in shapes)
+    return (
+        f"Can't broadcast shapes{where} for arithmetic operator `{_OPS[op].symbol}`: {listed}. "
+        f"Shapes must be equal, or broadcastable (aligned to the right, with extents that are "
+        f"equal or 1)."
+    )
+
+
+def _np_of(dtype: Any) -> np.dtype[Any] | None:
+    if dtype is None:
+        return None
+    from dali._dtypes import np_dtype
+
+    try:
+        return np_dtype(dtype)
+    except TypeError:
+        return np.dtype(object)  # never a valid arithmetic type: reported by _check_types
+
+
+@register(
+    "_arithmetic_generic_op",
+    devices=("cpu", "gpu"),
+    inputs=(1, 3),
+    class_name="ArithmeticGenericOp",
+    args=[
+        Arg("op", "str", doc="The operation: add, sub, mul, fdiv, div, mod, pow, eq, sqrt, ..."),
+        Arg("constants", "any", default=(), doc="(position, value, DALIDataType) of constants."),
+    ],
+)
+class ArithmeticGenericOp(Operator):
+    """An element-wise arithmetic expression (made by DataNode operators and ``dali.math``)."""
+
+    def setup(self) -> None:
+        op = self.arg("op")
+        if op not in _OPS:
+            raise self.arg_error("op", f"unknown arithmetic operation {op!r}")
+        self._op = op
+        from dali._dtypes import np_dtype
+
+        consts = {pos: (value, np_dtype(dtype)) for pos, value, dtype in self.arg("constants")}
+        self._consts = consts
+        self._arity = len(self.node.inputs) + len(consts)
+        if self._arity != _OPS[op].arity:
+            raise self.error(
+                f"arithmetic operator `{_OPS[op].symbol}` takes {_OPS[op].arity} operands, "
+                f"got {self._arity}"
+            )
+        # keyed by the input dtype (one input) or the tuple of input dtypes
+        self._plans: dict[Any, _Plan] = {}
+        static = [_np_of(n.dtype) for n in self.node.inputs]
+        if all(t is not None for t in static):
+            message = _check_types(op, self._operand_dtypes(static))  # type: ignore[arg-type]
+            if message is not None:
+                raise self.error(message)
+
+    def _operand_dtypes(self, input_dtypes: Sequence[np.dtype[Any]]) -> list[np.dtype[Any]]:
+        it = iter(input_dtypes)
+        consts = self._consts
+        return [consts[i][1] if i in consts else next(it) for i in range(self._arity)]
+
+    def _plan(self, key: tuple[np.dtype[Any], ...], xp: Any) -> _Plan:
+        op = self._op
+        dtypes = self._operand_dtypes(key)
+        message = _check_types(op, dtypes)
+        if message is not None:
+            raise self.error(message)
+        out = result_dtype(op, dtypes)
+        kernel, const_dtype = _kernel(op, dtypes, key, out, xp)
+        template: list[Any] = []
+        it = iter(key)
+        for i in range(self._arity):
+            if i not in self._consts:
+                next(it)
+                template.append(_IN)
+                continue
+            value, dtype = self._consts[i]
+            # A wrapping cast, as DALI's (a uint8 constant 300 is 44).
+            const = np.asarray(value).astype(dtype).astype(const_dtype or dtype)[()]
+            template.append(const if xp is np else xp.asarray(const))
+        plan = _Plan(out, _bind(kernel, template))
+        self._plans[key[0] if len(key) == 1 else key] = plan
+        return plan
+
+    # -- running -----------------------------------------------------------------------------
+    def run_cpu(self, ws: Any) -> Any:
+        ins = ws.inputs
+        if len(ins) == 1:  # the hot path: one node and constants, a uniform batch
+            tl = ins[0]
+            dense = tl._dense_arr
+            if dense is not None:
+                plan = self._plans.get(tl._np_dtype)
+                if plan is None:
+                    plan = self._plan((tl._np_dtype,), np)
+                with np.errstate(all="ignore"):  # numpy would warn where C is silent
+                    return TensorListCPU._make(plan.fn(dense), tl._layout)
+        return self._run(ws, np, TensorListCPU)
+
+    def run_gpu(self, ws: Any) -> Any:
+        import cupy
+
+        from dali._tensors import TensorListGPU
+
+        return self._run(ws, cupy, TensorListGPU)
+
+    def _run(self, ws: Any, xp: Any, tl_cls: Any) -> Any:
+        ins = ws.inputs
+        if len(ins) == 1:
+            tl = ins[0]
+            plan = self._plans.get(tl._np_dtype) or self._plan((tl._np_dtype,), xp)
+            dense = tl._dense()
+            if dense is not None:
+                with np.errstate(all="ignore"):
+                    return tl_cls._make(plan.fn(dense), tl._layout)
+            return self._per_sample(ws, plan, ins, xp, tl_cls, tl._layout)
+        key = tuple(tl._np_dtype for tl in ins)
+        plan = self._plans.get(key) or self._plan(key, xp)
+        n = len(ins[0])
+        for i, tl in enumerate(ins[1:], 1):
+            if len(tl) != n:
+                raise self.error(
+                    f"Every input shall have the same batch size; input 0 has {n} samples and "
+                    f"input {i} has {len(tl)}."
+                )
+        out_ndim = max(tl._ndim for tl in ins)
+        layout = self._layout(ins, out_ndim)
+        denses = [tl._dense() for tl in ins]
+        if all(d is not None for d in denses):
+            if any(d.ndim != out_ndim + 1 for d in denses):
+                # align the sample dimensions to the right, leaving the batch axis first
+                denses = [
+                    d.reshape(d.shape[:1] + (1,) * (out_ndim + 1 - d.ndim) + d.shape[1:])
+                    for d in denses
+                ]
+            try:
+                with np.errstate(all="ignore"):
+                    return tl_cls._make(plan.fn(*denses), layout)
+            except ValueError:
+                shapes = [tl.shape()[0] if n else () for tl in ins]
+                if _broadcastable(shapes):
+                    raise
+                raise self.error(_broadcast_message(self._op, shapes, 0 if n else None)) from None
+        return self._per_sample(ws, plan, ins, xp, tl_cls, layout, out_ndim)
+
+    def _per_sample(
+        self,
+        ws: Any,
+        plan: _Plan,
+        ins: Sequence[Any],
+        xp: Any,
+        tl_cls: Any,
+        layout: str,
+        out_ndim: int | None = None,
+    ) -> Any:
+        samples = [tl._samples() for tl in ins]
+        fn = plan.fn
+        op = self._op
+
+        def one(i: int) -> Any:
+            args = [s[i] for s in samples]
+            try:
+                with np.errstate(all="ignore"):
+                    return xp.asarray(fn(*args))
+            except ValueError:
+                shapes = [tuple(a.shape) for a in args]
+                if _broadcastable(shapes):
+                    raise
+                raise ValueError(_broadcast_message(op, shapes, i)) from None
+
+        n = len(samples[0])
+        out = ws.map(one, n)
+        ndim = ins[0]._ndim if out_ndim is None else out_ndim
+        return tl_cls._make(out, layout, dtype=plan.out, ndim=ndim)
+
+    def _layout(self, ins: Sequence[Any], out_ndim: int) -> str:
+        """The layout the inputs agree on (DALI: non-empty layouts must match)."""
+        layout = ""
+        for tl in ins:
+            lay = tl._layout
+            if not lay or tl._ndim != out_ndim:
+                continue
+            if layout and lay != layout:
+                raise self.error(
+                    f"Layouts of the inputs of arithmetic operator `{_OPS[self._op].symbol}` do "
+                    f'not match: "{layout}" and "{lay}".'
+                )
+            layout = lay
+        return layout
+
+    # -- tracing -----------------------------------------------------------------------------
+    @staticmethod
+    def static_meta(node: Any) -> list[dict[str, Any]]:
+        from dali._dtypes import dali_dtype
+
+        op = node.scalar_args["op"]
+        consts = {pos: dtype for pos, _, dtype in node.scalar_args.get("constants", ())}
+        inputs = iter(node.inputs)
+        arity = len(node.inputs) + len(consts)
+        dtypes: list[Any] = []
+        for i in range(arity):
+            dtypes.append(_np_of(consts[i]) if i in consts else _np_of(next(inputs).dtype))
+        dtype = None
+        if all(t is not None for t in dtypes) and _check_types(op, dtypes) is None:
+            dtype = dali_dtype(result_dtype(op, dtypes))
+        ndims = [n.ndim for n in node.inputs]
+        ndim = max(ndims) if all(d is not None for d in ndims) else None
+        layout = None
+        if ndim is not None and all(n.layout is not None for n in node.inputs):
+            same = {n.layout for n in node.inputs if n.layout and n.ndim == ndim}
+            layout = same.pop() if len(same) == 1 else ("" if not same else None)
+        return [{"dtype": dtype, "ndim": ndim, "layout": layout}]
+
+
+def _broadcastable(shapes: Sequence[tuple[int, ...]]) -> bool:
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# Tracing: DataNode operators and dali.math end here
+# --------------------------------------------------------------------------------------------
+
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+
+def _unsupported(value: Any) -> TypeError:
+    return TypeError(
+        f"Argument to arithmetic operation not supported. Got {type(value)}, expected a return "
+        f"value from other DALI Operator or a constant value of type 'bool', 'int', 'float' or "
+        f"'dali.types.Constant'."
+    )
+
+
+def _classify(value: Any) -> DataNode | tuple[Any, Any]:
+    """A DataNode, or the (value, DALIDataType) of a constant operand."""
+    from dali._dtypes import DALIDataType
+    from dali.types import Constant, ScalarConstant
+
+    if isinstance(value, DataNode):
+        return value
+    t = type(value)
+    if t is bool:
+        return (value, DALIDataType.BOOL)
+    if t is int:
+        # A Python int is an INT32 constant; one that does not fit is kept exact as INT64.
+        small = _INT32_MIN <= value <= _INT32_MAX
+        return (value, DALIDataType.INT32 if small else DALIDataType.INT64)
+    if t is float:
+        return (value, DALIDataType.FLOAT)
+    if isinstance(value, (float, int)) and not isinstance(value, np.generic):
+        raise _unsupported(value)  # subclasses (an IntEnum, ...) are not DALI constants
+    if isinstance(value, np.floating) and value.dtype == np.float64:
+        # DALI refuses these: np.float64 is a `float` subclass but not a float constant.
+        raise _unsupported(value)
+    if not isinstance(value, ScalarConstant):
+        try:
+            value = Constant(value)
+        except (TypeError, ValueError):
+            raise _unsupported(value) from None
+        if isinstance(value, DataNode):
+            return value
+    if not isinstance(value, ScalarConstant):
+        raise _unsupported(value)
+    return (value.value, value.dtype)
+
+
+def arithmetic(op: str, *operands: Any) -> DataNode:
+    """Trace one element-wise operation (DataNode operators and ``dali.math`` call this).
+
+    Args:
+        op: The operation name (``"add"``, ``"fdiv"``, ``"sqrt"``, ``"clamp"``...).
+        *operands: DataNodes, Python bool/int/float, numpy scalars, ``types.Constant`` values or
+            constant arrays (which become constant nodes). At least one must be a DataNode.
+
+    Returns:
+        The DataNode of the result, on the GPU if any operand is.
+
+    Raises:
+        TypeError: For an operand that is not a valid constant (a float64 numpy scalar is not),
+            or when no operand is a DataNode.
+
+    Example:
+        >>> from dali import fn
+        >>> import dali
+        >>> with dali.Pipeline(batch_size=1, num_threads=1, device_id=None):
+        ...     y = arithmetic("add", fn.random.uniform(), 1)
+        >>> y.dtype
+        <DALIDataType.FLOAT: 9>
+    """
+    d = _OPS.get(op)
+    if d is None:
+        raise ValueError(f"unknown arithmetic operation {op!r}")
+    if len(operands) != d.arity:
+        raise TypeError(f"arithmetic operator `{d.symbol}` takes {d.arity} operands")
+    if op == "pos" and isinstance(operands[0], DataNode):
+        return operands[0]  # DALI short-circuits unary `+`
+    nodes: list[DataNode] = []
+    constants: list[tuple[int, Any, Any]] = []
+    for i, x in enumerate(operands):
+        c = _classify(x)
+        if isinstance(c, DataNode):
+            nodes.append(c)
+        else:
+            constants.append((i, c[0], c[1]))
+    if not nodes:
+        raise TypeError(
+            f"arithmetic operator `{d.symbol}`: at least one argument must be a DataNode (the "
+            f"output of a DALI operator); got only constants."
+        )
+    device = "gpu" if any(n.device == "gpu" for n in nodes) else "cpu"
+    if device == "gpu":
+        nodes = [n.gpu() for n in nodes]
+    from dali._graph.trace import call_operator
+
+    kwargs: dict[str, Any] = {"op": op, "device": device}
+    if constants:
+        kwargs["constants"] = tuple(constants)
+    return call_operator(ArithmeticGenericOp.schema, tuple(nodes), kwargs)  # type: ignore[attr-defined]

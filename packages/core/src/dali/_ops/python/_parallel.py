@@ -1,0 +1,467 @@
+"""Worker processes for parallel external sources (``parallel=True``).
+
+All parallel sources of one pipeline share one `WorkerPool` of ``py_num_workers`` processes,
+started with the pipeline's ``py_start_method`` (``"fork"`` or ``"spawn"``):
+
+* a per-sample callback (``batch=False``) has each batch split into contiguous slices of
+  samples, one slice per worker;
+* a batch callback sends each batch, whole, to the least busy worker, so that with a
+  ``prefetch_queue_depth`` above 1 several batches are computed at once;
+* an iterable or a generator function has state, so it lives in one dedicated worker that calls
+  ``next`` in the order the batches were asked for.
+
+Tasks and results travel through pipes (results are numpy arrays, pickled). Every task has an id;
+results are put back together in task order, so the data never depends on which worker finished
+first. A task carries the epoch it was scheduled in: a worker restarts an exhausted iterable
+(``cycle="raise"``) when it sees a task of a later epoch, and the main process drops the results
+of tasks scheduled before `Pipeline.reset`.
+
+A failure in a worker comes back as the worker's traceback text and is raised in the pipeline's
+thread. Closing the pool (or dropping it) stops every process; a worker whose parent died exits
+on its own.
+
+Example:
+    >>> pool = WorkerPool(num_workers=2, start_method="fork")
+    >>> ctx = pool.register(SourceSpec(source=lambda i: [i], kind="callable", batch=True))
+    >>> task = pool.schedule(ctx, epoch=0, parts=[(7,)])
+    >>> pool.receive(ctx, task)
+    [[array(7)]]
+    >>> pool.close()
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import multiprocessing
+import os
+import pickle
+import signal
+import time
+import traceback
+import weakref
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from typing import Any
+
+__all__ = ["SourceSpec", "WorkerError", "WorkerPool", "is_generator_function"]
+
+_OK, _STOP, _ERROR = 0, 1, 2
+
+
+class WorkerError(RuntimeError):
+    """A source callback failed in a worker process; the message holds the worker's traceback."""
+
+
+@dataclass
+class SourceSpec:
+    """What a worker needs to run one parallel source (pickled for ``"spawn"``).
+
+    Attributes:
+        source: The callable, iterable or generator function the user gave.
+        kind: ``"callable"``, ``"iterable"`` or ``"genfunc"``.
+        batch: Whether the source produces whole batches (else one sample per call).
+        cycle: ``None``, ``"quiet"`` or ``"raise"`` (iterables and generator functions).
+        num_outputs: The number of outputs, or None for a single-output source.
+        name: The operator's name, for messages.
+    """
+
+    source: Any
+    kind: str
+    batch: bool = True
+    cycle: str | None = None
+    num_outputs: int | None = None
+    name: str = ""
+
+    @property
+    def stateful(self) -> bool:
+        return self.kind != "callable"
+
+
+def is_generator_function(x: Any, _depth: int = 0) -> bool:
+    """Whether ``x`` is a generator function (or a partial of / an object calling one)."""
+    if inspect.isgeneratorfunction(x):
+        return True
+    if isinstance(x, functools.partial):
+        return is_generator_function(x.func, _depth + 1)
+    if x is None or inspect.isfunction(x) or inspect.ismethod(x) or inspect.isbuiltin(x):
+        return False
+    call = getattr(x, "__call__", None)  # noqa: B004 - the bound method, not callable()
+    # Builtin wrappers have a `__call__` that is a new wrapper every time: stop after a few.
+    if call is None or call is x or _depth > 3:
+        return False
+    return is_generator_function(call, _depth + 1)
+
+
+# --------------------------------------------------------------------------------------------
+# The worker process
+# --------------------------------------------------------------------------------------------
+
+
+def _to_host(value: Any, spec: SourceSpec, batch: bool) -> Any:
+    """Callback output as numpy, so that it pickles compactly and needs no framework to load."""
+    from dali._ops.python._convert import host_array, host_batch
+
+    convert = host_batch if batch else host_array
+    if spec.num_outputs is None:
+        return convert(value)
+    if isinstance(value, (tuple, list)) and len(value) == spec.num_outputs:
+        return tuple(convert(v) for v in value)
+    return value  # wrong structure: the main process reports it with the operator's name
+
+
+class _IterableRunner:
+    """Runs an iterable or generator function, applying the ``cycle`` policy across epochs."""
+
+    def __init__(self, spec: SourceSpec) -> None:
+        self.spec = spec
+        self.it: Any = None
+        self.epoch = -1
+        self.exhausted = False
+
+    def _new_iter(self) -> Any:
+        source = self.spec.source
+        return iter(source() if is_generator_function(source) else source)
+
+    def __call__(self, epoch: int, payload: Any) -> Any:
+        if self.it is None:
+            self.it, self.epoch = self._new_iter(), epoch
+        elif self.exhausted:
+            if self.spec.cycle == "raise" and epoch > self.epoch:
+                self.it, self.epoch, self.exhausted = self._new_iter(), epoch, False
+            else:
+                raise StopIteration
+        try:
+            value = next(self.it)
+        except StopIteration:
+            self.exhausted = True
+            if self.spec.cycle != "quiet":
+                raise
+            self.it = self._new_iter()
+            value = next(self.it)
+            self.exhausted = False
+        return _to_host(value, self.spec, batch=True)
+
+
+class _CallableRunner:
+    def __init__(self, spec: SourceSpec) -> None:
+        self.spec = spec
+
+    def __call__(self, epoch: int, payload: Any) -> Any:
+        fn = self.spec.source
+        if self.spec.batch:
+            return _to_host(fn(*payload), self.spec, batch=True)
+        return [_to_host(fn(info), self.spec, batch=False) for info in payload]
+
+
+def _error_payload(e: BaseException) -> tuple[bytes | None, str, str]:
+    tb = traceback.format_exc()
+    try:
+        pickled: bytes | None = pickle.dumps(e)
+    except Exception:  # noqa: BLE001 - the traceback text is enough
+        pickled = None
+    return pickled, f"{type(e).__name__}: {e}", tb
+
+
+def _worker_main(
+    worker_id: int,
+    specs: dict[int, SourceSpec],
+    tasks: Any,
+    results: Any,
+    inherited: list[Any],
+) -> None:
+    """Entry point of a worker process: run tasks until told to stop or orphaned."""
+    # Ctrl-C is for the main process; it stops the workers through `WorkerPool.close`.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for conn in inherited:  # with "fork" we got the parent's ends of every pipe: drop them
+        conn.close()
+    parent = os.getppid()
+    runners: dict[int, Any] = {
+        i: _IterableRunner(s) if s.stateful else _CallableRunner(s) for i, s in specs.items()
+    }
+    while True:
+        try:
+            if not tasks.poll(1.0):
+                if os.getppid() != parent:  # the pipeline's process is gone
+                    return
+                continue
+            msg = tasks.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        ctx, task_id, part, epoch, payload = msg
+        try:
+            reply = (ctx, task_id, part, _OK, runners[ctx](epoch, payload))
+        except StopIteration:
+            reply = (ctx, task_id, part, _STOP, None)
+        except BaseException as e:  # noqa: BLE001 - reported to the main process
+            reply = (ctx, task_id, part, _ERROR, _error_payload(e))
+        try:
+            try:
+                results.send(reply)
+            except (pickle.PicklingError, TypeError, AttributeError) as e:
+                # Nothing was written: Connection.send pickles before writing.
+                results.send((ctx, task_id, part, _ERROR, _error_payload(e)))
+        except (BrokenPipeError, EOFError, OSError):
+            return
+
+
+# --------------------------------------------------------------------------------------------
+# The pool, in the pipeline's process
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Task:
+    n_parts: int
+    parts: dict[int, tuple[int, Any]] = field(default_factory=dict)
+
+
+def _shutdown(procs: list[Any], task_conns: list[Any], result_conns: list[Any]) -> None:
+    """Stop the workers: ask politely, then terminate whatever is still running."""
+    procs = [p for p in procs if p.pid is not None]  # never started: nothing to stop
+    # Closing our read ends first unblocks a worker stuck sending a large result.
+    for conn in result_conns:
+        conn.close()
+    for conn in task_conns:
+        try:
+            conn.send(None)
+        except (OSError, ValueError):
+            pass
+        conn.close()
+    deadline = time.monotonic() + 2.0
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    for p in procs:
+        p.join(1.0)
+        if p.is_alive():
+            p.kill()
+            p.join()
+
+
+class WorkerPool:
+    """Worker processes that run the parallel sources of one pipeline.
+
+    Register every source with `register` before the pool starts (`start`, or the first
+    `schedule`). Then `schedule` a task (a batch, split in parts) and `receive` its result.
+
+    Args:
+        num_workers: The number of processes (``py_num_workers``); must be positive.
+        start_method: ``"fork"`` or ``"spawn"`` (``py_start_method``).
+    """
+
+    def __init__(self, num_workers: int, start_method: str = "fork") -> None:
+        if num_workers < 1:
+            raise RuntimeError(
+                f"Number of Python workers for parallel ExternalSource must be positive, got "
+                f"py_num_workers={num_workers}."
+            )
+        self.num_workers = num_workers
+        self.start_method = start_method
+        self._specs: list[SourceSpec] = []
+        self._dedicated: list[int | None] = []
+        self._procs: list[Any] = []
+        self._task_conns: list[Any] = []
+        self._result_conns: list[Any] = []
+        self._outstanding: list[int] = []
+        self._tasks: dict[tuple[int, int], _Task] = {}
+        self._next_task = 0
+        self._started = False
+        self._closed = False
+        self._broken: str | None = None
+        self._finalizer: Any = None
+
+    # -- setup -----------------------------------------------------------------------------
+    def register(self, spec: SourceSpec) -> int:
+        """Add a source; returns its context index (used by `schedule` and `receive`)."""
+        if self._started:
+            raise RuntimeError("Cannot add a parallel source to a worker pool that was started.")
+        self._specs.append(spec)
+        return len(self._specs) - 1
+
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    @property
+    def size(self) -> int:
+        """The number of worker processes (after `start`; fewer than asked when every source
+        is an iterable, which runs in its own worker only)."""
+        return len(self._procs)
+
+    def pids(self) -> list[int]:
+        """The process ids of the workers (empty before `start`)."""
+        return [p.pid for p in self._procs]
+
+    def start(self) -> None:
+        """Start the worker processes (idempotent)."""
+        if self._started:
+            return
+        if self._closed:
+            raise RuntimeError("The Python worker pool of the pipeline was closed.")
+        self._started = True
+        n_stateful = sum(s.stateful for s in self._specs)
+        n = self.num_workers
+        if n_stateful == len(self._specs):
+            n = min(n, n_stateful)  # only dedicated workers would ever get work (DALI does this)
+        k = 0
+        for spec in self._specs:
+            self._dedicated.append(k % n if spec.stateful else None)
+            k += spec.stateful
+        mp = multiprocessing.get_context(self.start_method)
+        parent_ends: list[Any] = []
+        try:
+            for w in range(n):
+                task_r, task_w = mp.Pipe(duplex=False)
+                res_r, res_w = mp.Pipe(duplex=False)
+                parent_ends += [task_w, res_r]
+                specs = {i: s for i, s in enumerate(self._specs) if self._dedicated[i] in (None, w)}
+                inherited = list(parent_ends) if self.start_method == "fork" else []
+                proc = mp.Process(
+                    target=_worker_main,
+                    args=(w, specs, task_r, res_w, inherited),
+                    name=f"dali-py-worker-{w}",
+                    daemon=True,
+                )
+                self._procs.append(proc)
+                self._task_conns.append(task_w)
+                self._result_conns.append(res_r)
+                self._outstanding.append(0)
+                try:
+                    proc.start()
+                finally:
+                    task_r.close()
+                    res_w.close()
+        except Exception as e:
+            _shutdown(self._procs, self._task_conns, self._result_conns)
+            self._closed = True
+            names = ", ".join(f"`{s.name}`" for s in self._specs)
+            if self.start_method == "spawn":
+                raise RuntimeError(
+                    f"Could not start the Python workers of the parallel external source(s) "
+                    f"{names} with py_start_method='spawn': the source must be picklable "
+                    f"(defined at module level, not a lambda or a local function); "
+                    f"py_start_method='fork' has no such limit. ({type(e).__name__}: {e})"
+                ) from e
+            raise
+        self._finalizer = weakref.finalize(
+            self, _shutdown, self._procs, self._task_conns, self._result_conns
+        )
+
+    # -- running ---------------------------------------------------------------------------
+    def _check_usable(self) -> None:
+        if self._broken is not None:
+            raise RuntimeError(self._broken)
+        if self._closed:
+            raise RuntimeError("The Python worker pool of the pipeline was closed.")
+
+    def schedule(self, ctx: int, epoch: int, parts: list[Any]) -> int:
+        """Send one task (a batch) in parts; returns the task id.
+
+        For a per-sample source each part is a list of SampleInfo and goes to its own worker;
+        for a batch source ``parts`` is ``[args]`` and goes to the least busy worker (or the
+        source's dedicated worker).
+        """
+        self.start()
+        self._check_usable()
+        task_id = self._next_task
+        self._next_task += 1
+        self._tasks[(ctx, task_id)] = _Task(len(parts))
+        dedicated = self._dedicated[ctx]
+        for part, payload in enumerate(parts):
+            if dedicated is not None:
+                w = dedicated
+            elif len(parts) > 1:
+                w = part % len(self._procs)
+            else:
+                w = min(range(len(self._procs)), key=lambda i: self._outstanding[i])
+            self._outstanding[w] += 1
+            self._task_conns[w].send((ctx, task_id, part, epoch, payload))
+        return task_id
+
+    def discard(self, ctx: int, task_id: int) -> None:
+        """Forget a task: its result is dropped when it arrives."""
+        self._tasks.pop((ctx, task_id), None)
+
+    def receive(self, ctx: int, task_id: int) -> list[Any]:
+        """The result of a task: one entry per part, in order.
+
+        Raises:
+            StopIteration: The source reported the end of data for this batch.
+            WorkerError: The source raised in a worker; the message holds its traceback and the
+                original exception (when it could be pickled) is the ``__cause__``.
+            RuntimeError: A worker died or the pool was closed.
+        """
+        self._check_usable()
+        key = (ctx, task_id)
+        task = self._tasks[key]
+        while len(task.parts) < task.n_parts:
+            self._pump()
+        del self._tasks[key]
+        result = []
+        for part in range(task.n_parts):
+            status, data = task.parts[part]
+            if status == _STOP:
+                raise StopIteration
+            if status == _ERROR:
+                self._raise_error(data)
+            result.append(data)
+        return result
+
+    def _raise_error(self, data: tuple[bytes | None, str, str]) -> None:
+        pickled, summary, tb = data
+        cause: BaseException | None = None
+        if pickled is not None:
+            try:
+                cause = pickle.loads(pickled)
+            except Exception:  # noqa: BLE001 - an exception class that cannot be rebuilt
+                cause = None
+        err = WorkerError(f"{summary}\n\nException traceback received from worker process:\n\n{tb}")
+        raise err from cause
+
+    def _pump(self) -> None:
+        """Wait for at least one message from the workers and file it under its task."""
+        sentinels = {p.sentinel: i for i, p in enumerate(self._procs)}
+        conns = {id(c): i for i, c in enumerate(self._result_conns)}
+        ready = wait([*self._result_conns, *sentinels])
+        got_result = False
+        for r in ready:
+            if id(r) not in conns:
+                continue
+            w = conns[id(r)]
+            try:
+                ctx, task_id, part, status, data = r.recv()
+            except (EOFError, OSError):
+                self._worker_died(w)
+            got_result = True
+            self._outstanding[w] -= 1
+            task = self._tasks.get((ctx, task_id))
+            if task is not None:
+                task.parts[part] = (status, data)
+        if not got_result:
+            for r in ready:
+                if r in sentinels:
+                    self._worker_died(sentinels[r])
+
+    def _worker_died(self, w: int) -> None:
+        proc = self._procs[w]
+        proc.join(0.1)
+        names = ", ".join(f"`{s.name}`" for s in self._specs)
+        self._broken = (
+            f"Python worker process {w} (pid {proc.pid}) of the parallel external source(s) "
+            f"{names} exited unexpectedly (exit code {proc.exitcode}); the pipeline cannot "
+            f"continue."
+        )
+        self.close()
+        raise RuntimeError(self._broken)
+
+    def close(self) -> None:
+        """Stop every worker process (idempotent; also done when the pool is dropped)."""
+        self._closed = True
+        self._tasks.clear()
+        if self._finalizer is not None:
+            self._finalizer()

@@ -1,0 +1,590 @@
+"""`fn.readers.file`: file bytes and labels from a class tree, a list file or a list (DALI §3.1).
+
+The reader lists its files once, at build, so that every user error (missing `file_root`, an
+empty dataset, a list entry naming a missing file, impossible sharding) is raised before the
+first batch. It then produces an endless stream of samples (`_sharding`): each batch holds
+exactly ``batch_size`` samples, read in parallel on the pipeline's threads, each a fresh 1-D
+uint8 array of the raw file bytes, memory-mapped unless ``dont_use_mmap=True``.
+
+Every sample carries its identity: the index of its file in the listed (sorted, unshuffled)
+dataset and its pass over that file. Random operators downstream key their values on it, so
+a file gets the same augmentation whatever the shard, the number of shards or the batch size.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fnmatch
+import mmap
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dali._dtypes import DALIDataType
+from dali._exec.workspace import BatchMeta
+from dali._graph.schema import Arg, register
+from dali._ops.base import Operator
+from dali._ops.readers._sharding import (
+    DEFAULT_SHUFFLE_SEED,
+    ReaderCursor,
+    SampleStream,
+    check_sharding,
+    epoch_permutation,
+    reader_meta,
+)
+from dali._tensors import TensorListCPU
+
+__all__ = ["File", "list_file_root", "parse_file_list", "read_file"]
+
+DEFAULT_FILE_FILTERS = (
+    "*.jpg",
+    "*.jpeg",
+    "*.png",
+    "*.bmp",
+    "*.tif",
+    "*.tiff",
+    "*.pnm",
+    "*.ppm",
+    "*.pgm",
+    "*.pbm",
+    "*.jp2",
+    "*.webp",
+    "*.flac",
+    "*.ogg",
+    "*.wav",
+)
+
+_INT32_MAX = 2**31 - 1
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def _load_libc_mmap() -> tuple[Any, Any, Any] | None:
+    """libc's mmap/munmap/madvise through ctypes, or None where they are not available.
+
+    Python's `mmap.mmap` keeps a duplicate of the file descriptor open for as long as the
+    mapping lives (before Python 3.13), so zero-copy samples would each hold a descriptor and
+    a deep prefetch could exhaust the process's limit. Calling libc directly maps the file,
+    closes the descriptor at once and unmaps when the last array using the bytes is freed.
+    """
+    if os.name != "posix" or ctypes.sizeof(ctypes.c_void_p) != 8:
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        do_mmap, do_munmap = libc.mmap, libc.munmap
+    except (OSError, AttributeError):
+        return None
+    do_mmap.restype = ctypes.c_void_p
+    do_mmap.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_int64,
+    ]
+    do_munmap.restype = ctypes.c_int
+    do_munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    do_madvise = getattr(libc, "madvise", None)
+    if do_madvise is not None:
+        do_madvise.restype = ctypes.c_int
+        do_madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    return do_mmap, do_munmap, do_madvise
+
+
+_LIBC = _load_libc_mmap()
+_MAP_FAILED = ctypes.c_void_p(-1).value
+
+
+class _Mapping:
+    """Owns one private file mapping; the numpy arrays made from it keep it alive."""
+
+    __slots__ = ("__array_interface__", "_addr", "_size")
+    # bound here, not looked up in module globals: __del__ may run at interpreter shutdown
+    _munmap = None if _LIBC is None else _LIBC[1]
+
+    def __init__(self, addr: int, size: int) -> None:
+        self._addr = addr
+        self._size = size
+        self.__array_interface__ = {
+            "shape": (size,),
+            "typestr": "|u1",
+            # writable: the mapping is private (copy-on-write), writes never reach the file
+            "data": (addr, False),
+            "version": 3,
+        }
+
+    def __del__(self) -> None:
+        if self._munmap is not None:
+            self._munmap(self._addr, self._size)
+
+
+def _read_mmap(fd: int, size: int, read_ahead: bool) -> np.ndarray | None:
+    """Map ``size`` bytes of ``fd``; None when the file cannot be mapped (pipes, some FUSE)."""
+    assert _LIBC is not None
+    do_mmap, _, do_madvise = _LIBC
+    addr = do_mmap(None, size, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_PRIVATE, fd, 0)
+    if addr is None or addr == _MAP_FAILED:
+        return None
+    owner = _Mapping(addr, size)
+    if read_ahead and do_madvise is not None and hasattr(mmap, "MADV_WILLNEED"):
+        do_madvise(addr, size, mmap.MADV_WILLNEED)
+    return np.asarray(owner)
+
+
+def _read_plain(fd: int, size: int) -> np.ndarray:
+    out = np.empty(size, dtype=np.uint8)
+    view = memoryview(out)
+    got = 0
+    while got < size:
+        n = os.readv(fd, [view[got:]])
+        if n == 0:  # the file shrank since fstat
+            return out[:got].copy()
+        got += n
+    return out
+
+
+def read_file(path: str, *, use_mmap: bool = True, read_ahead: bool = False) -> np.ndarray:
+    """The bytes of a file as a new 1-D uint8 array (no buffer is ever reused).
+
+    Args:
+        path: The file to read.
+        use_mmap: Map the file (zero-copy; the array is a private copy-on-write mapping, so
+            writing to it never changes the file) instead of reading it.
+        read_ahead: Ask the OS to page a mapped file in at once (``MADV_WILLNEED``).
+
+    Raises:
+        OSError: The file cannot be opened or read.
+
+    Example:
+        >>> import tempfile
+        >>> with tempfile.NamedTemporaryFile(suffix=".bin") as f:
+        ...     _ = f.write(b"abc"); f.flush()
+        ...     read_file(f.name).tolist()
+        [97, 98, 99]
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        size = os.fstat(fd).st_size
+        if size == 0:
+            return np.empty(0, dtype=np.uint8)
+        if use_mmap and _LIBC is not None:
+            out = _read_mmap(fd, size, read_ahead)
+            if out is not None:
+                return out
+        return _read_plain(fd, size)
+    finally:
+        os.close(fd)
+
+
+# -- listing ----------------------------------------------------------------------------------
+
+
+def _matcher(patterns: Sequence[str], case_sensitive: bool) -> Any:
+    """A predicate on names for a list of glob patterns (DALI uses fnmatch, FNM_CASEFOLD)."""
+    if case_sensitive:
+        regex = re.compile("|".join(fnmatch.translate(p) for p in patterns))
+        return lambda name: regex.match(name) is not None
+    regex = re.compile("|".join(fnmatch.translate(p.lower()) for p in patterns))
+    return lambda name: regex.match(name.lower()) is not None
+
+
+def list_file_root(
+    root: str,
+    file_filters: Sequence[str] = DEFAULT_FILE_FILTERS,
+    dir_filters: Sequence[str] | None = None,
+    case_sensitive_filter: bool = False,
+) -> tuple[list[str], list[int], int]:
+    """List a class tree the way DALI does.
+
+    Every subdirectory of ``root`` (matching ``dir_filters``) is a class; its label is its
+    index in lexicographic order. The files directly inside it that match ``file_filters`` are
+    the samples (deeper directories are ignored). The samples are sorted by their relative
+    path ``"<class>/<file>"``.
+
+    Returns:
+        ``(relative_paths, labels, number_of_classes)``.
+
+    Raises:
+        OSError: ``root`` cannot be listed.
+    """
+    match_file = _matcher(file_filters, case_sensitive_filter) if file_filters else None
+    match_dir = _matcher(dir_filters, case_sensitive_filter) if dir_filters else None
+    with os.scandir(root) as it:
+        classes = sorted(
+            e.name for e in it if e.is_dir() and (match_dir is None or match_dir(e.name))
+        )
+    entries: list[tuple[str, int]] = []
+    for label, cls in enumerate(classes):
+        with os.scandir(os.path.join(root, cls)) as it:
+            for e in it:
+                if e.is_dir():
+                    continue
+                if match_file is None or match_file(e.name):
+                    entries.append((f"{cls}/{e.name}", label))
+    entries.sort()
+    return [p for p, _ in entries], [label for _, label in entries], len(classes)
+
+
+_LIST_LINE = re.compile(r"(.*\S)\s+(\d+)", re.DOTALL)
+
+
+def parse_file_list(text: str) -> list[tuple[int, str, int]]:
+    """Parse a DALI file list: one ``path label`` per line.
+
+    Trailing whitespace is ignored, empty lines are skipped, the label is the trailing run of
+    digits and the name is everything before the whitespace in front of it (inner spaces are
+    allowed).
+
+    Returns:
+        ``(line_number, path, label)`` for each entry.
+
+    Raises:
+        ValueError: A line has no label (the message holds its number and text).
+
+    Example:
+        >>> parse_file_list("a b.jpg 3\\n\\nc.jpg\\t12\\n")
+        [(1, 'a b.jpg', 3), (3, 'c.jpg', 12)]
+    """
+    out = []
+    for number, raw in enumerate(text.split("\n"), 1):
+        line = raw.rstrip()
+        if not line:
+            continue
+        m = _LIST_LINE.fullmatch(line)
+        if m is None:
+            raise ValueError(
+                f"line {number}: expected a file name followed by a label, got {raw!r}"
+            )
+        out.append((number, m.group(1), int(m.group(2))))
+    return out
+
+
+def _missing_files(paths: Sequence[str]) -> list[int]:
+    """Indices of ``paths`` that are not existing files.
+
+    Lists each directory once instead of a ``stat`` per file, which matters for lists of a
+    million files.
+    """
+    by_dir: dict[str, list[int]] = {}
+    for i, p in enumerate(paths):
+        by_dir.setdefault(os.path.dirname(os.path.normpath(p)), []).append(i)
+    missing = []
+    for d, indices in by_dir.items():
+        try:
+            with os.scandir(d or ".") as it:
+                names = {e.name for e in it if not e.is_dir()}
+        except OSError:
+            names = set()
+        for i in indices:
+            name = os.path.basename(os.path.normpath(paths[i]))
+            # symlinked directories and ".." make normpath unreliable: ask the OS then
+            if name not in names and not os.path.isfile(paths[i]):
+                missing.append(i)
+    return missing
+
+
+# -- the operator -----------------------------------------------------------------------------
+
+#: Arguments that decide *which* file a sample index means are semantic; these only decide
+#: the order, the sharding or the I/O, so they do not enter the reader's identity: a file
+#: gets the same random values downstream whatever the shard or the shuffling.
+_NON_SEMANTIC = (
+    "shard_id",
+    "num_shards",
+    "pad_last_batch",
+    "stick_to_shard",
+    "random_shuffle",
+    "initial_fill",
+    "shuffle_after_epoch",
+    "shuffle_after_epoch_seed",
+    "dont_use_mmap",
+    "read_ahead",
+    "lazy_init",
+    "prefetch_queue_depth",
+    "skip_cached_images",
+    "tensor_init_bytes",
+)
+
+
+@register(
+    "readers.file",
+    devices=("cpu",),
+    inputs=0,
+    outputs=2,
+    source=True,
+    random=True,
+    aliases=("FileReader",),
+    non_semantic=_NON_SEMANTIC,
+    args=[
+        Arg("file_root", "str", doc="Root folder: class subfolders, or the base of list paths."),
+        Arg("file_list", "str", doc="Text file with one `path label` per line."),
+        Arg("files", "str_vec", doc="File paths (relative to file_root if given)."),
+        Arg("labels", "int_vec", doc="Labels for `files` (default: the index in `files`)."),
+        Arg(
+            "file_filters",
+            "str_vec",
+            default=DEFAULT_FILE_FILTERS,
+            doc="Glob patterns for file names under file_root.",
+        ),
+        Arg("dir_filters", "str_vec", doc="Glob patterns for the class folders of file_root."),
+        Arg("case_sensitive_filter", "bool", default=False, doc="Match filters case-sensitively."),
+        Arg("random_shuffle", "bool", default=False, doc="Draw samples from a shuffle buffer."),
+        Arg("initial_fill", "int", default=1024, doc="Size of the shuffle buffer."),
+        Arg("shuffle_after_epoch", "bool", default=False, doc="A global permutation per epoch."),
+        Arg("shuffle_after_epoch_seed", "int", doc="Seed of the per-epoch permutations."),
+        Arg("shard_id", "int", default=0, doc="Index of this shard."),
+        Arg("num_shards", "int", default=1, doc="Number of shards the dataset is split into."),
+        Arg("pad_last_batch", "bool", default=False, doc="Pad each shard with its last sample."),
+        Arg("stick_to_shard", "bool", default=False, doc="Read only this shard, for ever."),
+        Arg("dont_use_mmap", "bool", default=False, doc="Read files instead of mapping them."),
+        Arg("read_ahead", "bool", default=False, doc="Page mapped files in at once."),
+        Arg("lazy_init", "bool", default=False, doc="Accepted (I/O tuning; no effect)."),
+        Arg("prefetch_queue_depth", "int", default=1, doc="Accepted (I/O tuning; no effect)."),
+        Arg("skip_cached_images", "bool", default=False, doc="Accepted (no effect)."),
+        Arg("tensor_init_bytes", "int", default=1048576, doc="Accepted (memory hint)."),
+    ],
+)
+class File(Operator):
+    """Reads file contents and returns file-label pairs.
+
+    Three ways to name the files: ``file_root`` alone (every subfolder is a class, labelled by
+    its index in sorted order), ``file_list`` (a text file of ``path label`` lines, paths
+    relative to the list's folder or to ``file_root``), or ``files`` with optional ``labels``.
+    Outputs ``data`` (1-D uint8, the raw bytes) and ``label`` (int32, shape ``(1,)``).
+
+    Example:
+        >>> import dali, dali.fn as fn
+        >>> from dali._testing.images import make_image_tree
+        >>> import tempfile
+        >>> root = tempfile.mkdtemp()
+        >>> _ = make_image_tree(root)
+        >>> pipe = dali.Pipeline(batch_size=4, num_threads=2, device_id=None)
+        >>> with pipe:
+        ...     jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+        ...     pipe.set_outputs(jpegs, labels)
+        >>> jpegs_out, labels_out = pipe.run()
+        >>> labels_out.as_array().ravel().tolist(), pipe.epoch_size("Reader")
+        ([0, 0, 0, 0], 21)
+    """
+
+    def setup(self) -> None:
+        self._check_arguments()
+        rel, full, labels = self._list_files()
+        n = len(rel)
+        num_shards, shard_id = self.arg("num_shards"), self.arg("shard_id")
+        check_sharding(self, shard_id, num_shards, n)
+        self._rel = rel
+        self._full = full
+        self._labels = np.asarray(labels, dtype=np.int32)
+        self._batch_size = int(self.pipeline.max_batch_size)
+        self._use_mmap = not self.arg("dont_use_mmap")
+        self._read_ahead = bool(self.arg("read_ahead"))
+
+        shuffle_after = bool(self.arg("shuffle_after_epoch"))
+        epoch_seed = None
+        if shuffle_after:
+            epoch_seed = DEFAULT_SHUFFLE_SEED
+            if self.has_arg("shuffle_after_epoch_seed"):
+                epoch_seed = int(self.arg("shuffle_after_epoch_seed"))
+        order = None
+        if self.arg("random_shuffle"):
+            # one fixed permutation, the same on every shard, so the shards stay disjoint
+            order = epoch_permutation(n, DEFAULT_SHUFFLE_SEED, 0)
+        stream = SampleStream(
+            n,
+            num_shards=num_shards,
+            shard_id=shard_id,
+            batch_size=self._batch_size,
+            pad_last_batch=bool(self.arg("pad_last_batch")),
+            stick_to_shard=bool(self.arg("stick_to_shard")),
+            order=order,
+            epoch_shuffle_seed=epoch_seed,
+        )
+        fill = int(self.arg("initial_fill")) if self.arg("random_shuffle") else None
+        self._cursor = ReaderCursor(stream, fill)
+        self._meta = reader_meta(
+            n,
+            num_shards=num_shards,
+            shard_id=shard_id,
+            pad_last_batch=bool(self.arg("pad_last_batch")),
+            # shuffle_after_epoch reads its own slice of every permutation: it sticks [observed]
+            stick_to_shard=bool(self.arg("stick_to_shard")) or shuffle_after,
+        )
+
+    def _check_arguments(self) -> None:
+        has = self.has_arg
+        if has("file_list") and has("files"):
+            raise self.arg_error("files", "`file_list` and `files` are mutually exclusive")
+        if has("labels") and not has("files"):
+            raise self.arg_error(
+                "labels", "is valid only when the file paths are given with `files`"
+            )
+        if not (has("file_root") or has("file_list") or has("files")):
+            raise self.arg_error(
+                "file_root", "one of `file_root`, `file_list` or `files` must be given"
+            )
+        if self.arg("shuffle_after_epoch"):
+            if self.arg("random_shuffle"):
+                raise self.arg_error(
+                    "shuffle_after_epoch", "cannot be used together with `random_shuffle`"
+                )
+            if self.arg("stick_to_shard"):
+                raise self.arg_error(
+                    "shuffle_after_epoch", "cannot be used together with `stick_to_shard`"
+                )
+        check_sharding(self, self.arg("shard_id"), self.arg("num_shards"))
+        if self.arg("initial_fill") < 1:
+            raise self.arg_error(
+                "initial_fill", f"must be positive, got {self.arg('initial_fill')}"
+            )
+        if self.arg("prefetch_queue_depth") < 1:
+            raise self.arg_error(
+                "prefetch_queue_depth", f"must be positive, got {self.arg('prefetch_queue_depth')}"
+            )
+        if self.arg("tensor_init_bytes") < 0:
+            raise self.arg_error(
+                "tensor_init_bytes", f"must be non-negative, got {self.arg('tensor_init_bytes')}"
+            )
+
+    def _list_files(self) -> tuple[list[str], list[str], list[int]]:
+        """``(listed paths, paths to open, labels)`` of the dataset, in index order."""
+        root = self.arg("file_root") if self.has_arg("file_root") else None
+        if self.has_arg("file_list"):
+            return self._from_file_list(self.arg("file_list"), root)
+        if self.has_arg("files"):
+            return self._from_files(list(self.arg("files")), root)
+        assert root is not None
+        if not os.path.isdir(root):
+            what = "is not a directory" if os.path.exists(root) else "does not exist"
+            raise self.arg_error("file_root", f"'{root}' {what}")
+        try:
+            rel, labels, n_classes = list_file_root(
+                root,
+                self.arg("file_filters"),
+                self.arg("dir_filters") or None,
+                bool(self.arg("case_sensitive_filter")),
+            )
+        except OSError as e:
+            raise self.arg_error("file_root", f"cannot list '{root}': {e}") from e
+        if not rel:
+            if n_classes == 0:
+                why = "it has no class subdirectories" + (
+                    f" matching dir_filters={list(self.arg('dir_filters'))}"
+                    if self.has_arg("dir_filters")
+                    else ""
+                )
+            else:
+                why = (
+                    f"none of its {n_classes} class subdirectories holds a file matching "
+                    f"file_filters={list(self.arg('file_filters'))}"
+                )
+            raise self.arg_error("file_root", f"no files found under '{root}': {why}")
+        return rel, [os.path.join(root, p) for p in rel], labels
+
+    def _from_file_list(
+        self, file_list: str, root: str | None
+    ) -> tuple[list[str], list[str], list[int]]:
+        try:
+            with open(file_list, encoding="utf-8", errors="surrogateescape") as f:
+                text = f.read()
+        except OSError as e:
+            raise self.arg_error(
+                "file_list", f"cannot read '{file_list}': {e.strerror or e}"
+            ) from e
+        try:
+            entries = parse_file_list(text)
+        except ValueError as e:
+            raise self.arg_error("file_list", f"'{file_list}', {e}") from e
+        if not entries:
+            raise self.arg_error("file_list", f"'{file_list}' lists no files")
+        for number, path, label in entries:
+            if label > _INT32_MAX:
+                raise self.arg_error(
+                    "file_list", f"'{file_list}', line {number}: label {label} does not fit int32"
+                )
+        base = root if root is not None else os.path.dirname(file_list)
+        rel = [p for _, p, _ in entries]
+        full = [os.path.join(base, p) for p in rel]
+        missing = _missing_files(full)
+        if missing:
+            shown = "; ".join(
+                f"line {entries[i][0]}: '{rel[i]}' -> '{full[i]}'" for i in missing[:5]
+            )
+            more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
+            raise self.arg_error(
+                "file_list",
+                f"'{file_list}' names {len(missing)} missing file(s): {shown}{more}",
+            )
+        return rel, full, [label for _, _, label in entries]
+
+    def _from_files(
+        self, files: list[str], root: str | None
+    ) -> tuple[list[str], list[str], list[int]]:
+        if not files:
+            raise self.arg_error("files", "the list of files is empty")
+        if self.has_arg("labels"):
+            labels = [int(v) for v in self.arg("labels")]
+            if len(labels) != len(files):
+                raise self.arg_error(
+                    "labels",
+                    f"has {len(labels)} entries but `files` has {len(files)}: they must match",
+                )
+            bad = [v for v in labels if not -(2**31) <= v <= _INT32_MAX]
+            if bad:
+                raise self.arg_error("labels", f"label {bad[0]} does not fit int32")
+        else:
+            labels = list(range(len(files)))
+        full = [os.path.join(root, p) if root is not None else p for p in files]
+        missing = _missing_files(full)
+        if missing:
+            shown = "; ".join(f"'{full[i]}'" for i in missing[:5])
+            more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
+            raise self.arg_error("files", f"{len(missing)} file(s) do not exist: {shown}{more}")
+        return list(files), full, labels
+
+    # -- running --------------------------------------------------------------------------
+    def run_cpu(self, ws: Any) -> tuple[TensorListCPU, TensorListCPU]:
+        n = self._batch_size
+        ids, passes = self._cursor.next_batch(n, ws.key)
+        paths = [self._full[k] for k in ids.tolist()]
+        use_mmap, read_ahead = self._use_mmap, self._read_ahead
+
+        def read(i: int) -> np.ndarray:
+            try:
+                return read_file(paths[i], use_mmap=use_mmap, read_ahead=read_ahead)
+            except OSError as e:
+                raise self.error(f"cannot read file '{paths[i]}': {e.strerror or e}") from e
+
+        data = ws.map(read, n)
+        source_info = [self._rel[k] for k in ids.tolist()]
+        labels = self._labels[ids].reshape(n, 1)
+        ws.out_meta = BatchMeta(ids, passes, tuple(source_info))
+        return (
+            TensorListCPU._make(data, "", source_info),
+            TensorListCPU._make(labels, "", source_info),
+        )
+
+    # -- metadata and state ---------------------------------------------------------------
+    def reader_meta(self) -> dict[str, int]:
+        """``epoch_size``, ``epoch_size_padded``, shards and flags (ints) for the Pipeline."""
+        return dict(self._meta)
+
+    def get_state(self) -> dict[str, Any]:
+        return self._cursor.get_state()
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        try:
+            self._cursor.set_state(state)
+        except (KeyError, ValueError) as e:
+            raise self.error(f"cannot restore the reader state: {e}") from e
+
+    @staticmethod
+    def static_meta(node: Any) -> list[dict[str, Any]]:
+        return [
+            {"dtype": DALIDataType.UINT8, "ndim": 1, "layout": ""},
+            {"dtype": DALIDataType.INT32, "ndim": 1, "layout": ""},
+        ]

@@ -1,0 +1,712 @@
+"""`fn.readers.file` (reference §3.1, §4.1, §1.3; DESIGN §5.1 and §7)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import warnings
+
+import dali
+import numpy as np
+import pytest
+from dali import fn, ops, types
+from dali._graph.schema import UNSET, get_schema
+from dali._ops.readers._sharding import (
+    ReaderCursor,
+    SampleStream,
+    padded_epoch_size,
+    shard_range,
+)
+from dali._ops.readers.file import parse_file_list, read_file
+
+N = 21  # files in the `image_tree` fixture; file list.txt gives image i the label i
+
+
+def _pipeline(batch_size=8, *, seed=42, num_threads=2, outputs=None, **reader_kw):
+    """A synchronous pipeline (the reader runs only when a batch is consumed)."""
+    pipe = dali.Pipeline(
+        batch_size=batch_size,
+        num_threads=num_threads,
+        device_id=None,
+        seed=seed,
+        exec_async=False,
+        exec_pipelined=False,
+    )
+    reader_kw.setdefault("name", "Reader")
+    with pipe:
+        data, label = fn.readers.file(**reader_kw)
+        extra = outputs(data, label) if outputs is not None else ()
+        pipe.set_outputs(data, label, *extra)
+    return pipe
+
+
+def _labels(pipe, iterations):
+    return [pipe.run()[1].as_array().reshape(-1).tolist() for _ in range(iterations)]
+
+
+def _list(root):
+    return str(root / "list.txt")
+
+
+def _impl(pipe, name="Reader"):
+    pipe.build()
+    return pipe._plan.by_name[name].impl
+
+
+# -- schema ------------------------------------------------------------------------------------
+
+
+def test_schema_arguments_and_defaults_match_dali():
+    schema = get_schema("readers.file")
+    expected = {
+        "file_root": UNSET,
+        "file_list": UNSET,
+        "files": UNSET,
+        "labels": UNSET,
+        "file_filters": (
+            "*.jpg",
+            "*.jpeg",
+            "*.png",
+            "*.bmp",
+            "*.tif",
+            "*.tiff",
+            "*.pnm",
+            "*.ppm",
+            "*.pgm",
+            "*.pbm",
+            "*.jp2",
+            "*.webp",
+            "*.flac",
+            "*.ogg",
+            "*.wav",
+        ),
+        "dir_filters": UNSET,
+        "case_sensitive_filter": False,
+        "random_shuffle": False,
+        "initial_fill": 1024,
+        "shuffle_after_epoch": False,
+        "shuffle_after_epoch_seed": UNSET,
+        "shard_id": 0,
+        "num_shards": 1,
+        "pad_last_batch": False,
+        "stick_to_shard": False,
+        "dont_use_mmap": False,
+        "read_ahead": False,
+        "lazy_init": False,
+        "prefetch_queue_depth": 1,
+        "skip_cached_images": False,
+        "tensor_init_bytes": 1048576,
+        "seed": -1,
+    }
+    common = {"name", "device", "preserve", "bytes_per_sample_hint"}
+    got = {k: a.default for k, a in schema.args.items() if k not in common}
+    assert got == expected
+    assert schema.devices == ("cpu",)
+    assert (schema.min_inputs, schema.max_inputs, schema.num_outputs) == (0, 0, 2)
+    assert not any(a.tensor for a in schema.args.values() if a.name not in common)
+
+
+def test_ops_class_and_legacy_alias(image_tree):
+    class Pipe(dali.Pipeline):
+        def __init__(self, reader_cls):
+            super().__init__(batch_size=3, num_threads=1, device_id=None, seed=1)
+            self.input = reader_cls(file_root=str(image_tree))
+
+        def define_graph(self):
+            jpegs, labels = self.input(name="Reader")
+            return jpegs, labels
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        legacy = Pipe(ops.FileReader)
+        legacy_out = legacy.run()
+    modern_out = Pipe(ops.readers.File).run()
+    assert legacy_out[1].as_array().tolist() == modern_out[1].as_array().tolist() == [[0]] * 3
+    assert legacy.epoch_size("Reader") == N
+
+
+# -- outputs -----------------------------------------------------------------------------------
+
+
+def test_outputs_are_raw_bytes_and_int32_labels(image_tree):
+    pipe = _pipeline(4, file_root=str(image_tree))
+    data, label = pipe.run()
+    assert data.dtype == types.UINT8 and data.layout() == "" and data.ndim == 1
+    assert label.dtype == types.INT32 and label.layout() == ""
+    assert label.shape() == [(1,)] * 4
+    for i in range(4):
+        path = image_tree / data[i].source_info()
+        assert data.at(i).tobytes() == path.read_bytes()
+
+
+def test_file_root_order_labels_and_source_info(image_tree):
+    pipe = _pipeline(N, file_root=str(image_tree))
+    data, label = pipe.run()
+    infos = [data[i].source_info() for i in range(N)]
+    # [observed] the first files are 0/img_00.jpg, 0/img_03.jpg, 0/img_06.jpg with label 0
+    assert infos[:3] == ["0/img_00.jpg", "0/img_03.jpg", "0/img_06.jpg"]
+    assert infos == sorted(f"{i % 3}/img_{i:02d}.jpg" for i in range(N))
+    assert label.as_array().ravel().tolist() == [int(s[0]) for s in infos]
+
+
+def test_batches_are_always_full_and_wrap(image_tree):
+    pipe = _pipeline(32, file_list=_list(image_tree))
+    (labels,) = _labels(pipe, 1)
+    assert labels == list(range(21)) + list(range(11))
+
+
+def test_file_root_filters_and_class_order(tmp_path):
+    for d in ("b", "a", "10", "2", "skipme"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "a" / "x.JPG").write_bytes(b"1")
+    (tmp_path / "a" / "y.jpeg").write_bytes(b"2")
+    (tmp_path / "a" / "notes.txt").write_bytes(b"3")
+    (tmp_path / "a" / "deeper").mkdir()
+    (tmp_path / "a" / "deeper" / "z.jpg").write_bytes(b"4")  # not a class: ignored
+    (tmp_path / "b" / "q.png").write_bytes(b"5")
+    (tmp_path / "10" / "r.webp").write_bytes(b"6")
+    (tmp_path / "2" / "s.wav").write_bytes(b"7")
+    (tmp_path / "skipme" / "t.jpg").write_bytes(b"8")
+    (tmp_path / "top.jpg").write_bytes(b"9")  # files at the root are not samples
+
+    def listed(**kw):
+        pipe = _pipeline(1, file_root=str(tmp_path), **kw)
+        meta = pipe.reader_meta("Reader")
+        out = [pipe.run() for _ in range(meta["epoch_size"])]
+        return [(d[0].source_info(), int(lab.as_array()[0, 0])) for d, lab in out]
+
+    # classes in lexicographic order: "10" -> 0, "2" -> 1, "a" -> 2, "b" -> 3, "skipme" -> 4
+    assert listed() == [
+        ("10/r.webp", 0),
+        ("2/s.wav", 1),
+        ("a/x.JPG", 2),
+        ("a/y.jpeg", 2),
+        ("b/q.png", 3),
+        ("skipme/t.jpg", 4),
+    ]
+    assert listed(case_sensitive_filter=True) == [
+        ("10/r.webp", 0),
+        ("2/s.wav", 1),
+        ("a/y.jpeg", 2),
+        ("b/q.png", 3),
+        ("skipme/t.jpg", 4),
+    ]
+    assert listed(file_filters=["*.txt", "*.JPG"], case_sensitive_filter=True) == [
+        ("a/notes.txt", 2),
+        ("a/x.JPG", 2),
+    ]
+    assert listed(file_filters="*.TXT") == [("a/notes.txt", 2)]
+    assert listed(dir_filters=["[ab]", "1*"]) == [
+        ("10/r.webp", 0),
+        ("a/x.JPG", 1),
+        ("a/y.jpeg", 1),
+        ("b/q.png", 2),
+    ]
+
+
+def test_file_list_paths_relative_to_list_or_file_root(image_tree, tmp_path):
+    # a list in the parent folder: paths (and source_info) include the folder name
+    imgs = tmp_path / "imgs"
+    shutil.copytree(image_tree / "0", imgs / "0")
+    shutil.copytree(image_tree / "1", imgs / "1")
+    (imgs / "with space").mkdir()
+    shutil.copy(image_tree / "0" / "img_00.jpg", imgs / "with space" / "a b.jpg")
+    lst = tmp_path / "list.txt"
+    lst.write_text(
+        "imgs/0/img_00.jpg 5\n\n  \nimgs/1/img_01.jpg\t7  \r\nimgs/with space/a b.jpg 42\n"
+    )
+    pipe = _pipeline(3, file_list=str(lst))
+    data, label = pipe.run()
+    assert [data[i].source_info() for i in range(3)] == [
+        "imgs/0/img_00.jpg",
+        "imgs/1/img_01.jpg",
+        "imgs/with space/a b.jpg",
+    ]
+    assert label.as_array().ravel().tolist() == [5, 7, 42]
+    assert data.at(2).tobytes() == (image_tree / "0" / "img_00.jpg").read_bytes()
+
+    # with file_root, the list's paths are relative to it
+    lst2 = tmp_path / "elsewhere.txt"
+    lst2.write_text("0/img_03.jpg 1\n1/img_04.jpg 2\n")
+    pipe = _pipeline(2, file_list=str(lst2), file_root=str(imgs))
+    data, label = pipe.run()
+    assert [data[i].source_info() for i in range(2)] == ["0/img_03.jpg", "1/img_04.jpg"]
+    assert data.at(1).tobytes() == (image_tree / "1" / "img_04.jpg").read_bytes()
+
+
+def test_parse_file_list_rules():
+    assert parse_file_list("a.jpg 1\n") == [(1, "a.jpg", 1)]
+    assert parse_file_list("my file 2.jpg  33 \n") == [(1, "my file 2.jpg", 33)]
+    assert parse_file_list("x 1 2\n") == [(1, "x 1", 2)]  # the label is the last number
+    assert parse_file_list("\n\n b.jpg 0") == [(3, " b.jpg", 0)]
+    for bad in ("a.jpg\n", "a.jpg -1\n", "a.jpg 1x\n", "12\n"):
+        with pytest.raises(ValueError, match="line 1"):
+            parse_file_list(bad)
+
+
+def test_files_mode_labels(image_tree):
+    files = ["0/img_00.jpg", "1/img_01.jpg"]
+    # [observed] without labels the label is the index in `files`: [0, 1, 0]
+    pipe = _pipeline(3, files=files, file_root=str(image_tree))
+    data, label = pipe.run()
+    assert label.as_array().ravel().tolist() == [0, 1, 0]
+    assert [data[i].source_info() for i in range(3)] == [*files, files[0]]
+    pipe = _pipeline(3, files=files, labels=[7, 9], file_root=str(image_tree))
+    assert _labels(pipe, 1) == [[7, 9, 7]]
+    # absolute paths, no file_root
+    pipe = _pipeline(2, files=[str(image_tree / f) for f in files])
+    assert pipe.run()[0].at(1).tobytes() == (image_tree / files[1]).read_bytes()
+
+
+def test_path_objects_are_accepted(image_tree):
+    # DALI converts string arguments with str(): pathlib paths work there too
+    pipe = _pipeline(2, file_root=image_tree)
+    assert pipe.run()[0][1].source_info() == "0/img_03.jpg"
+    pipe = _pipeline(2, files=[image_tree / "1" / "img_01.jpg"], file_list=None)
+    assert pipe.run()[0].at(0).tobytes() == (image_tree / "1" / "img_01.jpg").read_bytes()
+    pipe = _pipeline(1, file_list=image_tree / "list.txt", num_shards=3, shard_id=2)
+    assert _labels(pipe, 1) == [[14]]
+
+
+def test_io_tuning_arguments_do_not_change_outputs(image_tree):
+    def run(**kw):
+        pipe = _pipeline(5, file_list=_list(image_tree), **kw)
+        return [[d.at(i).tobytes() for i in range(5)] for d, _ in (pipe.run(), pipe.run())]
+
+    base = run()
+    assert run(dont_use_mmap=True) == base
+    assert run(read_ahead=True) == base
+    assert (
+        run(
+            lazy_init=True,
+            prefetch_queue_depth=3,
+            skip_cached_images=True,
+            tensor_init_bytes=100,
+        )
+        == base
+    )
+
+
+def test_results_do_not_depend_on_threads(image_tree):
+    outs = []
+    for threads in (1, 4):
+        pipe = _pipeline(8, file_list=_list(image_tree), num_threads=threads, random_shuffle=True)
+        outs.append([[d.at(i).tobytes() for i in range(8)] for d, _ in (pipe.run(), pipe.run())])
+    assert outs[0] == outs[1]
+
+
+def test_samples_own_their_memory(image_tree):
+    for mmap in (True, False):
+        pipe = _pipeline(N, file_list=_list(image_tree), dont_use_mmap=not mmap)
+        first, _ = pipe.run()
+        kept = [first.at(i) for i in range(N)]
+        for _ in range(3):
+            pipe.run()
+        for i, arr in enumerate(kept):
+            assert arr.tobytes() == (image_tree / first[i].source_info()).read_bytes()
+            for other in kept[:i]:
+                assert not np.shares_memory(arr, other)
+
+
+def test_read_file_helper(tmp_path):
+    path = tmp_path / "x.bin"
+    path.write_bytes(bytes(range(256)) * 40)
+    mapped = read_file(str(path))
+    plain = read_file(str(path), use_mmap=False)
+    assert mapped.dtype == np.uint8 and mapped.ndim == 1
+    assert mapped.tobytes() == plain.tobytes() == path.read_bytes()
+    assert plain.flags.writeable and mapped.flags.writeable
+    mapped[:4] = 0  # a private mapping: the file does not change
+    assert path.read_bytes() == plain.tobytes()
+    del mapped  # unmapped with the last reference
+    (tmp_path / "empty").write_bytes(b"")
+    assert read_file(str(tmp_path / "empty")).shape == (0,)
+    with pytest.raises(FileNotFoundError):
+        read_file(str(tmp_path / "nope"))
+
+
+def test_empty_and_non_image_files_are_read_as_bytes(edge_images):
+    files = [str(edge_images["empty"]), str(edge_images["text"])]
+    data, _ = _pipeline(2, files=files).run()
+    assert data.shape() == [(0,), (edge_images["text"].stat().st_size,)]
+
+
+def test_vanished_file_error_names_it(image_tree, tmp_path):
+    for name in ("a.jpg", "b.jpg"):
+        shutil.copy(image_tree / "0" / "img_00.jpg", tmp_path / name)
+    pipe = _pipeline(2, files=[str(tmp_path / "a.jpg"), str(tmp_path / "b.jpg")])
+    pipe.build()
+    os.remove(tmp_path / "b.jpg")
+    with pytest.raises(RuntimeError, match=r"dali\.fn\.readers\.file.*b\.jpg"):
+        pipe.run()
+
+
+# -- errors before the first batch -------------------------------------------------------------
+
+
+def _build_error(**kw):
+    pipe = _pipeline(4, **kw)
+    with pytest.raises(RuntimeError) as info:
+        pipe.build()
+    msg = str(info.value)
+    assert "dali.fn.readers.file" in msg
+    return msg
+
+
+def test_error_missing_and_bad_file_root(tmp_path):
+    missing = tmp_path / "nope"
+    msg = _build_error(file_root=str(missing))
+    assert "file_root" in msg and str(missing) in msg and "does not exist" in msg
+    (tmp_path / "f.jpg").write_bytes(b"x")
+    msg = _build_error(file_root=str(tmp_path / "f.jpg"))
+    assert "file_root" in msg and "not a directory" in msg
+
+
+def test_error_empty_file_root(tmp_path):
+    msg = _build_error(file_root=str(tmp_path))
+    assert "file_root" in msg and str(tmp_path) in msg and "no class subdirectories" in msg
+    (tmp_path / "0").mkdir()
+    (tmp_path / "0" / "a.txt").write_bytes(b"x")
+    msg = _build_error(file_root=str(tmp_path))
+    assert "file_root" in msg and "file_filters" in msg and str(tmp_path) in msg
+    msg = _build_error(file_root=str(tmp_path), file_filters=["*.txt"], dir_filters=["z*"])
+    assert "dir_filters" in msg
+
+
+@pytest.mark.parametrize(
+    ("kw", "arg", "text"),
+    [
+        ({"shard_id": 2, "num_shards": 2}, "shard_id", "got shard_id=2"),
+        ({"shard_id": 5, "num_shards": 2}, "shard_id", "got shard_id=5"),
+        ({"shard_id": -1, "num_shards": 2}, "shard_id", "got shard_id=-1"),
+        ({"num_shards": 0}, "num_shards", "at least 1"),
+        ({"num_shards": 22}, "num_shards", "fewer than num_shards=22"),
+        ({"initial_fill": 0, "random_shuffle": True}, "initial_fill", "positive"),
+        ({"shuffle_after_epoch": True, "random_shuffle": True}, "shuffle_after_epoch", "random"),
+        ({"shuffle_after_epoch": True, "stick_to_shard": True}, "shuffle_after_epoch", "stick"),
+    ],
+)
+def test_error_bad_sharding_and_shuffling(image_tree, kw, arg, text):
+    msg = _build_error(file_root=str(image_tree), **kw)
+    assert f"argument `{arg}`" in msg and text in msg
+
+
+def test_error_file_list_problems(image_tree, tmp_path):
+    msg = _build_error(file_list=str(tmp_path / "missing.txt"))
+    assert "file_list" in msg and "missing.txt" in msg
+    lst = tmp_path / "list.txt"
+    lst.write_text("a.jpg 0\nno_label_here.jpg\n")
+    msg = _build_error(file_list=str(lst))
+    assert "file_list" in msg and "line 2" in msg and "no_label_here.jpg" in msg
+    lst.write_text("0/img_00.jpg 0\n0/ghost.jpg 1\n")
+    msg = _build_error(file_list=str(lst), file_root=str(image_tree))
+    assert "file_list" in msg and "line 2" in msg and str(image_tree / "0" / "ghost.jpg") in msg
+    lst.write_text("\n\n")
+    assert "lists no files" in _build_error(file_list=str(lst))
+
+
+def test_error_files_and_labels(image_tree):
+    files = ["0/img_00.jpg", "1/img_01.jpg"]
+    msg = _build_error(files=files, file_root=str(image_tree), labels=[1])
+    assert "argument `labels`" in msg and "1 entries" in msg and "2" in msg
+    msg = _build_error(files=["0/img_00.jpg", "0/ghost.jpg"], file_root=str(image_tree))
+    assert "argument `files`" in msg and str(image_tree / "0" / "ghost.jpg") in msg
+    msg = _build_error(files=files, file_list=_list(image_tree))
+    assert "`file_list` and `files` are mutually exclusive" in msg
+    msg = _build_error(file_root=str(image_tree), labels=[1, 2])
+    assert "argument `labels`" in msg
+    assert "one of `file_root`, `file_list` or `files`" in _build_error()
+
+
+# -- sharding: the streams of reference §4.1 --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("batch", "shards", "shard", "pad", "stick", "expected"),
+    [
+        (8, 2, 0, False, False, [[*range(8)], [*range(8, 16)], [16, 17, 18, 19, 20, 0, 1, 2],
+                                 [*range(3, 11)]]),
+        (8, 2, 1, False, False, [[*range(10, 18)], [18, 19, 20, 0, 1, 2, 3, 4], [*range(5, 13)]]),
+        (8, 2, 0, False, True, [[*range(8)], [8, 9, 0, 1, 2, 3, 4, 5], [6, 7, 8, 9, 0, 1, 2, 3]]),
+        (8, 2, 0, True, False, [[*range(8)], [8, 9, 9, 9, 9, 9, 9, 9], [*range(10, 18)],
+                                [18, 19, 20, 20, 20, 20, 20, 20], [*range(8)]]),
+        (8, 2, 1, True, False, [[*range(10, 18)], [18, 19, 20, 20, 20, 20, 20, 20], [*range(8)],
+                                [8, 9, 9, 9, 9, 9, 9, 9]]),
+        (8, 2, 0, True, True, [[*range(8)], [8, 9, 9, 9, 9, 9, 9, 9], [*range(8)]]),
+        (5, 2, 0, True, False, [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [9, 9, 9, 9, 9],
+                                [10, 11, 12, 13, 14]]),
+        (4, 3, 0, True, False, [[0, 1, 2, 3], [4, 5, 6, 6], [7, 8, 9, 10]]),
+    ],
+)  # fmt: skip
+def test_reader_streams(image_tree, batch, shards, shard, pad, stick, expected):
+    pipe = _pipeline(
+        batch,
+        file_list=_list(image_tree),
+        num_shards=shards,
+        shard_id=shard,
+        pad_last_batch=pad,
+        stick_to_shard=stick,
+    )
+    assert _labels(pipe, len(expected)) == expected
+
+
+@pytest.mark.parametrize(
+    ("shards", "starts", "padded"),
+    [
+        (2, [0, 10], 22),
+        (3, [0, 7, 14], 21),
+        (4, [0, 5, 10, 15], 24),
+        (5, [0, 4, 8, 12, 16], 25),
+        (8, [0, 2, 5, 7, 10, 13, 15, 18], 24),
+    ],
+)
+def test_shard_starts_and_reader_meta(image_tree, shards, starts, padded):
+    for sid, start in enumerate(starts):
+        pipe = _pipeline(1, file_list=_list(image_tree), num_shards=shards, shard_id=sid)
+        assert _labels(pipe, 1) == [[start]]
+        assert shard_range(sid, shards, N)[0] == start
+        meta = pipe.reader_meta("Reader")
+        assert meta == {
+            "epoch_size": 21,
+            "epoch_size_padded": 21,
+            "number_of_shards": shards,
+            "shard_id": sid,
+            "pad_last_batch": 0,
+            "stick_to_shard": 0,
+        }
+    pipe = _pipeline(
+        1, file_list=_list(image_tree), num_shards=shards, pad_last_batch=True, stick_to_shard=True
+    )
+    meta = pipe.reader_meta()["Reader"]
+    assert meta["epoch_size_padded"] == padded == padded_epoch_size(N, shards, True)
+    assert meta["pad_last_batch"] == 1 and meta["stick_to_shard"] == 1
+    assert type(meta["pad_last_batch"]) is int and type(meta["stick_to_shard"]) is int
+    assert pipe.epoch_size() == {"Reader": padded} and pipe.epoch_size("Reader") == padded
+
+
+# -- shuffling ---------------------------------------------------------------------------------
+
+
+def test_shuffle_after_epoch_is_a_global_permutation_per_epoch(image_tree):
+    def shard_epochs(sid, shards=3, epochs=3, **kw):
+        pipe = _pipeline(
+            7,
+            file_list=_list(image_tree),
+            shuffle_after_epoch=True,
+            num_shards=shards,
+            shard_id=sid,
+            **kw,
+        )
+        assert pipe.reader_meta("Reader")["stick_to_shard"] == 1  # [observed]
+        return _labels(pipe, epochs)
+
+    shards = [shard_epochs(s) for s in range(3)]
+    perms = [shards[0][e] + shards[1][e] + shards[2][e] for e in range(3)]
+    for perm in perms:
+        assert sorted(perm) == list(range(N))  # shards are contiguous slices of one permutation
+    assert perms[0] != list(range(N))  # the first epoch is already permuted
+    assert perms[0] != perms[1] != perms[2]
+    # without sharding, the reader reads the same permutation, whole
+    whole = shard_epochs(0, shards=1, epochs=3)
+    assert [x for chunk in whole for x in chunk] == perms[0]
+    other = shard_epochs(0, shuffle_after_epoch_seed=123)
+    assert other != shards[0]
+    assert shard_epochs(0, shuffle_after_epoch_seed=123) == other
+
+
+def test_random_shuffle_is_deterministic_and_seeded(image_tree):
+    def run(seed, **kw):
+        pipe = _pipeline(8, file_list=_list(image_tree), random_shuffle=True, seed=seed, **kw)
+        return _labels(pipe, 4)
+
+    a = run(1)
+    assert run(1) == a
+    assert run(2) != a
+    assert all(0 <= x < N for batch in a for x in batch)
+    # samples mix across epoch boundaries: the first "epoch" has duplicates [observed]
+    first = [x for batch in a for x in batch][:N]
+    assert len(set(first)) < N
+    # an explicit operator seed decouples the reader from the pipeline seed
+    with_op_seed = []
+    for pipeline_seed in (1, 2):
+        pipe = dali.Pipeline(batch_size=8, num_threads=1, device_id=None, seed=pipeline_seed)
+        with pipe:
+            pipe.set_outputs(
+                *fn.readers.file(file_list=_list(image_tree), random_shuffle=True, seed=77)
+            )
+        with_op_seed.append(_labels(pipe, 3))
+    assert with_op_seed[0] == with_op_seed[1] != a[:3]
+
+
+def test_random_shuffle_pre_shuffles_once_for_all_shards(image_tree):
+    # a buffer of one sample draws nothing at random: the stream shows the fixed pre-shuffle
+    seen = []
+    for sid in range(2):
+        pipe = _pipeline(
+            5,
+            file_list=_list(image_tree),
+            random_shuffle=True,
+            initial_fill=1,
+            num_shards=2,
+            shard_id=sid,
+            stick_to_shard=True,
+            seed=sid + 10,
+        )
+        seen.append([x for b in _labels(pipe, 3) for x in b][: 10 + sid])
+    assert sorted(seen[0] + seen[1]) == list(range(N))  # disjoint shards of one permutation
+    assert seen[0] != sorted(seen[0])
+
+
+# -- sample identity (DESIGN §5.1) -------------------------------------------------------------
+
+
+def _values_by_visit(image_tree, batch, shards, iterations, **kw):
+    """{(file, visit): (uniform, uniform keyed through the reader)} over every shard."""
+    table = {}
+    for sid in range(shards):
+        pipe = _pipeline(
+            batch,
+            seed=7,
+            file_list=_list(image_tree),
+            num_shards=shards,
+            shard_id=sid,
+            name=None,  # unnamed: the reader's identity comes from its arguments
+            outputs=lambda d, lab: (fn.random.uniform(), fn.random.uniform(lab)),
+            **kw,
+        )
+        visits = {}
+        for _ in range(iterations):
+            _, lab, u, v = pipe.run()
+            for k, a, b in zip(lab.as_array().ravel(), u.as_array(), v.as_array().ravel()):
+                m = visits.get(int(k), 0)
+                visits[int(k)] = m + 1
+                table.setdefault((int(k), m), (float(a), float(b)))
+    return table
+
+
+def test_random_values_follow_the_file_not_the_topology(image_tree):
+    ref = _values_by_visit(image_tree, 8, 1, 6)  # 48 samples: every file seen twice
+    assert {m for _, m in ref} >= {0, 1}
+    for batch, shards in ((4, 1), (8, 2), (4, 2), (5, 3)):
+        other = _values_by_visit(image_tree, batch, shards, 12)
+        common = ref.keys() & other.keys()
+        assert {(k, 0) for k in range(N)} <= common
+        assert {(k, 1) for k in range(N)} <= common
+        assert all(other[key] == ref[key] for key in common), (batch, shards)
+    # a new visit of a file draws new values
+    assert ref[(0, 0)] != ref[(0, 1)]
+
+
+def test_shuffle_after_epoch_values_follow_the_file_and_epoch(image_tree):
+    def table(batch, shards):
+        out = {}
+        for sid in range(shards):
+            pipe = _pipeline(
+                batch,
+                seed=3,
+                file_list=_list(image_tree),
+                shuffle_after_epoch=True,
+                num_shards=shards,
+                shard_id=sid,
+                outputs=lambda d, lab: (fn.random.uniform(),),
+            )
+            for epoch in range(3):  # one batch is one pass over the shard
+                _, lab, u = pipe.run()
+                for k, value in zip(lab.as_array().ravel().tolist(), u.as_array().tolist()):
+                    out[(k, epoch)] = value
+        return out
+
+    whole = table(21, 1)
+    assert len(whole) == 63
+    assert table(7, 3) == whole
+
+
+def test_padding_repeats_carry_the_values_of_their_sample(image_tree):
+    pipe = _pipeline(
+        8,
+        file_list=_list(image_tree),
+        num_shards=2,
+        pad_last_batch=True,
+        outputs=lambda d, lab: (fn.random.uniform(),),
+    )
+    pipe.run()
+    _, lab, u = pipe.run()
+    assert lab.as_array().ravel().tolist() == [8, 9, 9, 9, 9, 9, 9, 9]
+    vals = u.as_array()
+    assert len(set(vals[1:].tolist())) == 1 and vals[0] != vals[1]
+
+
+def test_batch_meta_ids_and_passes(image_tree):
+    pipe = _pipeline(8, file_list=_list(image_tree), num_shards=2, shard_id=1)
+    impl = _impl(pipe)
+    metas = []
+    orig = impl.run_cpu
+
+    def spy(ws):
+        out = orig(ws)
+        metas.append(ws.out_meta)
+        return out
+
+    impl.run_cpu = spy
+    for _ in range(3):
+        pipe.run()
+    assert metas[1].ids.tolist() == [18, 19, 20, 0, 1, 2, 3, 4]
+    assert metas[1].epochs.tolist() == [0] * 8
+    assert metas[1].source_info[3] == "0/img_00.jpg"
+    assert metas[2].ids.tolist() == [*range(5, 13)]
+    assert metas[2].epochs.tolist() == [0] * 5 + [1] * 3
+
+
+# -- state -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"num_shards": 2, "shard_id": 1, "pad_last_batch": True},
+        {"random_shuffle": True, "initial_fill": 16},
+        {"shuffle_after_epoch": True, "num_shards": 2},
+    ],
+)
+def test_state_round_trip_continues_exactly(image_tree, kw):
+    pipe = _pipeline(5, file_list=_list(image_tree), **kw)
+    _labels(pipe, 3)
+    state = json.loads(json.dumps(_impl(pipe).get_state()))
+    expected = _labels(pipe, 6)
+    fresh = _pipeline(5, file_list=_list(image_tree), **kw)
+    _impl(fresh).set_state(state)
+    assert _labels(fresh, 6) == expected
+
+
+def test_state_rejects_another_dataset(image_tree):
+    pipe = _pipeline(5, file_list=_list(image_tree))
+    with pytest.raises(RuntimeError, match=r"dali\.fn\.readers\.file.*21"):
+        _impl(pipe).set_state({"n": 3, "position": 0, "draws": 0})
+
+
+def test_cursor_shuffle_buffer_draws_every_sample():
+    cursor = ReaderCursor(SampleStream(10, batch_size=10), shuffle_buffer=4)
+    seen = [cursor.next_batch(10, key=5) for _ in range(30)]
+    ids = np.concatenate([s[0] for s in seen])
+    assert sorted(set(ids.tolist())) == list(range(10))
+    counts = np.bincount(ids, minlength=10)
+    assert counts.min() > 20  # every sample keeps coming back (300 draws over 10 files)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc (Linux)")
+def test_mapped_samples_hold_no_file_descriptor(tmp_path):
+    path = tmp_path / "x.bin"
+    path.write_bytes(b"x" * 10000)
+
+    def mappings():
+        with open("/proc/self/maps") as f:
+            return sum(str(path) in line for line in f)
+
+    fds = len(os.listdir("/proc/self/fd"))
+    kept = [read_file(str(path)) for _ in range(200)]
+    assert len(os.listdir("/proc/self/fd")) <= fds + 1  # Python's mmap would keep 200 open
+    assert mappings() == 200
+    del kept
+    assert mappings() == 0
