@@ -559,7 +559,7 @@ class _LutCache:
     def get(
         self, mean: np.ndarray, inv: np.ndarray, dtype: np.dtype[Any]
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The table as (256, C) interleaved and (C, 256) planar arrays (float16 as uint16 bits)."""
+        """The table as (256, C) interleaved and (C, 1, 256) planar arrays (float16 as bits)."""
         key = (mean.tobytes(), inv.tobytes(), dtype.str)
         tables = self._tables.get(key)
         if tables is None:
@@ -568,7 +568,8 @@ class _LutCache:
             table = np.ascontiguousarray(convert_sat(np, values, dtype))
             if dtype == np.float16:
                 table = table.view(np.uint16)
-            tables = (table, np.ascontiguousarray(table.T))
+            c = table.shape[1]
+            tables = (table, np.ascontiguousarray(table.T).reshape(c, 1, 256))
             with self._lock:
                 if len(self._tables) > 64:
                     self._tables.clear()
@@ -728,17 +729,20 @@ class CropMirrorNormalize(Operator):
         uniform = all(s == out_shapes[0] for s in out_shapes)
         dtype = self._dtype
         out = np.empty((n, *out_shapes[0]), dtype) if uniform else None
+        channels = [s.shape[plan.c_axis] for s in samples]
+        shared = same_rows(list(mean)) and same_rows(list(inv)) and same_rows(channels)
+        lut0 = self._luts.get(mean[0, : channels[0]], inv[0, : channels[0]], dtype) if shared else None
 
         def one(i: int) -> Any:
-            x, win = samples[i], wins[i]
-            c = x.shape[plan.c_axis]
+            x, (anchor, shape), c = samples[i], wins[i], channels[i]
             dst = out[i] if out is not None else np.empty(out_shapes[i], dtype)
-            if plan.pad_output or not window_slices(win[0], win[1], x.shape)[2]:
+            src, _, inside = window_slices(anchor, shape, x.shape)
+            if plan.pad_output or not inside:
                 # padding (of the window or the channels) is rare: the array path
-                dst[...] = plan.normalize(np, x, win, mean[i], inv[i], mirror[i : i + 1], c)
+                dst[...] = plan.normalize(np, x, wins[i], mean[i], inv[i], mirror[i : i + 1], c)
                 return dst
-            lut = self._luts.get(mean[i, :c], inv[i, :c], dtype)
-            plan.normalize_lut(x, win, lut, bool(mirror[i]), dst)
+            lut = lut0 if lut0 is not None else self._luts.get(mean[i, :c], inv[i, :c], dtype)
+            plan.normalize_lut(x[src], lut, bool(mirror[i]), dst)
             return dst
 
         results = ws.map(one, n)
@@ -874,8 +878,7 @@ class _CmnPlan:
 
     def normalize_lut(
         self,
-        x: np.ndarray,
-        win: tuple[list[int], list[int]],
+        region: np.ndarray,
         lut: tuple[np.ndarray, np.ndarray],
         mirror: bool,
         dst: np.ndarray,
@@ -886,9 +889,7 @@ class _CmnPlan:
         """
         import cv2
 
-        anchor, shape = win
-        c = x.shape[2]
-        region = x[window_slices(anchor, shape, x.shape)[0]]
+        c = region.shape[2]
         dst_view = dst.view(np.uint16) if dst.dtype == np.float16 else dst
         if mirror:
             region = cv2.flip(region, 1)
@@ -899,11 +900,11 @@ class _CmnPlan:
             for k in range(c):
                 plane_dst = dst_view[k]
                 res = cv2.LUT(planes[k], lut[1][k], dst=plane_dst)
-                if not np.shares_memory(res, plane_dst):
+                if res.ctypes.data != plane_dst.ctypes.data:  # OpenCV did not write in place
                     plane_dst[...] = res
         else:
             res = _lut(cv2, region, lut[0], dst_view)
-            if not np.shares_memory(res, dst_view):
+            if res.ctypes.data != dst_view.ctypes.data:
                 dst_view[...] = res.reshape(dst_view.shape)
 
 

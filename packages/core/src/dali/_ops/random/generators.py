@@ -7,6 +7,7 @@ very same values (generated on the host, then copied: these tensors are small).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -54,20 +55,25 @@ class _RandomBase(Operator):
             if any(d < 0 for d in shape):
                 raise self.arg_error("shape", f"extents must be non-negative, got {shape}")
 
+    def uniform_shape(self, ws: Any) -> tuple[int, ...] | None:
+        """The sample shape when every sample has the same one (the fast, vectorised case)."""
+        if self.node.inputs:
+            dense = ws.inputs[0]._dense()
+            return tuple(dense.shape[1:]) if dense is not None else None
+        if not self.has_arg("shape"):
+            return ()
+        if not ws.is_tensor_arg("shape"):
+            return tuple(self.arg("shape"))
+        return None
+
     def sample_shapes(self, ws: Any) -> list[tuple[int, ...]]:
         if self.node.inputs:
             return [tuple(s.shape) for s in ws.inputs[0]._samples()]
-        if not self.has_arg("shape"):
-            return [()] * ws.batch_size
-        if not ws.is_tensor_arg("shape"):
-            return [tuple(self.arg("shape"))] * ws.batch_size
         shapes = []
         for i, s in enumerate(ws.arg_samples("shape")):
             shape = tuple(int(d) for d in np.asarray(s).reshape(-1))
             if any(d < 0 for d in shape):
-                raise self.arg_error(
-                    "shape", f"sample {i}: extents must be non-negative, got {shape}"
-                )
+                raise self.arg_error("shape", f"sample {i}: extents must be non-negative, got {shape}")
             shapes.append(shape)
         return shapes
 
@@ -76,16 +82,18 @@ class _RandomBase(Operator):
         raise NotImplementedError
 
     def run_cpu(self, ws: Any) -> TensorListCPU:
+        n = ws.batch_size
+        shape = self.uniform_shape(ws)
+        if shape is not None:
+            size = math.prod(shape)
+            values = convert_float(self.draw(ws, size), self.out_dtype)
+            return TensorListCPU._make(values.reshape(n, *shape), dtype=self.out_dtype, ndim=len(shape))
         shapes = self.sample_shapes(ws)
-        sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
-        n_max = max(sizes, default=0)
-        values = convert_float(self.draw(ws, n_max), self.out_dtype)
-        if not shapes:
-            return TensorListCPU._make([], dtype=self.out_dtype, ndim=0)
+        sizes = [math.prod(s) for s in shapes]
+        values = convert_float(self.draw(ws, max(sizes, default=0)), self.out_dtype)
         if all(s == shapes[0] for s in shapes):
-            return TensorListCPU._make(values[:, : sizes[0]].reshape(len(shapes), *shapes[0]))
-        samples = [values[i, : sizes[i]].reshape(shapes[i]) for i in range(len(shapes))]
-        return TensorListCPU._make(samples)
+            return TensorListCPU._make(values[:, : sizes[0]].reshape(n, *shapes[0]))
+        return TensorListCPU._make([values[i, : sizes[i]].reshape(shapes[i]) for i in range(n)])
 
     def run_gpu(self, ws: Any) -> Any:
         from dali._ops.transfer import to_gpu

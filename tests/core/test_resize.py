@@ -1,0 +1,506 @@
+"""`fn.resize` (reference §3.4, §10): size rules, ROI, flips, filters, rounding, layouts, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dali
+from dali import fn, types
+from dali._ops.image import _resample as R
+from dali._ops.image.resize import axis_plans, output_geometry, spatial_axes
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _image(h: int = 100, w: int = 200, c: int = 3, seed: int = 0) -> np.ndarray:
+    """A smooth image with some texture (values spread over 0..255)."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
+    base = 127 + 100 * np.sin(xx / 7.0 + seed) * np.cos(yy / 5.0)
+    img = base[..., None] + rng.normal(0, 20, (h, w, c))
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def run(op, batch, layout="HWC", *, args=None, batch_size=None, num_threads=2):
+    """Run ``op(data, **arg_nodes)`` on one batch fed by external_source; returns the outputs.
+
+    ``args`` maps argument names to per-sample lists (fed as argument inputs).
+    """
+    batch = list(batch)
+    args = args or {}
+    bs = batch_size or len(batch)
+
+    @dali.pipeline_def(batch_size=bs, num_threads=num_threads, device_id=None, seed=7)
+    def pipe():
+        data = fn.external_source(source=lambda: batch, layout=layout)
+        nodes = {
+            k: fn.external_source(source=(lambda v=v: [np.asarray(x) for x in v]))
+            for k, v in args.items()
+        }
+        out = op(data, **nodes)
+        return tuple(out) if isinstance(out, list) else out
+
+    p = pipe()
+    p.build()
+    return p.run()
+
+
+def run1(op, img, layout="HWC", **kw):
+    return run(op, [img], layout, **kw)[0].as_array()[0]
+
+
+def reference(
+    img, out_hw, lo=None, hi=None, interp=R.LINEAR, mag=None, antialias=True, dtype=np.uint8
+):
+    h, w = img.shape[:2]
+    lo = lo or (0.0, 0.0)
+    hi = hi or (float(h), float(w))
+    mag = interp if mag is None else mag
+    plans = axis_plans((h, w), out_hw, lo, hi, interp, mag, antialias)
+    return R.resample_reference(img, (0, 1), plans, dtype)
+
+
+# -- the size table of §3.4 (100x200 image) -----------------------------------------------------
+
+SIZE_TABLE = [
+    (dict(resize_x=50), (25, 50)),
+    (dict(resize_y=50), (50, 100)),
+    (dict(resize_x=50, resize_y=30), (30, 50)),
+    (dict(resize_x=50, resize_y=0), (25, 50)),
+    (dict(resize_x=50, mode="stretch"), (100, 50)),
+    (dict(size=(30, 50)), (30, 50)),
+    (dict(size=30), (30, 30)),
+    (dict(size=[30]), (30, 30)),
+    (dict(size=(0, 50)), (25, 50)),
+    (dict(resize_shorter=50), (50, 100)),
+    (dict(resize_shorter=51.2), (51, 102)),
+    (dict(resize_longer=50), (25, 50)),
+    (dict(resize_longer=300), (150, 300)),
+    (dict(resize_shorter=50, max_size=80), (40, 80)),
+    (dict(resize_shorter=50, max_size=90), (45, 90)),
+    (dict(size=(50, 50), mode="not_larger"), (25, 50)),
+    (dict(size=(50, 50), mode="not_smaller"), (50, 100)),
+    (dict(size=(50, 50), mode="not_smaller", max_size=(60, 80)), (40, 80)),
+    (dict(size=(60, 60), mode="not_smaller", max_size=100), (50, 100)),
+    (dict(size=(50, 50), mode="stretch"), (50, 50)),
+    (dict(resize_x=33.3), (17, 33)),
+    (dict(resize_x=33.5), (17, 34)),
+    (dict(resize_x=-50), (25, 50)),
+    (dict(size=(30, 50), roi_start=(10, 20), roi_end=(60, 120)), (30, 50)),
+]
+
+
+@pytest.mark.parametrize("kwargs,expected", SIZE_TABLE, ids=[str(k) for k, _ in SIZE_TABLE])
+def test_size_table(kwargs, expected):
+    out = run(lambda x: fn.resize(x, **kwargs), [_image()])[0]
+    assert out.shape() == [(*expected, 3)]
+    assert out.dtype == types.UINT8 and out.layout() == "HWC"
+
+
+def test_negative_size_flips():
+    img = _image()
+    flipped = run1(lambda x: fn.resize(x, resize_x=-50), img)
+    plain = run1(lambda x: fn.resize(x, resize_x=50), img)
+    assert np.abs(flipped.astype(int) - plain[:, ::-1]).max() <= 1
+    assert np.mean(flipped == plain[:, ::-1]) > 0.99
+
+
+def test_roi_absolute_relative_and_flipped():
+    img = _image()
+    roi = run1(lambda x: fn.resize(x, size=(30, 50), roi_start=(10, 20), roi_end=(60, 120)), img)
+    ref = reference(img, (30, 50), (10.0, 20.0), (60.0, 120.0))
+    assert np.abs(roi.astype(int) - ref).max() <= 1
+    rel = run1(
+        lambda x: fn.resize(
+            x, size=(30, 50), roi_start=(0.1, 0.1), roi_end=(0.6, 0.6), roi_relative=True
+        ),
+        img,
+    )
+    np.testing.assert_array_equal(rel, roi)
+    flipped = run1(
+        lambda x: fn.resize(x, size=(30, 50), roi_start=(60, 120), roi_end=(10, 20)), img
+    )
+    assert np.abs(flipped.astype(int) - roi[::-1, ::-1]).max() <= 1
+    # the ROI restricts the input: a constant region gives a constant output
+    img2 = img.copy()
+    img2[10:60, 20:120] = 77
+    const = run1(lambda x: fn.resize(x, size=(30, 50), roi_start=(12, 22), roi_end=(58, 118)), img2)
+    assert np.all(const == 77)
+
+
+def test_geometry_subpixel_scale():
+    # resize_shorter=51.2 on 100x200: the output is 51x102, the ROI keeps the exact scale
+    size, lo, hi = output_geometry([100, 200], [51.2, 51.2], mode="not_smaller")
+    assert size == [51, 102]
+    assert lo[0] == pytest.approx(50 - 50 * 51 / 51.2, abs=1e-4)
+    assert (hi[0] - lo[0]) / 51 == pytest.approx(100 / 51.2, rel=1e-5)
+    assert (hi[1] - lo[1]) / 102 == pytest.approx(200 / 102.4, rel=1e-5)
+    size, lo, hi = output_geometry(
+        [100, 200], [51.2, 51.2], mode="not_smaller", subpixel_scale=False
+    )
+    assert size == [51, 102] and lo == [0.0, 0.0] and hi == [100.0, 200.0]
+    img = _image()
+    a = run1(lambda x: fn.resize(x, resize_shorter=51.2), img)
+    b = run1(lambda x: fn.resize(x, resize_shorter=51.2, subpixel_scale=False), img)
+    assert a.shape == b.shape == (51, 102, 3)
+    assert not np.array_equal(a, b)
+    ref_a = reference(
+        img, (51, 102), *output_geometry([100, 200], [51.2, 51.2], mode="not_smaller")[1:]
+    )
+    assert np.abs(a.astype(int) - ref_a).max() <= 1
+
+
+def test_geometry_flip_and_empty():
+    size, lo, hi = output_geometry([100, 200], [0.0, -50.0])
+    assert size == [25, 50] and (lo[1], hi[1]) == (200.0, 0.0)
+    with pytest.raises(ValueError, match="Cannot produce non-empty output from empty input"):
+        output_geometry([0, 10], [5.0, 5.0])
+    assert output_geometry([0, 10], [0.0, 5.0])[0] == [0, 5]
+
+
+def test_max_size_default_mode_clamps_per_axis():
+    out = run(lambda x: fn.resize(x, resize_x=400, max_size=150), [_image()])[0]
+    assert out.shape() == [(150, 150, 3)]  # y from the mean scale (200), then both capped
+
+
+# -- errors -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(),
+        dict(resize_x=10, size=(10, 10)),
+        dict(size=10, resize_shorter=5),
+        dict(resize_shorter=5, resize_longer=7),
+    ],
+)
+def test_exactly_one_size_method(kwargs):
+    with pytest.raises(
+        RuntimeError, match="Exactly one method of specifying size must be used"
+    ) as e:
+        run(lambda x: fn.resize(x, **kwargs), [_image()])
+    assert "dali.fn.resize" in str(e.value)
+
+
+def test_argument_errors():
+    img = _image()
+    with pytest.raises(RuntimeError, match="mutually exclusive") as e:
+        run(lambda x: fn.resize(x, resize_shorter=10, mode="stretch"), [img])
+    assert "resize_shorter" in str(e.value) and "dali.fn.resize" in str(e.value)
+    with pytest.raises(RuntimeError, match="`mode`.*invalid resize mode"):
+        run(lambda x: fn.resize(x, size=10, mode="bogus"), [img])
+    with pytest.raises(RuntimeError, match="`roi_end`.*together"):
+        run(lambda x: fn.resize(x, size=10, roi_start=(1, 1)), [img])
+    with pytest.raises(RuntimeError, match="`dtype`.*input type"):
+        run(lambda x: fn.resize(x, size=10, dtype=types.INT16), [img])
+    with pytest.raises(RuntimeError, match="`size`.*1 or 2 values"):
+        run(lambda x: fn.resize(x, size=(1, 2, 3)), [img])
+    with pytest.raises(RuntimeError, match="`max_size`"):
+        run(lambda x: fn.resize(x, resize_shorter=10, max_size=(1, 2, 3)), [img])
+    with pytest.raises(KeyError, match="bogus"):
+        fn.resize(types.Constant(img, layout="HWC"), size=10, bogus=1)
+
+
+def test_layout_rules():
+    assert spatial_axes("HWC", 3) == ("HWC", (0, 1))
+    assert spatial_axes("CHW", 3) == ("CHW", (1, 2))
+    assert spatial_axes("FCHW", 4) == ("FCHW", (2, 3))
+    assert spatial_axes("CFHW", 4) == ("CFHW", (2, 3))
+    assert spatial_axes("DHWC", 4) == ("DHWC", (0, 1, 2))
+    assert spatial_axes("FCDHW", 5) == ("FCDHW", (2, 3, 4))
+    assert spatial_axes("", 3) == ("HWC", (0, 1))
+    with pytest.raises(ValueError, match='"HWC" has 3 dimensions but the samples have 2'):
+        spatial_axes("HWC", 2)
+    with pytest.raises(ValueError, match="adjacent"):
+        spatial_axes("HCW", 3)
+    with pytest.raises(ValueError, match="unsupported layout"):
+        spatial_axes("XYC", 3)
+
+
+def test_2d_array_with_hwc_layout_is_rejected():
+    with pytest.raises(Exception, match="HWC"):
+        run(lambda x: fn.resize(x, size=10), [np.zeros((4, 5), np.uint8)], layout="HWC")
+
+
+def test_layouts_agree():
+    img = _image(40, 60)
+    hwc = run1(lambda x: fn.resize(x, size=(20, 25)), img)
+    chw = run1(lambda x: fn.resize(x, size=(20, 25)), img.transpose(2, 0, 1).copy(), "CHW")
+    np.testing.assert_array_equal(chw.transpose(1, 2, 0), hwc)
+    frames = np.stack([img, img[::-1].copy()])
+    fhwc = run1(lambda x: fn.resize(x, size=(20, 25)), frames, "FHWC")
+    assert fhwc.shape == (2, 20, 25, 3)
+    np.testing.assert_array_equal(fhwc[0], hwc)
+    fchw = run1(lambda x: fn.resize(x, size=(20, 25)), frames.transpose(0, 3, 1, 2).copy(), "FCHW")
+    np.testing.assert_array_equal(fchw.transpose(0, 2, 3, 1), fhwc)
+    hw = run1(lambda x: fn.resize(x, size=(20, 25)), img[:, :, 0].copy(), "HW")
+    assert hw.shape == (20, 25)
+    assert np.abs(hw.astype(int) - hwc[:, :, 0]).max() <= 1
+
+
+def test_volumes_dhwc():
+    rng = np.random.default_rng(3)
+    vol = rng.integers(0, 256, (6, 8, 10, 2), dtype=np.uint8)
+    out = run(lambda x: fn.resize(x, resize_x=5, resize_y=4, resize_z=3), [vol], "DHWC")[0]
+    assert out.shape() == [(3, 4, 5, 2)] and out.layout() == "DHWC"
+    plans = axis_plans((6, 8, 10), (3, 4, 5), (0, 0, 0), (6, 8, 10), R.TRIANGULAR, R.LINEAR, True)
+    ref = R.resample_reference(vol, (0, 1, 2), plans, np.uint8)
+    np.testing.assert_array_equal(out.as_array()[0], ref)
+    # only resize_z: x and y follow its scale in the default mode
+    out = run(lambda x: fn.resize(x, resize_z=3), [vol], "DHWC")[0]
+    assert out.shape() == [(3, 4, 5, 2)]
+    cdhw = run1(lambda x: fn.resize(x, size=(3, 4, 5)), vol.transpose(3, 0, 1, 2).copy(), "CDHW")
+    np.testing.assert_array_equal(cdhw.transpose(1, 2, 3, 0), ref)
+
+
+# -- filters: the exact reference against DALI's observed weights ----------------------------------
+
+
+def test_observed_weights_12_to_4_and_10_to_4_and_4_to_10():
+    w = R.dense_weights(R.AxisPlan.make(12, 4, 0.0, 12.0, R.LINEAR))
+    np.testing.assert_allclose(w[0, :4], [0.333, 0.333, 0.222, 0.111], atol=1e-3)
+    np.testing.assert_allclose(w[1, :7], [0, 0, 0.111, 0.222, 0.333, 0.222, 0.111], atol=1e-3)
+    np.testing.assert_allclose(w.sum(axis=1), 1.0, atol=1e-6)
+    w = R.dense_weights(R.AxisPlan.make(10, 4, 0.0, 10.0, R.LINEAR))
+    np.testing.assert_allclose(w[0, :4], [0.4, 0.36, 0.2, 0.04], atol=1e-4)
+    w = R.dense_weights(R.AxisPlan.make(4, 10, 0.0, 4.0, R.LINEAR))
+    np.testing.assert_allclose(w[1, :2], [0.9, 0.1], atol=1e-5)
+    np.testing.assert_allclose(w[4, :3], [0.0, 0.7, 0.3], atol=1e-5)
+
+
+def test_cubic_downscale_weights_and_radii():
+    w = R.dense_weights(R.AxisPlan.make(12, 4, 0.0, 12.0, R.CUBIC))
+    np.testing.assert_allclose(
+        w[1, 4:10], [0.3333, 0.2593, 0.1111, 0.0, -0.0247, -0.0123], atol=2e-4
+    )
+    assert R.AxisPlan.make(12, 4, 0, 12, R.CUBIC).radius == pytest.approx(6.0)
+    assert R.AxisPlan.make(4, 12, 0, 4, R.CUBIC).radius == 2.0
+    assert R.AxisPlan.make(12, 4, 0, 12, R.LANCZOS3).radius == pytest.approx(9.0)
+    assert R.AxisPlan.make(12, 4, 0, 12, R.LINEAR, antialias=False).radius == 1.0
+    assert R.AxisPlan.make(12, 4, 0, 12, R.CUBIC, antialias=False).radius == 2.0
+    assert R.AxisPlan.make(12, 4, 0, 12, R.GAUSSIAN).radius == pytest.approx(3.0)
+    # min filter when shrinking, mag filter when enlarging
+    assert R.AxisPlan.make(12, 4, 0, 12, R.NN, mag_interp=R.CUBIC).kind == "nn"
+    assert R.AxisPlan.make(4, 12, 0, 4, R.NN, mag_interp=R.CUBIC).kind == "cubic"
+
+
+def test_linear_upscale_is_plain_bilinear_with_replicated_border():
+    img = np.array([[0, 100, 200, 50]], dtype=np.float32)[..., None]
+    out = run1(lambda x: fn.resize(x, size=(1, 8)), img)
+    centres = (np.arange(8) + 0.5) * 0.5 - 0.5
+    expected = np.interp(centres, np.arange(4), img[0, :, 0])
+    np.testing.assert_allclose(out[0, :, 0], expected, atol=1e-4)
+
+
+def test_antialias_off_uses_plain_linear_when_downscaling():
+    img = _image(40, 60, seed=2)
+    on = run1(lambda x: fn.resize(x, size=(13, 20), dtype=types.FLOAT), img)
+    off = run1(lambda x: fn.resize(x, size=(13, 20), antialias=False, dtype=types.FLOAT), img)
+    np.testing.assert_allclose(
+        off, reference(img, (13, 20), antialias=False, dtype=np.float32), atol=2e-3
+    )
+    np.testing.assert_allclose(on, reference(img, (13, 20), dtype=np.float32), atol=2e-3)
+    assert np.abs(on - off).max() > 5
+
+
+def test_nn_float32_accumulation_picks_lower_row_at_ties():
+    col = np.arange(100, dtype=np.uint8)[:, None, None]
+    img = np.repeat(np.repeat(col, 3, axis=1), 1, axis=2)
+    out = run1(lambda x: fn.resize(x, size=(45, 3), interp_type=types.INTERP_NN), img)
+    rows = out[:, 0, 0]
+    # exact ties at (x + 0.5) * 100/45 for x = 13, 22, 31, 40 land on the lower row
+    assert rows[[13, 22, 31, 40]].tolist() == [29, 49, 69, 89]
+    assert rows[4] == 10
+    plan = R.AxisPlan.make(100, 45, 0.0, 100.0, R.NN)
+    np.testing.assert_array_equal(rows, R.nn_indices(plan))
+    # columns are computed directly: exact ties round up
+    row = np.arange(100, dtype=np.uint8)[None, :, None]
+    out = run1(lambda x: fn.resize(x, size=(1, 45), interp_type=types.INTERP_NN), row)
+    assert out[0, [13, 22, 31, 40], 0].tolist() == [30, 50, 70, 90]
+
+
+def test_nn_matches_index_gathering_and_flip():
+    img = _image(37, 53)
+    out = run1(lambda x: fn.resize(x, size=(20, 80), interp_type=types.INTERP_NN), img)
+    yi = R.nn_indices(R.AxisPlan.make(37, 20, 0, 37, R.NN))
+    xi = R.nn_indices(R.AxisPlan.make(53, 80, 0, 53, R.NN), accumulate=False)
+    np.testing.assert_array_equal(out, img[yi][:, xi])
+    flipped = run1(lambda x: fn.resize(x, size=(37, -53), interp_type=types.INTERP_NN), img)
+    np.testing.assert_array_equal(flipped, img[:, ::-1])
+
+
+@pytest.mark.parametrize(
+    "interp",
+    [
+        types.INTERP_LINEAR,
+        types.INTERP_CUBIC,
+        types.INTERP_LANCZOS3,
+        types.INTERP_TRIANGULAR,
+        types.INTERP_GAUSSIAN,
+    ],
+)
+@pytest.mark.parametrize("size", [(256, 256), (600, 700), (100, 37)])
+def test_filters_match_reference(interp, size):
+    img = _image(375, 500, seed=1)
+    out = run1(lambda x: fn.resize(x, size=size, interp_type=interp), img)
+    ref = reference(img, size, interp=int(interp))
+    assert np.abs(out.astype(int) - ref).max() <= 1
+    outf = run1(lambda x: fn.resize(x, size=size, interp_type=interp, dtype=types.FLOAT), img)
+    reff = reference(img, size, interp=int(interp), dtype=np.float32)
+    # DALI's cubic/Lanczos windows are tables: Pillow's exact windows differ by < 0.2
+    assert np.abs(outf - reff).max() < 0.2
+    assert outf.dtype == np.float32
+
+
+def test_uint8_rounding_and_clamping():
+    step = np.zeros((1, 8, 1), dtype=np.uint8)
+    step[:, 4:] = 255
+    f = run1(
+        lambda x: fn.resize(x, size=(1, 29), interp_type=types.INTERP_CUBIC, dtype=types.FLOAT),
+        step,
+    )
+    u = run1(lambda x: fn.resize(x, size=(1, 29), interp_type=types.INTERP_CUBIC), step)
+    assert f.min() < -1 and f.max() > 256  # cubic overshoots in float
+    assert u.min() == 0 and u.max() == 255
+    expected = np.clip(np.trunc(f + 0.5), 0, 255)
+    assert np.abs(u.astype(int) - expected).max() <= 1
+    # the reference itself rounds half up and saturates
+    np.testing.assert_array_equal(
+        R.convert_output(np.array([0.49, 0.5, 254.5, 300.0, -3.0], np.float32), np.uint8),
+        [0, 1, 255, 255, 0],
+    )
+    np.testing.assert_array_equal(
+        R.convert_output(np.array([-1.7, 1.5], np.float32), np.int16), [-1, 2]
+    )
+
+
+def test_other_input_types_use_the_reference():
+    img = (_image(30, 40).astype(np.int16) - 128) * 3
+    out = run1(lambda x: fn.resize(x, size=(12, 17)), img)
+    assert out.dtype == np.int16
+    np.testing.assert_array_equal(out, reference(img, (12, 17), dtype=np.int16))
+    f = (img / 7).astype(np.float32)
+    outf = run1(lambda x: fn.resize(x, size=(50, 70), interp_type=types.INTERP_CUBIC), f)
+    np.testing.assert_allclose(
+        outf, reference(f, (50, 70), interp=R.CUBIC, dtype=np.float32), atol=0.05
+    )
+
+
+# -- per-sample (tensor) arguments -----------------------------------------------------------------
+
+
+def test_per_sample_sizes_and_filters():
+    imgs = [_image(100, 200, seed=s) for s in range(3)]
+    out = run(
+        lambda x, rx: fn.resize(x, resize_x=rx),
+        imgs,
+        args={"rx": [np.float32(50), np.float32(100), np.float32(-20)]},
+    )[0]
+    assert out.shape() == [(25, 50, 3), (50, 100, 3), (10, 20, 3)]
+    out = run(
+        lambda x, s: fn.resize(x, size=s),
+        imgs,
+        args={
+            "s": [
+                np.array([10, 20], np.float32),
+                np.array([30, 0], np.float32),
+                np.array([7], np.float32),
+            ]
+        },
+    )[0]
+    assert out.shape() == [(10, 20, 3), (30, 60, 3), (7, 7, 3)]
+    interp = [
+        np.int32(types.INTERP_NN),
+        np.int32(types.INTERP_LINEAR),
+        np.int32(types.INTERP_CUBIC),
+    ]
+    out = run(lambda x, it: fn.resize(x, size=(31, 47), interp_type=it), imgs, args={"it": interp})[
+        0
+    ]
+    for i, kind in enumerate([R.NN, R.LINEAR, R.CUBIC]):
+        ref = reference(imgs[i], (31, 47), interp=kind)
+        assert np.abs(out.as_array()[i].astype(int) - ref).max() <= 1
+    out = run(
+        lambda x, a, b: fn.resize(x, size=(20, 20), roi_start=a, roi_end=b),
+        imgs[:2],
+        args={
+            "a": [np.array([0, 0], np.float32), np.array([50, 100], np.float32)],
+            "b": [np.array([50, 100], np.float32), np.array([0, 0], np.float32)],
+        },
+    )[0]
+    a0, a1 = out.as_array()
+    assert np.abs(a0.astype(int) - reference(imgs[0], (20, 20), (0, 0), (50, 100))).max() <= 1
+    assert np.abs(a1.astype(int) - reference(imgs[1], (20, 20), (50, 100), (0, 0))).max() <= 1
+
+
+def test_min_and_mag_filters():
+    img = _image(40, 60)
+    out = run1(
+        lambda x: fn.resize(
+            x,
+            size=(80, 30),
+            min_filter=types.INTERP_NN,
+            mag_filter=types.INTERP_CUBIC,
+            dtype=types.FLOAT,
+        ),
+        img,
+    )
+    ref = reference(img, (80, 30), interp=R.NN, mag=R.CUBIC, dtype=np.float32)
+    np.testing.assert_allclose(out, ref, atol=1e-3)
+
+
+def test_save_attrs_and_ignored_arguments():
+    imgs = [_image(100, 200), _image(50, 60)]
+    out, attrs = run(
+        lambda x: fn.resize(
+            x, size=(10, 10), save_attrs=True, minibatch_size=4, temp_buffer_hint=1 << 20
+        ),
+        imgs,
+    )
+    assert out.shape() == [(10, 10, 3), (10, 10, 3)]
+    assert attrs.dtype == types.INT32
+    assert attrs.as_array().tolist() == [[100, 200], [50, 60]]
+
+
+def test_static_metadata():
+    node = fn.resize(
+        types.Constant(np.zeros((4, 4, 3), np.uint8), layout="HWC"), size=2, dtype=types.FLOAT
+    )
+    assert node.dtype == types.FLOAT and node.layout == "HWC" and node.ndim == 3
+
+
+# -- the fast path against the exact reference -----------------------------------------------------
+
+
+@pytest.mark.parametrize("interp", [R.LINEAR, R.CUBIC, R.LANCZOS3])
+def test_fast_path_within_one_of_reference_on_noise(interp):
+    pytest.importorskip("PIL")
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 256, (75, 100, 3), dtype=np.uint8)
+    for out_hw, lo, hi in [
+        ((51, 64), (0, 0), (75, 100)),
+        ((160, 130), (3.3, 7.7), (60.2, 90.1)),
+        ((40, 40), (70, 95), (2, 4)),
+    ]:
+        plans = axis_plans((75, 100), out_hw, lo, hi, interp, interp, True)
+        fast = R.resample(img, (0, 1), plans, np.uint8)
+        ref = R.resample_reference(img, (0, 1), plans, np.uint8)
+        assert np.abs(fast.astype(int) - ref).max() <= 1
+        fastf = R.resample(img, (0, 1), plans, np.float32)
+        reff = R.resample_reference(img, (0, 1), plans, np.float32)
+        assert np.abs(fastf - reff).max() < 0.2
+        # 4 channels go through in groups (RGB + L, or float planes)
+        img4 = np.concatenate([img, img[:, :, :1]], axis=2)
+        fast4 = R.resample(img4, (0, 1), plans, np.uint8)
+        np.testing.assert_array_equal(fast4[:, :, :3], fast)
+
+
+def test_fast_path_not_used_where_pillow_differs():
+    plans = axis_plans((30, 40), (10, 10), (0, 0), (30, 40), R.LINEAR, R.LINEAR, False)
+    assert R._pillow_filter(plans) is None  # plain linear while shrinking
+    plans = axis_plans((30, 40), (10, 10), (0, 0), (30, 40), R.GAUSSIAN, R.GAUSSIAN, True)
+    assert R._pillow_filter(plans) is None
+    plans = axis_plans((30, 40), (60, 10), (0, 0), (30, 40), R.CUBIC, R.LINEAR, True)
+    assert R._pillow_filter(plans) is None  # a different filter per axis
