@@ -1,6 +1,6 @@
 """Every check this repository runs, in one place (STYLE.md §12).
 
-``python3 -m nox`` runs the default sessions (core, lint, packaging); ``python3 -m nox -s demo``
+``python3 -m nox`` runs the default sessions (core, interop, lint, packaging); ``python3 -m nox -s demo``
 runs the demo; ``python3 -m nox -s core -- -k resize`` passes ``-k resize`` on to pytest.
 Sessions use the interpreter nox runs on; to test a matrix, list versions in ``PYTHONS``.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import nox
 
-nox.options.sessions = ["core", "lint", "packaging"]
+nox.options.sessions = ["core", "interop", "lint", "packaging"]
 # Fresh virtualenvs every run, so CI never passes on a stale install.
 nox.options.reuse_existing_virtualenvs = False
 
@@ -29,6 +29,13 @@ def _pytest(session: nox.Session, tests: str, *install: str) -> None:
 @nox.session(python=PYTHONS)
 def core(session: nox.Session) -> None:
     """Core tests, CPU image codecs installed; gpu tests skip themselves without a GPU."""
+    _pytest(session, "tests/core", "-e", f"{CORE}[image]")
+
+
+@nox.session(python=PYTHONS)
+def interop(session: nox.Session) -> None:
+    """Core tests again with CPU torch and jax installed: DLPack/array inputs and outputs."""
+    session.install("torch==2.13.0", "jax")
     _pytest(session, "tests/core", "-e", f"{CORE}[image]")
 
 

@@ -424,3 +424,57 @@ def test_no_warnings_on_plain_run():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _uniform_pipe().run()
+
+
+# -- legacy feeding and several Python sources ------------------------------------------------
+
+
+def test_iter_setup_feeds_before_each_iteration():
+    class P(dali.Pipeline):
+        def __init__(self):
+            super().__init__(batch_size=2, num_threads=1, prefetch_queue_depth=1)
+            self.src = dali.ops.ExternalSource(name="inp")
+            self.i = 0
+
+        def define_graph(self):
+            return self.src()
+
+        def iter_setup(self):
+            self.feed_input("inp", np.full((2, 3), self.i, dtype=np.int32))
+            self.i += 1
+
+    pipe = P()
+    assert pipe.run()[0].as_array()[0, 0] == 0
+    assert pipe.run()[0].as_array()[0, 0] == 1
+
+
+def test_every_source_is_called_when_one_ends():
+    calls = {"a": 0, "b": 0}
+
+    def a(i):
+        calls["a"] += 1
+        if i == 1:
+            raise StopIteration
+        return np.zeros((2, 1), np.float32)
+
+    def b(i):
+        calls["b"] += 1
+        return np.ones((2, 1), np.float32)
+
+    pipe = dali.Pipeline(batch_size=2, num_threads=1, prefetch_queue_depth=1)
+    with pipe:
+        pipe.set_outputs(fn.external_source(source=a), fn.external_source(source=b))
+    pipe.run()
+    with pytest.raises(StopIteration):
+        pipe.run()
+    assert calls == {"a": 2, "b": 2}
+
+
+def test_ops_external_source_takes_source_positionally():
+    pipe = dali.Pipeline(batch_size=2, num_threads=1)
+    src = dali.ops.ExternalSource(lambda i: np.full((2, 1), i, np.int64))
+    with pipe:
+        pipe.set_outputs(src())
+    assert pipe.run()[0].as_array().ravel().tolist() == [0, 0]
+    with pytest.raises(TypeError, match="keyword arguments only"):
+        dali.ops.random.Uniform((0, 1))

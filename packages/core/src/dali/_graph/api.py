@@ -75,7 +75,7 @@ def _make_fn(schema: Schema, module: str) -> Callable[..., Any]:
 
 
 def _make_ops_class(schema: Schema, module: str, class_name: str, deprecated: bool) -> type:
-    def __init__(self: Any, **kwargs: Any) -> None:
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if deprecated:
             warnings.warn(
                 f"ops.{class_name} is a deprecated alias of ops."
@@ -83,6 +83,14 @@ def _make_ops_class(schema: Schema, module: str, class_name: str, deprecated: bo
                 DeprecationWarning,
                 stacklevel=2,
             )
+        if args:
+            names = schema.extra.get("positional_args", ())
+            if len(args) > len(names):
+                raise TypeError(
+                    f"ops.{class_name}() takes keyword arguments only"
+                    + (f" (or {', '.join(names)} positionally)" if names else "")
+                )
+            kwargs = {**dict(zip(names, args)), **kwargs}
         for k in kwargs:
             if k not in schema.args:
                 valid = ", ".join(sorted(schema.args))

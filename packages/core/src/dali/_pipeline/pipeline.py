@@ -345,6 +345,9 @@ class Pipeline:
         self._ops.append(op)
         self._names[op.name] = op
 
+    def iter_setup(self) -> None:
+        """Override to feed external sources (`feed_input`) before each scheduled iteration."""
+
     def define_graph(self) -> Any:
         """Override in a subclass to return the pipeline outputs."""
         raise NotImplementedError
@@ -492,11 +495,16 @@ class Pipeline:
         if self._end_of_data:
             return
         assert self._plan is not None
+        self.iter_setup()
         fed: dict[int, Any] = {}
-        try:
-            for step in self._plan.callback_sources:
+        ended = False
+        # Every source is asked, as DALI does, even when an earlier one reports end of data.
+        for step in self._plan.callback_sources:
+            try:
                 fed[self._source_index[id(step)]] = step.impl.fetch(self._sched_iter, self._epoch)
-        except StopIteration:
+            except StopIteration:
+                ended = True
+        if ended:
             self._end_of_data = True
             return
         batch_sizes = {len(m) for _, m in fed.values()}

@@ -424,11 +424,21 @@ _FORMAT_NAMES = {
 
 
 def round_sat(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """DALI's float→int ``ConvertSat``: round half away from zero, then saturate."""
-    x64 = x.astype(np.float64)
-    r = np.trunc(x64 + np.copysign(0.5, x64))
+    """DALI's float→int ``ConvertSat``: round half away from zero, then saturate.
+
+    The arithmetic is float64, where ``x + 0.5`` is exact for every float32 ``x``.
+    """
     info = np.iinfo(dtype)
-    return np.clip(r, info.min, info.max).astype(dtype)
+    y = np.asarray(x, dtype=np.float64).copy() if np.ndim(x) == 0 else x.astype(np.float64)
+    if info.min == 0:
+        # negative values saturate to 0 either way, so rounding half up is enough
+        y += 0.5
+        np.floor(y, out=y)
+    else:
+        y += np.copysign(0.5, y)
+        np.trunc(y, out=y)
+    np.clip(y, info.min, info.max, out=y)
+    return y.astype(dtype)
 
 
 def _max_value(dtype: np.dtype) -> float:
@@ -448,6 +458,9 @@ def convert_dtype(img: np.ndarray, dtype: np.dtype) -> np.ndarray:
         scale = np.float32(1) / np.float32(_max_value(src))
         return (img.astype(np.float32) * scale).astype(dtype, copy=False)
     factor = np.float32(np.float32(_max_value(dtype)) / np.float32(_max_value(src)))
+    if factor.is_integer() and _max_value(src) * float(factor) < 2**24:
+        # exact in float32 (e.g. uint8 -> uint16 is x * 257): integer arithmetic is the same
+        return (img.astype(dtype) * dtype.type(factor)).astype(dtype, copy=False)
     return round_sat(img.astype(np.float32) * factor, dtype)
 
 
@@ -479,16 +492,17 @@ def rgb_to_ycbcr(rgb: np.ndarray) -> np.ndarray:
             (np.float32(a), np.float32(b), np.float32(c), np.float32(d * bias_scale))
             for a, b, c, d in _YCC_EXACT
         )
-    f = rgb.astype(np.float32, copy=False)
-    r, g, b = f[..., 0], f[..., 1], f[..., 2]
-    planes = []
-    for cr, cg, cb, bias in coeffs:
-        v = cr * r + cg * g
-        v += cb * b
+    # planar float32 copies: the per-plane arithmetic then runs on contiguous memory
+    r, g, b = np.ascontiguousarray(rgb.transpose(2, 0, 1), dtype=np.float32)
+    out = np.empty(rgb.shape, dtype=dtype)
+    tmp = np.empty_like(r)
+    for k, (cr, cg, cb, bias) in enumerate(coeffs):
+        v = np.multiply(r, cr)  # ((cr*R + cg*G) + cb*B) + bias, rounded to float32 at each step
+        v += np.multiply(g, cg, out=tmp)
+        v += np.multiply(b, cb, out=tmp)
         v += bias
-        planes.append(v)
-    out = np.stack(planes, axis=-1)
-    return out.astype(dtype, copy=False) if dtype.kind == "f" else round_sat(out, dtype)
+        out[..., k] = v if dtype.kind == "f" else round_sat(v, dtype)
+    return out
 
 
 def to_output(img: np.ndarray, output_type: str, dtype: np.dtype) -> np.ndarray:

@@ -163,10 +163,8 @@ class Rotate(WarpBase):
         first = 1 if frames else 0
         in_shapes = [s.shape[first : first + nsp] for s in tl._samples()]
         sizes = self.explicit_sizes(ws, nsp)
-        if nsp == 3:
+        if nsp == 3:  # like DALI, `axis` is ignored for 2-D images
             axes = self._axes(ws)
-        elif self.has_arg("axis"):
-            raise self.arg_error("axis", "applies only to volumes (DHWC); this input is 2-D")
         out_shapes: list[Sequence[int]] = []
         matrices = []
         for i, shape in enumerate(in_shapes):
