@@ -18,7 +18,9 @@ def load_real_dali() -> ModuleType | None:
         return None
 
 
-def time_per_iteration(step: Callable[[], Any], *, warmup: int, iterations: int, repeats: int) -> float:
+def time_per_iteration(
+    step: Callable[[], Any], *, warmup: int, iterations: int, repeats: int
+) -> float:
     """Median over ``repeats`` of the mean seconds per call of ``step``."""
     for _ in range(warmup):
         step()
@@ -31,7 +33,9 @@ def time_per_iteration(step: Callable[[], Any], *, warmup: int, iterations: int,
     return statistics.median(samples)
 
 
-def print_table(title: str, unit: str, rows: list[tuple[str, float]], *, lower_is_better: bool) -> None:
+def print_table(
+    title: str, unit: str, rows: list[tuple[str, float]], *, lower_is_better: bool
+) -> None:
     """Rows of (name, value); the ratio column compares each row with the first one."""
     print(f"\n{title}")
     print(f"{'library':<34}{unit:>14}{'ratio vs first':>18}")

@@ -14,9 +14,8 @@ import argparse
 from types import ModuleType
 from typing import Any
 
-from _common import load_real_dali, print_table, time_per_iteration
-
 import dali
+from _common import load_real_dali, print_table, time_per_iteration
 
 BATCH = 256
 N_OPS = 41

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
-import dali.fn as fn
 import dali.math as dmath
-from dali import pipeline_def, types
+import numpy as np
+from dali import fn, pipeline_def, types
 
 BATCH = 8
 
@@ -45,7 +43,10 @@ def synthetic_images(batch_size: int, size: int = 256):
 @pipeline_def(batch_size=BATCH, num_threads=2, device_id=None, seed=0)
 def demo_pipeline():
     images, labels = fn.external_source(
-        source=synthetic_images(BATCH), num_outputs=2, layout=["HWC", ""], dtype=[types.UINT8, types.INT32]
+        source=synthetic_images(BATCH),
+        num_outputs=2,
+        layout=["HWC", ""],
+        dtype=[types.UINT8, types.INT32],
     )
     brightness = fn.random.uniform(range=(0.6, 1.4))
     images = dmath.clamp(images * brightness, 0.0, 255.0)
@@ -73,7 +74,9 @@ def main() -> None:
     pipe = demo_pipeline()
     images, labels = pipe.run()
     batch = np.round(images.as_array()).astype(np.uint8)
-    print(f"images: {images.shape()[0]} x {len(images)} {images.dtype}, labels: {labels.as_array().ravel().tolist()}")
+    print(
+        f"images: {images.shape()[0]} x {len(images)} {images.dtype}, labels: {labels.as_array().ravel().tolist()}"
+    )
     save_grid(batch, args.out)
     print(f"saved {args.out}")
 

@@ -404,7 +404,9 @@ def test_cmn_argument_errors(kwargs, arg):
 GPU_CASES = {
     "crop": lambda x: fn.crop(x, crop=(21, 31)),
     "crop_pad": lambda x: fn.crop(x, crop=(50, 70), out_of_bounds_policy="pad", fill_values=7),
-    "crop_per_sample": lambda x: fn.crop(x, crop=(20, 30), crop_pos_x=fn.random.uniform(range=(0, 1))),
+    "crop_per_sample": lambda x: fn.crop(
+        x, crop=(20, 30), crop_pos_x=fn.random.uniform(range=(0, 1))
+    ),
     "cmn": lambda x: fn.crop_mirror_normalize(x, mean=MEAN, std=STD),
     "cmn_fp16_mirror": lambda x: fn.crop_mirror_normalize(
         x, crop=(32, 32), mean=MEAN, std=STD, dtype=types.FLOAT16, mirror=fn.random.coin_flip()

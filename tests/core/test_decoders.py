@@ -205,7 +205,8 @@ def test_legacy_ops_aliases(tree: list[Path]) -> None:
         (out,) = p.run()
         assert np.array_equal(out.at(0), pil_rgb(tree[0]))
         assert p.deprecated == (cls is not ops.decoders.Image)
-    assert hasattr(ops, "ImageDecoderRandomCrop") and hasattr(ops, "ImageDecoderSlice")
+    for name in ("ImageDecoderCrop", "ImageDecoderRandomCrop", "ImageDecoderSlice", "HostDecoder"):
+        assert hasattr(ops, name)
 
 
 def test_output_metadata_static() -> None:
@@ -417,9 +418,16 @@ def test_exif_orientation_all_eight(extra: dict[str, Path]) -> None:
 def test_exif_orientation_other_formats(extra: dict[str, Path], edge: dict[str, Path]) -> None:
     keys = ["exif6.png", "exif6.webp", "exif8.tiff"]
     outs = run_files([extra[k] for k in keys])
-    for k, out in zip(keys, outs):
+    anys = run_files([extra[k] for k in keys], output_type=types.ANY_DATA)
+    for k, out, any_data in zip(keys, outs, anys):
         assert np.array_equal(out, pil_rgb(extra[k])), k
         assert out.shape[:2] == (52, 36)
+        assert np.array_equal(any_data, out), k
+        assert out.flags.writeable and any_data.flags.writeable
+    raw = run_files([extra[k] for k in keys], adjust_orientation=False)
+    for k, out in zip(keys, raw):
+        assert out.shape[:2] == (36, 52), k
+    assert np.array_equal(raw[2], raw[0])  # the stored pixels (Pillow's TIFF orientation undone)
     # the shared edge case: a red block in the stored top-left ends up top-right (rotate CW)
     out = decode1(edge["jpeg_exif6"])
     h, w = out.shape[:2]
@@ -893,3 +901,56 @@ def test_bad_bytes_without_a_file_name() -> None:
 
     with pytest.raises(RuntimeError, match="encoded data of sample 0"):
         pipe().run()
+
+
+# -- parity with fn.crop / fn.slice on the full decode ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"crop": (20, 30)},
+        {"crop": (21, 31), "crop_pos_x": 0.3, "crop_pos_y": 0.7},
+        {"crop_w": 12.0, "crop_h": 17.0, "crop_pos_x": 0.0, "crop_pos_y": 1.0},
+        {"crop": (70, 30), "out_of_bounds_policy": "pad", "fill_values": 9},
+        {"crop": (70, 30), "out_of_bounds_policy": "trim_to_shape"},
+    ],
+)
+def test_image_crop_equals_fn_crop(tree: list[Path], kw: dict) -> None:
+    files = [str(f) for f in tree[:7]]
+
+    @pipeline_def(batch_size=7, num_threads=2, device_id=None)
+    def pipe():
+        jpegs, _ = fn.readers.file(files=files)
+        return fn.decoders.image_crop(jpegs, **kw), fn.crop(fn.decoders.image(jpegs), **kw)
+
+    fused, ref = pipe().run()
+    for i in range(7):
+        assert np.array_equal(fused.at(i), ref.at(i))
+
+
+@pytest.mark.parametrize(
+    ("args", "kw"),
+    [
+        ((np.array([0.1, 0.25], np.float32), np.array([0.5, 0.35], np.float32)), {}),
+        ((np.array([3, 5], np.int32), np.array([10, 20], np.int32)), {}),
+        (
+            (np.array([2.0, 4.0], np.float32), np.array([9.0, 6.0], np.float32)),
+            {"normalized_anchor": False, "normalized_shape": False, "axis_names": "HW"},
+        ),
+        ((), {"rel_start": (0.2, 0.1), "rel_shape": (0.5, 0.6)}),
+        ((), {"start": (30, 50), "shape": (20, 20), "out_of_bounds_policy": "pad"}),
+    ],
+)
+def test_image_slice_equals_fn_slice(tree: list[Path], args: tuple, kw: dict) -> None:
+    files = [str(f) for f in tree[:5]]
+
+    @pipeline_def(batch_size=5, num_threads=2, device_id=None)
+    def pipe():
+        jpegs, _ = fn.readers.file(files=files)
+        fused = fn.decoders.image_slice(jpegs, *args, **kw)
+        return fused, fn.slice(fn.decoders.image(jpegs), *args, **kw)
+
+    fused, ref = pipe().run()
+    for i in range(5):
+        assert np.array_equal(fused.at(i), ref.at(i))

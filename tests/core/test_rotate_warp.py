@@ -162,7 +162,7 @@ def test_rotate_per_sample_angles_dtype_and_frames():
     angles = [np.float32(0), np.float32(90), np.float32(10)]
     out = run(lambda x, a: fn.rotate(x, angle=a), imgs, args={"a": angles})
     assert out.shape() == [(40, 60, 3), (60, 40, 3), (50, 68, 3)]
-    np.testing.assert_array_equal(out.as_array()[0], imgs[0])
+    np.testing.assert_array_equal(np.asarray(out.at(0)), imgs[0])
     f = run1(lambda x: fn.rotate(x, angle=90, dtype=types.FLOAT), imgs[0])
     assert f.dtype == np.float32
     # cos(float32(pi/2)) is not quite 0: float outputs blend by ~1e-6 of a neighbour

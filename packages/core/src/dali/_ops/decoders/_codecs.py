@@ -153,9 +153,15 @@ def _jpeg_header(data: np.ndarray) -> tuple[int, int, int]:
     i = 2
     ncomp = 0
     orientation = 1
+    ff: np.ndarray | None = None  # positions of 0xFF bytes, found once if garbage is seen
     while i + 3 < n:
         if mv[i] != 0xFF:
-            i += 1
+            if ff is None:
+                ff = np.flatnonzero(data == 0xFF)
+            k = int(np.searchsorted(ff, i))
+            if k == len(ff):
+                break
+            i = int(ff[k])
             continue
         marker = mv[i + 1]
         if marker == 0xFF:
@@ -326,7 +332,10 @@ def _pil_decode(buf: bytes, fmt: str, mode: str) -> tuple[np.ndarray, bool]:
         oriented = had_tag and 0x0112 not in im.tag_v2
     except Exception as e:  # noqa: BLE001 - every Pillow failure is a decode failure
         raise DecodeError(f"corrupt or truncated {fmt} data ({e})") from None
-    return _pil_pixels(im, fmt, mode), oriented
+    pixels = _pil_pixels(im, fmt, mode)
+    if not pixels.flags.writeable:  # arrays over Pillow's buffer are read-only
+        pixels = pixels.copy()
+    return pixels, oriented
 
 
 def _pil_pixels(im: Any, fmt: str, mode: str) -> np.ndarray:

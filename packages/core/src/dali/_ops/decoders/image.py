@@ -313,7 +313,7 @@ class _ImageDecoder(Operator):
     inputs=1,
     input_names=("data",),
     args=[*_DECODER_ARGS, *_CACHE_ARGS],
-    aliases=("ImageDecoder", "nvJPEGDecoder"),
+    aliases=("ImageDecoder", "nvJPEGDecoder", "HostDecoder"),
 )
 class Image(_ImageDecoder):
     """Decodes images (JPEG, JPEG 2000, TIFF, PNG, BMP, PNM, WebP) to HWC.
@@ -330,7 +330,7 @@ class Image(_ImageDecoder):
     inputs=1,
     input_names=("data",),
     args=[*_DECODER_ARGS, *_CROP_ARGS],
-    aliases=("ImageDecoderCrop", "nvJPEGDecoderCrop"),
+    aliases=("ImageDecoderCrop", "nvJPEGDecoderCrop", "HostDecoderCrop"),
 )
 class ImageCrop(_ImageDecoder):
     """Decodes images and extracts a fixed-size window at a relative anchor (like ``fn.crop``).
@@ -415,7 +415,7 @@ def _crop_window_fn(h: int, w: int, py: float, px: float, truncate: bool) -> Win
     input_names=("data",),
     args=[*_DECODER_ARGS, *RANDOM_CROP_ARGS],
     random=True,
-    aliases=("ImageDecoderRandomCrop", "nvJPEGDecoderRandomCrop"),
+    aliases=("ImageDecoderRandomCrop", "nvJPEGDecoderRandomCrop", "HostDecoderRandomCrop"),
 )
 class ImageRandomCrop(_ImageDecoder):
     """Decodes images and cuts a random window (area and aspect ratio in the given ranges).
@@ -448,7 +448,7 @@ class ImageRandomCrop(_ImageDecoder):
     inputs=(1, 3),
     input_names=("data", "anchor", "shape"),
     args=[*_DECODER_ARGS, *_SLICE_ARGS],
-    aliases=("ImageDecoderSlice", "nvJPEGDecoderSlice"),
+    aliases=("ImageDecoderSlice", "nvJPEGDecoderSlice", "HostDecoderSlice"),
 )
 class ImageSlice(_ImageDecoder):
     """Decodes images and extracts a slice given by anchor/shape inputs or start/end arguments.

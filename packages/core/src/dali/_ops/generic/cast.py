@@ -42,6 +42,7 @@ __all__ = [
     "per_sample_scalars",
     "per_sample_vectors",
     "round_half_away",
+    "round_half_away_int",
     "same_rows",
 ]
 
@@ -70,6 +71,16 @@ def host_samples(tl: Any) -> list[np.ndarray]:
     if hasattr(tl, "as_cpu") and type(tl).__name__ == "TensorListGPU":
         tl = tl.as_cpu()
     return [np.asarray(s) for s in tl._samples()]
+
+
+def round_half_away_int(a: float) -> int:
+    """C's ``std::round`` of one (double) value, as an int: halves away from zero.
+
+    ``a - trunc(a)`` is exact, so no double rounding can move a value across the half.
+    """
+    t = float(np.trunc(a))
+    frac = a - t
+    return int(t + (1.0 if frac >= 0.5 else (-1.0 if frac <= -0.5 else 0.0)))
 
 
 def round_half_away(xp: Any, x: Any) -> Any:

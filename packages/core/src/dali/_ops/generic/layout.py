@@ -35,7 +35,13 @@ import numpy as np
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.base import Operator
-from dali._ops.generic.cast import array_module, convert_sat, host_samples, per_sample_vectors
+from dali._ops.generic.cast import (
+    array_module,
+    convert_sat,
+    host_samples,
+    per_sample_vectors,
+    round_half_away_int,
+)
 
 __all__ = ["Pad", "Reshape", "Transpose", "axes_from_args"]
 
@@ -189,7 +195,9 @@ class Reshape(Operator):
             if not self.is_tensor_arg(name):
                 self._check_extents(name, list(self.arg(name)))
 
-    def _check_extents(self, name: str, extents: Sequence[float], sample: int | None = None) -> None:
+    def _check_extents(
+        self, name: str, extents: Sequence[float], sample: int | None = None
+    ) -> None:
         where = "" if sample is None else f"sample {sample}: "
         if not extents and name == "rel_shape":
             raise self.arg_error(name, f"{where}`rel_shape` specified as an empty list")
@@ -252,7 +260,7 @@ class Reshape(Operator):
                 sd = int(src_dims[d]) if src_dims is not None else d
                 extent = 1 if sd < 0 else in_shape[sd]
                 v = float(np.float32(e) * np.float32(extent))
-                out.append(int(math.floor(v + 0.5)) if v >= 0 else -int(math.floor(-v + 0.5)))
+                out.append(round_half_away_int(v))
         else:
             out = [int(e) for e in req]
             if self._source == "input":
@@ -273,7 +281,9 @@ class Reshape(Operator):
         self._check_volume(i, in_shape, out, name)
         return tuple(out)
 
-    def _check_volume(self, i: int, in_shape: tuple[int, ...], out: Sequence[int], name: str) -> None:
+    def _check_volume(
+        self, i: int, in_shape: tuple[int, ...], out: Sequence[int], name: str
+    ) -> None:
         if math.prod(in_shape) != math.prod(out):
             raise SampleFailure(
                 i,
@@ -287,7 +297,7 @@ class Reshape(Operator):
 
     def run_cpu(self, ws: Any) -> Any:
         tl = ws.inputs[0]
-        xp, tl_cls = array_module(tl)
+        _, tl_cls = array_module(tl)
         shapes = _shapes(tl)
         n = len(shapes)
         req = self._requested(ws, n)
@@ -296,7 +306,10 @@ class Reshape(Operator):
             src_dims = per_sample_vectors(ws, self, "src_dims", np.int64)
         outs = [
             self._out_shape(
-                i, shapes[i], None if req is None else req[i], None if src_dims is None else src_dims[i]
+                i,
+                shapes[i],
+                None if req is None else req[i],
+                None if src_dims is None else src_dims[i],
             )
             for i in range(n)
         ]
@@ -375,9 +388,9 @@ class Pad(Operator):
     def setup(self) -> None:
         if self.has_arg("axes") and self.has_arg("axis_names"):
             raise self.arg_error("axis_names", "`axes` and `axis_names` are mutually exclusive")
-        if self.has_arg("align") and not self.is_tensor_arg("align"):
-            if any(a <= 0 for a in self.arg("align")):
-                raise self.arg_error("align", f"values must be positive, got {list(self.arg('align'))}")
+        align = None if self.is_tensor_arg("align") else self.arg("align")
+        if align and any(a <= 0 for a in align):
+            raise self.arg_error("align", f"values must be positive, got {list(self.arg('align'))}")
 
     def _per_axis(self, ws: Any, name: str, i: int, naxes: int, values: list[Any]) -> list[int]:
         v = [int(e) for e in values[i]]
@@ -428,7 +441,9 @@ class Pad(Operator):
         for i, f in enumerate(fills):
             f = np.asarray(f)
             if f.size != 1:
-                raise SampleFailure(i, self.arg_error("fill_value", "expected one value per sample"))
+                raise SampleFailure(
+                    i, self.arg_error("fill_value", "expected one value per sample")
+                )
             fill_vals.append(convert_sat(np, f.reshape(1), tl._np_dtype)[0])
         dense = tl._dense()
         if dense is not None and all(o == outs[0] for o in outs):

@@ -56,16 +56,16 @@ class OneHot(Operator):
         from dali._dtypes import np_dtype, type_name
 
         if self.arg("num_classes") < 0:
-            raise self.arg_error("num_classes", f"must not be negative, got {self.arg('num_classes')}")
+            raise self.arg_error(
+                "num_classes", f"must not be negative, got {self.arg('num_classes')}"
+            )
         dtype = self.arg("dtype")
         self._dtype = np_dtype(dtype)
         if self._dtype.name not in _ONE_HOT_TYPES:
             raise self.arg_error("dtype", f"unsupported output type {type_name(dtype)}")
         name = self.arg("axis_name") if self.has_arg("axis_name") else None
         if name is not None and len(name) != 1:
-            raise self.arg_error(
-                "axis_name", f'must be a single character, got "{name}"'
-            )
+            raise self.arg_error("axis_name", f'must be a single character, got "{name}"')
         self._axis_name = name
         # float -> the output type as a C++ static_cast would (truncation)
         with np.errstate(invalid="ignore", over="ignore"):
@@ -88,7 +88,9 @@ class OneHot(Operator):
         place = out_ndim - 1 if axis < 0 else axis
         layout = self._layout(tl._layout, place, out_ndim)
         classes = xp.arange(k, dtype=np.int64)
-        on, off = (self._on, self._off) if xp is np else (xp.asarray(self._on), xp.asarray(self._off))
+        on, off = (
+            (self._on, self._off) if xp is np else (xp.asarray(self._on), xp.asarray(self._off))
+        )
 
         def encode(x: Any, lead: int) -> Any:
             if scalars:
@@ -115,8 +117,7 @@ class OneHot(Operator):
             return in_layout[:place] + name + in_layout[place:]
         raise self.arg_error(
             "axis_name",
-            f'the input layout "{in_layout}" should have {out_ndim - 1} dimensions to add '
-            f'"{name}"',
+            f'the input layout "{in_layout}" should have {out_ndim - 1} dimensions to add "{name}"',
         )
 
     @staticmethod

@@ -80,9 +80,8 @@ class Normalize(Operator):
         self._dtype = np_dtype(dtype)
         if self._dtype.kind not in "iuf":
             raise self.arg_error("dtype", f"unsupported output type {type_name(dtype)}")
-        if not self.is_tensor_arg("stddev") and self.has_arg("stddev"):
-            if self.arg("stddev") < 0:
-                raise self.arg_error("stddev", f"must not be negative, got {self.arg('stddev')}")
+        if self.has_arg("stddev") and not self.is_tensor_arg("stddev") and self.arg("stddev") < 0:
+            raise self.arg_error("stddev", f"must not be negative, got {self.arg('stddev')}")
 
     # -- reduced axes ------------------------------------------------------------------------
     def _axes(self, ws: Any, ndim: int, layout: str, shapes: list[tuple[int, ...]]) -> list[int]:
@@ -219,7 +218,11 @@ class Normalize(Operator):
             return self._normalize(xp, x, mean, inv)
 
         dense = tl._dense()
-        if dense is not None and not self.is_tensor_arg("mean") and not self.is_tensor_arg("stddev"):
+        if (
+            dense is not None
+            and not self.is_tensor_arg("mean")
+            and not self.is_tensor_arg("stddev")
+        ):
             # one set of arguments: the statistics of every sample in one reduction
             mean, inv = params(0)
             bm = None if mean is None else mean[None]
@@ -262,7 +265,9 @@ class Normalize(Operator):
             inv = self._inv_from_std(xp, xp.full((1,) * ndim, self.arg("stddev")))
         else:
             m64 = mean.astype(np.float64)
-            var_sum = sum(((s.astype(np.float64) - m64) ** 2).sum(axis=ax, keepdims=True) for s in samples)
+            var_sum = sum(
+                ((s.astype(np.float64) - m64) ** 2).sum(axis=ax, keepdims=True) for s in samples
+            )
             inv = self._inv_from_var(xp, var_sum, count)
         dense = tl._dense()
         if dense is not None:

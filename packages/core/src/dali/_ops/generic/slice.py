@@ -32,11 +32,15 @@ import numpy as np
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.generic.cast import array_module, host_samples, per_sample_vectors
+from dali._ops.generic.cast import (
+    array_module,
+    host_samples,
+    per_sample_vectors,
+    round_half_away_int,
+)
 from dali._ops.generic.layout import axes_from_args
 from dali._ops.image.crop import (
     _output_dtype,
-    _round_away_double,
     _run_samples,
     apply_policy,
     check_policy,
@@ -72,7 +76,9 @@ _NAMED = ("start", "rel_start", "end", "rel_end", "shape", "rel_shape")
             default="error",
             doc='"error", "pad" (fill with fill_values) or "trim_to_shape".',
         ),
-        Arg("fill_values", "float_vec", default=(0.0,), doc="Padding value(s): one, or per channel."),
+        Arg(
+            "fill_values", "float_vec", default=(0.0,), doc="Padding value(s): one, or per channel."
+        ),
         Arg("dtype", "dtype", doc="Output type (default: the input's)."),
         Arg("image_type", "image_type", doc="Deprecated; ignored."),
         Arg("output_dtype", "dtype", doc="Deprecated alias of `dtype`."),
@@ -169,8 +175,8 @@ class Slice(Operator):
                     i,
                     self.error(f"end coordinates can't be before start coordinates; got {a}, {e}"),
                 )
-            anchor[dim] = _round_away_double(a)
-            shape[dim] = _round_away_double(e) - anchor[dim]
+            anchor[dim] = round_half_away_int(a)
+            shape[dim] = round_half_away_int(e) - anchor[dim]
         return anchor, shape
 
     def _windows(self, ws: Any, shapes: list[tuple[int, ...]], layout: str, ndim: int) -> list[Any]:
@@ -209,7 +215,9 @@ class Slice(Operator):
                 end = rel_end_v[i] * ext
             elif shape_v is not None:
                 if np.any(shape_v[i] < 0):
-                    raise SampleFailure(i, self.arg_error("shape", "negative shapes are not allowed"))
+                    raise SampleFailure(
+                        i, self.arg_error("shape", "negative shapes are not allowed")
+                    )
                 end = start + shape_v[i]
             elif rel_shape_v is not None:
                 if np.any(rel_shape_v[i] < 0):

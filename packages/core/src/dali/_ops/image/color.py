@@ -120,7 +120,9 @@ class _ColorBase(Operator):
             try:
                 self._dtype = np_dtype(dtype)
             except TypeError:
-                raise self.arg_error("dtype", f"unsupported output type {type_name(dtype)}") from None
+                raise self.arg_error(
+                    "dtype", f"unsupported output type {type_name(dtype)}"
+                ) from None
             if self._dtype.kind == "b":
                 raise self.arg_error("dtype", "unsupported output type bool")
 
@@ -221,8 +223,8 @@ def _arg(ws: Any, op: Operator, name: str) -> np.ndarray:
 class _YiqOp(_ColorBase):
     """hsv / hue / saturation / color_twist: the YIQ-space matrices."""
 
-    #: the arguments this operator has, with their identity values
-    knobs: dict[str, float] = {}
+    #: the arguments this operator has (the others keep their identity values)
+    knobs: tuple[str, ...] = ()
     #: whether brightness/contrast add color_twist's offset
     twist_offset = False
 
@@ -274,7 +276,7 @@ class Hsv(_YiqOp):
     UINT8 unless ``dtype`` says otherwise.
     """
 
-    knobs = {"hue": 0.0, "saturation": 1.0, "value": 1.0}
+    knobs = ("hue", "saturation", "value")
     default_dtype = DALIDataType.UINT8
 
 
@@ -293,7 +295,7 @@ class Hsv(_YiqOp):
 class Hue(_YiqOp):
     """Rotate the hue of RGB images by ``hue`` degrees (a rotation in YIQ space)."""
 
-    knobs = {"hue": 0.0}
+    knobs = ("hue",)
 
 
 @register(
@@ -311,7 +313,7 @@ class Hue(_YiqOp):
 class Saturation(_YiqOp):
     """Scale the saturation of RGB images (``saturation=0`` gives grey)."""
 
-    knobs = {"saturation": 1.0}
+    knobs = ("saturation",)
 
 
 @register(
@@ -336,7 +338,7 @@ class ColorTwist(_YiqOp):
     ``saturation=0`` gives grey.
     """
 
-    knobs = {"hue": 0.0, "saturation": 1.0, "brightness": 1.0, "contrast": 1.0}
+    knobs = ("hue", "saturation", "brightness", "contrast")
     twist_offset = True
 
 

@@ -49,6 +49,7 @@ from dali._ops.generic.cast import (
     convert_sat,
     per_sample_scalars,
     per_sample_vectors,
+    round_half_away_int,
     same_rows,
 )
 
@@ -128,7 +129,7 @@ def check_policy(op: Operator) -> str:
     if policy not in POLICIES:
         raise op.arg_error(
             "out_of_bounds_policy",
-            f"unsupported value {policy!r}; supported values are \"error\" (default), \"pad\" "
+            f'unsupported value {policy!r}; supported values are "error" (default), "pad" '
             f'and "trim_to_shape"',
         )
     return "pad" if policy == "constant" else policy
@@ -144,8 +145,7 @@ def apply_policy(
     if policy == "trim_to_shape":
         anchor, shape = list(anchor), list(shape)
         for d, n in enumerate(in_shape):
-            if anchor[d] < 0:
-                anchor[d] = 0
+            anchor[d] = max(anchor[d], 0)
             if anchor[d] + shape[d] >= n:
                 shape[d] = max(0, n - anchor[d])
         return anchor, shape
@@ -155,7 +155,7 @@ def apply_policy(
             if anchor[d] < 0 or anchor[d] > n or end < 0 or end > n:
                 return (
                     f"the window of shape {tuple(shape)} at {tuple(anchor)} does not fit in the "
-                    f"input of shape {tuple(in_shape)} (out_of_bounds_policy=\"error\"; use "
+                    f'input of shape {tuple(in_shape)} (out_of_bounds_policy="error"; use '
                     f'"pad" or "trim_to_shape" to allow it)'
                 )
     return anchor, shape
@@ -360,19 +360,12 @@ class CropWindows:
             anchor = []
             for d, extent in enumerate(in_shape):
                 a = float(np.float32(norm[d])) * (extent - crop[d])
-                anchor.append(int(a) if self.truncate else _round_away_double(a))
+                anchor.append(int(a) if self.truncate else round_half_away_int(a))
             win = apply_policy(self.policy, anchor, crop, in_shape)
             if isinstance(win, str):
                 raise SampleFailure(i, op.arg_error(self.size_arg, win))
             out.append(win)
         return out
-
-
-def _round_away_double(a: float) -> int:
-    """C's ``std::round`` of a double, as an int (``a - trunc(a)`` is exact)."""
-    t = float(np.trunc(a))
-    frac = a - t
-    return int(t + (1.0 if frac >= 0.5 else (-1.0 if frac <= -0.5 else 0.0)))
 
 
 #: The crop arguments shared by `fn.crop` and `fn.crop_mirror_normalize` (DALI's CropAttr and
@@ -537,7 +530,7 @@ def _next_pow2(n: int) -> int:
 
 
 def _default_out_layout(in_layout: str) -> str:
-    """"CHW" generalised to sequences and volumes: C moves before the spatial dimensions."""
+    """ "CHW" generalised to sequences and volumes: C moves before the spatial dimensions."""
     if len(in_layout) == 3:
         return "CHW"
     spatial = "".join(a for a in in_layout if a in "DHW")
@@ -695,9 +688,7 @@ class CropMirrorNormalize(Operator):
             and same_rows(list(inv))
         )
         if uniform_args:
-            out = plan.normalize(
-                xp, dense, wins[0], mean[0], inv[0], mirror, channels[0], lead=1
-            )
+            out = plan.normalize(xp, dense, wins[0], mean[0], inv[0], mirror, channels[0], lead=1)
             return tl_cls._make(out, out_layout)
         src = samples if samples is not None else tl._samples()
 
@@ -731,7 +722,9 @@ class CropMirrorNormalize(Operator):
         out = np.empty((n, *out_shapes[0]), dtype) if uniform else None
         channels = [s.shape[plan.c_axis] for s in samples]
         shared = same_rows(list(mean)) and same_rows(list(inv)) and same_rows(channels)
-        lut0 = self._luts.get(mean[0, : channels[0]], inv[0, : channels[0]], dtype) if shared else None
+        lut0 = (
+            self._luts.get(mean[0, : channels[0]], inv[0, : channels[0]], dtype) if shared else None
+        )
 
         def one(i: int) -> Any:
             x, (anchor, shape), c = samples[i], wins[i], channels[i]
@@ -773,7 +766,12 @@ class _CmnPlan:
     """How one input layout maps to the output: crop, normalise, pad channels, mirror, permute."""
 
     def __init__(
-        self, op: CropMirrorNormalize, in_layout: str, perm: tuple[int, ...], c_axis: int, w_axis: int
+        self,
+        op: CropMirrorNormalize,
+        in_layout: str,
+        perm: tuple[int, ...],
+        c_axis: int,
+        w_axis: int,
     ) -> None:
         self.op = op
         self.perm = perm
@@ -803,8 +801,12 @@ class _CmnPlan:
                 f"give one value or one per channel: {vals.size} values for {channels} channels",
             )
         return fill_array(
-            self.op, vals[:channels] if vals.size > 1 else vals, self.dtype, ndim + lead,
-            self.c_axis + lead, channels,
+            self.op,
+            vals[:channels] if vals.size > 1 else vals,
+            self.dtype,
+            ndim + lead,
+            self.c_axis + lead,
+            channels,
         )
 
     def _pad_channels(self, xp: Any, out: Any, c: int, lead: int) -> Any:

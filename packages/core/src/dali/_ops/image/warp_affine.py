@@ -38,6 +38,7 @@ __all__ = [
     "WarpBase",
     "convert_sat",
     "invert_affine",
+    "source_coords",
     "warp_fast",
     "warp_sample",
 ]
@@ -91,6 +92,51 @@ def _taps(
     return out
 
 
+def source_coords(m: np.ndarray, out_shape: Sequence[int]) -> list[np.ndarray]:
+    """Source coordinates of every destination pixel centre, as DALI's CPU kernel computes them.
+
+    For each output row the kernel maps the first pixel centre, ``M · (0.5, y + 0.5[, z + 0.5], 1)``,
+    then steps along x by adding the matrix's first column in float32, restarting from a
+    freshly stepped checkpoint every 256 pixels. The rounding of that accumulation decides
+    nearest-neighbour ties, so it is reproduced here.
+
+    Returns:
+        One float32 array of shape ``out_shape`` per source axis, in ``(x, y[, z])`` order.
+    """
+    nsp = m.shape[0]
+    out_shape = tuple(out_shape)
+    outer = out_shape[:-1]
+    width = out_shape[-1]
+    half = _F32(0.5)
+    # outer pixel centres, broadcast over the outer output axes (y, then z), in (y, z) order
+    grids = []
+    for d in range(1, nsp):
+        axis = nsp - 1 - d
+        shape = [1] * (nsp - 1)
+        shape[axis] = out_shape[axis]
+        grids.append((np.arange(out_shape[axis], dtype=_F32) + half).reshape(shape))
+    coords = []
+    for r in range(nsp):
+        base = np.full(outer, m[r, 0] * half, dtype=_F32)
+        for d in range(1, nsp):
+            base = (base + (m[r, d] * grids[d - 1]).astype(_F32)).astype(_F32)
+        base = (base + m[r, nsp]).astype(_F32)
+        step = _F32(m[r, 0])
+        tile_step = _F32(_F32(256) * step)
+        out = np.empty((*outer, width), dtype=_F32)
+        tile_base = base
+        for t0 in range(0, width, 256):
+            n = min(256, width - t0)
+            if t0:
+                tile_base = (tile_base + tile_step).astype(_F32)
+            steps = np.empty((*outer, n), dtype=_F32)
+            steps[..., 0] = tile_base
+            steps[..., 1:] = step
+            out[..., t0 : t0 + n] = np.add.accumulate(steps, axis=-1, dtype=_F32)
+        coords.append(out)
+    return coords
+
+
 def warp_sample(
     src: np.ndarray,
     matrix: np.ndarray,
@@ -123,19 +169,7 @@ def warp_sample(
     if src.size == 0:
         raise ValueError("cannot warp an empty image to a non-empty output")
     m = np.asarray(matrix, dtype=_F32).reshape(nsp, nsp + 1)
-    # destination pixel centres, in (x, y[, z]) order, broadcast over the output grid
-    grids = []
-    for d in range(nsp):  # d: 0 = x (last spatial axis), 1 = y, 2 = z
-        axis = nsp - 1 - d
-        shape = [1] * nsp
-        shape[axis] = out_shape[axis]
-        grids.append((np.arange(out_shape[axis], dtype=_F32) + _F32(0.5)).reshape(shape))
-    srcpos = []
-    for r in range(nsp):
-        acc = m[r, nsp] + m[r, 0] * grids[0]
-        for d in range(1, nsp):
-            acc = acc + m[r, d] * grids[d]
-        srcpos.append(np.broadcast_to(acc.astype(_F32), out_shape))
+    srcpos = source_coords(m, out_shape)
     in_spatial = src.shape[:nsp]
     flat = src.reshape(-1, channels)
     fill_px = _fill_pixel(fill, src.dtype, channels)
