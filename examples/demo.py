@@ -1,10 +1,9 @@
-"""Demo: the seed JAX tutorial's pipeline shape, fed by an external source, on the CPU.
+"""The README demo: the quickstart of "Getting started with JAX and DALI", on the CPU.
 
-The quickstart of "Getting started with JAX and DALI" reads files, decodes and resizes them.
-Until the image operators land, this demo keeps the same shape with an `external_source` that
-yields synthetic 256x256 RGB images and labels, adds a random per-sample brightness and a random
-flip, and saves the batch as a picture grid (``demo_batch.png``), as the tutorial's
-``show_image`` does.
+It generates a small image tree like the tutorial's ``images`` folder (class sub-folders of
+JPEGs, written deterministically by `dali._testing.images`), runs the tutorial's quickstart
+pipeline (``readers.file`` → ``decoders.image`` → ``resize`` to 256×256) and saves one batch as
+a picture grid, as the tutorial's ``show_image`` does.
 
 Run: ``python3 -m nox -s demo`` (or ``python examples/demo.py --out demo_batch.png``).
 """
@@ -12,49 +11,23 @@ Run: ``python3 -m nox -s demo`` (or ``python examples/demo.py --out demo_batch.p
 from __future__ import annotations
 
 import argparse
+import os
 
-import dali.math as dmath
 import numpy as np
-from dali import fn, pipeline_def, types
-
-BATCH = 8
-
-
-def synthetic_images(batch_size: int, size: int = 256):
-    """An endless iterable of (images, labels) batches: colour gradients with a disc."""
-    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size
-    i = 0
-    while True:
-        images, labels = [], []
-        for _ in range(batch_size):
-            hue = (i * 0.13) % 1.0
-            r = 255 * (0.5 + 0.5 * np.sin(2 * np.pi * (xx + hue)))
-            g = 255 * yy
-            b = 255 * (0.5 + 0.5 * np.cos(2 * np.pi * (yy + xx + hue)))
-            disc = ((xx - 0.5) ** 2 + (yy - 0.5) ** 2) < (0.1 + 0.2 * hue) ** 2
-            img = np.stack([r, g, b], axis=-1)
-            img[disc] = 255 - img[disc]
-            images.append(img.astype(np.uint8))
-            labels.append(np.array([i % 3], dtype=np.int32))
-            i += 1
-        yield images, labels
+from dali import fn, pipeline_def
+from dali._testing.images import make_image_tree
 
 
-@pipeline_def(batch_size=BATCH, num_threads=2, device_id=None, seed=0)
-def demo_pipeline():
-    images, labels = fn.external_source(
-        source=synthetic_images(BATCH),
-        num_outputs=2,
-        layout=["HWC", ""],
-        dtype=[types.UINT8, types.INT32],
-    )
-    brightness = fn.random.uniform(range=(0.6, 1.4))
-    images = dmath.clamp(images * brightness, 0.0, 255.0)
+def simple_pipeline(image_dir: str, device: str):
+    """The tutorial's quickstart graph; ``device="mixed"`` decodes on the GPU."""
+    jpegs, labels = fn.readers.file(file_root=image_dir, name="image_reader")
+    images = fn.decoders.image(jpegs, device=device)
+    images = fn.resize(images, resize_x=256, resize_y=256)
     return images, labels
 
 
 def save_grid(images: np.ndarray, path: str, columns: int = 4) -> None:
-    """Save a batch of HWC images as one picture (the tutorial's show_image)."""
+    """Save a batch of HWC uint8 images as one picture (the tutorial's show_image)."""
     from PIL import Image
 
     n, h, w, c = images.shape
@@ -67,17 +40,26 @@ def save_grid(images: np.ndarray, path: str, columns: int = 4) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Run the demo pipeline and save one batch.")
+    parser = argparse.ArgumentParser(description="Run the quickstart pipeline, save one batch.")
     parser.add_argument("--out", default="demo_batch.png")
+    parser.add_argument("--images", default="demo_images", help="where the images are written")
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--decoder", default="cpu", choices=["cpu", "mixed"])
     args = parser.parse_args()
 
-    pipe = demo_pipeline()
+    make_image_tree(args.images)
+    device_id = 0 if args.decoder == "mixed" else None
+    pipe = pipeline_def(
+        simple_pipeline, batch_size=args.batch_size, num_threads=2, device_id=device_id
+    )(os.path.abspath(args.images), args.decoder)
     images, labels = pipe.run()
-    batch = np.round(images.as_array()).astype(np.uint8)
+    if hasattr(images, "as_cpu"):
+        images = images.as_cpu()
+    print(f"batch: {len(images)} images of {images.shape()[0]} {images.dtype}")
     print(
-        f"images: {images.shape()[0]} x {len(images)} {images.dtype}, labels: {labels.as_array().ravel().tolist()}"
+        f"labels: {labels.as_array().ravel().tolist()}; epoch size {pipe.epoch_size('image_reader')}"
     )
-    save_grid(batch, args.out)
+    save_grid(images.as_array(), args.out)
     print(f"saved {args.out}")
 
 

@@ -1,0 +1,45 @@
+"""The examples (and so the README demo) run and save their picture."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(script: str, *args: str) -> str:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT / "packages/core/src"), env.get("PYTHONPATH", "")]
+    )
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / script), *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    return out.stdout
+
+
+def test_demo_saves_the_quickstart_batch(tmp_path):
+    pytest.importorskip("PIL")
+    out = tmp_path / "batch.png"
+    stdout = _run("demo.py", "--out", str(out), "--images", str(tmp_path / "images"))
+    assert "(256, 256, 3)" in stdout and "epoch size 21" in stdout
+    from PIL import Image
+
+    assert Image.open(out).size == (4 * 256, 2 * 256)
+
+
+def test_external_source_demo(tmp_path):
+    pytest.importorskip("PIL")
+    out = tmp_path / "batch.png"
+    _run("external_source_demo.py", "--out", str(out))
+    assert out.stat().st_size > 0
