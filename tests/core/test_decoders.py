@@ -834,9 +834,12 @@ def test_skip_drops_and_counts(edge: dict[str, Path], tree: list[Path], caplog) 
     firsts = []
     with caplog.at_level(logging.WARNING, logger="dali"):
         for _ in range(2):
-            crop, full, _ = p.run()
+            crop, full, labels = p.run()
             firsts.append(crop)
             assert len(full) == 3 and len(crop) == 3
+            # sibling outputs lose the same samples, so labels stay aligned with images
+            assert labels.as_array().ravel().tolist() == [0, 2, 4]
+            assert [labels[i].source_info() for i in range(3)] == [str(f) for f in files[::2]]
             kept = [str(files[0]), str(files[2]), str(files[4])]
             assert [full[i].source_info() for i in range(3)] == kept
             assert [crop[i].source_info() for i in range(3)] == kept
@@ -844,6 +847,8 @@ def test_skip_drops_and_counts(edge: dict[str, Path], tree: list[Path], caplog) 
                 assert np.array_equal(full.at(i), pil_rgb(tree[i]))
     impl = p._plan.by_name["dec"].impl
     assert impl.skipped == 4  # two per iteration
+    assert p.skipped_samples("dec") == 4
+    assert sorted(p.skipped_samples().values()) == [4, 4]
     warned = [r for r in caplog.records if "skipping undecodable" in r.getMessage()]
     assert len(warned) == 4  # once per file and operator, not once per iteration
     assert any(str(edge["corrupt"]) in r.getMessage() for r in warned)

@@ -240,3 +240,17 @@ def test_same_values_with_ops_api():
     (out,) = P().run()
     ref = _arrays(_run(lambda: fn.random.uniform(range=(0, 1), shape=(3,))))[0][0]
     np.testing.assert_array_equal(out.as_array(), ref)
+
+
+def test_same_explicit_seed_gives_same_values_like_dali():
+    ((a, b, c),) = _arrays(
+        _run(
+            lambda: (
+                fn.random.uniform(seed=7),
+                fn.random.uniform(seed=7),
+                fn.random.uniform(seed=8),
+            )
+        )
+    )
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)

@@ -17,6 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
 
 __all__ = ["Executor", "IterationRequest", "PipelineError"]
@@ -107,10 +109,12 @@ def run_iteration(plan: Any, req: IterationRequest, pool: ThreadPoolExecutor | N
         for slot, value in zip(step.outputs, outs):
             values[slot] = value
             metas[slot] = out_meta
+    out_values = [values[slot] for slot in plan.outputs]
+    out_metas = [metas[slot] for slot in plan.outputs]
+    if len({len(m) for m in out_metas if m is not None}) > 1:
+        out_values, out_metas = _align_outputs(out_values, out_metas)
     results = []
-    for slot in plan.outputs:
-        tl = values[slot]
-        m = metas[slot]
+    for tl, m in zip(out_values, out_metas):
         if (
             m is not None
             and m.source_info is not None
@@ -119,6 +123,47 @@ def run_iteration(plan: Any, req: IterationRequest, pool: ThreadPoolExecutor | N
             tl._source_info = list(m.source_info)
         results.append(tl)
     return tuple(results)
+
+
+def _sample_keys(meta: BatchMeta) -> list[tuple[int, int, int]]:
+    """(id, epoch, occurrence) per sample: unique even when padding repeats a sample."""
+    seen: dict[tuple[int, int], int] = {}
+    keys = []
+    for i, e in zip(meta.ids.tolist(), meta.epochs.tolist()):
+        n = seen.get((i, e), 0)
+        seen[(i, e)] = n + 1
+        keys.append((i, e, n))
+    return keys
+
+
+def _align_outputs(values: list[Any], metas: list[Any]) -> tuple[list[Any], list[Any]]:
+    """Keep, in every output, only the samples present in all of them.
+
+    An operator that drops samples (a decoder with ``on_error="skip"``) shortens its own output;
+    the other outputs of the same iteration (labels, say) must lose the same samples.
+    """
+    key_lists = [_sample_keys(m) if m is not None else None for m in metas]
+    common = set.intersection(*(set(k) for k in key_lists if k is not None))
+    new_values, new_metas = [], []
+    for tl, m, keys in zip(values, metas, key_lists):
+        if keys is None or len(keys) == len(common):
+            new_values.append(tl)
+            new_metas.append(m)
+            continue
+        keep = [i for i, k in enumerate(keys) if k in common]
+        new_values.append(_take_samples(tl, keep))
+        new_metas.append(m.take(np.asarray(keep, dtype=np.int64)))
+    return new_values, new_metas
+
+
+def _take_samples(tl: Any, index: list[int]) -> Any:
+    dense = tl._dense()
+    if dense is not None:
+        data = dense[np.asarray(index, dtype=np.int64)]
+    else:
+        samples = tl._samples()
+        data = [samples[i] for i in index]
+    return type(tl)._make(data, layout=tl._layout, dtype=tl._np_dtype, ndim=tl.ndim)
 
 
 class _WorkerState:

@@ -24,6 +24,10 @@ __all__ = ["BuildError", "Plan", "Step", "build_plan", "op_identities"]
 _NON_SEMANTIC = frozenset({"name", "device", "preserve", "bytes_per_sample_hint", "seed"})
 
 
+#: Marks keys derived from an explicit operator seed (kept apart from pipeline-seeded keys).
+_EXPLICIT_SEED = stable_hash("explicit operator seed")
+
+
 class BuildError(RuntimeError):
     """A graph that cannot run: missing arguments, bad devices, invalid values."""
 
@@ -251,8 +255,12 @@ def build_plan(
         key_val = None
         if op.schema.random:
             op_seed = op.scalar_args.get("seed", -1)
-            base_seed = op_seed if op_seed is not None and op_seed >= 0 else seed
-            key_val = int(combine(base_seed, idents[id(op)]))
+            if op_seed is not None and op_seed >= 0:
+                # An explicit seed keys on the seed alone, as in DALI: two operators given the
+                # same seed draw the same values (e.g. aligned random crops of image and mask).
+                key_val = int(combine(op_seed, _EXPLICIT_SEED))
+            else:
+                key_val = int(combine(seed, idents[id(op)]))
         steps.append(
             Step(
                 impl=impl,

@@ -677,6 +677,22 @@ class Pipeline:
             if hasattr(s.impl, "reader_meta")
         }
 
+    def skipped_samples(self, name: str | None = None) -> Any:
+        """How many samples each ``on_error="skip"`` operator dropped so far.
+
+        Returns ``{operator_name: count}``, or the count for one operator ``name``.
+        """
+        self.build()
+        assert self._plan is not None
+        counts = {
+            s.node.name: s.impl.skipped for s in self._plan.steps if hasattr(s.impl, "skipped")
+        }
+        if name is not None:
+            if name not in counts:
+                raise RuntimeError(f"No operator named {name!r} can skip samples.")
+            return counts[name]
+        return counts
+
     def start_py_workers(self) -> None:
         """Start the worker processes of parallel external sources now."""
         self.build()

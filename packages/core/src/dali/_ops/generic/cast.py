@@ -83,15 +83,18 @@ def round_half_away_int(a: float) -> int:
     return int(t + (1.0 if frac >= 0.5 else (-1.0 if frac <= -0.5 else 0.0)))
 
 
-def round_half_away(xp: Any, x: Any) -> Any:
-    """Round floats to nearest, halves away from zero (C's ``round``), keeping the dtype.
+def _round_nonneg(xp: Any, a: Any) -> Any:
+    """Round non-negative floats half up: ``rint`` (halves to even, one fast pass) then +1
+    where a half went down, found exactly by ``rint(a) - a == -0.5``. (``floor(a + 0.5)``
+    would be wrong for the float just below 0.5: the sum rounds up to 1.0.)"""
+    r = xp.rint(a)
+    r += (r - a) == -0.5
+    return r
 
-    ``trunc(x + 0.5)`` would be wrong for the float just below 0.5 (the sum rounds up to 1.0);
-    ``x - trunc(x)`` is exact, so the comparison with 0.5 is too.
-    """
-    t = xp.trunc(x)
-    step = xp.abs(x - t) >= 0.5
-    return t + xp.copysign(step.astype(x.dtype), x)
+
+def round_half_away(xp: Any, x: Any) -> Any:
+    """Round floats to nearest, halves away from zero (C's ``round``), keeping the dtype."""
+    return xp.copysign(_round_nonneg(xp, xp.abs(x)), x)
 
 
 def _int_bounds_in(dtype: np.dtype[Any], src: np.dtype[Any]) -> tuple[Any, Any] | None:
@@ -133,16 +136,18 @@ def convert_sat(xp: Any, x: Any, dtype: Any) -> Any:
         x = x.astype(np.float32)
         src = x.dtype
     info = np.iinfo(dtype)
-    r = round_half_away(xp, x)
     lo, hi = src.type(info.min), src.type(info.max)
     if int(lo) == info.min and int(hi) == info.max:  # the bounds are exact in the float type
-        r = xp.clip(r, lo, hi)
+        # clamping first is the same (the bounds are integers) and shrinks what is rounded
+        y = xp.clip(x, lo, hi)
+        r = _round_nonneg(xp, y) if info.min == 0 else round_half_away(xp, y)
         with np.errstate(invalid="ignore"):
             out = r.astype(dtype)
         if src.kind == "f":
             out = xp.where(xp.isnan(x), dtype.type(0), out) if _may_have_nan(xp, x) else out
         return out
     # 32/64-bit targets whose limits round up in the float type: clamp by masks
+    r = round_half_away(xp, x)
     with np.errstate(invalid="ignore", over="ignore"):
         out = xp.clip(r, lo, hi).astype(dtype)
     out = xp.where(r >= hi, dtype.type(info.max), out)
