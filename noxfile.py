@@ -1,7 +1,8 @@
 """Every check this repository runs, in one place (STYLE.md §12).
 
-``python3 -m nox`` runs the default sessions (core, interop, lint, packaging); ``python3 -m nox -s demo``
-runs the demo; ``python3 -m nox -s core -- -k resize`` passes ``-k resize`` on to pytest.
+``python3 -m nox`` runs the default sessions (core, interop, jax, lint, packaging); ``python3 -m nox -s demo``
+runs the demo; ``python3 -m nox -s core -- -k resize`` passes ``-k resize`` on to pytest;
+``python3 -m nox -s conformance`` compares dali with real NVIDIA DALI 2.4 (not a default session).
 Sessions use the interpreter nox runs on; to test a matrix, list versions in ``PYTHONS``.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import nox
 
-nox.options.sessions = ["core", "interop", "lint", "packaging"]
+nox.options.sessions = ["core", "interop", "jax", "lint", "packaging"]
 # Fresh virtualenvs every run, so CI never passes on a stale install.
 nox.options.reuse_existing_virtualenvs = False
 
@@ -17,6 +18,10 @@ nox.options.reuse_existing_virtualenvs = False
 PYTHONS: list[str] | None = None
 
 CORE = "packages/core"
+JAX_PLUGIN = "packages/plugin-jax"
+# The oldest JAX dali-jax supports (its pyproject.toml; the first that imports with NumPy 2)
+# and the newest tested. jaxlib is pinned alongside: old jax releases do not pull it in.
+JAX_VERSIONS = ["0.4.26", "0.10.2"]
 LINT_PATHS = ["packages", "tests", "benchmarks", "examples", "noxfile.py"]
 
 
@@ -28,8 +33,11 @@ def _pytest(session: nox.Session, tests: str, *install: str) -> None:
 
 @nox.session(python=PYTHONS)
 def core(session: nox.Session) -> None:
-    """Core tests, CPU image codecs installed; gpu tests skip themselves without a GPU."""
-    _pytest(session, "tests/core", "-e", f"{CORE}[image]")
+    """Core tests, CPU image codecs installed; gpu tests skip themselves without a GPU.
+
+    hypothesis drives the property tests of the iterator arithmetic.
+    """
+    _pytest(session, "tests/core", "-e", f"{CORE}[image]", "hypothesis")
 
 
 @nox.session(python=PYTHONS)
@@ -37,6 +45,14 @@ def interop(session: nox.Session) -> None:
     """Core tests again with CPU torch and jax installed: DLPack/array inputs and outputs."""
     session.install("torch==2.13.0", "jax")
     _pytest(session, "tests/core", "-e", f"{CORE}[image]")
+
+
+@nox.session(python=PYTHONS)
+@nox.parametrize("jax_version", JAX_VERSIONS)
+def jax(session: nox.Session, jax_version: str) -> None:
+    """dali-jax tests (4 fake CPU devices, a 2-process jax.distributed job) on each JAX."""
+    session.install(f"jax=={jax_version}", f"jaxlib=={jax_version}")
+    _pytest(session, "tests/plugin-jax", "-e", f"{CORE}[image]", "-e", JAX_PLUGIN)
 
 
 @nox.session(python=PYTHONS)
@@ -58,6 +74,17 @@ def demo(session: nox.Session) -> None:
     """Run the demo pipeline; it saves a picture of one batch to demo_batch.png."""
     session.install("-e", f"{CORE}[image]")
     session.run("python", "examples/demo.py", *session.posargs)
+
+
+@nox.session(python=PYTHONS, default=False)
+def conformance(session: nox.Session) -> None:
+    """Run the same pipelines through real NVIDIA DALI 2.4 and dali, and compare (not default).
+
+    DALI runs CPU-only (device_id=None), so no GPU is needed. Prints one line per case and ends
+    with ``N passed, M failed``; ``-- -k resize`` selects cases (tests/conformance/README.md).
+    """
+    session.install("-e", f"{CORE}[image]", "nvidia-dali-cuda130==2.4.0")
+    session.run("python", "tests/conformance/run.py", *session.posargs)
 
 
 @nox.session(python=PYTHONS, default=False)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import importlib
+import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -43,3 +46,50 @@ def print_table(
     for name, value in rows:
         ratio = (value / base) if lower_is_better else (base / value)
         print(f"{name:<34}{value:>14.3f}{ratio:>17.2f}x")
+
+
+def print_columns(title: str, headers: list[str], rows: list[list[str]]) -> None:
+    """A plain text table: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(str(r[k])) for r in [headers, *rows]) + 2 for k in range(len(headers))]
+    print(f"\n{title}")
+    for r in [headers, *rows]:
+        print(f"{r[0]:<{widths[0]}}" + "".join(f"{c:>{w}}" for c, w in zip(r[1:], widths[1:])))
+
+
+@dataclass
+class CpuSample:
+    """What one timed region cost: wall seconds, this process's CPU seconds, others' load."""
+
+    wall: float
+    cpu: float
+    #: Fraction of the machine's CPUs busy with *other* processes meanwhile (None: unknown).
+    foreign: float | None
+
+
+def _machine_busy() -> float | None:
+    """Busy CPU seconds of the whole machine since boot (Linux ``/proc/stat``), or None."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(v) for v in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle + iowait
+    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def measure_cpu() -> Iterator[list[CpuSample]]:
+    """Measure the ``with`` block: ``with measure_cpu() as m: ...`` then ``m[0]``.
+
+    ``foreign`` tells whether other processes competed for the CPUs while the block ran, which
+    on a shared machine is the main source of noise (the benchmarks retry such samples).
+    """
+    out: list[CpuSample] = []
+    busy0, cpu0, t0 = _machine_busy(), time.process_time(), time.perf_counter()
+    yield out
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    busy1 = _machine_busy()
+    foreign = None
+    if busy0 is not None and busy1 is not None and wall > 0:
+        foreign = max(0.0, (busy1 - busy0 - cpu) / (wall * (os.cpu_count() or 1)))
+    out.append(CpuSample(wall, cpu, foreign))

@@ -637,3 +637,19 @@ def test_gpu_matches_cpu():
         assert (dc, lc) == (dg, lg), k
         for a, b in zip(sc, sg):
             np.testing.assert_array_equal(a, b, err_msg=f"output {k}")
+
+
+def test_mixed_int_float_modulo_is_computed_in_double():
+    # found by the conformance session against DALI 2.4
+    import dali
+    from dali import fn, types
+
+    pipe = dali.Pipeline(batch_size=1, num_threads=1)
+    with pipe:
+        x = types.Constant(np.array([2**31 - 1, 7], dtype=np.int32))
+        pipe.set_outputs(x % 8.0, x % types.Constant(2.5), fn.cast(x, dtype=types.FLOAT) % 8.0)
+    a, b, c = pipe.run()
+    assert a.dtype == types.FLOAT
+    assert a.at(0).tolist() == [7.0, 7.0]
+    assert b.at(0).tolist() == [2.0, 2.0]
+    assert c.at(0).tolist()[1] == 7.0

@@ -157,6 +157,26 @@ def test_color_twist_ragged_and_sequences():
     assert s.layout() == "FHWC" and np.ptp(s.as_array()[0].astype(int), axis=3).max() <= 1
 
 
+def test_color_without_opencv_matches(monkeypatch):
+    def build():
+        b = fn.random.uniform(range=(0.5, 1.5))
+        return (
+            fn.brightness_contrast(_img(), brightness=b, contrast=0.7),
+            fn.brightness(_img(), brightness=1.3, dtype=types.FLOAT16),
+            fn.hsv(_img(), hue=40, saturation=0.5),
+        )
+
+    with_cv2 = _run(build, batch_size=3)
+    import importlib
+
+    crop_module = importlib.import_module("dali._ops.image.crop")
+    monkeypatch.setattr(crop_module, "_CV2", [None])  # as if OpenCV were missing
+    without = _run(build, batch_size=3)
+    for k, (a, b) in enumerate(zip(with_cv2, without)):
+        diff = np.abs(a.as_array().astype(np.float64) - b.as_array().astype(np.float64))
+        assert diff.max() <= (1 if k == 2 else 0)  # the lookup tables are exact
+
+
 def test_color_ops_need_three_channels():
     rgba = np.zeros((4, 4, 4), np.uint8)
     with pytest.raises(RuntimeError, match=r"dali.fn.hsv.*3-channel"):

@@ -320,6 +320,24 @@ def test_cmn_uint8_lookup_path_matches_float_arithmetic():
         np.testing.assert_array_equal(a.as_array(), b.as_array())
 
 
+def test_cmn_without_opencv_matches(monkeypatch):
+    def build():
+        flip = fn.random.coin_flip()
+        return [
+            fn.crop_mirror_normalize(_img(), crop=(31, 45), mean=MEAN, std=STD, mirror=flip, **kw)
+            for kw in ({}, {"dtype": types.FLOAT16, "output_layout": "HWC"})
+        ]
+
+    with_cv2 = _run(build, batch_size=6)
+    import importlib
+
+    crop_module = importlib.import_module("dali._ops.image.crop")
+    monkeypatch.setattr(crop_module, "_CV2", [None])  # as if OpenCV were missing
+    without = _run(build, batch_size=6)
+    for a, b in zip(with_cv2, without):
+        np.testing.assert_array_equal(a.as_array(), b.as_array())
+
+
 def test_cmn_pad_output_and_fill_values():
     (p, q) = _run(
         lambda: (

@@ -439,6 +439,15 @@ def test_one_hot_values_dtype_layout_and_float_input():
     assert c.shape()[0] == (3, 1) and c.as_array()[0][:, 0].tolist() == [0, 0, 1]
 
 
+def test_one_hot_static_meta():
+    pipe = dali.Pipeline(batch_size=1, num_threads=1, device_id=None)
+    with pipe:
+        a = fn.one_hot(_const(np.array([[1, 2]], np.int32)), num_classes=3, axis=1)
+        b = fn.one_hot(_const(np.array(1, np.int32)), num_classes=3, dtype=types.UINT8)
+    assert (a.dtype, a.ndim, a.layout) == (types.FLOAT, 3, "")
+    assert (b.dtype, b.ndim) == (types.UINT8, 1)
+
+
 def test_one_hot_errors():
     with pytest.raises(Exception, match="`axis`"):
         _run(lambda: fn.one_hot(_const(np.array([1, 2])), num_classes=3, axis=3))
@@ -575,6 +584,29 @@ def test_flip_per_sample_coin_flip_and_ragged():
     np.testing.assert_array_equal(r.at(1), IMG[:, :3][:, ::-1])
 
 
+def test_flip_without_opencv_matches(monkeypatch):
+    vol = np.arange(2 * 3 * 4 * 2, dtype=np.float64).reshape(2, 3, 4, 2)
+
+    def build():
+        h = fn.random.coin_flip()
+        return (
+            fn.flip(_const(IMG, "HWC"), horizontal=h, vertical=1),
+            fn.flip(_const(vol, "FHWC")),
+            fn.flip(_ragged([IMG[:2], IMG[:, :3]], "HWC"), vertical=1),
+        )
+
+    with_cv2 = _run(build, batch_size=6)
+    import importlib
+
+    crop_module = importlib.import_module("dali._ops.image.crop")
+    monkeypatch.setattr(crop_module, "_CV2", [None])  # as if OpenCV were missing
+    without = _run(build, batch_size=6)
+    for a, b in zip(with_cv2, without):
+        assert len(a) == len(b)
+        for i in range(len(a)):
+            np.testing.assert_array_equal(a.at(i), b.at(i))
+
+
 def test_flip_rejects_unknown_layout():
     with pytest.raises(RuntimeError, match=r"dali.fn.flip.*'XYZ'"):
         _run(lambda: fn.flip(_const(IMG, "XYZ")))
@@ -593,6 +625,12 @@ GPU_CASES = {
     "one_hot": lambda x: fn.one_hot(x, num_classes=300, axis=0),
     "copy": lambda x: fn.copy(x),
     "normalize": lambda x: fn.normalize(x, axes=[0, 1]),
+    "normalize_batch": lambda x: fn.normalize(x, batch=True, axis_names="HW", ddof=1),
+    "normalize_given": lambda x: fn.normalize(x, mean=100, stddev=20, dtype=types.INT16),
+    "cast_like": lambda x: fn.cast_like(x * 0.3, x),
+    "reshape_rel": lambda x: fn.reshape(x, rel_shape=[0.5, 2, 1]),
+    "pad_align": lambda x: fn.pad(x, axes=[0], align=[4], fill_value=-1),
+    "flip_vertical": lambda x: fn.flip(x, horizontal=0, vertical=fn.random.coin_flip()),
 }
 
 

@@ -22,6 +22,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 CORE = REPO / "packages" / "core"
 DUMMY = Path(__file__).resolve().parent / "fixtures" / "plugin-dummy"
+JAX = REPO / "packages" / "plugin-jax"
 EXTEND_PATH = '__path__ = __import__("pkgutil").extend_path(__path__, __name__)'
 
 # Run in a fresh interpreter: prints where each level of the namespace was found.
@@ -34,6 +35,22 @@ print(json.dumps({
     "plugin": list(dali.plugin.__path__),
     "dummy": dali.plugin.dummy.__file__,
 }))
+"""
+
+
+# The jax plugin, installed without JAX (``--no-deps``; JAX is large and the `jax` nox session
+# tests the plugin with it): where Python finds ``dali.plugin.jax`` (found without running it),
+# and the ImportError its import gives, which must say what to install.
+JAX_CHECK = """
+import importlib.util
+import json
+spec = importlib.util.find_spec("dali.plugin.jax")
+try:
+    import dali.plugin.jax
+    error = ""
+except ImportError as e:
+    error = str(e)
+print(json.dumps({"jax": spec.origin, "error": error}))
 """
 
 
@@ -75,14 +92,21 @@ def _import_check(python: Path, cwd: Path) -> dict[str, object]:
     return json.loads(_run(python, "-c", IMPORT_CHECK, cwd=cwd).splitlines()[-1])
 
 
+def _jax_check(python: Path, cwd: Path) -> dict[str, str]:
+    found = json.loads(_run(python, "-c", JAX_CHECK, cwd=cwd).splitlines()[-1])
+    assert "pip install dali-jax jax" in found["error"], found
+    return found
+
+
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("wheels")
-    for project in (CORE, DUMMY):
+    for project in (CORE, DUMMY, JAX):
         _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", out, project)
     (core,) = out.glob("dali_core-*.whl")
     (dummy,) = out.glob("dali_plugin_dummy-*.whl")
-    return {"core": core, "dummy": dummy}
+    (jax,) = out.glob("dali_jax-*.whl")
+    return {"core": core, "dummy": dummy, "jax": jax}
 
 
 def test_core_wheel_ships_dali_and_nothing_else(wheels: dict[str, Path]) -> None:
@@ -108,6 +132,24 @@ def test_plugin_wheel_ships_only_its_subpackage(wheels: dict[str, Path]) -> None
     assert above == [], f"plugin wheel ships files above dali/plugin/dummy/: {above}"
 
 
+def test_jax_wheel_ships_only_dali_plugin_jax(wheels: dict[str, Path]) -> None:
+    files = _files(wheels["jax"])
+    above = [name for name in files if not name.startswith("dali/plugin/jax/")]
+    assert above == [], f"dali-jax ships files above dali/plugin/jax/: {above}"
+    src = JAX / "src"
+    expected = {
+        p.relative_to(src).as_posix()
+        for p in (src / "dali" / "plugin" / "jax").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert expected == set(files), f"differs from the source: {sorted(expected ^ set(files))}"
+    for name in ("dali/plugin/jax/__init__.py", "dali/plugin/jax/fn/__init__.py"):
+        assert name in files
+    assert "dali/plugin/jax/py.typed" in files
+    # a namespace too, so that dali-clu can add dali/plugin/jax/clu/ from an editable install
+    assert _first_line(wheels["jax"], "dali/plugin/jax/__init__.py") == EXTEND_PATH
+
+
 def test_import_after_wheel_install(wheels: dict[str, Path], tmp_path: Path) -> None:
     python = _fresh_venv(tmp_path / "venv")
     # With dependencies: proves core's declared ones (numpy) are enough for ``import dali``.
@@ -115,6 +157,9 @@ def test_import_after_wheel_install(wheels: dict[str, Path], tmp_path: Path) -> 
     found = _import_check(python, cwd=tmp_path)
     site = tmp_path / "venv"
     assert Path(str(found["dummy"])).is_relative_to(site), found
+    _run(python, "-m", "pip", "install", "--quiet", "--no-deps", wheels["jax"])
+    jax_found = _jax_check(python, cwd=tmp_path)
+    assert Path(jax_found["jax"]).is_relative_to(site), jax_found
 
 
 def test_import_after_editable_install(tmp_path: Path) -> None:
@@ -125,3 +170,6 @@ def test_import_after_editable_install(tmp_path: Path) -> None:
     assert str(CORE / "src" / "dali") in found["dali"], found
     assert str(DUMMY / "src" / "dali" / "plugin") in found["plugin"], found
     assert Path(str(found["dummy"])).is_relative_to(DUMMY / "src"), found
+    _run(python, "-m", "pip", "install", "--quiet", "--no-deps", "-e", JAX)
+    jax_found = _jax_check(python, cwd=tmp_path)
+    assert Path(jax_found["jax"]).is_relative_to(JAX / "src"), jax_found

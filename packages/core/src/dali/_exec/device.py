@@ -1,8 +1,76 @@
-"""CUDA availability checks (CuPy is imported only when a GPU operator is used)."""
+"""CUDA for a pipeline: availability checks, and each pipeline's stream, memory pools and staging.
+
+CuPy is imported only when a pipeline really does GPU work: a `CudaContext` is a cheap holder
+until `activate` first runs, so a CPU pipeline built with ``device_id=0`` never touches CUDA.
+
+Streams and events (DESIGN §3):
+
+* Each pipeline has **one non-default, non-blocking stream** (`CudaContext.stream`). Every GPU and
+  mixed operator, every host-to-device copy and every device-to-device copy of fed data is
+  enqueued on it. The executor runs GPU operators inside `CudaContext.activate`, which makes the
+  pipeline's device, stream and memory pool current *for CuPy in that thread*, so operator code
+  simply calls CuPy (``ws.stream`` is there for libraries that take an explicit stream, such as
+  nvImageCodec).
+* After the last GPU operator of an iteration the executor records an event on the stream and
+  attaches it to every GPU output (``tl._event``). Consumers wait for it **on the GPU**:
+  ``__dlpack__(stream=s)`` makes ``s`` wait, ``__cuda_array_interface__`` makes the reading
+  thread's current stream wait and names that stream in its ``"stream"`` key. Only reading the
+  data on the host (``as_cpu()``, printing) or asking for a raw pointer (``data_ptr()``) waits
+  on the host.
+* Device data handed in from outside (`external_source(device="gpu")`, `feed_input`) is ordered
+  the other way: the pipeline stream waits for an event recorded on the producer's stream (the
+  ``cuda_stream`` given, else the caller's current stream; DLPack producers are handed our
+  stream; for ``__cuda_array_interface__`` objects CuPy synchronises on their ``"stream"``).
+
+Memory:
+
+* Device memory comes from a CuPy ``MemoryPool`` owned by the pipeline, bounded by
+  ``device_memory_limit`` (bytes, None = unbounded). Allocating past the bound raises CuPy's
+  ``OutOfMemoryError``; the executor reports it naming the operator and the limit.
+* Every iteration allocates new output buffers, so an output is **never overwritten while you
+  hold a reference to it** (the batch, a sample, a CuPy view, or a framework tensor made from it
+  through DLPack, which keeps it alive). Intermediate buffers go back to the pool as soon as the
+  iteration drops them; the pool reuses a block only for later work on the same stream, so that
+  needs no sync.
+* Outputs are also safe from *consumers' pending work*: `lease` re-points each GPU output at
+  memory owned by a `_Lease`, which records every stream made to wait for the data (DLPack's
+  consumer stream, the stream that read ``__cuda_array_interface__``, ``run(cuda_stream=)``).
+  When the last reference to the output goes, the lease records an event on each of those
+  streams and the memory returns to the pool only once they have completed (`reap`), so a
+  training step still queued on torch's stream never sees its input reused. Only a raw pointer
+  (``data_ptr()``) escapes this: finish the work that uses it before dropping the batch.
+* Host-to-device copies go through **pinned staging buffers** from the pipeline's pinned pool:
+  the batch is packed into one pinned buffer (a host copy, so the caller may reuse its arrays at
+  once) and copied with one ``cudaMemcpyAsync`` on the pipeline stream. The buffer returns to the
+  pool once an event recorded after the copy has completed. ``pinned_memory_limit`` bounds the
+  staged bytes in flight.
+* `CudaContext.release_memory` (``Pipeline.release_memory()``) frees the cached blocks that no
+  array uses.
+
+Host–device synchronisations (each marked ``# synchronize!`` in the code):
+
+* staging waits for the oldest staged copy when ``pinned_memory_limit`` would be exceeded;
+* `release_memory` and `close` free cached blocks (``cudaFree`` synchronises the device).
+
+Example:
+    >>> ctx = CudaContext(0, device_memory_limit=1 << 30)  # nothing touches CUDA yet
+    >>> ctx.initialized
+    False
+"""
 
 from __future__ import annotations
 
-__all__ = ["require"]
+import collections
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CudaContext", "current", "require", "stream_ptr"]
+
+_local = threading.local()
 
 
 def require(device_id: int) -> None:
@@ -25,3 +93,336 @@ def require(device_id: int) -> None:
         ) from e
     if not 0 <= device_id < count:
         raise BuildError(f"device_id={device_id} is not a visible CUDA device ({count} visible).")
+
+
+def current() -> CudaContext | None:
+    """The pipeline CUDA context active in this thread (inside `CudaContext.activate`), or None."""
+    return getattr(_local, "ctx", None)
+
+
+def stream_ptr(stream: Any) -> int:
+    """The ``cudaStream_t`` of a CuPy/torch stream, a ``ctypes.c_void_p`` or an int."""
+    for attr in ("ptr", "cuda_stream", "value"):  # CuPy, torch, ctypes
+        value = getattr(stream, attr, None)
+        if value is not None:
+            return int(value)
+    return int(stream)
+
+
+class _Lease:
+    """Owns the pool memory of one GPU output while it is used, then hands it back in order.
+
+    The output's arrays are views of ``UnownedMemory`` whose owner is the lease, so the lease
+    lives exactly as long as any view of the output (CuPy, DLPack capsules) does. ``consumers``
+    are the streams made to wait for the data; the memory returns to the pool only after the
+    work queued on them by the time the last view goes has completed.
+    """
+
+    __slots__ = ("__weakref__", "arrays", "consumers", "ctx")
+
+    def __init__(self, ctx: CudaContext) -> None:
+        self.ctx = ctx
+        self.arrays: list[Any] = []
+        self.consumers: set[int] = set()
+
+    def add_consumer(self, stream: int) -> None:
+        self.consumers.add(int(stream))
+
+    def __del__(self) -> None:
+        try:
+            self.ctx._release(self.arrays, self.consumers)
+        except Exception:  # noqa: BLE001,S110 - interpreter shutdown; nothing left to order
+            pass
+
+
+class CudaContext:
+    """The CUDA resources of one pipeline: device, stream, memory pools, staging buffers.
+
+    Args:
+        device_id: The CUDA device every GPU operator and copy of the pipeline runs on.
+        device_memory_limit: Bound, in bytes, of the pipeline's device memory pool (None: no
+            bound). Allocations beyond it fail with a clear error.
+        pinned_memory_limit: Bound, in bytes, of the pinned staging memory in flight (None: no
+            bound); beyond it a host-to-device copy first waits for older copies to finish.
+        name: How errors call the pipeline.
+    """
+
+    def __init__(
+        self,
+        device_id: int,
+        *,
+        device_memory_limit: int | None = None,
+        pinned_memory_limit: int | None = None,
+        name: str = "the pipeline",
+    ) -> None:
+        self.device_id = device_id
+        self.device_memory_limit = device_memory_limit
+        self.pinned_memory_limit = pinned_memory_limit
+        self.name = name
+        self.stream: Any = None
+        self.pool: Any = None
+        self.pinned_pool: Any = None
+        # Re-entrant: a lease may be released (by the garbage collector) inside a locked block.
+        self._lock = threading.RLock()
+        self._staged: collections.deque[tuple[Any, Any, int]] = collections.deque()
+        self._staged_bytes = 0
+        #: (events on consumer streams, pool arrays) of released outputs not yet reusable.
+        self._deferred: list[tuple[list[Any], list[Any]]] = []
+
+    @property
+    def initialized(self) -> bool:
+        return self.stream is not None
+
+    def _init(self) -> None:
+        with self._lock:
+            if self.stream is not None:
+                return
+            import cupy
+
+            with cupy.cuda.Device(self.device_id):
+                pool = cupy.cuda.MemoryPool()
+                if self.device_memory_limit is not None:
+                    pool.set_limit(size=int(self.device_memory_limit))
+                self.pool = pool
+                self.pinned_pool = cupy.cuda.PinnedMemoryPool()
+                self.stream = cupy.cuda.Stream(non_blocking=True)
+
+    @contextlib.contextmanager
+    def activate(self) -> Iterator[CudaContext]:
+        """Make the pipeline's device, stream and memory pool current for CuPy in this thread."""
+        if self.stream is None:
+            self._init()
+        import cupy
+
+        prev = current()
+        with (
+            cupy.cuda.Device(self.device_id),
+            self.stream,
+            cupy.cuda.using_allocator(self.pool.malloc),
+        ):
+            _local.ctx = self
+            try:
+                yield self
+            finally:
+                _local.ctx = prev
+
+    # -- events ------------------------------------------------------------------------------
+    def record(self, stream: Any = None) -> Any:
+        """An event recorded now on ``stream`` (default: the pipeline stream)."""
+        import cupy
+
+        event = cupy.cuda.Event(disable_timing=True)
+        event.record(self.stream if stream is None else stream)
+        return event
+
+    @contextlib.contextmanager
+    def imported(self, producer: Any = None) -> Iterator[CudaContext]:
+        """Convert device data made outside the pipeline, in stream order on both sides.
+
+        The pipeline stream first waits for the producer's stream (``producer``: a stream or a
+        ``cudaStream_t``; default: the caller's current stream), the block then runs under
+        `activate`, and afterwards the producer's stream waits for the pipeline stream, so that
+        the caller may reuse its buffers in stream order once a copy was made.
+        """
+        import cupy
+
+        if self.stream is None:
+            self._init()
+        with cupy.cuda.Device(self.device_id):
+            if producer is None:
+                source = cupy.cuda.get_current_stream()
+            else:
+                source = cupy.cuda.ExternalStream(stream_ptr(producer))
+            self.stream.wait_event(self.record(source))
+            with self.activate():
+                yield self
+            source.wait_event(self.record())
+
+    # -- host to device ----------------------------------------------------------------------
+    def to_device(self, tl: Any) -> Any:
+        """Copy a TensorListCPU to the device, on the pipeline stream, through pinned staging.
+
+        The samples are packed into one pinned buffer (after this returns the host batch may
+        change) and copied with one asynchronous copy; a ragged batch becomes per-sample views
+        of one device buffer.
+        """
+        import cupy
+
+        from dali._tensors import TensorListGPU, _split_flat
+
+        dtype = tl._np_dtype
+        shapes = tl.shape()
+        n = len(shapes)
+        if n == 0:
+            return TensorListGPU._make([], tl._layout, tl._source_info, dtype=dtype, ndim=tl._ndim)
+        sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
+        total = sum(sizes)
+        # On the pipeline stream: the pool reuses a block only for work on the stream that
+        # allocated it, so the allocation and the copy must both be on it.
+        with self.activate():
+            flat = cupy.empty(total, dtype)
+            if total:
+                pinned = self._stage(total * dtype.itemsize)
+                host = np.frombuffer(pinned, dtype, total)
+                dense = tl._dense_arr
+                if dense is not None:
+                    host.reshape(dense.shape)[...] = dense
+                else:
+                    for view, sample in zip(_split_flat(host, shapes), tl._samples()):
+                        view[...] = sample
+                runtime = cupy.cuda.runtime
+                runtime.memcpyAsync(
+                    flat.data.ptr,
+                    pinned.ptr,
+                    total * dtype.itemsize,
+                    runtime.memcpyHostToDevice,
+                    self.stream.ptr,
+                )
+                with self._lock:
+                    # The buffer goes back to the pool once this event has completed.
+                    self._staged.append((self.record(), pinned, total * dtype.itemsize))
+        if all(s == shapes[0] for s in shapes):
+            out = TensorListGPU._make(flat.reshape(n, *shapes[0]), tl._layout, tl._source_info)
+        else:
+            out = TensorListGPU._make(_split_flat(flat, shapes), tl._layout, tl._source_info)
+            out._flat_buf = flat
+        return out
+
+    def _stage(self, nbytes: int) -> Any:
+        """A pinned buffer of ``nbytes`` (counted as in flight), within ``pinned_memory_limit``."""
+        limit = self.pinned_memory_limit
+        with self._lock:
+            self._reap()
+            if limit is not None:
+                if nbytes > limit:
+                    raise MemoryError(
+                        f"A batch of {nbytes:,} bytes does not fit in pinned_memory_limit="
+                        f"{limit:,} of {self.name}; raise the limit."
+                    )
+                while self._staged and self._staged_bytes + nbytes > limit:
+                    event, _, size = self._staged.popleft()
+                    event.synchronize()  # synchronize! (the staging bound is reached)
+                    self._staged_bytes -= size
+            pinned = self.pinned_pool.malloc(nbytes)
+            self._staged_bytes += nbytes
+        return pinned
+
+    def _reap(self) -> None:
+        """Give back the staging buffers whose copies finished (the caller holds the lock)."""
+        staged = self._staged
+        # The copies run in order on one stream, so the finished ones are at the front.
+        while staged and staged[0][0].done:
+            self._staged_bytes -= staged.popleft()[2]
+
+    # -- outputs -----------------------------------------------------------------------------
+    def lease(self, tl: Any) -> None:
+        """Re-point the arrays of a GPU output at memory owned by a new `_Lease` (no copy)."""
+        import cupy
+
+        from dali._tensors import _split_flat
+
+        lease = _Lease(self)
+        owned: dict[int, Any] = {}
+
+        def wrap(arr: Any) -> Any:
+            lease.arrays.append(arr)
+            mem = arr.data.mem
+            um = owned.get(id(mem))
+            if um is None:
+                um = cupy.cuda.UnownedMemory(mem.ptr, mem.size, lease, self.device_id)
+                owned[id(mem)] = um
+            ptr = cupy.cuda.MemoryPointer(um, arr.data.ptr - mem.ptr)
+            return cupy.ndarray(arr.shape, arr.dtype, ptr, strides=arr.strides)
+
+        if tl._dense_arr is not None:
+            tl._dense_arr = wrap(tl._dense_arr)
+            tl._sample_list = None
+            tl._flat_buf = None
+        elif tl._flat_buf is not None:
+            shapes = [s.shape for s in tl._sample_list]
+            tl._flat_buf = wrap(tl._flat_buf)
+            tl._sample_list = _split_flat(tl._flat_buf, shapes)
+        elif tl._sample_list:
+            tl._sample_list = [wrap(s) for s in tl._sample_list]
+
+    def _release(self, arrays: list[Any], consumers: set[int]) -> None:
+        """A lease ended: give its arrays back once its consumers' queued work is done."""
+        if not consumers:
+            return  # nothing outside the pipeline stream used them: back to the pool now
+        import cupy
+
+        try:
+            with cupy.cuda.Device(self.device_id):
+                events = [self.record(cupy.cuda.ExternalStream(ptr)) for ptr in consumers]
+        except Exception:  # noqa: BLE001 - a consumer stream is gone: wait for everything
+            with cupy.cuda.Device(self.device_id):
+                cupy.cuda.runtime.deviceSynchronize()  # synchronize!
+            return
+        with self._lock:
+            self._deferred.append((events, arrays))
+
+    def reap(self) -> None:
+        """Return to the pool what finished consumers and finished staging copies hold."""
+        done = []
+        with self._lock:
+            self._reap()
+            pending = self._deferred
+            i = 0
+            while i < len(pending):  # in place: a lease may end (and append) meanwhile
+                if all(event.done for event in pending[i][0]):
+                    done.append(pending.pop(i))
+                else:
+                    i += 1
+        del done  # outside the lock: freeing may end other leases
+
+    # -- memory ------------------------------------------------------------------------------
+    def release_memory(self) -> None:
+        """Free the device and pinned blocks that the pools keep cached but no array uses."""
+        if self.stream is None:
+            return
+        import cupy
+
+        self.reap()
+        with cupy.cuda.Device(self.device_id):
+            self.pool.free_all_blocks()  # synchronize! (cudaFree)
+        self.pinned_pool.free_all_blocks()
+
+    def memory_stats(self) -> dict[str, int | None]:
+        """Bytes in use and held by the pools (all zero before the first GPU work)."""
+        stats: dict[str, int | None] = {
+            "device_used_bytes": 0,
+            "device_total_bytes": 0,
+            "device_memory_limit": self.device_memory_limit,
+            "pinned_staged_bytes": self._staged_bytes,
+            "pinned_memory_limit": self.pinned_memory_limit,
+        }
+        if self.stream is not None:
+            import cupy
+
+            self.reap()
+            with cupy.cuda.Device(self.device_id):
+                stats["device_used_bytes"] = int(self.pool.used_bytes())
+                stats["device_total_bytes"] = int(self.pool.total_bytes())
+        return stats
+
+    def error_hint(self, error: BaseException) -> str:
+        """Extra words for an operator's error: the memory bound, when it was hit."""
+        if type(error).__name__ != "OutOfMemoryError":
+            return ""
+        limit = self.device_memory_limit
+        if limit is None:
+            return f" (out of GPU memory on device {self.device_id})"
+        return (
+            f" ({self.name} has device_memory_limit={limit:,} bytes; raise it, or pass None "
+            "for no bound)"
+        )
+
+    def close(self) -> None:
+        """Free cached memory. Outputs still held stay valid: their leases keep this alive."""
+        if self.stream is None:
+            return
+        import cupy
+
+        with cupy.cuda.Device(self.device_id):
+            self.stream.synchronize()  # synchronize! (pending copies still read staging)
+        self.release_memory()

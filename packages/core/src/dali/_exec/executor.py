@@ -1,12 +1,29 @@
-"""The executor: runs planned iterations ahead of the consumer on a background thread.
+"""The executor: runs planned iterations ahead of the consumer on background threads.
 
-One worker thread takes iteration requests in order and runs every step of the plan; the
-operators spread per-sample work over a pool of ``num_threads`` threads (numpy, OpenCV and codec
-calls release the GIL). Finished iterations wait in a queue for `get`. Any exception is carried
-to the consumer's thread, wrapped in a `PipelineError` that names the operator, the sample and
-where the operator was defined, with the original exception as its cause.
+A CPU pipeline has one worker thread: it takes iteration requests in order and runs every step
+of the plan. A pipeline with GPU work splits each iteration in two stages (`split_stages`):
 
-The worker never holds a reference to the `Pipeline`, so dropping the pipeline closes it.
+* the **CPU stage** (CPU operators that need nothing from the GPU, and the Python sources)
+  runs on the ``dali-executor`` thread and touches no CUDA;
+* the **GPU stage** (host-to-device copies, mixed and GPU operators, and whatever depends on
+  them) runs on the ``dali-executor-gpu`` thread with the pipeline's device, stream and memory
+  pool current (`dali._exec.device.CudaContext.activate`). Its operators only *enqueue* work
+  on the pipeline's one non-default stream; after the last one an event is recorded and put on
+  every GPU output (``tl._event``), so consumers wait for it on the GPU, not on the host.
+
+So the CPU stage of iteration i+1 runs while iteration i is on the GPU. Each thread takes the
+iterations in order and each operator belongs to one stage, so every operator still runs its
+iterations one after another, in order: results are ordered and deterministic. The executor
+itself never synchronises the host with the device (see `dali._exec.device` for the few places
+that do, each marked ``# synchronize!``).
+
+Operators spread per-sample work over a pool of ``num_threads`` threads (numpy, OpenCV and codec
+calls release the GIL). Finished iterations wait in a queue for `get`. Any exception, from
+either stage, is carried to the consumer's thread in iteration order, wrapped in a
+`PipelineError` that names the operator, the sample and where the operator was defined, with the
+original exception as its cause.
+
+The workers never hold a reference to the `Pipeline`, so dropping the pipeline closes it.
 """
 
 from __future__ import annotations
@@ -21,7 +38,7 @@ import numpy as np
 
 from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
 
-__all__ = ["Executor", "IterationRequest", "PipelineError"]
+__all__ = ["Executor", "IterationRequest", "PipelineError", "run_iteration", "split_stages"]
 
 
 class PipelineError(RuntimeError):
@@ -66,16 +83,33 @@ def _normalize_outputs(result: Any, n: int, step: Any) -> tuple[Any, ...]:
     return tuple(result)
 
 
-def run_iteration(plan: Any, req: IterationRequest, pool: ThreadPoolExecutor | None) -> Any:
-    """Run every step of the plan for one iteration; returns the output batches."""
-    values: list[Any] = [None] * plan.n_slots
-    metas: list[BatchMeta | None] = [None] * plan.n_slots
-    root: BatchMeta | None = None
-    for si, step in enumerate(plan.steps):
+class _Iteration:
+    """The batches and sample identities of one iteration while its steps run."""
+
+    __slots__ = ("metas", "req", "root", "values")
+
+    def __init__(self, plan: Any, req: IterationRequest) -> None:
+        self.req = req
+        self.values: list[Any] = [None] * plan.n_slots
+        self.metas: list[BatchMeta | None] = [None] * plan.n_slots
+        self.root: BatchMeta | None = None
+
+
+def _run_steps(
+    plan: Any,
+    it: _Iteration,
+    indices: Any,
+    pool: ThreadPoolExecutor | None,
+    cuda: Any = None,
+) -> None:
+    """Run the steps ``indices`` of the plan, in order, for one iteration."""
+    req, values, metas = it.req, it.values, it.metas
+    for si in indices:
+        step = plan.steps[si]
         if step.batch is not None:
             meta = metas[step.batch]
-        elif root is not None:
-            meta = root
+        elif it.root is not None:
+            meta = it.root
         else:
             meta = BatchMeta.stream(req.stream_start, req.max_batch_size, req.epoch)
         fed = req.fed.get(si)
@@ -91,26 +125,33 @@ def run_iteration(plan: Any, req: IterationRequest, pool: ThreadPoolExecutor | N
             pool,
             step.key,
             fed[0] if fed is not None else None,
+            cuda if cuda is not None and step.device != "cpu" else None,
         )
         try:
             result = step.impl.run(ws)
         except SampleFailure as f:
-            raise PipelineError(_describe(step, f.index, meta) + f"{f.error}") from f.error
+            hint = cuda.error_hint(f.error) if cuda is not None else ""
+            raise PipelineError(_describe(step, f.index, meta) + f"{f.error}{hint}") from f.error
         except PipelineError:
             raise
         except StopIteration:
             raise
         except Exception as e:
-            raise PipelineError(_describe(step, None, None) + f"{e}") from e
+            hint = cuda.error_hint(e) if cuda is not None else ""
+            raise PipelineError(_describe(step, None, None) + f"{e}{hint}") from e
         outs = _normalize_outputs(result, len(step.outputs), step)
         out_meta = ws.out_meta if ws.out_meta is not None else meta
-        if step is plan.identity_step and root is None:
-            root = out_meta
+        if step is plan.identity_step and it.root is None:
+            it.root = out_meta
         for slot, value in zip(step.outputs, outs):
             values[slot] = value
             metas[slot] = out_meta
-    out_values = [values[slot] for slot in plan.outputs]
-    out_metas = [metas[slot] for slot in plan.outputs]
+
+
+def _finish(plan: Any, it: _Iteration, cuda: Any = None) -> tuple[Any, ...]:
+    """The output batches of a finished iteration (GPU ones carry the iteration's event)."""
+    out_values = [it.values[slot] for slot in plan.outputs]
+    out_metas = [it.metas[slot] for slot in plan.outputs]
     if len({len(m) for m in out_metas if m is not None}) > 1:
         out_values, out_metas = _align_outputs(out_values, out_metas)
     results = []
@@ -122,7 +163,60 @@ def run_iteration(plan: Any, req: IterationRequest, pool: ThreadPoolExecutor | N
         ):
             tl._source_info = list(m.source_info)
         results.append(tl)
+    if cuda is not None:
+        cuda.reap()  # memory of earlier outputs whose consumers have finished
+        # One event after the iteration's last GPU work: consumers wait on it on the GPU, and
+        # each output's memory is leased so that it outlives their queued work.
+        event = cuda.record()
+        for tl in results:
+            if getattr(tl, "_device", "cpu") == "gpu":
+                cuda.lease(tl)
+                tl._event = event
     return tuple(results)
+
+
+def run_iteration(
+    plan: Any, req: IterationRequest, pool: ThreadPoolExecutor | None, cuda: Any = None
+) -> Any:
+    """Run every step of the plan for one iteration; returns the output batches."""
+    it = _Iteration(plan, req)
+    if cuda is None:
+        _run_steps(plan, it, range(len(plan.steps)), pool)
+        return _finish(plan, it)
+    with cuda.activate():
+        _run_steps(plan, it, range(len(plan.steps)), pool, cuda)
+        return _finish(plan, it, cuda)
+
+
+def split_stages(plan: Any) -> tuple[list[int], list[int]]:
+    """Step indices of the CPU stage and of the GPU stage, each in plan order.
+
+    The CPU stage holds the CPU operators that depend on no GPU or mixed operator, and the
+    Python sources (their data was made when the iteration was scheduled); everything else (H2D
+    copies, mixed and GPU operators, CPU operators fed from the GPU) is the GPU stage. Running
+    the CPU stage and then the GPU stage keeps a topological order.
+    """
+    gpu_slots: set[int] = set()
+    cpu_stage: list[int] = []
+    gpu_stage: list[int] = []
+    identity_on_gpu = False
+    for si, step in enumerate(plan.steps):
+        deps = [*step.inputs, *step.args.values()]
+        if step.batch is not None:
+            deps.append(step.batch)
+        # A step with no batch takes the sample identity of the first source (`root`).
+        on_gpu = (
+            step.device != "cpu"
+            or any(d in gpu_slots for d in deps)
+            or (step.batch is None and identity_on_gpu)
+        )
+        if on_gpu and not step.callback_source:
+            gpu_stage.append(si)
+            gpu_slots.update(step.outputs)
+            identity_on_gpu = identity_on_gpu or step is plan.identity_step
+        else:
+            cpu_stage.append(si)
+    return cpu_stage, gpu_stage
 
 
 def _sample_keys(meta: BatchMeta) -> list[tuple[int, int, int]]:
@@ -167,12 +261,21 @@ def _take_samples(tl: Any, index: list[int]) -> Any:
 
 
 class _WorkerState:
-    """Everything the worker thread touches (no reference back to the Pipeline)."""
+    """Everything the worker threads touch (no reference back to the Pipeline).
 
-    def __init__(self, plan: Any, num_threads: int) -> None:
+    A CPU pipeline has one worker, running whole iterations. A pipeline with GPU work has two:
+    the CPU-stage worker runs the CPU stage of each iteration and hands it to the GPU-stage
+    worker, which runs the rest on the pipeline's stream, so the CPU stage of iteration i+1 runs
+    while iteration i is on the GPU. Both take iterations in order, so results stay ordered.
+    """
+
+    def __init__(self, plan: Any, num_threads: int, cuda: Any = None) -> None:
         self.plan = plan
+        self.cuda = cuda
         self.requests: queue.Queue[IterationRequest | None] = queue.Queue()
+        self.handoff: queue.Queue[tuple[IterationRequest, Any] | None] = queue.Queue()
         self.results: queue.Queue[Any] = queue.Queue()
+        self.stages = split_stages(plan) if cuda is not None else None
         self.pool = (
             ThreadPoolExecutor(num_threads, thread_name_prefix="dali-op")
             if num_threads > 1
@@ -183,22 +286,65 @@ class _WorkerState:
         while True:
             req = self.requests.get()
             if req is None:
+                self.handoff.put(None)
                 return
+            if self.stages is None:
+                try:
+                    out = run_iteration(self.plan, req, self.pool)
+                except BaseException as e:  # noqa: BLE001 - handed to the consumer thread
+                    out = _Failure(e)
+                self.results.put(out)
+                continue
+            it: Any
             try:
-                out = run_iteration(self.plan, req, self.pool)
-            except BaseException as e:  # noqa: BLE001 - handed to the consumer thread
-                out = _Failure(e)
-            self.results.put(out)
+                it = _Iteration(self.plan, req)
+                _run_steps(self.plan, it, self.stages[0], self.pool)
+            except BaseException as e:  # noqa: BLE001 - handed on, in order
+                it = _Failure(e)
+            self.handoff.put((req, it))
+
+    def gpu_loop(self) -> None:
+        try:
+            with self.cuda.activate():
+                self._gpu_iterations()
+        except BaseException as e:  # noqa: BLE001 - CUDA could not be set up: fail every iteration
+            while self.handoff.get() is not None:
+                self.results.put(_Failure(e))
+
+    def _gpu_iterations(self) -> None:
+        assert self.stages is not None
+        while True:
+            item = self.handoff.get()
+            if item is None:
+                return
+            it = item[1]
+            if not isinstance(it, _Failure):
+                try:
+                    _run_steps(self.plan, it, self.stages[1], self.pool, self.cuda)
+                    it = _finish(self.plan, it, self.cuda)
+                except BaseException as e:  # noqa: BLE001 - handed to the consumer thread
+                    it = _Failure(e)
+            self.results.put(it)
+            del it, item  # drop this iteration's batches before waiting for the next
 
 
 class Executor:
-    """Runs iterations of a plan, asynchronously (a worker thread) or inline."""
+    """Runs iterations of a plan, asynchronously (worker threads) or inline.
 
-    def __init__(self, plan: Any, *, num_threads: int, asynchronous: bool = True) -> None:
-        self._state = _WorkerState(plan, num_threads)
+    Args:
+        plan: The built plan.
+        num_threads: Size of the per-sample thread pool.
+        asynchronous: Run ahead on worker threads (else each `get` runs one iteration inline).
+        cuda: The pipeline's `dali._exec.device.CudaContext` when the plan has GPU work.
+    """
+
+    def __init__(
+        self, plan: Any, *, num_threads: int, asynchronous: bool = True, cuda: Any = None
+    ) -> None:
+        self._state = _WorkerState(plan, num_threads, cuda)
         self._async = asynchronous
         self._pending: list[IterationRequest] = []
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
         self._closed = False
 
     def submit(self, req: IterationRequest) -> None:
@@ -207,18 +353,25 @@ class Executor:
         if not self._async:
             self._pending.append(req)
             return
-        if self._thread is None:
-            self._thread = threading.Thread(
-                target=self._state.loop, name="dali-executor", daemon=True
+        if not self._threads:
+            state = self._state
+            self._threads.append(
+                threading.Thread(target=state.loop, name="dali-executor", daemon=True)
             )
-            self._thread.start()
+            if state.stages is not None:
+                self._threads.append(
+                    threading.Thread(target=state.gpu_loop, name="dali-executor-gpu", daemon=True)
+                )
+            for thread in self._threads:
+                thread.start()
         self._state.requests.put(req)
 
     def get(self) -> tuple[Any, ...]:
         """The next finished iteration (blocks); re-raises the iteration's error."""
         if not self._async:
             req = self._pending.pop(0)
-            return run_iteration(self._state.plan, req, self._state.pool)
+            state = self._state
+            return run_iteration(state.plan, req, state.pool, state.cuda)
         out = self._state.results.get()
         if isinstance(out, _Failure):
             raise out.error
@@ -230,14 +383,20 @@ class Executor:
             return
         self._closed = True
         state = self._state
-        if self._thread is not None:
-            state.requests.put(None)
-            if self._thread is not threading.current_thread():
-                self._thread.join(timeout=60)
+        if self._threads:
+            state.requests.put(None)  # the CPU-stage worker passes it on to the GPU stage
+            for thread in self._threads:
+                if thread is not threading.current_thread():
+                    thread.join(timeout=60)
         if state.pool is not None:
             state.pool.shutdown(wait=True, cancel_futures=True)
         for step in state.plan.steps:
             try:
                 step.impl.close()
+            except Exception:  # noqa: BLE001,S110 - best effort on shutdown
+                pass
+        if state.cuda is not None:
+            try:
+                state.cuda.close()
             except Exception:  # noqa: BLE001,S110 - best effort on shutdown
                 pass

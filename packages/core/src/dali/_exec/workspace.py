@@ -63,10 +63,16 @@ class Workspace:
         meta: The identity of the samples (`BatchMeta`).
         iteration: Index of the iteration within the pipeline's run.
         epoch: The pipeline's epoch (incremented by `Pipeline.reset()` after end of data).
+        stream: For GPU and mixed operators, the pipeline's CUDA stream (a ``cupy.cuda.Stream``;
+            None for CPU operators). It is already CuPy's current stream while the operator
+            runs (also in `map`), so CuPy code needs nothing; pass ``stream.ptr`` to libraries
+            that take an explicit stream (nvImageCodec). Never synchronise the device: work
+            queued on this stream is ordered for the consumers by the executor's event.
     """
 
     __slots__ = (
         "_args",
+        "_cuda",
         "_key",
         "_pool",
         "_rng",
@@ -78,6 +84,7 @@ class Workspace:
         "meta",
         "op",
         "out_meta",
+        "stream",
     )
 
     def __init__(
@@ -91,6 +98,7 @@ class Workspace:
         pool: ThreadPoolExecutor | None,
         key: int | None,
         fed: Any = None,
+        cuda: Any = None,
     ) -> None:
         self.op = op
         self.inputs = inputs
@@ -104,6 +112,9 @@ class Workspace:
         self._pool = pool
         self._key = key
         self._rng: SampleRNG | None = None
+        # The pipeline's CudaContext, for GPU/mixed operators only (see dali._exec.device).
+        self._cuda = cuda
+        self.stream = cuda.stream if cuda is not None else None
 
     # -- arguments -------------------------------------------------------------------------
     def arg(self, name: str) -> Any:
@@ -170,7 +181,8 @@ class Workspace:
         """Run ``fn(i)`` for every sample on the thread pool; results in sample order.
 
         An exception for sample ``i`` is re-raised as `SampleFailure` so that the pipeline's
-        error names the sample and its source.
+        error names the sample and its source. For GPU operators ``fn`` runs with the pipeline's
+        device, stream and memory pool current (CuPy keeps them per thread).
         """
         n = self.batch_size if n is None else n
         if self._pool is None or n <= 1:
@@ -182,9 +194,14 @@ class Workspace:
                     raise SampleFailure(i, e) from e
             return out
 
+        cuda = self._cuda
+
         def guarded(i: int) -> Any:
             try:
-                return fn(i)
+                if cuda is None:
+                    return fn(i)
+                with cuda.activate():  # the pool's threads start with CuPy's defaults
+                    return fn(i)
             except Exception as e:
                 raise SampleFailure(i, e) from e
 

@@ -128,8 +128,12 @@ class Schema:
 
     @property
     def display_name(self) -> str:
-        """The name used in error messages: ``dali.fn.readers.file``."""
-        return f"dali.fn.{self.fn_path}"
+        """The name used in error messages: ``dali.fn.readers.file``.
+
+        A plugin operator with a hidden fn path sets its public name with
+        ``register(..., display_name="dali.plugin.jax.fn.jax_function")``.
+        """
+        return self.extra.get("display_name") or f"dali.fn.{self.fn_path}"
 
     def outputs_for(self, scalar_args: Mapping[str, Any]) -> int:
         n = self.num_outputs

@@ -1,4 +1,9 @@
-"""Copies between devices, inserted by `build` where `.gpu()` / `.cpu()` move a node."""
+"""Copies between devices, inserted by `build` where `.gpu()` / `.cpu()` move a node.
+
+A copy to the GPU is asynchronous: it is staged through pinned memory and enqueued on the
+pipeline's stream (`to_gpu`). A copy to the CPU (``.cpu()``) waits for the GPU work before it
+(``as_cpu``; ``# synchronize!``), in the executor's GPU stage.
+"""
 
 from __future__ import annotations
 
@@ -48,15 +53,15 @@ class Transfer(Operator):
 
 
 def to_gpu(tl: Any) -> Any:
-    """Copy a TensorListCPU to the current CUDA device (a TensorListGPU)."""
-    import cupy as cp
+    """Copy a TensorListCPU to the GPU (a TensorListGPU).
 
-    from dali._tensors import TensorListGPU
+    Inside a pipeline (a `dali._exec.device.CudaContext` is active in this thread) the copy goes
+    through a pinned staging buffer and is enqueued on the pipeline's stream, without waiting;
+    elsewhere it is a plain CuPy copy to the current device.
+    """
+    from dali._exec.device import current
 
-    dense = tl._dense()
-    if dense is not None:
-        out = TensorListGPU._make(cp.asarray(dense), layout=tl._layout)
-    else:
-        out = TensorListGPU._make([cp.asarray(s) for s in tl._samples()], layout=tl._layout)
-    out._source_info = tl._source_info
-    return out
+    ctx = current()
+    if ctx is not None:
+        return ctx.to_device(tl)
+    return tl._as_gpu()

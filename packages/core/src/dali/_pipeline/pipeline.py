@@ -37,6 +37,8 @@ class PipelineInfo:
     py_num_workers: int
     py_start_method: str
     enable_checkpointing: bool
+    #: The pipeline's `dali._exec.device.CudaContext` (None when device_id is None).
+    cuda: Any = None
 
 
 def _normalize_depth(depth: Any, exec_async: bool) -> tuple[int, int, bool]:
@@ -91,6 +93,18 @@ class Pipeline:
     `define_graph`, or with the `pipeline_def` decorator; then call `run` (or iterate with a
     framework plugin). An all-CPU pipeline runs with any ``device_id`` on a machine without CUDA.
 
+    GPU work runs on one CUDA stream of the pipeline, in a stage that overlaps the CPU stage of
+    the next iteration; GPU outputs carry an event that DLPack / ``__cuda_array_interface__``
+    consumers wait on, on the GPU (see `dali._exec.device`). Two keyword arguments beyond
+    DALI's bound its memory: ``device_memory_limit`` (bytes of the pipeline's device memory
+    pool; allocating more fails naming the operator) and ``pinned_memory_limit`` (bytes of
+    pinned host staging in flight). `release_memory` frees what the pools cache.
+
+    A GPU output stays valid, never overwritten by later iterations, for as long as you hold a
+    reference to it (or to a framework tensor made from it through DLPack); once you drop it,
+    its memory is reused by the pipeline's stream, so work on other streams that reads it must
+    be finished or ordered first.
+
     Example:
         >>> import dali.fn as fn
         >>> pipe = Pipeline(batch_size=4, num_threads=2, seed=1)
@@ -128,6 +142,8 @@ class Pipeline:
         experimental_exec_dynamic: bool | None = None,
         stream_policy: Any = None,
         concurrency: Any = None,
+        device_memory_limit: int | None = None,
+        pinned_memory_limit: int | None = None,
     ) -> None:
         if max_streams is not None:
             warnings.warn("`max_streams` is deprecated and has no effect", DeprecationWarning, 2)
@@ -179,6 +195,26 @@ class Pipeline:
         self._output_dtype = _check_output_spec(output_dtype, "output_dtype", "dtype")
         self._output_ndim = _check_output_spec(output_ndim, "output_ndim", "ndim")
         self._output_layout = _check_output_spec(output_layout, "output_layout", "layout")
+        for what, limit in (
+            ("device_memory_limit", device_memory_limit),
+            ("pinned_memory_limit", pinned_memory_limit),
+        ):
+            if limit is not None and (
+                isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 0
+            ):
+                raise ValueError(
+                    f"`{what}` must be a number of bytes (>= 0) or None, got {limit!r}"
+                )
+        self._cuda: Any = None
+        if self._device_id is not None:
+            from dali._exec.device import CudaContext
+
+            # Cheap: CUDA is touched only when a GPU operator first runs.
+            self._cuda = CudaContext(
+                self._device_id,
+                device_memory_limit=device_memory_limit,
+                pinned_memory_limit=pinned_memory_limit,
+            )
 
         self._ops: list[OpNode] = []
         self._names: dict[str, OpNode] = {}
@@ -407,6 +443,7 @@ class Pipeline:
             py_num_workers=self._py_num_workers,
             py_start_method=self._py_start_method,
             enable_checkpointing=self._enable_checkpointing,
+            cuda=self._cuda,
         )
 
     def build(self) -> None:
@@ -458,6 +495,7 @@ class Pipeline:
                 self._plan,
                 num_threads=self._num_threads or 1,
                 asynchronous=self._exec_async and self._exec_pipelined,
+                cuda=self._cuda if self._plan.uses_gpu else None,
             )
             self._executor = ex
             self._finalizer = weakref.finalize(self, ex.close)
@@ -533,7 +571,7 @@ class Pipeline:
         for _ in range(n):
             self._schedule_one()
 
-    def _outputs(self) -> tuple[Any, ...]:
+    def _outputs(self, cuda_stream: Any = None) -> tuple[Any, ...]:
         self._check_valid()
         if self._in_flight == 0:
             if self._end_of_data:
@@ -548,6 +586,13 @@ class Pipeline:
             self._broken = e
             raise
         self._validate_outputs(out)
+        if cuda_stream is not None:
+            from dali._exec.device import stream_ptr
+            from dali._tensors import _order_after
+
+            ptr = stream_ptr(cuda_stream)
+            for tl in out:
+                _order_after(tl, ptr)  # the stream waits for the outputs, on the GPU
         return out
 
     def _validate_outputs(self, out: tuple[Any, ...]) -> None:
@@ -596,24 +641,34 @@ class Pipeline:
             for name, data in pipeline_inputs.items():
                 self.feed_input(name, data)
         self._schedule()
-        return self._outputs()
+        return self._outputs(cuda_stream)
 
     def schedule_run(self) -> None:
         """Schedule iterations (``prefetch_queue_depth`` the first time, then one)."""
         self._set_api(_SCHEDULED)
         self._schedule()
 
-    def outputs(self) -> tuple[Any, ...]:
-        """The outputs of the oldest scheduled iteration."""
-        self._set_api(_SCHEDULED)
-        return self._outputs()
+    def outputs(self, cuda_stream: Any = None) -> tuple[Any, ...]:
+        """The outputs of the oldest scheduled iteration.
 
-    def share_outputs(self) -> tuple[Any, ...]:
+        Args:
+            cuda_stream: A stream (CuPy/torch stream or ``cudaStream_t``) made to wait, on the
+                GPU, until the GPU outputs are ready. Without it the outputs still carry their
+                event: DLPack and ``__cuda_array_interface__`` consumers wait on it themselves.
+        """
         self._set_api(_SCHEDULED)
-        return self._outputs()
+        return self._outputs(cuda_stream)
+
+    def share_outputs(self, cuda_stream: Any = None) -> tuple[Any, ...]:
+        self._set_api(_SCHEDULED)
+        return self._outputs(cuda_stream)
 
     def release_outputs(self) -> None:
         self._set_api(_SCHEDULED)
+
+    def empty(self) -> bool:
+        """True when no scheduled iteration is waiting to be consumed (iterators re-schedule)."""
+        return self._in_flight == 0
 
     def feed_input(
         self,
@@ -623,14 +678,18 @@ class Pipeline:
         cuda_stream: Any = None,
         use_copy_kernel: bool = False,
     ) -> None:
-        """Give one batch to a named external source that has no ``source``."""
+        """Give one batch to a named external source that has no ``source``.
+
+        ``cuda_stream`` is the stream GPU ``data`` was produced on (default: the caller's
+        current stream); the pipeline's copy waits for it on the GPU.
+        """
         self.build()
         assert self._plan is not None
         name = data_node.name if isinstance(data_node, DataNode) else data_node
         step = self._plan.by_name.get(name)
         if step is None or not hasattr(step.impl, "feed"):
             raise RuntimeError(f'No external source named "{name}" in the pipeline.')
-        step.impl.feed(data, layout=layout)
+        step.impl.feed(data, layout=layout, cuda_stream=cuda_stream)
 
     def reset(self) -> None:
         """Start a new epoch after a Python source reported end of data (else a no-op)."""
@@ -692,6 +751,31 @@ class Pipeline:
                 raise RuntimeError(f"No operator named {name!r} can skip samples.")
             return counts[name]
         return counts
+
+    def release_memory(self) -> None:
+        """Free the device and pinned memory that the pipeline's pools cache but no array uses.
+
+        Our extension (DALI has none). Outputs you still hold stay valid. It synchronises the
+        device (``cudaFree`` does).
+        """
+        if self._cuda is not None:
+            self._cuda.release_memory()
+
+    def memory_stats(self) -> dict[str, Any]:
+        """The pipeline's memory pools: ``device_used_bytes``, ``device_total_bytes`` (held,
+        used or cached), ``pinned_staged_bytes`` (staging in flight) and the two limits.
+
+        Our extension; all zero for a pipeline that has not run GPU work.
+        """
+        if self._cuda is None:
+            return {
+                "device_used_bytes": 0,
+                "device_total_bytes": 0,
+                "device_memory_limit": None,
+                "pinned_staged_bytes": 0,
+                "pinned_memory_limit": None,
+            }
+        return self._cuda.memory_stats()
 
     def start_py_workers(self) -> None:
         """Start the worker processes of parallel external sources now."""

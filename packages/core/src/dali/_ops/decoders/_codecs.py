@@ -309,11 +309,18 @@ def _cv_decode(data: np.ndarray, mode: str, what: str) -> np.ndarray:
     return img
 
 
-def _gray_from_rgb(rgb: np.ndarray) -> np.ndarray:
-    """Full-range luma of an RGB image: ``round(0.299 R + 0.587 G + 0.114 B)`` in float32."""
+def _gray_from_rgb(rgb: np.ndarray, *, truncate: bool = False) -> np.ndarray:
+    """Full-range luma of an RGB image: ``0.299 R + 0.587 G + 0.114 B`` in float32.
+
+    Rounded to nearest, or truncated (``truncate=True``) as DALI does for JPEGs it decodes to
+    RGB first (CMYK/YCCK JPEG), checked against DALI 2.4 by the conformance session.
+    """
     f = rgb.astype(np.float32)
     y = np.float32(0.299) * f[..., 0] + np.float32(0.587) * f[..., 1]
     y += np.float32(0.114) * f[..., 2]
+    if truncate:
+        info = np.iinfo(rgb.dtype)
+        return np.clip(np.trunc(y), info.min, info.max).astype(rgb.dtype)[..., None]
     return round_sat(y, rgb.dtype)[..., None]
 
 
@@ -360,7 +367,7 @@ def _pil_pixels(im: Any, fmt: str, mode: str) -> np.ndarray:
         if mode == "gray":
             if m in ("1", "L", "LA"):
                 return np.asarray(im.convert("L"))[:, :, None]
-            return _gray_from_rgb(np.asarray(im.convert("RGB")))
+            return _gray_from_rgb(np.asarray(im.convert("RGB")), truncate=fmt.lower() == "jpeg")
         rgb = np.asarray(im.convert("RGB"))
         return np.ascontiguousarray(rgb[:, :, ::-1]) if mode == "bgr" else rgb
     except Exception as e:  # noqa: BLE001 - conversion of a broken image
@@ -387,9 +394,11 @@ def decode(data: np.ndarray, mode: str, *, orientation: bool = True) -> np.ndarr
     if fmt == "jpeg":
         ncomp, orient, sos = _jpeg_header(data)
         _check_jpeg_complete(data, sos)
-        if ncomp == 4 and mode != "gray":
-            # CMYK/YCCK: Pillow's Adobe-aware conversion (DALI 2.4 itself fails on these)
-            img, _ = _pil_decode(data.tobytes(), "JPEG", "bgr" if mode == "bgr" else "rgb")
+        if ncomp == 4:
+            # CMYK/YCCK: Pillow's Adobe-aware conversion (DALI 2.4 itself fails on these);
+            # GRAY is then computed from the RGB decode, as DALI does
+            pil_mode = mode if mode in ("bgr", "gray") else "rgb"
+            img, _ = _pil_decode(data.tobytes(), "JPEG", pil_mode)
         else:
             if mode == "any":
                 mode = "gray" if ncomp == 1 else "rgb"
@@ -489,18 +498,17 @@ _YCC_EXACT = (
 def rgb_to_ycbcr(rgb: np.ndarray) -> np.ndarray:
     """BT.601 YCbCr of an RGB image, in the image's own type (float32 arithmetic)."""
     dtype = rgb.dtype
-    if dtype == np.uint8:
-        coeffs = _YCC_U8
+    # DALI uses the exact BT.601 coefficients for every type (uint8 too; checked against
+    # DALI 2.4 by the conformance session), with the offsets scaled to the type's range.
+    if dtype.kind == "f":
+        bias_scale = 1.0
     else:
-        if dtype.kind == "f":
-            bias_scale = 1.0
-        else:
-            info = np.iinfo(dtype)
-            bias_scale = 2.0 * 2.0 ** (info.bits - 1 - (info.min < 0))
-        coeffs = tuple(
-            (np.float32(a), np.float32(b), np.float32(c), np.float32(d * bias_scale))
-            for a, b, c, d in _YCC_EXACT
-        )
+        info = np.iinfo(dtype)
+        bias_scale = 2.0 * 2.0 ** (info.bits - 1 - (info.min < 0))
+    coeffs = tuple(
+        (np.float32(a), np.float32(b), np.float32(c), np.float32(d * bias_scale))
+        for a, b, c, d in _YCC_EXACT
+    )
     # planar float32 copies: the per-plane arithmetic then runs on contiguous memory
     r, g, b = np.ascontiguousarray(rgb.transpose(2, 0, 1), dtype=np.float32)
     out = np.empty(rgb.shape, dtype=dtype)

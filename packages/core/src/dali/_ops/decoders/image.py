@@ -68,7 +68,12 @@ _DECODER_ARGS = [
     Arg("adjust_orientation", "bool", default=True, doc="Apply the EXIF orientation."),
     Arg("use_fast_idct", "bool", default=False, doc="Accepted; the CPU decode is always exact."),
     Arg("jpeg_fancy_upsampling", "bool", default=False, doc="Mixed backend only."),
-    Arg("hw_decoder_load", "float", default=0.65, doc="Mixed backend only."),
+    Arg(
+        "hw_decoder_load",
+        "float",
+        default=0.65,
+        doc="Mixed backend: share of JPEGs for the hardware decoder (unset: a measured default).",
+    ),
     Arg("preallocate_width_hint", "int", default=0, doc="Mixed backend only."),
     Arg("preallocate_height_hint", "int", default=0, doc="Mixed backend only."),
     Arg("hybrid_huffman_threshold", "int", default=1000000, doc="Mixed backend only."),
@@ -174,6 +179,9 @@ class _ImageDecoder(Operator):
                 "use UINT8, INT8, UINT16, INT16, UINT32, INT32 or FLOAT",
             )
         self._orientation = bool(self.arg("adjust_orientation"))
+        load = self.arg("hw_decoder_load")
+        if not 0.0 <= load <= 1.0:
+            raise self.arg_error("hw_decoder_load", f"must be in [0, 1], got {load}")
         on_error = self.arg("on_error")
         if on_error not in ("raise", "skip"):
             raise self.arg_error("on_error", f'must be "raise" or "skip", got {on_error!r}')
@@ -203,48 +211,71 @@ class _ImageDecoder(Operator):
         samples = ws.inputs[0]._samples()
         n = len(samples)
         windows = self.windows(ws, n) if n else None
-        mode, orient = self._mode, self._orientation
-        out_name, dtype, skip = self._out_name, self.out_dtype, self._skip
 
         def one(i: int) -> np.ndarray | _Skip:
-            data = samples[i]
-            if data.dtype != np.uint8:
-                raise self.error(
-                    f"expects encoded images as 1-D uint8 arrays (file bytes), got {data.dtype}"
-                )
-            if data.ndim != 1 or not data.flags.c_contiguous:
-                data = np.ascontiguousarray(data).reshape(-1)
-            try:
-                img = _codecs.decode(data, mode, orientation=orient)
-            except _codecs.DecodeError as e:
-                if skip:
-                    return _Skip(str(e))
-                where = ws.source_info(i)
-                what = f"{where!r}" if where else f"the encoded data of sample {i}"
-                raise _codecs.DecodeError(f"Failed to decode {what}: {e}") from None
-            pad = None
-            if windows is not None:
-                img, pad = self._cut(img, windows[i](img.shape[0], img.shape[1]))
-            out = _codecs.to_output(img, out_name, dtype)
-            if pad is not None:
-                out = self._pad(out, pad)
-            return np.ascontiguousarray(out)
+            return self.cpu_sample(ws, i, samples[i], None if windows is None else windows[i])
 
         results = ws.map(one, n)
-        if skip and any(isinstance(r, _Skip) for r in results):
-            kept = [i for i, r in enumerate(results) if not isinstance(r, _Skip)]
-            for i, r in enumerate(results):
-                if isinstance(r, _Skip):
-                    self._note_skip(ws, i, r.reason)
-            ws.out_meta = ws.meta.take(np.asarray(kept, dtype=np.int64))
-            results = [results[i] for i in kept]
-        return TensorListCPU._make(results, layout="HWC", dtype=dtype, ndim=3)
+        results = self.drop_skipped(ws, results)
+        return TensorListCPU._make(results, layout="HWC", dtype=self.out_dtype, ndim=3)
 
     def run_mixed(self, ws: Any) -> Any:
-        raise NotImplementedError(
-            f'{self.display_name} with device="mixed" (GPU decoding through nvImageCodec) is not '
-            'implemented yet; use device="cpu"'
-        )
+        """Decode on the GPU with nvImageCodec (`_nvimgcodec`); see that module for the design."""
+        from dali._ops.decoders import _nvimgcodec
+
+        return _nvimgcodec.run_mixed(self, ws)
+
+    def close(self) -> None:
+        mixed = getattr(self, "_mixed", None)
+        if mixed is not None:
+            self._mixed = None
+            mixed.close()
+
+    # -- shared by the CPU and the mixed backends ----------------------------------------------
+    def check_encoded(self, data: np.ndarray) -> np.ndarray:
+        """``data`` as a contiguous 1-D uint8 array (file bytes), or an error naming the type."""
+        if data.dtype != np.uint8:
+            raise self.error(
+                f"expects encoded images as 1-D uint8 arrays (file bytes), got {data.dtype}"
+            )
+        if data.ndim != 1 or not data.flags.c_contiguous:
+            data = np.ascontiguousarray(data).reshape(-1)
+        return data
+
+    def cpu_sample(
+        self, ws: Any, i: int, data: np.ndarray, window: WindowFn | None
+    ) -> np.ndarray | _Skip:
+        """Decode sample ``i`` on the CPU, cut its window and convert it (the CPU backend).
+
+        The mixed backend uses this for the images that nvImageCodec's GPU decoders cannot take.
+        """
+        data = self.check_encoded(data)
+        try:
+            img = _codecs.decode(data, self._mode, orientation=self._orientation)
+        except _codecs.DecodeError as e:
+            if self._skip:
+                return _Skip(str(e))
+            where = ws.source_info(i)
+            what = f"{where!r}" if where else f"the encoded data of sample {i}"
+            raise _codecs.DecodeError(f"Failed to decode {what}: {e}") from None
+        pad = None
+        if window is not None:
+            img, pad = self._cut(img, window(img.shape[0], img.shape[1]))
+        out = _codecs.to_output(img, self._out_name, self.out_dtype)
+        if pad is not None:
+            out = self._pad(out, pad)
+        return np.ascontiguousarray(out)
+
+    def drop_skipped(self, ws: Any, results: list[Any]) -> list[Any]:
+        """Remove the `_Skip` results (``on_error="skip"``), count them and fix the batch meta."""
+        if not self._skip or not any(isinstance(r, _Skip) for r in results):
+            return results
+        kept = [i for i, r in enumerate(results) if not isinstance(r, _Skip)]
+        for i, r in enumerate(results):
+            if isinstance(r, _Skip):
+                self._note_skip(ws, i, r.reason)
+        ws.out_meta = ws.meta.take(np.asarray(kept, dtype=np.int64))
+        return [results[i] for i in kept]
 
     def _note_skip(self, ws: Any, i: int, reason: str) -> None:
         self.skipped += 1
@@ -259,13 +290,15 @@ class _ImageDecoder(Operator):
                 reason,
             )
 
-    def _cut(self, img: np.ndarray, win: Window) -> tuple[np.ndarray, tuple[int, ...] | None]:
-        """The part of ``img`` inside ``win``, and the padding still to add (policy "pad")."""
-        H, W = img.shape[0], img.shape[1]
+    def clip(self, H: int, W: int, win: Window) -> tuple[Window, tuple[int, ...] | None]:
+        """The part of ``win`` inside an ``H×W`` image, and the padding still to add ("pad").
+
+        The padding is ``(offset y, offset x, h, w)``: where the part goes in the padded window.
+        """
         y0, x0, h, w = win
         y1, x1 = y0 + h, x0 + w
         if y0 >= 0 and x0 >= 0 and y1 <= H and x1 <= W:
-            return img[y0:y1, x0:x1], None
+            return win, None
         if self._policy == "error":
             raise self.error(
                 f"the window (y={y0}, x={x0}, h={h}, w={w}) is out of bounds of the "
@@ -273,26 +306,32 @@ class _ImageDecoder(Operator):
             )
         cy0, cx0 = min(max(y0, 0), H), min(max(x0, 0), W)
         cy1, cx1 = max(min(y1, H), cy0), max(min(x1, W), cx0)
-        inner = img[cy0:cy1, cx0:cx1]
+        inner = Window(cy0, cx0, cy1 - cy0, cx1 - cx0)
         if self._policy == "trim_to_shape":
             return inner, None
         return inner, (cy0 - y0, cx0 - x0, h, w)
 
-    def _pad(self, inner: np.ndarray, pad: tuple[int, ...]) -> np.ndarray:
-        oy, ox, h, w = pad
-        c = inner.shape[2]
+    def _cut(self, img: np.ndarray, win: Window) -> tuple[np.ndarray, tuple[int, ...] | None]:
+        """The part of ``img`` inside ``win``, and the padding still to add (policy "pad")."""
+        (y, x, h, w), pad = self.clip(img.shape[0], img.shape[1], win)
+        return img[y : y + h, x : x + w], pad
+
+    def fill_for(self, c: int, dtype: np.dtype) -> np.ndarray:
+        """The padding value of each of ``c`` channels, converted to ``dtype`` as DALI does."""
         fill = self._fill
         assert fill is not None
         if fill.size not in (1, c):
             raise self.arg_error(
                 "fill_values", f"expected 1 or {c} values (one per channel), got {fill.size}"
             )
+        values = fill.astype(dtype) if dtype.kind == "f" else _codecs.round_sat(fill, dtype)
+        return np.broadcast_to(values, (c,))
+
+    def _pad(self, inner: np.ndarray, pad: tuple[int, ...]) -> np.ndarray:
+        oy, ox, h, w = pad
+        c = inner.shape[2]
         out = np.empty((h, w, c), dtype=inner.dtype)
-        out[...] = (
-            fill.astype(inner.dtype)
-            if inner.dtype.kind == "f"
-            else _codecs.round_sat(fill, inner.dtype)
-        )
+        out[...] = self.fill_for(c, inner.dtype)
         out[oy : oy + inner.shape[0], ox : ox + inner.shape[1]] = inner
         return out
 

@@ -37,12 +37,14 @@ __all__ = [
     "Cast",
     "CastLike",
     "array_module",
+    "batch_array",
     "convert_sat",
     "host_samples",
     "per_sample_scalars",
     "per_sample_vectors",
     "round_half_away",
     "round_half_away_int",
+    "run_per_sample",
     "same_rows",
 ]
 
@@ -64,6 +66,19 @@ def array_module(tl: Any) -> tuple[Any, type]:
 
         return cupy, TensorListGPU
     return np, TensorListCPU
+
+
+def batch_array(tl: Any, xp: Any) -> Any:
+    """The batch as one ``(B, ...)`` array when that is cheap, else None.
+
+    On the CPU only a batch already stored dense qualifies: stacking a list of samples (what
+    per-sample producers such as decoders and resize give) would copy the whole batch before
+    the operator even starts, so per-sample work is faster there. On the GPU one stack is
+    cheaper than a kernel launch per sample.
+    """
+    if xp is np:
+        return tl._dense_arr
+    return tl._dense()
 
 
 def host_samples(tl: Any) -> list[np.ndarray]:
@@ -161,6 +176,27 @@ def _may_have_nan(xp: Any, x: Any) -> bool:
     return bool(np.isnan(np.min(x))) if x.size else False
 
 
+def run_per_sample(ws: Any, xp: Any, fn: Any, n: int) -> list[Any]:
+    """Run ``fn(i)`` for every sample: on the thread pool for numpy, in order for CuPy.
+
+    GPU work stays on the calling thread (the current device and stream); an error is
+    re-raised as `SampleFailure` so that the pipeline's message names the sample.
+    """
+    from dali._exec.workspace import SampleFailure
+
+    if xp is np:
+        return ws.map(fn, n)
+    out = []
+    for i in range(n):
+        try:
+            out.append(fn(i))
+        except SampleFailure:
+            raise
+        except Exception as e:
+            raise SampleFailure(i, e) from e
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # Per-sample argument helpers (argument inputs always live on the CPU)
 # --------------------------------------------------------------------------------------------
@@ -233,7 +269,6 @@ def _cast_batch(tl: Any, dtype: np.dtype[Any]) -> Any:
     inputs=1,
     input_names=("input",),
     args=[Arg("dtype", "dtype", default=REQUIRED, doc="The output data type.")],
-    aliases=("Cast",),
 )
 class Cast(Operator):
     """Cast the data to ``dtype``: floats round half away from zero, integers saturate.
@@ -271,7 +306,6 @@ class Cast(Operator):
     devices=("cpu", "gpu"),
     inputs=2,
     input_names=("input", "like"),
-    aliases=("CastLike",),
 )
 class CastLike(Operator):
     """Cast the first input to the data type of the second (same rules as `fn.cast`)."""

@@ -93,7 +93,6 @@ def axes_from_args(
         Arg("output_layout", "layout", default="", doc="Sets the output layout."),
         Arg("transpose_layout", "bool", default=True, doc="Permute the layout names too."),
     ],
-    aliases=("Transpose",),
 )
 class Transpose(Operator):
     """Permute the dimensions of every sample: ``out.shape[i] = in.shape[perm[i]]``.
@@ -170,7 +169,6 @@ class Transpose(Operator):
         Arg("layout", "layout", doc="New layout ('' clears it)."),
         Arg("src_dims", "int_vec", tensor=True, doc="Input dimensions to keep (-1: insert 1)."),
     ],
-    aliases=("Reshape",),
 )
 class Reshape(Operator):
     """Treat the data as having another shape and/or layout (no copy).
@@ -376,7 +374,6 @@ class Reshape(Operator):
         Arg("axis_names", "layout", doc="Axes to pad, by layout name."),
         Arg("align", "int_vec", tensor=True, doc="Round the padded extents up to multiples."),
     ],
-    aliases=("Pad",),
 )
 class Pad(Operator):
     """Pad samples at the end of ``axes`` with ``fill_value`` to a common or minimum shape.

@@ -47,7 +47,6 @@ _ONE_HOT_TYPES += ("float32", "float64")
         Arg("off_value", "float", default=0.0, doc="Value elsewhere."),
         Arg("axis_name", "str", doc="One-character layout name of the new axis."),
     ],
-    aliases=("OneHot",),
 )
 class OneHot(Operator):
     """One-hot encode class indices: ``fn.one_hot(label, num_classes=10)``."""
@@ -124,7 +123,14 @@ class OneHot(Operator):
     def static_meta(node: Any) -> list[dict[str, Any]]:
         args = node.scalar_args
         dtype = args.get("dtype", DALIDataType.FLOAT)
-        return [{"dtype": dtype, "ndim": None, "layout": None}]
+        in_ndim = node.inputs[0].ndim
+        if "axis" in args and in_ndim is not None:
+            ndim = in_ndim + 1
+        elif in_ndim == 0:
+            ndim = 1
+        else:
+            ndim = None  # single-element samples count as scalars: it depends on the data
+        return [{"dtype": dtype, "ndim": ndim, "layout": None if args.get("axis_name") else ""}]
 
 
 @register(
@@ -132,7 +138,6 @@ class OneHot(Operator):
     devices=("cpu", "gpu"),
     inputs=1,
     input_names=("input",),
-    aliases=("Copy",),
 )
 class Copy(Operator):
     """A copy of the input (same shape, type and layout)."""

@@ -15,7 +15,7 @@ Example:
     >>> @pipeline_def(batch_size=1, num_threads=1, device_id=None)
     ... def pipe():
     ...     return fn.normalize(types.Constant(np.array([1.0, 2.0, 3.0], np.float32)))
-    >>> np.round(pipe().run()[0].as_array()[0], 4).tolist()
+    >>> [round(float(v), 4) for v in pipe().run()[0].as_array()[0]]
     [-1.2247, 0.0, 1.2247]
 """
 
@@ -29,11 +29,26 @@ from dali._dtypes import DALIDataType
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.generic.cast import array_module, convert_sat
+from dali._ops.generic.cast import array_module, convert_sat, run_per_sample
 from dali._ops.generic.layout import axes_from_args
-from dali._ops.image.crop import _run_samples
 
 __all__ = ["Normalize"]
+
+
+def _sum(xp: Any, a: Any, axes: tuple[int, ...], squared: bool = False) -> Any:
+    """Sum (of squares) over ``axes`` in float64, keeping the dimensions.
+
+    numpy's ``einsum`` is ~2× faster than ``sum`` over strided axes (HW of an HWC image) and
+    needs no float64 copy of the data.
+    """
+    if xp is not np:
+        return (a * a if squared else a).sum(axis=axes, keepdims=True, dtype=np.float64)
+    letters = "abcdefghijklmnopqrstuvwxyz"[: a.ndim]
+    kept = "".join(c for i, c in enumerate(letters) if i not in axes)
+    spec = f"{letters},{letters}->{kept}" if squared else f"{letters}->{kept}"
+    operands = (a, a) if squared else (a,)
+    total = np.einsum(spec, *operands, dtype=np.float64, casting="unsafe")
+    return np.asarray(total).reshape([1 if i in axes else n for i, n in enumerate(a.shape)])
 
 
 @register(
@@ -53,7 +68,6 @@ __all__ = ["Normalize"]
         Arg("scale", "float", default=1.0, doc="Multiplies the normalised value."),
         Arg("shift", "float", default=0.0, doc="Added to the scaled value."),
     ],
-    aliases=("Normalize",),
 )
 class Normalize(Operator):
     """Normalise to zero mean and unit standard deviation (or the given ``mean``/``stddev``).
@@ -157,25 +171,26 @@ class Normalize(Operator):
         inv = scale / (xp.sqrt(safe) if eps else safe)
         return xp.where(v != 0, inv, 0.0).astype(np.float32)
 
-    def _normalize(self, xp: Any, x: Any, mean: Any, inv: Any) -> Any:
-        shift = np.float32(self.arg("shift"))
-        y = (x.astype(np.float32) - mean) * inv + shift
-        return xp.ascontiguousarray(convert_sat(xp, y, self._dtype))
+    def _compute(
+        self, xp: Any, x: Any, axes: tuple[int, ...], mean: Any, inv: Any, count: int
+    ) -> Any:
+        """Normalise ``x``; a ``mean``/``inv`` that is None is computed over ``axes`` (keepdims).
 
-    def _stats(
-        self, xp: Any, x: Any, axes: tuple[int, ...], mean: Any, count: int
-    ) -> tuple[Any, Any]:
-        """(mean, inverse stddev) over ``axes`` of ``x`` (keepdims), using given values."""
-        xf = x.astype(np.float64)
+        The centred data ``x − mean`` is made once, in float32, and serves both the variance and
+        the output (no float64 copy of the data).
+        """
         if mean is None:
-            mean = (xf.sum(axis=axes, keepdims=True) / max(count, 1)).astype(np.float32)
+            mean = (_sum(xp, x, axes) / max(count, 1)).astype(np.float32)
         elif xp is not np:
             mean = xp.asarray(mean)
-        if self.has_arg("stddev"):
-            return mean, None
-        d = xf - mean.astype(np.float64)
-        var_sum = (d * d).sum(axis=axes, keepdims=True)
-        return mean, self._inv_from_var(xp, var_sum, count)
+        d = xp.subtract(x, mean, dtype=np.float32)
+        if inv is None:
+            inv = self._inv_from_var(xp, _sum(xp, d, axes, squared=True), count)
+        elif xp is not np:
+            inv = xp.asarray(inv)
+        d *= inv
+        d += np.float32(self.arg("shift"))
+        return xp.ascontiguousarray(convert_sat(xp, d, self._dtype))
 
     # -- running -----------------------------------------------------------------------------
     def run_cpu(self, ws: Any) -> Any:
@@ -187,10 +202,10 @@ class Normalize(Operator):
         samples = tl._samples()
         shapes = [tuple(s.shape) for s in samples]
         axes = self._axes(ws, ndim, layout, shapes)
+        if self.arg("batch"):
+            return tl_cls._make(self._run_batch(xp, tl, axes, shapes), layout)
         scalar_mean = self.has_arg("mean") and not self.is_tensor_arg("mean")
         scalar_std = self.has_arg("stddev") and not self.is_tensor_arg("stddev")
-        if self.arg("batch"):
-            return tl_cls._make(self._run_batch(ws, xp, tl, axes, shapes), layout)
 
         def params(i: int) -> tuple[Any, Any]:
             shape = shapes[i]
@@ -206,40 +221,28 @@ class Normalize(Operator):
                 inv = self._inv_from_std(np, self._param(ws, "stddev", i, shape, axes))
             return mean, inv
 
-        def one(i: int) -> Any:
-            x = samples[i]
-            mean, inv = params(i)
-            count = int(np.prod([shapes[i][a] for a in axes])) if axes else 1
-            if mean is None or inv is None:
-                mean, inv_c = self._stats(xp, x, tuple(axes), mean, count)
-                inv = inv if inv is not None else inv_c
-            if xp is not np:
-                mean, inv = xp.asarray(mean), xp.asarray(inv)
-            return self._normalize(xp, x, mean, inv)
+        def count(shape: tuple[int, ...]) -> int:
+            return int(np.prod([shape[a] for a in axes])) if axes else 1
 
         dense = tl._dense()
-        if (
-            dense is not None
-            and not self.is_tensor_arg("mean")
-            and not self.is_tensor_arg("stddev")
-        ):
-            # one set of arguments: the statistics of every sample in one reduction
+        if dense is not None and not (self.is_tensor_arg("mean") or self.is_tensor_arg("stddev")):
+            # one set of arguments: every sample's statistics in one reduction
             mean, inv = params(0)
             bm = None if mean is None else mean[None]
             binv = None if inv is None else inv[None]
-            if bm is None or binv is None:
-                count = int(np.prod([shapes[0][a] for a in axes])) if axes else 1
-                lead_axes = tuple(a + 1 for a in axes)
-                bm, computed = self._stats(xp, dense, lead_axes, bm, count)
-                binv = computed if binv is None else binv
-            if xp is not np:
-                bm, binv = xp.asarray(bm), xp.asarray(binv)
-            return tl_cls._make(self._normalize(xp, dense, bm, binv), layout)
-        return tl_cls._make(_run_samples(ws, xp, one, n), layout)
+            lead_axes = tuple(a + 1 for a in axes)
+            out = self._compute(xp, dense, lead_axes, bm, binv, count(shapes[0]))
+            return tl_cls._make(out, layout)
+
+        def one(i: int) -> Any:
+            mean, inv = params(i)
+            return self._compute(xp, samples[i], tuple(axes), mean, inv, count(shapes[i]))
+
+        return tl_cls._make(run_per_sample(ws, xp, one, n), layout)
 
     run_gpu = run_cpu
 
-    def _run_batch(self, ws: Any, xp: Any, tl: Any, axes: list[int], shapes: list[Any]) -> Any:
+    def _run_batch(self, xp: Any, tl: Any, axes: list[int], shapes: list[Any]) -> Any:
         ndim = tl._ndim
         kept = [d for d in range(ndim) if d not in axes]
         ref = [shapes[0][d] for d in kept]
@@ -259,20 +262,20 @@ class Normalize(Operator):
             mean = np.full((1,) * ndim, self.arg("mean"), np.float32)
             mean = mean if xp is np else xp.asarray(mean)
         else:
-            total = sum(s.astype(np.float64).sum(axis=ax, keepdims=True) for s in samples)
+            total = sum(_sum(xp, s, ax) for s in samples)
             mean = (total / max(count, 1)).astype(np.float32)
         if self.has_arg("stddev"):
             inv = self._inv_from_std(xp, xp.full((1,) * ndim, self.arg("stddev")))
         else:
-            m64 = mean.astype(np.float64)
-            var_sum = sum(
-                ((s.astype(np.float64) - m64) ** 2).sum(axis=ax, keepdims=True) for s in samples
-            )
+            var_sum = 0
+            for s in samples:
+                d = xp.subtract(s, mean, dtype=np.float32)
+                var_sum = var_sum + _sum(xp, d, ax, squared=True)
             inv = self._inv_from_var(xp, var_sum, count)
         dense = tl._dense()
         if dense is not None:
-            return self._normalize(xp, dense, mean[None], inv[None])
-        return [self._normalize(xp, s, mean, inv) for s in samples]
+            return self._compute(xp, dense, (), mean[None], inv[None], 1)
+        return [self._compute(xp, s, (), mean, inv, 1) for s in samples]
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:

@@ -34,18 +34,19 @@ from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.generic.cast import (
     array_module,
+    batch_array,
     host_samples,
     per_sample_vectors,
     round_half_away_int,
+    run_per_sample,
 )
 from dali._ops.generic.layout import axes_from_args
 from dali._ops.image.crop import (
-    _output_dtype,
-    _run_samples,
     apply_policy,
     check_policy,
     extract_window,
     fill_array,
+    output_dtype_arg,
 )
 
 __all__ = ["Slice"]
@@ -83,7 +84,6 @@ _NAMED = ("start", "rel_start", "end", "rel_end", "shape", "rel_shape")
         Arg("image_type", "image_type", doc="Deprecated; ignored."),
         Arg("output_dtype", "dtype", doc="Deprecated alias of `dtype`."),
     ],
-    aliases=("Slice",),
 )
 class Slice(Operator):
     """Extract a slice: ``fn.slice(x, anchor, shape)`` or ``fn.slice(x, start=..., end=...)``.
@@ -119,7 +119,7 @@ class Slice(Operator):
             raise self.arg_error("axis_names", '"axes" and "axis_names" are mutually exclusive')
         self._named = named
         self._policy = check_policy(self)
-        self._dtype = _output_dtype(self, None)
+        self._dtype = output_dtype_arg(self, None)
 
     def _axes(self, ndim: int, layout: str) -> list[int]:
         if self.has_arg("axes"):
@@ -242,7 +242,7 @@ class Slice(Operator):
         n = len(tl)
         if n == 0:
             return tl_cls._make([], layout, dtype=out_dtype, ndim=ndim)
-        dense = tl._dense()
+        dense = batch_array(tl, xp)
         samples = None if dense is not None else tl._samples()
         shapes = (
             [tuple(dense.shape[1:])] * n if dense is not None else [tuple(s.shape) for s in samples]
@@ -275,7 +275,7 @@ class Slice(Operator):
             anchor, shape = wins[i]
             return extract_window(xp, src[i], anchor, shape, fill(shape), out_dtype)
 
-        return tl_cls._make(_run_samples(ws, xp, one, n), layout)
+        return tl_cls._make(run_per_sample(ws, xp, one, n), layout)
 
     run_gpu = run_cpu
 

@@ -12,19 +12,22 @@ each window as a small table and interpolates it linearly, which is what we do t
 * ``CUBIC``: Keys' cubic with a = −0.5, radius 2 (``2·s`` when downscaling with ``antialias``).
 * ``LANCZOS3``: radius 3 (``3·s`` when downscaling with ``antialias``).
 * ``NN``: ``floor(origin + (x + 0.5)·scale)``; the row (and depth) coordinates are accumulated
-  in float32, so at exact ties the lower source row wins (100 → 45 rows picks 13, 22, 31, 40).
+  in float32, so at exact ties the lower source row wins (output rows 13, 22, 31 and 40 of a
+  100 → 45 resize).
 
 Taps that fall outside the image are clamped to the border pixel (replicated), then the weights
 are normalised to sum 1. Intermediate results are float32; integer outputs are rounded as
 ``trunc(v + 0.5)`` and saturated.
 
 `resample_reference` implements exactly that in numpy for any dtype, layout and number of
-spatial axes. `resample` adds the fast path for the common case (2-D, uint8 or float32, LINEAR/
-TRIANGULAR/CUBIC/LANCZOS3 with antialiasing or upscaling): Pillow's ``Image.resize`` with a
-``box`` has the same filter centres and supports, and releases the GIL; padding the image with
-replicated borders first turns Pillow's "drop taps outside the image" into DALI's clamping.
-Pillow's 8-bit path rounds the intermediate row pass to uint8, so results agree with the
-reference within ±1.
+spatial axes (on a 500×375 → 256×256 photo it equals DALI 2.4's output bit for bit).
+`resample` adds the fast path for the common case (2-D, uint8 or float32, LINEAR/TRIANGULAR/
+CUBIC/LANCZOS3 with antialiasing or upscaling): Pillow's ``Image.resize`` with a ``box`` has the
+same filter centres and supports, and releases the GIL; padding the image with replicated
+borders first turns Pillow's "drop taps outside the image" into DALI's clamping. Pillow's 8-bit
+path (used for the triangular filter) rounds its row pass to uint8, so results agree with DALI
+within ±1; the other filters and float outputs go through float32 ("F") planes, which keep the
+intermediate exact.
 
 The geometry (`AxisPlan`, `axis_weights`, `nn_indices`) is separate from the pixel loops so that
 the GPU backend can compute the same weights on the host and run its own kernel.
@@ -32,7 +35,6 @@ the GPU backend can compute the same weights on the host and run its own kernel.
 Example:
     >>> import numpy as np
     >>> plan = AxisPlan.make(in_size=12, out_size=4, lo=0.0, hi=12.0, interp=LINEAR)
-    >>> idx, w = axis_weights(plan)
     >>> np.round(dense_weights(plan)[0, :5], 3).tolist()
     [0.333, 0.333, 0.222, 0.111, 0.0]
 """

@@ -46,22 +46,30 @@ from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.generic.cast import (
     array_module,
+    batch_array,
     convert_sat,
     per_sample_scalars,
     per_sample_vectors,
     round_half_away_int,
+    run_per_sample,
     same_rows,
 )
 
 __all__ = [
     "CROP_ARGS",
+    "CROP_LAYOUTS",
+    "Crop",
     "CropMirrorNormalize",
     "CropWindows",
     "apply_policy",
+    "check_policy",
     "default_layout",
     "extract_window",
     "fill_array",
     "image_layout",
+    "optional_cv2",
+    "output_dtype_arg",
+    "static_image_layout",
     "window_slices",
 ]
 
@@ -69,6 +77,20 @@ __all__ = [
 #: for an input without a layout).
 CROP_LAYOUTS = ("HWC", "CHW", "DHWC", "CDHW", "FHWC", "FCHW", "CFHW", "FDHWC", "FCDHW", "CFDHW")
 POLICIES = ("error", "pad", "constant", "trim_to_shape")
+
+
+_CV2: list[Any] = []
+
+
+def optional_cv2() -> Any:
+    """OpenCV when installed (the ``image`` extra), else None: the fast CPU paths use it."""
+    if not _CV2:
+        try:
+            import cv2
+        except ImportError:
+            cv2 = None
+        _CV2.append(cv2)
+    return _CV2[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -390,7 +412,7 @@ CROP_ARGS = (
 )
 
 
-def _output_dtype(op: Operator, allowed: Sequence[str] | None) -> Any:
+def output_dtype_arg(op: Operator, allowed: Sequence[str] | None) -> Any:
     """The ``dtype`` argument (or its deprecated alias ``output_dtype``), checked."""
     from dali._dtypes import np_dtype, type_name
 
@@ -413,21 +435,6 @@ def _output_dtype(op: Operator, allowed: Sequence[str] | None) -> Any:
     return np_t
 
 
-def _run_samples(ws: Any, xp: Any, fn: Any, n: int) -> list[Any]:
-    """Per-sample work: on the thread pool for numpy, in order on the GPU's stream for CuPy."""
-    if xp is np:
-        return ws.map(fn, n)
-    out = []
-    for i in range(n):
-        try:
-            out.append(fn(i))
-        except SampleFailure:
-            raise
-        except Exception as e:
-            raise SampleFailure(i, e) from e
-    return out
-
-
 # --------------------------------------------------------------------------------------------
 # fn.crop
 # --------------------------------------------------------------------------------------------
@@ -443,7 +450,6 @@ def _run_samples(ws: Any, xp: Any, fn: Any, n: int) -> list[Any]:
         Arg("dtype", "dtype", doc="Output type: FLOAT, FLOAT16 or UINT8 (default: the input's)."),
         Arg("output_dtype", "dtype", doc="Deprecated alias of `dtype`."),
     ],
-    aliases=("Crop",),
 )
 class Crop(Operator):
     """Crop a window of ``crop`` (H, W) or ``crop_h``×``crop_w`` at ``crop_pos_x/y``.
@@ -455,7 +461,7 @@ class Crop(Operator):
 
     def setup(self) -> None:
         self._win = CropWindows(self)
-        self._dtype = _output_dtype(self, ("float32", "float16", "uint8"))
+        self._dtype = output_dtype_arg(self, ("float32", "float16", "uint8"))
 
     def run_cpu(self, ws: Any) -> Any:
         tl = ws.inputs[0]
@@ -464,7 +470,7 @@ class Crop(Operator):
         out_dtype = self._dtype or tl._np_dtype
         if len(tl) == 0:
             return tl_cls._make([], layout, dtype=out_dtype, ndim=tl._ndim)
-        dense = tl._dense()
+        dense = batch_array(tl, xp)
         if dense is not None:
             wins = self._win.windows(ws, [dense.shape[1:]] * len(dense), layout)
             if all(w == wins[0] for w in wins):  # one window: one slicing of the whole batch
@@ -484,7 +490,7 @@ class Crop(Operator):
             dst = None if out is None else out[i]
             return extract_window(xp, samples[i], anchor, shape, fill, out_dtype, out=dst)
 
-        results = _run_samples(ws, xp, one, len(wins))
+        results = run_per_sample(ws, xp, one, len(wins))
         return tl_cls._make(out if out is not None else results, layout)
 
     def _fill(self, shape: Sequence[int], layout: str, dtype: Any, lead: int = 0) -> np.ndarray:
@@ -587,7 +593,6 @@ class _LutCache:
         Arg("output_layout", "layout", default="CHW", doc="Output layout (default CHW)."),
         Arg("pad_output", "bool", default=False, doc="Pad channels to a power of two."),
     ],
-    aliases=("CropMirrorNormalize",),
 )
 class CropMirrorNormalize(Operator):
     """Crop, mirror, normalise, change the layout and the type in one pass.
@@ -602,7 +607,7 @@ class CropMirrorNormalize(Operator):
         from dali._dtypes import DALIDataType, np_dtype
 
         self._win = CropWindows(self)
-        dtype = _output_dtype(self, _CMN_OUT_TYPES)
+        dtype = output_dtype_arg(self, _CMN_OUT_TYPES)
         self._dtype = dtype if dtype is not None else np_dtype(DALIDataType.FLOAT)
         for name in ("mean", "std"):
             if not self.is_tensor_arg(name) and len(self.arg(name)) == 0:
@@ -615,35 +620,54 @@ class CropMirrorNormalize(Operator):
         self._shift = float(self.arg("shift"))
         self._explicit_layout = self.has_arg("output_layout")
         self._luts = _LutCache()
+        self._const_rows: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     # -- parameters --------------------------------------------------------------------------
-    def _norm_params(self, ws: Any, channels: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """Per-sample folded (mean', inv) as float32 ``(batch, C)`` arrays (C: the max channels)."""
+    def _norm_params(self, ws: Any, channels: Sequence[int]) -> tuple[np.ndarray, np.ndarray, bool]:
+        """Per-sample folded (mean', inv) as float32 ``(batch, C)`` arrays (C: the max channels),
+        and whether every sample has the same ones."""
+        n = len(channels)
+        const = not (self.is_tensor_arg("mean") or self.is_tensor_arg("std"))
+        if const and all(c == channels[0] for c in channels):
+            c = channels[0]
+            rows = self._const_rows.get(c)
+            if rows is None:  # computed once per channel count
+                m, s = self._fold(0, np.asarray(self.arg("mean")), np.asarray(self.arg("std")), c)
+                rows = self._const_rows[c] = (m[None], s[None])
+            return np.broadcast_to(rows[0], (n, c)), np.broadcast_to(rows[1], (n, c)), True
         means = per_sample_vectors(ws, self, "mean")
         stds = per_sample_vectors(ws, self, "std")
-        n = len(channels)
         cmax = max(channels, default=1)
         mean_out = np.zeros((n, cmax), np.float32)
         inv_out = np.zeros((n, cmax), np.float32)
         for i in range(n):
-            m, s, c = means[i], stds[i], channels[i]
-            for name, v in (("mean", m), ("std", s)):
-                if v.size not in (1, c):
-                    raise SampleFailure(
-                        i,
-                        self.arg_error(
-                            name,
-                            f"has {v.size} values for an input with {c} channels; give one "
-                            f"value or one per channel",
-                        ),
-                    )
-            if np.any(s == 0):
-                raise SampleFailure(i, self.arg_error("std", "must not contain zeros"))
-            m = np.broadcast_to(m, (c,))
-            s = np.broadcast_to(s, (c,))
-            mean_out[i, :c] = m - self._shift * (s / self._scale)  # in double, as DALI
-            inv_out[i, :c] = self._scale / s
-        return mean_out, inv_out
+            c = channels[i]
+            mean_out[i, :c], inv_out[i, :c] = self._fold(i, means[i], stds[i], c)
+        uniform = same_rows(list(mean_out)) and same_rows(list(inv_out))
+        return mean_out, inv_out, uniform
+
+    def _fold(self, i: int, m: np.ndarray, s: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray]:
+        """``mean' = mean − shift·std/scale`` and ``inv = scale/std`` for ``c`` channels, in
+        double precision then float32, as DALI computes them."""
+        m = np.asarray(m, np.float64).reshape(-1)
+        s = np.asarray(s, np.float64).reshape(-1)
+        for name, v in (("mean", m), ("std", s)):
+            if v.size not in (1, c):
+                raise SampleFailure(
+                    i,
+                    self.arg_error(
+                        name,
+                        f"has {v.size} values for an input with {c} channels; give one value or "
+                        f"one per channel",
+                    ),
+                )
+        if np.any(s == 0):
+            raise SampleFailure(i, self.arg_error("std", "must not contain zeros"))
+        m = np.broadcast_to(m, (c,))
+        s = np.broadcast_to(s, (c,))
+        mean = (m - self._shift * (s / self._scale)).astype(np.float32)
+        inv = (self._scale / s).astype(np.float32)
+        return mean, inv
 
     def _mirror(self, ws: Any) -> np.ndarray:
         return per_sample_scalars(ws, self, "mirror", np.int64) != 0
@@ -667,7 +691,7 @@ class CropMirrorNormalize(Operator):
         out_layout = self._out_layout(in_layout)
         perm = tuple(in_layout.index(a) for a in out_layout)
         c_axis, w_axis = in_layout.find("C"), in_layout.find("W")
-        dense = tl._dense()
+        dense = batch_array(tl, xp)
         samples = None if dense is not None else tl._samples()
         n = len(tl)
         if n == 0:
@@ -675,18 +699,13 @@ class CropMirrorNormalize(Operator):
         shapes = [dense.shape[1:]] * n if dense is not None else [s.shape for s in samples]
         channels = [s[c_axis] for s in shapes]
         wins = self._win.windows(ws, shapes, in_layout)
-        mean, inv = self._norm_params(ws, channels)
+        mean, inv, same_norm = self._norm_params(ws, channels)
         mirror = self._mirror(ws)
         plan = _CmnPlan(self, in_layout, perm, c_axis, w_axis)
 
         if xp is np and tl._np_dtype == np.uint8 and plan.lut_ok:
-            return self._run_lut(ws, tl, plan, wins, mean, inv, mirror, out_layout)
-        uniform_args = (
-            dense is not None
-            and all(w == wins[0] for w in wins)
-            and same_rows(list(mean))
-            and same_rows(list(inv))
-        )
+            return self._run_lut(ws, tl, plan, wins, mean, inv, same_norm, mirror, out_layout)
+        uniform_args = dense is not None and same_norm and all(w == wins[0] for w in wins)
         if uniform_args:
             out = plan.normalize(xp, dense, wins[0], mean[0], inv[0], mirror, channels[0], lead=1)
             return tl_cls._make(out, out_layout)
@@ -697,7 +716,7 @@ class CropMirrorNormalize(Operator):
                 xp, src[i], wins[i], mean[i], inv[i], mirror[i : i + 1], channels[i]
             )
 
-        return tl_cls._make(_run_samples(ws, xp, one, n), out_layout)
+        return tl_cls._make(run_per_sample(ws, xp, one, n), out_layout)
 
     run_gpu = run_cpu
 
@@ -709,6 +728,7 @@ class CropMirrorNormalize(Operator):
         wins: list[Any],
         mean: np.ndarray,
         inv: np.ndarray,
+        same_norm: bool,
         mirror: np.ndarray,
         out_layout: str,
     ) -> Any:
@@ -782,6 +802,7 @@ class _CmnPlan:
         self.dtype = op._dtype
         # the lookup-table path: 2-D images, channels last in, HWC or CHW out
         self.lut_ok = in_layout == "HWC" and perm in ((0, 1, 2), (2, 0, 1))
+        self.cv2 = optional_cv2()
 
     def out_channels(self, c: int) -> int:
         return _next_pow2(c) if self.pad_output else c
@@ -885,43 +906,37 @@ class _CmnPlan:
         mirror: bool,
         dst: np.ndarray,
     ) -> None:
-        """The CPU uint8 path for a window inside the image: OpenCV table lookups into ``dst``.
+        """The CPU uint8 path for a window inside the image: table lookups into ``dst``.
 
-        OpenCV releases the GIL, so the pool's threads run the samples in parallel.
+        OpenCV (when installed) releases the GIL, so the pool's threads run the samples in
+        parallel; numpy's fancy indexing is the fallback.
         """
-        import cv2
-
+        cv2 = self.cv2
         c = region.shape[2]
         dst_view = dst.view(np.uint16) if dst.dtype == np.float16 else dst
+        chw = self.perm == (2, 0, 1)
+        if cv2 is None or c > 4:
+            if mirror:
+                region = region[:, ::-1]
+            for k in range(c):
+                looked = lut[0][:, k][region[:, :, k]]
+                if chw:
+                    dst_view[k] = looked
+                else:
+                    dst_view[:, :, k] = looked
+            return
         if mirror:
             region = cv2.flip(region, 1)
             if region.ndim == 2:
                 region = region[:, :, None]
-        if self.perm == (2, 0, 1):
+        if chw:
             planes = cv2.split(region) if c > 1 else [region[:, :, 0]]
-            for k in range(c):
-                plane_dst = dst_view[k]
-                res = cv2.LUT(planes[k], lut[1][k], dst=plane_dst)
-                if res.ctypes.data != plane_dst.ctypes.data:  # OpenCV did not write in place
-                    plane_dst[...] = res
+            pairs = [(planes[k], lut[1][k], dst_view[k]) for k in range(c)]
+        elif c > 1:
+            pairs = [(region, lut[0].reshape(1, 256, c), dst_view)]
         else:
-            res = _lut(cv2, region, lut[0], dst_view)
-            if res.ctypes.data != dst_view.ctypes.data:
-                dst_view[...] = res.reshape(dst_view.shape)
-
-
-def _lut(cv2: Any, region: np.ndarray, lut: np.ndarray, dst: Any = None) -> np.ndarray:
-    """Per-channel table lookup of an (h, w, c) uint8 array; ``lut`` is (256, c)."""
-    c = region.shape[2]
-    if c == 1:
-        table = np.ascontiguousarray(lut[:, 0])
-        r = cv2.LUT(region[:, :, 0], table, dst=None if dst is None else dst[:, :, 0])
-        return r[:, :, None] if r.ndim == 2 else r
-    if c <= 4:
-        table = np.ascontiguousarray(lut.reshape(1, 256, c))
-        return cv2.LUT(region, table, dst=dst)
-    out = np.stack([lut[:, k][region[:, :, k]] for k in range(c)], axis=-1)
-    if dst is not None:
-        dst[...] = out
-        return dst
-    return out
+            pairs = [(region[:, :, 0], lut[1][0], dst_view[:, :, 0])]
+        for src, table, out in pairs:
+            res = cv2.LUT(src, table, dst=out)
+            if res.ctypes.data != out.ctypes.data:  # OpenCV did not write in place
+                out[...] = res.reshape(out.shape)

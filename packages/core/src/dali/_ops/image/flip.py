@@ -27,13 +27,58 @@ import numpy as np
 
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.generic.cast import array_module, per_sample_scalars
-from dali._ops.image.crop import image_layout, static_image_layout
+from dali._ops.generic.cast import array_module, batch_array, per_sample_scalars
+from dali._ops.image.crop import image_layout, optional_cv2, static_image_layout
 
 __all__ = ["FLIP_LAYOUTS", "Flip"]
 
 #: DALI's layouts for flip, in its order (the first of each ndim is the default).
 FLIP_LAYOUTS = ("FDHWC", "FHWC", "DHWC", "HWC", "FCDHW", "FCHW", "CDHW", "CHW")
+
+
+def _cv2_flip(
+    cv2: Any, x: np.ndarray, dst: np.ndarray, w_axis: int, h_axis: int, flip_w: bool, flip_h: bool
+) -> None:
+    """Flip a C-contiguous array along ``w_axis`` and/or ``h_axis`` into ``dst`` with OpenCV.
+
+    The data is viewed as bytes: a horizontal flip reverses the ``W`` blocks of each row of the
+    ``(outer, W, inner)`` view (``inner`` bytes as channels), a vertical flip reverses the rows
+    of each ``(H, inner)`` plane, so any dtype and layout work.
+    """
+    if (not flip_w and not flip_h) or x.size == 0:
+        dst[...] = x
+        return
+    src = x
+    if flip_w:
+        target = dst if not flip_h else np.empty_like(x)
+        _flip_blocks(cv2, src, target, w_axis, 1)
+        src = target
+    if flip_h:
+        _flip_blocks(cv2, src, dst, h_axis, 0)
+
+
+def _flip_blocks(cv2: Any, x: np.ndarray, dst: np.ndarray, axis: int, code: int) -> None:
+    outer = int(np.prod(x.shape[:axis], dtype=np.int64))
+    inner = int(np.prod(x.shape[axis + 1 :], dtype=np.int64)) * x.itemsize
+    n = x.shape[axis]
+    src_b = x.reshape(-1).view(np.uint8)
+    dst_b = dst.reshape(-1).view(np.uint8)
+    if code == 1 and inner <= 512:  # OpenCV channels: reverse the W blocks of each row
+        pairs = [(src_b.reshape(outer, n, inner), dst_b.reshape(outer, n, inner))]
+        if inner == 1:
+            pairs = [(a[:, :, 0], b[:, :, 0]) for a, b in pairs]
+    elif code == 0:  # reverse the rows of each (n, inner) plane
+        s3, d3 = src_b.reshape(outer, n, inner), dst_b.reshape(outer, n, inner)
+        pairs = [(s3[o], d3[o]) for o in range(outer)]
+    else:  # too many bytes per element for OpenCV's channels: numpy
+        idx: list[Any] = [slice(None)] * x.ndim
+        idx[axis] = slice(None, None, -1)
+        dst[...] = x[tuple(idx)]
+        return
+    for a, b in pairs:
+        res = cv2.flip(a, code, dst=b)
+        if res.ctypes.data != b.ctypes.data:
+            b[...] = res.reshape(b.shape)
 
 
 @register(
@@ -46,7 +91,6 @@ FLIP_LAYOUTS = ("FDHWC", "FHWC", "DHWC", "HWC", "FCDHW", "FCHW", "CDHW", "CHW")
         Arg("vertical", "int", default=0, tensor=True, doc="Nonzero: flip along H."),
         Arg("depthwise", "int", default=0, tensor=True, doc="Nonzero: flip along D."),
     ],
-    aliases=("Flip",),
 )
 class Flip(Operator):
     """Flip the images horizontally (default), vertically and/or depthwise.
@@ -72,7 +116,10 @@ class Flip(Operator):
                     idx[axes[k] + lead] = slice(None, None, -1)
             return tuple(idx)
 
-        dense = tl._dense()
+        cv2 = optional_cv2() if xp is np else None
+        dense = batch_array(tl, xp)
+        if cv2 is not None and not flags[:, 2].any():
+            return self._run_cv2(ws, cv2, tl, dense, flags, axes, layout)
         if dense is not None:
             groups = {tuple(r) for r in flags.tolist()}
             if len(groups) == 1:
@@ -87,6 +134,42 @@ class Flip(Operator):
         samples = tl._samples()
         out_list = [xp.ascontiguousarray(s[slices(flags[i], 0)]) for i, s in enumerate(samples)]
         return tl_cls._make(out_list, layout, dtype=tl._np_dtype, ndim=tl._ndim)
+
+    def _run_cv2(
+        self,
+        ws: Any,
+        cv2: Any,
+        tl: Any,
+        dense: Any,
+        flags: np.ndarray,
+        axes: list[int],
+        layout: str,
+    ) -> Any:
+        """The CPU path: OpenCV's flip (SIMD, no GIL), ~10x faster than a strided numpy copy."""
+        from dali._tensors import TensorListCPU
+
+        w_axis, h_axis = axes[0], axes[1]
+        if dense is not None:
+            src = np.ascontiguousarray(dense)
+            out = np.empty_like(src)
+            if (flags == flags[0]).all():  # the batch axis is just more rows: one call
+                _cv2_flip(cv2, src, out, w_axis + 1, h_axis + 1, *flags[0, :2])
+                return TensorListCPU._make(out, layout)
+
+            def one_dense(i: int) -> None:
+                _cv2_flip(cv2, src[i], out[i], w_axis, h_axis, *flags[i, :2])
+
+            ws.map(one_dense)
+            return TensorListCPU._make(out, layout)
+        samples = tl._samples()
+
+        def one(i: int) -> np.ndarray:
+            x = np.ascontiguousarray(samples[i])
+            dst = np.empty_like(x)
+            _cv2_flip(cv2, x, dst, w_axis, h_axis, *flags[i, :2])
+            return dst
+
+        return TensorListCPU._make(ws.map(one), layout)
 
     run_gpu = run_cpu
 

@@ -107,18 +107,34 @@ class Paste(Operator):
             out.append(self._check(name, float(flat[0]), lo, hi, i))
         return out
 
-    def run_cpu(self, ws: Any) -> TensorListCPU:
-        tl = ws.inputs[0]
+    def _check_input(self, tl: Any) -> None:
         if tl._layout not in ("HWC", "") or tl._ndim != 3:
             raise self.error(
                 f'expects HWC images, got {tl._ndim}-D samples with layout "{tl._layout}"'
             )
         if tl._np_dtype != np.uint8:
             raise self.error(f"supports only UINT8 images, got {tl._np_dtype}")
-        ratio = self._values(ws, "ratio", 1.0, None)
-        px = self._values(ws, "paste_x", 0.0, 1.0)
-        py = self._values(ws, "paste_y", 0.0, 1.0)
-        min_size = self._values(ws, "min_canvas_size", 0.0, None)
+
+    def _check_channels(self, c: int) -> None:
+        if c != self.fill_value.size:
+            raise self.arg_error(
+                "n_channels",
+                f"the image has {c} channels but n_channels / fill_value give "
+                f"{self.fill_value.size}",
+            )
+
+    def _params(self, ws: Any) -> tuple[list[float], list[float], list[float], list[float]]:
+        return (
+            self._values(ws, "ratio", 1.0, None),
+            self._values(ws, "paste_x", 0.0, 1.0),
+            self._values(ws, "paste_y", 0.0, 1.0),
+            self._values(ws, "min_canvas_size", 0.0, None),
+        )
+
+    def run_cpu(self, ws: Any) -> TensorListCPU:
+        tl = ws.inputs[0]
+        self._check_input(tl)
+        ratio, px, py, min_size = self._params(ws)
         samples = tl._samples()
         fill = self.fill_value
         fill_value = tuple(float(v) for v in fill[:4])
@@ -130,11 +146,7 @@ class Paste(Operator):
         def one(i: int) -> np.ndarray:
             img = samples[i]
             h, w, c = img.shape
-            if c != fill.size:
-                raise self.arg_error(
-                    "n_channels",
-                    f"the image has {c} channels but n_channels / fill_value give {fill.size}",
-                )
+            self._check_channels(c)
             ch, cw, y, x = paste_geometry(
                 h, w, ratio=ratio[i], paste_x=px[i], paste_y=py[i], min_canvas_size=min_size[i]
             )
@@ -152,7 +164,22 @@ class Paste(Operator):
         return TensorListCPU._make(ws.map(one), layout="HWC", dtype=np.uint8, ndim=3)
 
     def run_gpu(self, ws: Any) -> Any:
-        raise NotImplementedError(f"{self.display_name}: GPU backend not implemented yet")
+        """Same checks and geometry as `run_cpu`; all canvases in one kernel."""
+        from dali._ops.image import _warp_gpu
+
+        tl = ws.inputs[0]
+        self._check_input(tl)
+        ratio, px, py, min_size = self._params(ws)
+        fill = self.fill_value
+        geometry = []
+        for i, (h, w, c) in enumerate(tl.shape()):
+            self._check_channels(c)
+            geometry.append(
+                paste_geometry(
+                    h, w, ratio=ratio[i], paste_x=px[i], paste_y=py[i], min_canvas_size=min_size[i]
+                )
+            )
+        return _warp_gpu.paste_batch(tl, geometry, fill)
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:

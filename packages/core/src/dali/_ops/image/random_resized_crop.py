@@ -104,7 +104,41 @@ class RandomResizedCrop(ResamplingMixin):
         return TensorListCPU._make(ws.map(one), layout=layout, dtype=out_dtype, ndim=tl._ndim)
 
     def run_gpu(self, ws: Any) -> Any:
-        raise NotImplementedError(f"{self.display_name}: GPU backend not implemented yet")
+        """The same windows as `run_cpu` (drawn on the host); crop + resize in one kernel."""
+        from dali._ops.image import _resample_gpu
+
+        tl = ws.inputs[0]
+        layout, axes = self.layout_of(tl, allowed=(2,))
+        if layout not in _LAYOUTS:
+            raise self.error(
+                f'unsupported input layout "{layout}"; expected one of {", ".join(_LAYOUTS)}'
+            )
+        out_dtype = self.output_dtype(tl._np_dtype)
+        filters = self.filters(ws)
+        antialias = self.arg("antialias")
+        rng = ws.rng
+        out_h, out_w = self.size
+        plans = []
+        for i, shape in enumerate(tl.shape()):
+            H, W = shape[axes[0]], shape[axes[1]]
+            if H == 0 or W == 0:
+                raise self.error(f"sample {i}: cannot crop an empty image ({H}x{W})")
+            y0, x0, h, w = random_crop_window(H, W, self.params, rng.generator(i))
+            mn, mg = filters[i]
+            plans.append(
+                [
+                    _resample.AxisPlan.make(
+                        H, out_h, y0, y0 + h, mn, mag_interp=mg, antialias=antialias
+                    ),
+                    _resample.AxisPlan.make(
+                        W, out_w, x0, x0 + w, mn, mag_interp=mg, antialias=antialias
+                    ),
+                ]
+            )
+        try:
+            return _resample_gpu.resample_batch(tl, axes, plans, out_dtype, layout)
+        except TypeError as e:
+            raise self.error(str(e)) from None
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:

@@ -157,11 +157,18 @@ class Rotate(WarpBase):
         return out
 
     def run_cpu(self, ws: Any) -> Any:
+        return self._run(ws)
+
+    def run_gpu(self, ws: Any) -> Any:
+        """Same sizes and matrices as on the CPU; the pixels in one batched kernel."""
+        return self._run(ws)
+
+    def _run(self, ws: Any) -> Any:
         tl = ws.inputs[0]
         _, nsp, frames = self.layout_of(tl)
         angles = self._angles(ws)
         first = 1 if frames else 0
-        in_shapes = [s.shape[first : first + nsp] for s in tl._samples()]
+        in_shapes = [s[first : first + nsp] for s in tl.shape()]
         sizes = self.explicit_sizes(ws, nsp)
         if nsp == 3:  # like DALI, `axis` is ignored for 2-D images
             axes = self._axes(ws)
@@ -182,6 +189,3 @@ class Rotate(WarpBase):
             else:
                 matrices.append(rotation_matrix_3d(shape, out, axes[i], angles[i]))
         return self.warp_batch(ws, tl, matrices, out_shapes)
-
-    def run_gpu(self, ws: Any) -> Any:
-        raise NotImplementedError(f"{self.display_name}: GPU backend not implemented yet")

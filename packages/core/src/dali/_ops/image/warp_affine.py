@@ -380,11 +380,28 @@ class WarpBase(Operator):
         tl: Any,
         matrices: Sequence[np.ndarray],
         out_shapes: Sequence[Sequence[int]],
-    ) -> TensorListCPU:
-        layout, _, frames = self.layout_of(tl)
-        samples = tl._samples()
+    ) -> Any:
+        layout, nsp, frames = self.layout_of(tl)
         out_dtype = self.out_dtype(tl._np_dtype)
         fill = self.fill()
+        if self.device == "gpu":
+            from dali._ops.image import _warp_gpu
+
+            try:
+                return _warp_gpu.warp_batch(
+                    tl,
+                    matrices,
+                    out_shapes,
+                    nsp=nsp,
+                    frames=frames,
+                    interp=self.interp,
+                    fill=fill,
+                    out_dtype=out_dtype,
+                    layout=layout,
+                )
+            except (TypeError, ValueError) as e:
+                raise self.error(str(e)) from None
+        samples = tl._samples()
 
         def one(i: int) -> np.ndarray:
             x = samples[i]
@@ -467,7 +484,10 @@ class WarpAffine(WarpBase):
 
     def matrices(self, ws: Any, nsp: int) -> list[np.ndarray]:
         if len(ws.inputs) > 1:
-            values, name = ws.inputs[1]._samples(), "mtx"
+            mtx = ws.inputs[1]
+            if hasattr(mtx, "as_cpu") and type(mtx).__name__.endswith("GPU"):
+                mtx = mtx.as_cpu()  # synchronize! the matrices are needed on the host
+            values, name = mtx._samples(), "mtx"
         else:
             values, name = ws.arg_samples("matrix", np.float32), "matrix"
         need = nsp * (nsp + 1)
@@ -500,8 +520,7 @@ class WarpAffine(WarpBase):
         sizes = self.explicit_sizes(ws, nsp)
         if sizes is None:
             first = 1 if frames else 0
-            sizes = [list(s.shape[first : first + nsp]) for s in tl._samples()]
+            sizes = [list(s[first : first + nsp]) for s in tl.shape()]
         return self.warp_batch(ws, tl, matrices, sizes)
 
-    def run_gpu(self, ws: Any) -> Any:
-        raise NotImplementedError(f"{self.display_name}: GPU backend not implemented yet")
+    run_gpu = run_cpu  # `warp_batch` runs the GPU kernel for GPU operators

@@ -361,6 +361,13 @@ def _kernel(
         return _int_pow(xp, out), out
     if op in ("min", "max", "clamp"):
         return _select(xp, out, op), out
+    if op == "mod" and out.kind == "f" and out != _F64 and any(t.kind in "iub" for t in operands):
+        # DALI computes a mixed integer/float modulo in double precision (checked against
+        # DALI 2.4: (2**31 - 1) % 8.0 is 7.0, which float32 arithmetic would make 0.0)
+        def mixed_mod(a: Any, b: Any) -> Any:
+            return xp.fmod(_cast(a, _F64), _cast(b, _F64)).astype(out)
+
+        return mixed_mod, _F64
     if op in ("lshift", "rshift") and out.kind == "b":
         f = getattr(xp, _UFUNC2[op])
         return (lambda a, b: f(a, b, dtype=np.uint8, casting="unsafe").astype(_BOOL)), out

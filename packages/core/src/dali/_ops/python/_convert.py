@@ -16,6 +16,14 @@ copied to the device, device data given to a CPU operator is copied to the host.
 otherwise it copies the data, as DALI's ``feed_input`` does, so that a callback may reuse its
 buffers while the pipeline still holds the batch.
 
+GPU data is taken without a copy where it can be (``copy=False``): CuPy arrays as they are,
+torch/jax/other CUDA arrays through DLPack, which orders the producer's work before this
+thread's current stream on the GPU, else through ``__cuda_array_interface__`` (CuPy then
+synchronises with the ``"stream"`` the producer names, CAI v3). Host data for the GPU is packed
+into one pinned staging buffer and copied asynchronously (`dali._ops.transfer.to_gpu`); inside a
+pipeline all of this is enqueued on the pipeline's stream (the caller activates its
+`dali._exec.device.CudaContext`).
+
 Example:
     >>> import numpy as np
     >>> tl = make_batch([np.zeros((2, 3), np.uint8), np.ones((4, 3), np.uint8)])
@@ -32,10 +40,11 @@ from typing import Any
 import numpy as np
 
 from dali._dtypes import dali_dtype, np_dtype, type_name
-from dali._tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
+from dali._tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU, _order_after
 
 __all__ = [
     "batch_size_of",
+    "holds_device_data",
     "host_array",
     "host_batch",
     "is_device_data",
@@ -68,6 +77,13 @@ def is_device_data(x: Any) -> bool:
         except Exception:  # noqa: BLE001 - not a usable DLPack object: treat as host data
             return False
     return False
+
+
+def holds_device_data(data: Any) -> bool:
+    """Whether user data (a batch, or a list of samples) has any part in GPU memory."""
+    if isinstance(data, (list, tuple)):
+        return any(is_device_data(x) for x in data)
+    return is_device_data(data)
 
 
 def _checked(arr: Any, what: str) -> Any:
@@ -109,15 +125,21 @@ def host_array(x: Any, what: str = "The data") -> np.ndarray:
 
 
 def _device_array(x: Any, what: str) -> Any:
-    """``x`` as a CuPy array on the current device (host data is copied there)."""
+    """``x`` as a CuPy array on the current device (host data is copied there).
+
+    Device data is shared, ordered before this thread's current stream (see the module doc).
+    """
     import cupy
 
     if isinstance(x, cupy.ndarray):
         arr = x
-    elif isinstance(x, TensorGPU) or hasattr(x, "__cuda_array_interface__"):
-        arr = cupy.asarray(x)
+    elif isinstance(x, TensorGPU):
+        _order_after(x)  # a pipeline's sample may still be computed: wait on the GPU
+        arr = x._array
+    elif is_device_data(x) and hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
+        arr = cupy.from_dlpack(x)  # hands the producer our current stream to order its work
     elif is_device_data(x):
-        arr = cupy.from_dlpack(x)
+        arr = cupy.asarray(x)  # __cuda_array_interface__: CuPy syncs on its "stream"
     else:
         arr = cupy.asarray(host_array(x, what))
     return _checked(arr, what)
@@ -190,7 +212,18 @@ def make_batch(
     """
     out_layout = _layout_of(data) if layout is None else layout
     gpu = device == "gpu"
+    if gpu and not holds_device_data(data):
+        from dali._ops.transfer import to_gpu
+
+        # Host data for the GPU: the host batch (shared), then one staged copy, which is also
+        # the copy that lets the caller reuse its buffers.
+        host = make_batch(
+            data, device="cpu", layout=out_layout, copy=False, dtype=dtype, ndim=ndim, what=what
+        )
+        return to_gpu(host)
     convert = _device_array if gpu else host_array
+    if isinstance(data, TensorListGPU):
+        _order_after(data)  # a pipeline's batch may still be computed
     if isinstance(data, (TensorListCPU, TensorListGPU)):
         dense = data._dense()
         items: Any = dense if dense is not None else list(data._samples())

@@ -13,7 +13,12 @@ A source is fed in one of two ways:
   ``pipe.feed_input(name, data)`` or ``pipe.run(name=data)``.
 
 The data may be numpy, a list of samples (ragged allowed), DALI tensors or any array protocol
-(`_convert`); it is copied unless ``no_copy=True``. Each sample is identified by its index in
+(`_convert`); it is copied unless ``no_copy=True``. With ``device="gpu"`` the copy is made on
+the pipeline's CUDA stream when the iteration is scheduled: host data through one pinned
+staging buffer, CUDA data (CuPy, torch, jax...) device to device after the stream of its
+producer (``cuda_stream``, else the caller's current stream), which then waits for the copy in
+turn, so buffers may be reused in stream order; with ``no_copy=True`` CUDA data is used in
+place (keep it unchanged until the pipeline is done with it). Each sample is identified by its index in
 the epoch (``iteration * max_batch_size + index in batch``), which keys the random numbers of
 downstream operators, so results do not depend on threads or prefetching.
 
@@ -31,6 +36,7 @@ Example:
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import inspect
 import threading
@@ -47,7 +53,7 @@ from dali._exec.workspace import BatchMeta
 from dali._graph.schema import Arg, register
 from dali._graph.trace import call_operator
 from dali._ops.base import Operator
-from dali._ops.python._convert import batch_size_of, make_batch
+from dali._ops.python._convert import batch_size_of, holds_device_data, make_batch
 from dali._ops.python._parallel import SourceSpec, WorkerError, WorkerPool, is_generator_function
 
 __all__ = ["ExternalSource", "accepted_arg_count", "describe_source"]
@@ -383,7 +389,12 @@ def _pool_for(info: Any) -> WorkerPool:
         Arg("layout", "any", doc="Layout of the data (a list: one per output)."),
         Arg("dtype", "any", doc="Expected data type, checked (a list: one per output)."),
         Arg("ndim", "any", doc="Expected number of dimensions, checked (a list: one per output)."),
-        Arg("cuda_stream", "any", doc="Accepted for compatibility (copies are synchronous)."),
+        Arg(
+            "cuda_stream",
+            "any",
+            doc="The stream the source's GPU data is produced on (default: the caller's current "
+            "stream); the pipeline's stream waits for it on the GPU.",
+        ),
         Arg("use_copy_kernel", "bool", doc="Accepted for compatibility."),
         Arg("blocking", "bool", default=False, doc="Wait for feed_input instead of failing."),
         Arg("batch", "bool", doc="True: the source returns batches; False: one sample per call."),
@@ -505,16 +516,18 @@ class ExternalSource(Operator):
         )
         return (batches if self._num_outputs is not None else batches[0]), meta
 
-    def feed(self, data: Any, layout: str | None = None) -> None:
-        """Queue one batch given with `Pipeline.feed_input` (sources without ``source``)."""
+    def feed(self, data: Any, layout: str | None = None, cuda_stream: Any = None) -> None:
+        """Queue one batch given with `Pipeline.feed_input` (sources without ``source``).
+
+        ``cuda_stream`` is the stream GPU data was produced on (default: the caller's current one).
+        """
         if self._desc is not None:
             raise RuntimeError(
                 f"Cannot use `feed_input` on the external source '{self.name}' with a `source` "
                 f"argument specified."
             )
-        batch = self._convert(
-            data, 0, layout if layout is not None else self._layouts[0], self._copy
-        )
+        layout = layout if layout is not None else self._layouts[0]
+        batch = self._convert(data, 0, layout, self._copy, producer=cuda_stream)
         with self._cond:
             self._fed.append((batch,))
             self._cond.notify_all()
@@ -689,8 +702,15 @@ class ExternalSource(Operator):
             )
         return batches
 
-    def _convert(self, data: Any, k: int, layout: str | None, copy: bool) -> Any:
-        """User data for output ``k`` → a checked TensorList on the operator's device."""
+    def _convert(
+        self, data: Any, k: int, layout: str | None, copy: bool, producer: Any = None
+    ) -> Any:
+        """User data for output ``k`` → a checked TensorList on the operator's device.
+
+        For a GPU source the conversion is enqueued on the pipeline's stream (host data through
+        pinned staging), after the producer's stream for device data (``producer``, else the
+        ``cuda_stream`` argument, else the caller's current stream).
+        """
         what = "The batch" if self._num_outputs is None else f"The batch of output {k}"
         try:
             size = batch_size_of(data)
@@ -705,16 +725,24 @@ class ExternalSource(Operator):
         dtype, ndim = self._dtypes[k], self._ndims[k]
         if ndim is None and layout:
             ndim = len(layout)
+        cuda = getattr(self.pipeline, "cuda", None) if self._out_device == "gpu" else None
         try:
-            tl = make_batch(
-                data,
-                device=self._out_device,
-                layout=layout,
-                copy=copy,
-                dtype=dtype,
-                ndim=ndim,
-                what=what,
-            )
+            with contextlib.ExitStack() as scope:
+                if cuda is not None and holds_device_data(data):
+                    if producer is None:
+                        producer = self.node.scalar_args.get("cuda_stream")
+                    scope.enter_context(cuda.imported(producer))
+                elif cuda is not None:
+                    scope.enter_context(cuda.activate())
+                tl = make_batch(
+                    data,
+                    device=self._out_device,
+                    layout=layout,
+                    copy=copy,
+                    dtype=dtype,
+                    ndim=ndim,
+                    what=what,
+                )
         except (TypeError, ValueError) as e:
             raise self._fail(TypeError if isinstance(e, TypeError) else ValueError, str(e)) from e
         if len(tl) == 0:

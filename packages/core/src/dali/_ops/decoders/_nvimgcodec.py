@@ -1,0 +1,699 @@
+"""The mixed (GPU) backend of the image decoders: nvImageCodec batch decoding into device memory.
+
+One `run_mixed` call decodes a whole batch with **one** ``nvimgcodec.Decoder.decode`` call:
+
+1. **Plan (host, executor thread).** Each sample's JPEG header is read (`jpeg_info`, a fast
+   walk over the markers that falls back to the CPU backend's exact parser), its display size
+   worked out (EXIF orientations 5–8 swap height and width) and its window chosen with the
+   *same* window functions as the CPU backend (`image.py`: crop, slice, and the random window
+   drawn from ``ws.rng.generator(i)``), so CPU and mixed cut the same windows. The part of the
+   window inside the image becomes an nvImageCodec region (``CodeStream.get_sub_code_stream``)
+   in display coordinates, which nvImageCodec applies after the EXIF orientation.
+2. **Decode (GPU).** Baseline/extended/progressive 8-bit JPEGs with 1 or 3 components go to
+   nvImageCodec's GPU backends in one call: the hardware JPEG decoder (``HW_GPU_ONLY``, the
+   NVJPG engines of A100/H100-class GPUs) takes a share ``hw_decoder_load`` of the batch, CUDA
+   nvJPEG (``GPU_ONLY``) the rest and ``HYBRID_CPU_GPU`` what neither can take. The work is
+   ordered on the pipeline's CUDA stream (``ws.stream`` when the executor provides one, else
+   CuPy's current stream).
+3. **Fallback (CPU, thread pool).** Every other image — PNG, TIFF, WebP, BMP, PNM, JPEG 2000,
+   CMYK/YCCK, 12-bit or lossless JPEG, truncated or corrupt data, zero-size windows, and any
+   image nvImageCodec returns no result for — is decoded by the CPU backend's own per-sample
+   function (`_ImageDecoder.cpu_sample`) and copied to the device. Its pixels, its errors
+   (naming the file) and ``on_error="skip"`` are therefore exactly the CPU backend's.
+4. **Convert (GPU, one launch).** One CuPy ``RawKernel`` reads every decoded image (by pointer
+   and row pitch, from a per-sample table) and writes the batch into one flat device buffer:
+   channel order (RGB/BGR/GRAY/ANY_DATA), BT.601 YCbCr, DALI's ``ConvertSatNorm`` to the output
+   type and the ``fill_values`` padding of out-of-bounds windows, with float32 arithmetic
+   rounded exactly like the CPU backend (no fused multiply-add). The output is a
+   ``TensorListGPU`` of per-sample views into that buffer (dense when all shapes agree).
+
+JPEG decoders differ in their inverse DCT and chroma upsampling, so mixed and CPU pixels of a
+JPEG differ by a few levels (``jpeg_fancy_upsampling=True`` brings nvJPEG's upsampling closer to
+libjpeg-turbo's); the windows, shapes, types and every other format are identical.
+
+``hw_decoder_load``: when the argument is not given, `DEFAULT_HW_LOAD` is used, chosen from the
+measurements below (``benchmarks/gpu_resnet.py --sweep``) instead of DALI's fixed 0.65.
+
+Example:
+    >>> import dali.fn as fn
+    >>> from dali import pipeline_def
+    >>> @pipeline_def(batch_size=256, num_threads=8, device_id=0)
+    ... def pipe():
+    ...     jpegs, labels = fn.readers.file(file_root="train", random_shuffle=True)
+    ...     images = fn.decoders.image_random_crop(jpegs, device="mixed")
+    ...     return images, labels  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dali._ops.decoders import _codecs
+
+if TYPE_CHECKING:
+    from dali._ops.decoders.image import _ImageDecoder
+
+__all__ = ["DEFAULT_HW_LOAD", "MixedDecoder", "jpeg_info", "run_mixed"]
+
+_log = logging.getLogger("dali")
+
+#: ``hw_decoder_load`` used when the argument is not given, measured on one H100 80GB with
+#: ``benchmarks/gpu_resnet.py --sweep`` (2,048 ImageNet-like JPEGs, batch 256, random-crop region
+#: decode; img/s of the raw batch decode with our backend list). See the module docstring.
+DEFAULT_HW_LOAD = 0.65
+
+# -- nvImageCodec ------------------------------------------------------------------------------
+
+_nv: Any = None
+
+
+def nvimgcodec() -> Any:
+    """The ``nvidia.nvimgcodec`` module, imported on first use, with an install hint."""
+    global _nv
+    if _nv is None:
+        try:
+            from nvidia import nvimgcodec as nv
+        except ImportError as e:
+            raise ImportError(
+                'decoders with device="mixed" need nvImageCodec: pip install "dali-core[cuda13]" '
+                '(or "dali-core[cuda12]"), which installs nvidia-nvimgcodec-cu13 and nvJPEG'
+            ) from e
+        _nv = nv
+    return _nv
+
+
+# -- the JPEG header ---------------------------------------------------------------------------
+
+#: SOF markers of the Huffman-coded, 8/12-bit DCT processes nvJPEG decodes (baseline, extended,
+#: progressive); lossless and arithmetic-coded JPEGs go to the CPU backend.
+_GPU_SOF = frozenset({0xC0, 0xC1, 0xC2})
+
+
+class JpegInfo:
+    """What the planner needs from a JPEG header (see `jpeg_info`)."""
+
+    __slots__ = ("height", "ncomp", "orientation", "precision", "sof", "sos", "width")
+
+    def __init__(
+        self, sof: int, precision: int, height: int, width: int, ncomp: int, orient: int, sos: int
+    ) -> None:
+        self.sof = sof
+        self.precision = precision
+        self.height = height
+        self.width = width
+        self.ncomp = ncomp
+        self.orientation = orient
+        self.sos = sos
+
+
+def _walk(b: bytes) -> JpegInfo | None | bool:
+    """Walk the markers of ``b`` up to SOS: the info, None (unusual file) or False (need more)."""
+    i, n = 2, len(b)
+    info = None
+    orient = 1
+    while i + 4 <= n:
+        if b[i] != 0xFF:
+            return None  # garbage between markers: the exact parser skips it as libjpeg does
+        m = b[i + 1]
+        if m == 0xFF:
+            i += 1
+            continue
+        if m == 0x01 or 0xD0 <= m <= 0xD8:
+            i += 2
+            continue
+        if m == 0xD9:
+            return None
+        if m == 0xDA:
+            if info is None:
+                return None
+            info.orientation = orient
+            info.sos = i
+            return info
+        seglen = (b[i + 2] << 8) | b[i + 3]
+        if i + 2 + seglen > n:
+            return False
+        if m in _codecs._SOF_MARKERS:
+            if info is not None or seglen < 8:
+                return None
+            h, w = (b[i + 5] << 8) | b[i + 6], (b[i + 7] << 8) | b[i + 8]
+            info = JpegInfo(m, b[i + 4], h, w, b[i + 9], 1, -1)
+        elif m == 0xE1 and b[i + 4 : i + 10] == b"Exif\x00\x00":
+            orient = _codecs._tiff_orientation(b[i + 10 : i + 2 + seglen])
+        i += 2 + seglen
+    return False
+
+
+def jpeg_info(data: np.ndarray) -> JpegInfo | None:
+    """Frame size, components, precision, EXIF orientation and SOS offset of a JPEG.
+
+    A fast walk over the first few KiB (the markers before the scan are usually under 1 KiB);
+    None for files it does not understand, which then take the CPU backend's path. Where it
+    answers, it agrees with `_codecs.decode`'s parser (the last EXIF block before the scan wins).
+    """
+    n = data.size
+    limit = 4096
+    while True:
+        got = _walk(data[:limit].tobytes())
+        if got is not False:
+            return got  # type: ignore[return-value]
+        if limit >= n:
+            return None
+        limit = min(n, limit * 16)
+
+
+# -- the conversion kernel ---------------------------------------------------------------------
+
+_CTYPES = {
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "uint16": "unsigned short",
+    "int16": "short",
+    "uint32": "unsigned int",
+    "int32": "int",
+    "float32": "float",
+}
+
+_KERNEL_SOURCE = r"""
+typedef __CTYPE__ T;
+#define CONV __CONV__
+#define UNSIGNED_OUT __UNSIGNED__
+#define FLOAT_OUT __FLOAT_OUT__
+
+// DALI's ConvertSat from float: round half away from zero (in double, exact), saturate.
+__device__ __forceinline__ T dali_round_sat(double y) {
+#if UNSIGNED_OUT
+    y = floor(y + 0.5);
+#else
+    y = trunc(y + copysign(0.5, y));
+#endif
+    return (T)fmin(fmax(y, __LO__), __HI__);
+}
+
+// DALI's ConvertSatNorm of a uint8 value, as _codecs.convert_dtype computes it.
+__device__ __forceinline__ T dali_cvt(unsigned char v, float factor) {
+#if CONV == 0
+    return (T)v;
+#elif CONV == 1
+    return (T)__fmul_rn((float)v, factor);
+#elif CONV == 2
+    return (T)((unsigned int)v * (unsigned int)factor);
+#else
+    return dali_round_sat((double)__fmul_rn((float)v, factor));
+#endif
+}
+
+// One block row per sample (blockIdx.y); the table holds 12 int64 per sample:
+// src pointer, src row pitch (bytes), src channels, dst offset (elements), out h, w, c,
+// the decoded part's y, x, h, w inside the output (the rest is padding), src pixel stride.
+extern "C" __global__ void __NAME__(
+        const long long* __restrict__ table, T* __restrict__ out,
+        const T* __restrict__ fill, const float* __restrict__ ycc, int mode, float factor) {
+    const long long* p = table + 12LL * blockIdx.y;
+    const unsigned char* src = (const unsigned char*)p[0];
+    const long long pitch = p[1];
+    const int sc = (int)p[2];
+    T* dst = out + p[3];
+    const int ow = (int)p[5], oc = (int)p[6];
+    const int iy = (int)p[7], ix = (int)p[8], ih = (int)p[9], iw = (int)p[10];
+    const int px = (int)p[11];
+    const long long npix = p[4] * (long long)ow;
+    const T* f = oc == 1 ? fill : fill + 1;
+    for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < npix;
+         q += (long long)gridDim.x * blockDim.x) {
+        const int y = (int)(q / ow);
+        const int x = (int)(q - (long long)y * ow);
+        T* o = dst + q * oc;
+        const int sy = y - iy, sx = x - ix;
+        if (sy < 0 || sx < 0 || sy >= ih || sx >= iw) {
+            for (int c = 0; c < oc; ++c) o[c] = f[c];
+            continue;
+        }
+        const unsigned char* s = src + sy * pitch + (long long)sx * px;
+        if (oc == 1) {
+            o[0] = dali_cvt(s[0], factor);
+            continue;
+        }
+        const unsigned char r = s[0], g = s[sc > 1 ? 1 : 0], b = s[sc > 2 ? 2 : 0];
+        if (mode == 1) {  // BGR
+            o[0] = dali_cvt(b, factor);
+            o[1] = dali_cvt(g, factor);
+            o[2] = dali_cvt(r, factor);
+        } else if (mode == 2) {  // BT.601 YCbCr of the converted RGB, float32 step by step
+            const float fr = (float)dali_cvt(r, factor);
+            const float fg = (float)dali_cvt(g, factor);
+            const float fb = (float)dali_cvt(b, factor);
+            for (int k = 0; k < 3; ++k) {
+                const float* cf = ycc + 4 * k;
+                float v = __fadd_rn(__fmul_rn(fr, cf[0]), __fmul_rn(fg, cf[1]));
+                v = __fadd_rn(__fadd_rn(v, __fmul_rn(fb, cf[2])), cf[3]);
+#if FLOAT_OUT
+                o[k] = (T)v;
+#else
+                o[k] = dali_round_sat((double)v);
+#endif
+            }
+        } else {
+            o[0] = dali_cvt(r, factor);
+            o[1] = dali_cvt(g, factor);
+            o[2] = dali_cvt(b, factor);
+        }
+    }
+}
+"""
+
+_TABLE_COLS = 12
+_MODES = {"RGB": 0, "ANY_DATA": 0, "GRAY": 0, "BGR": 1, "YCbCr": 2}
+
+
+def conversion(dtype: np.dtype) -> tuple[int, np.float32]:
+    """``(kind, factor)`` of uint8 → ``dtype`` exactly as `_codecs.convert_dtype` does it.
+
+    Kinds: 0 copy, 1 float (``v * factor``), 2 exact integer multiply, 3 float32 multiply then
+    round and saturate.
+    """
+    if dtype == np.uint8:
+        return 0, np.float32(1)
+    src_max = _codecs._max_value(np.dtype(np.uint8))
+    if dtype.kind == "f":
+        return 1, np.float32(1) / np.float32(src_max)
+    factor = np.float32(np.float32(_codecs._max_value(dtype)) / np.float32(src_max))
+    if factor.is_integer() and src_max * float(factor) < 2**24:
+        return 2, factor
+    return 3, factor
+
+
+def ycc_coefficients(dtype: np.dtype) -> np.ndarray:
+    """The 3×4 float32 BT.601 coefficients `_codecs.rgb_to_ycbcr` uses for ``dtype``."""
+    if dtype == np.uint8:
+        coeffs = _codecs._YCC_U8
+    else:
+        if dtype.kind == "f":
+            bias_scale = 1.0
+        else:
+            info = np.iinfo(dtype)
+            bias_scale = 2.0 * 2.0 ** (info.bits - 1 - (info.min < 0))
+        coeffs = tuple(
+            (np.float32(a), np.float32(b), np.float32(c), np.float32(d * bias_scale))
+            for a, b, c, d in _codecs._YCC_EXACT
+        )
+    return np.asarray(coeffs, dtype=np.float32).reshape(-1)
+
+
+_kernels: dict[str, Any] = {}
+
+
+def _convert_kernel(dtype: np.dtype) -> Any:
+    """The conversion kernel for ``dtype`` (compiled once per type; CuPy caches per device)."""
+    kern = _kernels.get(dtype.name)
+    if kern is None:
+        import cupy as cp
+
+        kind, _ = conversion(dtype)
+        if dtype.kind == "f":
+            lo, hi = "0.0", "0.0"
+        else:
+            info = np.iinfo(dtype)
+            lo, hi = f"{float(info.min)!r}", f"{float(info.max)!r}"
+        name = f"dali_decoder_convert_{dtype.name}"
+        src = (
+            _KERNEL_SOURCE.replace("__CTYPE__", _CTYPES[dtype.name])
+            .replace("__CONV__", str(kind))
+            .replace("__UNSIGNED__", "1" if dtype.kind == "u" else "0")
+            .replace("__FLOAT_OUT__", "1" if dtype.kind == "f" else "0")
+            .replace("__LO__", lo)
+            .replace("__HI__", hi)
+            .replace("__NAME__", name)
+        )
+        kern = cp.RawKernel(src, name, options=("--std=c++11",))
+        _kernels[dtype.name] = kern
+    return kern
+
+
+# -- the per-operator decoder ------------------------------------------------------------------
+
+
+class MixedDecoder:
+    """The nvImageCodec decoder of one operator, created lazily on the pipeline's device.
+
+    Attributes:
+        stats: Seconds spent per stage (``plan``, ``decode``, ``cpu``, ``convert``) and the
+            counts of ``gpu`` and ``cpu`` samples, summed over the operator's runs (profiling).
+    """
+
+    def __init__(self, op: _ImageDecoder) -> None:
+        info = op.pipeline
+        self.device_id = int(getattr(info, "device_id", 0) or 0)
+        self.num_threads = max(1, int(getattr(info, "num_threads", 1) or 1))
+        self.max_batch_size = max(1, int(getattr(info, "max_batch_size", 1) or 1))
+        if op.has_arg("hw_decoder_load"):
+            self.hw_load = float(op.arg("hw_decoder_load"))
+        else:
+            self.hw_load = DEFAULT_HW_LOAD
+        fancy = int(bool(op.arg("jpeg_fancy_upsampling")))
+        opts = [
+            f"nvjpeg_cuda_decoder:fancy_upsampling={fancy}",
+            f"nvjpeg_hw_decoder:fancy_upsampling={fancy}",
+            f"nvjpeg_cuda_decoder:hybrid_huffman_threshold={int(op.arg('hybrid_huffman_threshold'))}",
+            f"nvjpeg_hw_decoder:preallocate_batch_size={self.max_batch_size}",
+        ]
+        for arg, opt in (
+            ("preallocate_width_hint", "preallocate_width_hint"),
+            ("preallocate_height_hint", "preallocate_height_hint"),
+        ):
+            if int(op.arg(arg)) > 0:
+                opts.append(f"nvjpeg_hw_decoder:{opt}={int(op.arg(arg))}")
+        self.options = " ".join(opts)
+        self._decoder: Any = None
+        self._params: dict[bool, Any] = {}
+        self._ycc: Any = None
+        #: the nvImageCodec images of the previous batch: kept until the next decode is queued
+        #: on the same stream, so their memory is never reused before the conversion kernel ran
+        self._inflight: list[Any] = []
+        self.stats: dict[str, float] = dict.fromkeys(
+            ("plan", "decode", "cpu", "convert", "gpu", "cpu_samples", "batches"), 0.0
+        )
+
+    def decoder(self) -> Any:
+        if self._decoder is None:
+            nv = nvimgcodec()
+            backends = [
+                nv.Backend(
+                    nv.BackendKind.HW_GPU_ONLY,
+                    load_hint=self.hw_load,
+                    load_hint_policy=nv.LoadHintPolicy.FIXED,
+                ),
+                nv.Backend(nv.BackendKind.GPU_ONLY, load_hint=1.0),
+                nv.Backend(nv.BackendKind.HYBRID_CPU_GPU, load_hint=1.0),
+            ]
+            kwargs = {
+                "device_id": self.device_id,
+                "max_num_cpu_threads": self.num_threads,
+                "backends": backends,
+            }
+            try:
+                self._decoder = nv.Decoder(**kwargs, options=self.options)
+            except Exception as e:  # noqa: BLE001 - an option this version does not know
+                _log.warning("nvImageCodec rejected the options %r (%s)", self.options, e)
+                self._decoder = nv.Decoder(**kwargs)
+        return self._decoder
+
+    def params(self, gray: bool, orientation: bool) -> Any:
+        key = (gray, orientation)
+        p = self._params.get(key)
+        if p is None:
+            nv = nvimgcodec()
+            p = nv.DecodeParams(
+                apply_exif_orientation=orientation,
+                color_spec=nv.ColorSpec.GRAY if gray else nv.ColorSpec.SRGB,
+                allow_any_depth=False,
+            )
+            self._params[key] = p
+        return p
+
+    def ycc(self, dtype: np.dtype) -> Any:
+        import cupy as cp
+
+        if self._ycc is None or self._ycc[0] != dtype:
+            self._ycc = (dtype, cp.asarray(ycc_coefficients(dtype)))
+        return self._ycc[1]
+
+    def close(self) -> None:
+        self._inflight = []
+        dec, self._decoder = self._decoder, None
+        if dec is not None:
+            try:
+                dec.__exit__(None, None, None)
+            except Exception:  # noqa: BLE001,S110 - best effort on shutdown
+                pass
+
+
+# -- running a batch ---------------------------------------------------------------------------
+
+
+class _Gpu:
+    """A sample planned for the GPU: its code stream and where its pixels go."""
+
+    __slots__ = ("code_stream", "ih", "iw", "ix", "iy", "oc", "oh", "ow", "sample")
+
+    def __init__(
+        self, sample: int, code_stream: Any, oh: int, ow: int, oc: int, inner: tuple, off: tuple
+    ) -> None:
+        self.sample = sample
+        self.code_stream = code_stream
+        self.oh, self.ow, self.oc = oh, ow, oc
+        self.iy, self.ix = off
+        self.ih, self.iw = inner
+
+
+class _Decoded:
+    """A sample nvImageCodec decoded: its plan and where its pixels are on the device."""
+
+    __slots__ = ("g", "pitch", "ptr", "px", "sc")
+
+    def __init__(self, g: _Gpu, ptr: int, pitch: int, px: int, sc: int) -> None:
+        self.g, self.ptr, self.pitch, self.px, self.sc = g, ptr, pitch, px, sc
+
+
+def _stream_of(ws: Any) -> Any:
+    """The CUDA stream to work on: the executor's per-pipeline stream, else CuPy's current one."""
+    import cupy as cp
+
+    stream = getattr(ws, "stream", None)
+    if stream is None:
+        return cp.cuda.get_current_stream()
+    if isinstance(stream, (cp.cuda.Stream, cp.cuda.ExternalStream)):
+        return stream
+    ptr = getattr(stream, "ptr", None)
+    if ptr is None:
+        ptr = getattr(stream, "cuda_stream", stream)
+    return cp.cuda.ExternalStream(int(ptr))
+
+
+def run_mixed(op: _ImageDecoder, ws: Any) -> Any:
+    """Decode the batch of ``ws`` on the GPU; see the module docstring for the steps."""
+    import cupy as cp
+
+    from dali._tensors import TensorListGPU
+
+    mixed = getattr(op, "_mixed", None)
+    if mixed is None:
+        mixed = op._mixed = MixedDecoder(op)
+    stream = _stream_of(ws)
+    with cp.cuda.Device(mixed.device_id), stream:
+        out = _run(op, mixed, ws, stream)
+    if out is None:
+        return TensorListGPU._make([], layout="HWC", dtype=op.out_dtype, ndim=3)
+    return out
+
+
+def _plan(
+    op: _ImageDecoder, samples: list[np.ndarray], windows: list[Any] | None
+) -> tuple[list[_Gpu], list[int]]:
+    """Split the batch: samples for nvImageCodec (with their regions) and samples for the CPU."""
+    from dali._exec.workspace import SampleFailure
+
+    nv = nvimgcodec()
+    n = len(samples)
+    orient_on = op._orientation
+    out_name = op._out_name
+    gpu: list[_Gpu] = []
+    cpu: list[int] = []
+    for i in range(n):
+        try:
+            data = op.check_encoded(samples[i])
+            info = None
+            if data.size > 4 and data[0] == 0xFF and data[1] == 0xD8:
+                info = jpeg_info(data)
+            if (
+                info is None
+                or info.sof not in _GPU_SOF
+                or info.ncomp not in (1, 3)
+                or info.precision != 8
+                or info.height == 0
+                or info.width == 0
+            ):
+                cpu.append(i)
+                continue
+            try:
+                _codecs._check_jpeg_complete(data, info.sos)
+            except _codecs.DecodeError:
+                cpu.append(i)  # the CPU backend raises (or skips) with its own message
+                continue
+            H, W = info.height, info.width
+            if orient_on and info.orientation >= 5:
+                H, W = W, H
+            if out_name == "GRAY" or (out_name == "ANY_DATA" and info.ncomp == 1):
+                oc = 1
+            else:
+                oc = 3
+            if windows is None:
+                inner, pad = (0, 0, H, W), None
+            else:
+                inner, pad = op.clip(H, W, windows[i](H, W))
+            y, x, h, w = inner
+            if h <= 0 or w <= 0:
+                cpu.append(i)
+                continue
+            try:
+                cs = nv.CodeStream(data)
+                if (y, x, h, w) != (0, 0, H, W):
+                    cs = cs.get_sub_code_stream(region=nv.Region(y, x, y + h, x + w))
+            except Exception:  # noqa: BLE001 - nvImageCodec cannot parse it: the CPU decides
+                cpu.append(i)
+                continue
+            if pad is None:
+                gpu.append(_Gpu(i, cs, h, w, oc, (h, w), (0, 0)))
+            else:
+                oy, ox, ph, pw = pad
+                gpu.append(_Gpu(i, cs, ph, pw, oc, (h, w), (oy, ox)))
+        except SampleFailure:
+            raise
+        except Exception as e:
+            raise SampleFailure(i, e) from e
+    return gpu, cpu
+
+
+def _cpu_samples(
+    op: _ImageDecoder,
+    ws: Any,
+    samples: list[np.ndarray],
+    windows: list[Any] | None,
+    idx: list[int],
+) -> dict[int, Any]:
+    """The CPU backend's result for the samples ``idx`` (arrays or skips), on the thread pool."""
+    from dali._exec.workspace import SampleFailure
+
+    def one(i: int) -> Any:
+        return op.cpu_sample(ws, i, samples[i], None if windows is None else windows[i])
+
+    if len(idx) <= 1:
+        out = {}
+        for i in idx:
+            try:
+                out[i] = one(i)
+            except Exception as e:
+                raise SampleFailure(i, e) from e
+        return out
+    wanted = set(idx)
+    results = ws.map(lambda i: one(i) if i in wanted else None, len(samples))
+    return {i: results[i] for i in idx}
+
+
+def _locate(g: _Gpu, cai: dict[str, Any], sc: int) -> _Decoded | None:
+    """Where a decoded image's pixels are (None: not the interleaved uint8 image we asked for)."""
+    shape, strides = tuple(cai["shape"]), cai.get("strides")
+    if cai.get("typestr") != "|u1":
+        return None
+    if shape == (g.ih, g.iw, sc):
+        if strides is None:
+            return _Decoded(g, cai["data"][0], g.iw * sc, sc, sc)
+        if strides[2] == 1:
+            return _Decoded(g, cai["data"][0], strides[0], strides[1], sc)
+    elif sc == 1 and shape == (1, g.ih, g.iw):  # planar Y
+        pitch = g.iw if strides is None else strides[1]
+        return _Decoded(g, cai["data"][0], pitch, 1, 1)
+    return None
+
+
+def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any) -> Any:
+    import cupy as cp
+
+    from dali._tensors import TensorListGPU, _split_flat
+
+    stats = mixed.stats
+    t0 = time.perf_counter()
+    samples = ws.inputs[0]._samples()
+    n = len(samples)
+    if n == 0:
+        return None
+    windows = op.windows(ws, n)
+    gpu, cpu = _plan(op, samples, windows)
+    t1 = time.perf_counter()
+
+    # one batched decode; samples nvImageCodec cannot decode go to the CPU backend
+    images: list[Any] = []
+    if gpu:
+        gray = op._out_name == "GRAY"
+        try:
+            images = mixed.decoder().decode(
+                [g.code_stream for g in gpu],
+                params=mixed.params(gray, op._orientation),
+                cuda_stream=stream.ptr,
+            )
+        except Exception as e:  # noqa: BLE001 - never fail a batch the CPU backend can decode
+            _log.warning("%s: nvImageCodec batch decode failed (%s); using the CPU", op.name, e)
+            images = [None] * len(gpu)
+    mixed._inflight = images  # drops the previous batch's images (see MixedDecoder)
+    t2 = time.perf_counter()
+
+    decoded: dict[int, _Decoded] = {}
+    src_c = 1 if op._out_name == "GRAY" else 3
+    for g, img in zip(gpu, images):
+        d = None if img is None else _locate(g, img.__cuda_array_interface__, src_c)
+        if d is None:
+            cpu.append(g.sample)
+        else:
+            decoded[g.sample] = d
+    cpu.sort()
+    host = _cpu_samples(op, ws, samples, windows, cpu) if cpu else {}
+    t3 = time.perf_counter()
+
+    results: list[Any] = [decoded[i] if i in decoded else host[i] for i in range(n)]
+    results = op.drop_skipped(ws, results)
+    if not results:
+        return None
+    shapes = [(r.g.oh, r.g.ow, r.g.oc) if isinstance(r, _Decoded) else r.shape for r in results]
+    dtype = op.out_dtype
+    sizes = [math.prod(s) for s in shapes]
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    flat = cp.empty(int(offsets[-1]), dtype=dtype)
+
+    rows = []
+    padded = False
+    max_pix = 1
+    for k, r in enumerate(results):
+        if isinstance(r, _Decoded):
+            g = r.g
+            padded |= (g.oh, g.ow) != (g.ih, g.iw)
+            max_pix = max(max_pix, g.oh * g.ow)
+            rows.append(
+                (r.ptr, r.pitch, r.sc, offsets[k], g.oh, g.ow, g.oc, g.iy, g.ix, g.ih, g.iw, r.px)
+            )
+        elif sizes[k]:
+            flat[offsets[k] : offsets[k + 1]].set(r.reshape(-1), stream=stream)
+    if rows:
+        fill = np.zeros(4, dtype=dtype)
+        if padded:
+            if any(r[6] == 1 for r in rows):
+                fill[0] = op.fill_for(1, dtype)[0]
+            if any(r[6] == 3 for r in rows):
+                fill[1:] = op.fill_for(3, dtype)
+        table = cp.asarray(np.asarray(rows, dtype=np.int64).reshape(-1, _TABLE_COLS))
+        _, factor = conversion(dtype)
+        mode = _MODES[op._out_name]
+        ycc = mixed.ycc(dtype) if mode == 2 else table  # unused unless YCbCr
+        blocks = min(max(1, -(-max_pix // 256)), 128)
+        _convert_kernel(dtype)(
+            (blocks, len(rows)),
+            (256,),
+            (table, flat, cp.asarray(fill), ycc, np.int32(mode), np.float32(factor)),
+        )
+    if len(set(shapes)) == 1:
+        out = TensorListGPU._make(flat.reshape(len(shapes), *shapes[0]), layout="HWC")
+    else:
+        out = TensorListGPU._make(_split_flat(flat, shapes), layout="HWC")
+        out._flat_buf = flat
+    stats["plan"] += t1 - t0
+    stats["decode"] += t2 - t1
+    stats["cpu"] += t3 - t2
+    stats["convert"] += time.perf_counter() - t3
+    stats["gpu"] += len(decoded)
+    stats["cpu_samples"] += len(cpu)
+    stats["batches"] += 1
+    return out

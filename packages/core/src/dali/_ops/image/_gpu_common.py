@@ -1,0 +1,289 @@
+"""What the batched CuPy kernels of the image operators share (GPU backend).
+
+Every GPU image operator here makes ONE kernel launch per batch (the separable fallback of
+`_resample_gpu` makes one per spatial axis), whatever the shapes of the samples:
+
+* the geometry (sizes, regions, filters, matrices) is computed on the host by the same code as
+  the CPU backend, then packed into one array of per-sample C structs (``numpy`` structured
+  dtypes with ``align=True`` mirror the CUDA structs; each kernel asserts the size);
+* that array, the per-sample first block numbers and any small extra table travel to the device
+  in ONE host-to-device copy (`upload`), on the current stream;
+* the grid is one-dimensional: sample ``s`` owns blocks ``block_start[s]`` to
+  ``block_start[s + 1] - 1``, and each block finds its sample with a binary search
+  (``dali_find_sample``), so ragged batches waste no blocks;
+* the outputs of all samples are carved out of one buffer (`alloc_outputs`) and returned as a
+  `TensorListGPU` (dense when the shapes agree).
+
+Nothing here waits for the GPU: kernels are queued on CuPy's current stream (the executor makes
+the pipeline's stream current), the upload is staged through pinned memory by CuPy, and
+temporary device buffers go back to CuPy's stream-ordered pool.
+
+Kernels that vary by element type are C++ templates compiled per type pair by a factory memoised
+per device (`kernel_module`); kernel names start with ``dali_`` so that profiles read well.
+
+Example:
+    >>> import numpy as np
+    >>> starts, total = block_starts([3, 0, 2])
+    >>> starts.tolist(), total
+    ([0, 3, 3], 5)
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "BLOCK",
+    "C_TYPES",
+    "PRELUDE",
+    "alloc_outputs",
+    "block_starts",
+    "c_type",
+    "device_id",
+    "input_pointers",
+    "kernel_module",
+    "make_output",
+    "upload",
+]
+
+#: Threads per block of every kernel here.
+BLOCK = 256
+
+#: numpy dtype -> the C type the kernels use for it (float16 is a 16-bit struct: no headers).
+C_TYPES = {
+    np.dtype(np.bool_): "bool",
+    np.dtype(np.uint8): "unsigned char",
+    np.dtype(np.int8): "signed char",
+    np.dtype(np.uint16): "unsigned short",
+    np.dtype(np.int16): "short",
+    np.dtype(np.uint32): "unsigned int",
+    np.dtype(np.int32): "int",
+    np.dtype(np.uint64): "unsigned long long",
+    np.dtype(np.int64): "long long",
+    np.dtype(np.float16): "dali_half",
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+}
+
+#: CUDA source shared by every module: element types, conversions, the sample search.
+PRELUDE = r"""
+typedef long long i64;
+
+// float16 as raw bits: NVRTC then needs no CUDA headers
+struct dali_half { unsigned short bits; };
+
+__device__ __forceinline__ int dali_clamp(int v, int lo, int hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+// The sample that owns `block`: the last s with block_start[s] <= block (empty samples own none).
+__device__ __forceinline__ int dali_find_sample(const int* __restrict__ block_start, int n,
+                                                int block) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) >> 1;
+    if (block_start[mid] <= block) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+__device__ __forceinline__ float dali_half_to_float(unsigned short h) {
+#ifdef __CUDACC__
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+#else
+  return dali_emu_half_to_float(h);
+#endif
+}
+
+__device__ __forceinline__ unsigned short dali_float_to_half(float f) {
+#ifdef __CUDACC__
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
+  return dali_emu_float_to_half(f);
+#endif
+}
+
+// element -> float32, as numpy's astype(float32) (round to nearest for wide integers)
+__device__ __forceinline__ float dali_to_float(bool v) { return v ? 1.f : 0.f; }
+__device__ __forceinline__ float dali_to_float(unsigned char v) { return (float)v; }
+__device__ __forceinline__ float dali_to_float(signed char v) { return (float)v; }
+__device__ __forceinline__ float dali_to_float(unsigned short v) { return (float)v; }
+__device__ __forceinline__ float dali_to_float(short v) { return (float)v; }
+__device__ __forceinline__ float dali_to_float(unsigned int v) { return (float)v; }
+__device__ __forceinline__ float dali_to_float(int v) { return (float)v; }
+__device__ __forceinline__ float dali_to_float(unsigned long long v) { return (float)v; }
+__device__ __forceinline__ float dali_to_float(long long v) { return (float)v; }
+__device__ __forceinline__ float dali_to_float(float v) { return v; }
+__device__ __forceinline__ float dali_to_float(double v) { return (float)v; }
+__device__ __forceinline__ float dali_to_float(dali_half v) { return dali_half_to_float(v.bits); }
+
+// float32 -> element. dali_round_trunc: resampling's trunc(v + 0.5), saturated
+// (`_resample.convert_output`); dali_round_even: warping's rint, saturated (`convert_sat`).
+template <typename T> __device__ T dali_round_trunc(float v);
+template <typename T> __device__ T dali_round_even(float v);
+
+#define DALI_INT_CONVERSIONS(T, LO, HI)                                          \
+  template <> __device__ __forceinline__ T dali_round_trunc<T>(float v) {        \
+    const float t = truncf(__fadd_rn(v, 0.5f));                                  \
+    return (T)fminf(fmaxf(t, LO), HI);                                           \
+  }                                                                              \
+  template <> __device__ __forceinline__ T dali_round_even<T>(float v) {         \
+    return (T)fminf(fmaxf(rintf(v), LO), HI);                                    \
+  }
+
+DALI_INT_CONVERSIONS(unsigned char, 0.f, 255.f)
+DALI_INT_CONVERSIONS(signed char, -128.f, 127.f)
+DALI_INT_CONVERSIONS(unsigned short, 0.f, 65535.f)
+DALI_INT_CONVERSIONS(short, -32768.f, 32767.f)
+DALI_INT_CONVERSIONS(unsigned int, 0.f, 4294967295.f)
+DALI_INT_CONVERSIONS(int, -2147483648.f, 2147483647.f)
+DALI_INT_CONVERSIONS(unsigned long long, 0.f, 18446744073709551615.f)
+DALI_INT_CONVERSIONS(long long, -9223372036854775808.f, 9223372036854775807.f)
+
+template <> __device__ __forceinline__ bool dali_round_trunc<bool>(float v) { return v >= 0.5f; }
+template <> __device__ __forceinline__ bool dali_round_even<bool>(float v) { return v != 0.f; }
+template <> __device__ __forceinline__ float dali_round_trunc<float>(float v) { return v; }
+template <> __device__ __forceinline__ float dali_round_even<float>(float v) { return v; }
+template <> __device__ __forceinline__ double dali_round_trunc<double>(float v) { return v; }
+template <> __device__ __forceinline__ double dali_round_even<double>(float v) { return v; }
+template <> __device__ __forceinline__ dali_half dali_round_trunc<dali_half>(float v) {
+  dali_half h; h.bits = dali_float_to_half(v); return h;
+}
+template <> __device__ __forceinline__ dali_half dali_round_even<dali_half>(float v) {
+  dali_half h; h.bits = dali_float_to_half(v); return h;
+}
+
+template <typename A, typename B> struct dali_same { static const bool value = false; };
+template <typename A> struct dali_same<A, A> { static const bool value = true; };
+"""
+
+
+def c_type(dtype: Any) -> str:
+    """The kernels' C type for a numpy dtype.
+
+    Raises:
+        TypeError: For types the kernels do not handle.
+    """
+    try:
+        return C_TYPES[np.dtype(dtype)]
+    except KeyError:
+        raise TypeError(f"unsupported element type {np.dtype(dtype)} on the GPU") from None
+
+
+def device_id() -> int:
+    """The current CUDA device (kernels are compiled and cached per device)."""
+    import cupy
+
+    return int(cupy.cuda.Device().id)
+
+
+@functools.cache
+def kernel_module(device: int, source: str, name_expressions: tuple[str, ...]) -> dict[str, Any]:
+    """Compile ``PRELUDE + source`` for ``device`` once; returns ``{name: kernel}``.
+
+    ``name_expressions`` names the kernels to fetch: plain ``extern "C"`` names or template
+    instantiations such as ``"dali_warp<unsigned char, float>"``. The cache is keyed by the
+    device, so a pipeline on another GPU gets its own module (CuPy loads a module on the
+    device that is current when it is first used).
+    """
+    import cupy
+
+    module = cupy.RawModule(
+        code=PRELUDE + source,
+        options=("--std=c++17",),
+        name_expressions=list(dict.fromkeys(n for n in name_expressions if "<" in n)),
+    )
+    return {name: module.get_function(name) for name in name_expressions}
+
+
+def block_starts(blocks: Sequence[int]) -> tuple[np.ndarray, int]:
+    """First block of every sample (int32) and the total number of blocks."""
+    counts = np.asarray(blocks, dtype=np.int64).reshape(-1)
+    starts = np.zeros(len(counts), dtype=np.int64)
+    if len(counts) > 1:
+        np.cumsum(counts[:-1], out=starts[1:])
+    total = int(counts.sum()) if len(counts) else 0
+    if total >= 2**31:
+        raise ValueError("the batch is too large for one kernel launch")
+    return starts.astype(np.int32), total
+
+
+def upload(*arrays: np.ndarray) -> list[Any]:
+    """Copy host arrays to the device in ONE transfer; returns a device view of each.
+
+    The views are uint8 slices of one buffer (each starts 16-byte aligned); kernels take them as
+    typed pointers. CuPy stages the copy through pinned memory on the current stream, so the
+    host does not wait for the GPU.
+    """
+    import cupy
+
+    offsets = []
+    size = 0
+    for a in arrays:
+        size = (size + 15) // 16 * 16
+        offsets.append(size)
+        size += a.nbytes
+    host = np.zeros(max(size, 16), dtype=np.uint8)
+    for a, off in zip(arrays, offsets):
+        host[off : off + a.nbytes] = np.ascontiguousarray(a).view(np.uint8).reshape(-1)
+    dev = cupy.asarray(host)
+    return [dev[off : off + max(a.nbytes, 1)] for a, off in zip(arrays, offsets)]
+
+
+def input_pointers(tl: Any) -> tuple[list[tuple[int, ...]], np.ndarray, list[Any]]:
+    """Shapes, device addresses (uint64) and the C-contiguous arrays of a TensorListGPU's samples.
+
+    A dense contiguous batch is addressed as one buffer plus offsets; other samples are made
+    contiguous first when needed (a device copy, queued on the current stream). The returned
+    arrays must stay referenced until the kernel is queued.
+    """
+    import cupy
+
+    dense = tl._dense_arr
+    if dense is not None:
+        if not dense.flags.c_contiguous:
+            dense = cupy.ascontiguousarray(dense)
+        n = int(dense.shape[0])
+        shape = tuple(int(v) for v in dense.shape[1:])
+        step = math.prod(shape) * dense.itemsize
+        ptrs = np.uint64(dense.data.ptr) + np.arange(n, dtype=np.uint64) * np.uint64(step)
+        return [shape] * n, ptrs, [dense]
+    samples = [s if s.flags.c_contiguous else cupy.ascontiguousarray(s) for s in tl._samples()]
+    ptrs = np.array([s.data.ptr for s in samples], dtype=np.uint64)
+    return [tuple(int(v) for v in s.shape) for s in samples], ptrs, samples
+
+
+def alloc_outputs(shapes: Sequence[tuple[int, ...]], dtype: Any) -> tuple[Any, np.ndarray]:
+    """One device buffer for all outputs; returns it and each sample's address (uint64)."""
+    import cupy
+
+    dtype = np.dtype(dtype)
+    sizes = np.array([math.prod(s) for s in shapes], dtype=np.int64)
+    offsets = np.zeros(len(sizes), dtype=np.int64)
+    if len(sizes) > 1:
+        np.cumsum(sizes[:-1], out=offsets[1:])
+    flat = cupy.empty(int(sizes.sum()) if len(sizes) else 0, dtype=dtype)
+    ptrs = np.uint64(flat.data.ptr) + offsets.astype(np.uint64) * np.uint64(dtype.itemsize)
+    return flat, ptrs
+
+
+def make_output(
+    flat: Any, shapes: Sequence[tuple[int, ...]], layout: str, dtype: Any, ndim: int
+) -> Any:
+    """The TensorListGPU over ``flat``: dense when all shapes agree, else per-sample views."""
+    from dali._tensors import TensorListGPU, _split_flat
+
+    if not shapes:
+        return TensorListGPU._make([], layout=layout, dtype=dtype, ndim=ndim)
+    if all(s == shapes[0] for s in shapes):
+        return TensorListGPU._make(flat.reshape((len(shapes), *shapes[0])), layout=layout)
+    return TensorListGPU._make(_split_flat(flat, shapes), layout=layout)

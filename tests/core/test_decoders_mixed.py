@@ -1,0 +1,516 @@
+"""`fn.decoders.image*` with ``device="mixed"`` (nvImageCodec) against the CPU backend.
+
+Each GPU test runs the same pipeline body on the CPU and on the GPU and compares. JPEGs decoded
+by nvJPEG differ from libjpeg-turbo by the IDCT and the chroma upsampling, so JPEG pixels are
+compared with a tolerance (`JPEG_MAX_DIFF`, measured on an H100); everything the conversion
+kernel computes (types, YCbCr, BGR, padding) and every CPU-fallback format is compared exactly.
+The crop variants must cut exactly the CPU backend's windows (same shapes, same anchors).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+Image = pytest.importorskip("PIL.Image")
+pytest.importorskip("cv2")
+
+from dali import fn, pipeline_def, types
+from dali._ops.decoders import _codecs, _nvimgcodec
+from dali._testing.images import make_edge_cases, make_image_tree, make_imagenet_like, photo
+
+#: Largest per-pixel difference between nvJPEG (hardware or CUDA) and libjpeg-turbo on the test
+#: JPEGs, and the largest mean absolute difference of one image; measured on an H100 80GB with
+#: nvImageCodec 0.9 (see the report of `test_jpeg_parity_numbers`).
+JPEG_MAX_DIFF = 64
+JPEG_MEAN_DIFF = 2.0
+
+DTYPES = [
+    types.UINT8,
+    types.INT8,
+    types.UINT16,
+    types.INT16,
+    types.UINT32,
+    types.INT32,
+    types.FLOAT,
+]
+
+
+@pytest.fixture(scope="module")
+def gpu() -> None:
+    pytest.importorskip("cupy")
+    pytest.importorskip("nvidia.nvimgcodec")
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    return make_image_tree(tmp_path_factory.mktemp("tree"))
+
+
+@pytest.fixture(scope="module")
+def edge(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return make_edge_cases(tmp_path_factory.mktemp("edge"))
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    return make_imagenet_like(tmp_path_factory.mktemp("photos"), 12, seed=5, processes=1)
+
+
+@pytest.fixture(scope="module")
+def extra(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """EXIF orientations 1..8, a 16-bit PNG and a corrupt-but-complete JPEG."""
+    root = tmp_path_factory.mktemp("extra")
+    rgb = Image.fromarray(photo(36, 52, np.random.default_rng(3)))
+    out: dict[str, Path] = {}
+    for o in range(1, 9):
+        exif = Image.Exif()
+        exif[0x0112] = o
+        out[f"exif{o}.jpg"] = root / f"exif{o}.jpg"
+        rgb.save(out[f"exif{o}.jpg"], "JPEG", quality=90, exif=exif.tobytes())
+    a16 = (np.random.default_rng(4).integers(0, 65536, (20, 30, 3))).astype(np.uint16)
+    import cv2
+
+    out["rgb16.png"] = root / "rgb16.png"
+    cv2.imwrite(str(out["rgb16.png"]), a16[:, :, ::-1])
+    return out
+
+
+def run(files, op="image", device="mixed", *, batch_size=None, num_threads=2, **kw):
+    """Decode ``files`` in order with ``fn.decoders.<op>``; returns (host arrays, pipeline)."""
+    files = [str(f) for f in files]
+    bs = batch_size or len(files)
+
+    @pipeline_def(batch_size=bs, num_threads=num_threads, device_id=0, seed=42)
+    def pipe():
+        jpegs, _ = fn.readers.file(files=files)
+        return getattr(fn.decoders, op)(jpegs, device=device, name="dec", **kw)
+
+    p = pipe()
+    p.build()
+    out: list[np.ndarray] = []
+    for _ in range(-(-len(files) // bs)):
+        (tl,) = p.run()
+        if device == "mixed":
+            assert type(tl).__name__ == "TensorListGPU"
+            tl = tl.as_cpu()
+        out.extend(np.asarray(tl.at(i)) for i in range(len(tl)))
+    return out[: len(files)], p
+
+
+def both(files, op="image", **kw):
+    """The CPU and the mixed results of the same pipeline, and the mixed pipeline."""
+    cpu, _ = run(files, op, "cpu", **kw)
+    mixed, p = run(files, op, "mixed", **kw)
+    return cpu, mixed, p
+
+
+def diff(a: np.ndarray, b: np.ndarray) -> tuple[int, float]:
+    assert a.shape == b.shape and a.dtype == b.dtype
+    d = np.abs(a.astype(np.float64) - b.astype(np.float64))
+    return (int(d.max()) if d.size else 0), (float(d.mean()) if d.size else 0.0)
+
+
+def assert_close(cpu: list[np.ndarray], mixed: list[np.ndarray]) -> tuple[int, float]:
+    """Same shapes and types; JPEG pixels within the measured tolerance. Returns the worst."""
+    worst, worst_mean = 0, 0.0
+    for a, b in zip(cpu, mixed):
+        m, mean = diff(a, b)
+        worst, worst_mean = max(worst, m), max(worst_mean, mean)
+    assert worst <= JPEG_MAX_DIFF and worst_mean <= JPEG_MEAN_DIFF, (worst, worst_mean)
+    return worst, worst_mean
+
+
+def stats(pipe) -> dict[str, float]:
+    """The mixed decoder's counters (the pipeline must be alive: closing it drops them)."""
+    return pipe._plan.by_name["dec"].impl._mixed.stats
+
+
+def used_gpu(pipe, n: int) -> None:
+    """At least ``n`` samples went through nvImageCodec (not the CPU fallback)."""
+    assert stats(pipe)["gpu"] >= n, stats(pipe)
+
+
+# -- host-side pieces (no GPU needed) ----------------------------------------------------------
+
+
+def test_jpeg_info_agrees_with_the_cpu_parser(tree, edge, extra) -> None:
+    keys = ["jpeg_gray", "jpeg_progressive", "jpeg_cmyk", "jpeg_444", "jpeg_exif6", "jpeg_exif3"]
+    jpegs = [*tree, *(edge[k] for k in [*keys, "tiny", "wide", "tall", "truncated"])]
+    jpegs += [p for k, p in extra.items() if k.endswith(".jpg")]
+    for path in jpegs:
+        data = np.fromfile(path, dtype=np.uint8)
+        info = _nvimgcodec.jpeg_info(data)
+        ncomp, orient, sos = _codecs._jpeg_header(data)
+        assert info is not None, path
+        assert (info.ncomp, info.orientation, info.sos) == (ncomp, orient, sos), path
+        with Image.open(path) as im:
+            assert (info.width, info.height) == im.size
+    # a big APP segment before the frame header: the walk reads past its first 4 KiB
+    buf = io.BytesIO()
+    Image.fromarray(photo(20, 30, np.random.default_rng(1))).save(buf, "JPEG", quality=90)
+    raw = buf.getvalue()
+    big = raw[:2] + b"\xff\xe2" + (9002).to_bytes(2, "big") + bytes(9000) + raw[2:]
+    data = np.frombuffer(big, dtype=np.uint8)
+    info = _nvimgcodec.jpeg_info(data)
+    assert info is not None and (info.height, info.width) == (20, 30)
+    assert info.sos == _codecs._jpeg_header(data)[2]
+    # corrupt headers are left to the CPU backend
+    assert _nvimgcodec.jpeg_info(np.fromfile(edge["corrupt"], dtype=np.uint8)) is None
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_conversion_constants_reproduce_convert_dtype(dtype) -> None:
+    """The kernel's (kind, factor) applied in numpy gives `_codecs.convert_dtype` exactly."""
+    from dali._dtypes import np_dtype
+
+    dt = np_dtype(dtype)
+    v = np.arange(256, dtype=np.uint8)
+    kind, factor = _nvimgcodec.conversion(dt)
+    if kind == 0:
+        got = v.astype(dt)
+    elif kind == 1:
+        got = (v.astype(np.float32) * factor).astype(dt)
+    elif kind == 2:
+        got = (v.astype(np.uint32) * np.uint32(factor)).astype(dt)
+    else:
+        got = _codecs.round_sat((v.astype(np.float32) * factor).astype(np.float64), dt)
+    assert np.array_equal(got, _codecs.convert_dtype(v, dt))
+    coeffs = _nvimgcodec.ycc_coefficients(dt).reshape(3, 4)
+    rgb = np.stack([v, v[::-1], np.roll(v, 7)], axis=-1)[None]
+    conv = _codecs.convert_dtype(rgb, dt)
+    f = conv.astype(np.float32)
+    for k in range(3):
+        y = f[..., 0] * coeffs[k, 0] + f[..., 1] * coeffs[k, 1]
+        y = (y + f[..., 2] * coeffs[k, 2]) + coeffs[k, 3]
+        ref = _codecs.rgb_to_ycbcr(conv)[..., k]
+        assert np.array_equal(y.astype(dt) if dt.kind == "f" else _codecs.round_sat(y, dt), ref)
+
+
+def test_hw_decoder_load_is_checked(tree) -> None:
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        jpegs, _ = fn.readers.file(files=[str(tree[0])])
+        return fn.decoders.image(jpegs, device="mixed", hw_decoder_load=1.5)
+
+    with pytest.raises(RuntimeError, match="hw_decoder_load"):
+        pipe().build()
+
+
+# -- the GPU backend ---------------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+def test_output_is_a_gpu_batch_of_views(gpu, photos) -> None:
+    import cupy as cp
+
+    @pipeline_def(batch_size=6, num_threads=2, device_id=0, seed=1)
+    def pipe():
+        jpegs, _ = fn.readers.file(files=[str(f) for f in photos[:6]])
+        return fn.decoders.image_random_crop(jpegs, device="mixed", name="dec")
+
+    p = pipe()
+    (tl,) = p.run()
+    assert type(tl).__name__ == "TensorListGPU"
+    assert tl.layout() == "HWC" and tl.dtype == types.UINT8 and len(tl) == 6
+    samples = tl._samples()
+    assert all(isinstance(s, cp.ndarray) for s in samples)
+    flat = tl._flat_buf
+    assert flat is not None and flat.size == sum(s.size for s in samples)
+    assert samples[1].data.ptr == flat.data.ptr + samples[0].size  # one buffer, back to back
+    impl = p._plan.by_name["dec"].impl
+    used_gpu(p, 6)
+    assert impl._mixed._decoder is not None
+    p.close()
+    assert impl._mixed is None
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("fancy", [False, True])
+def test_jpeg_parity_numbers(gpu, photos, tree, fancy, record_property) -> None:
+    """The measured JPEG difference (printed with -s, recorded in the junit XML)."""
+    files = [*photos, *tree]
+    stats = []
+    for load in (0.0, 1.0):  # CUDA nvJPEG alone, then the hardware decoder alone
+        cpu, mixed, pipe = both(files, jpeg_fancy_upsampling=fancy, hw_decoder_load=load)
+        used_gpu(pipe, len(files))
+        worst, mean = assert_close(cpu, mixed)
+        stats.append((load, worst, mean))
+    print(f"\nJPEG mixed vs CPU, fancy_upsampling={fancy}: (hw load, max, mean) {stats}")
+    record_property(f"jpeg_diff_fancy_{fancy}", stats)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("op", ["image", "image_random_crop"])
+@pytest.mark.parametrize("output_type", ["RGB", "BGR", "GRAY", "YCbCr", "ANY_DATA"])
+def test_output_types(gpu, photos, edge, op, output_type) -> None:
+    files = [*photos[:4], edge["jpeg_gray"], edge["jpeg_444"], edge["jpeg_progressive"]]
+    kw = {"output_type": getattr(types, output_type)}
+    if op == "image_random_crop":
+        kw["seed"] = 3
+    cpu, mixed, pipe = both(files, op, **kw)
+    assert [a.shape for a in cpu] == [b.shape for b in mixed]
+    assert_close(cpu, mixed)
+    used_gpu(pipe, 5)
+
+
+@pytest.mark.gpu
+def test_channel_orders_and_ycbcr_are_exact_on_the_gpu(gpu, photos) -> None:
+    """BGR/YCbCr/ANY_DATA computed by the kernel equal the CPU formulas on the same pixels."""
+    files = photos[:5]
+    rgb, _ = run(files, hw_decoder_load=1.0)
+    bgr, _ = run(files, hw_decoder_load=1.0, output_type=types.BGR)
+    ycc, _ = run(files, hw_decoder_load=1.0, output_type=types.YCbCr)
+    anyd, _ = run(files, hw_decoder_load=1.0, output_type=types.ANY_DATA)
+    for a, b, c, d in zip(rgb, bgr, ycc, anyd):
+        assert np.array_equal(b, a[:, :, ::-1])
+        assert np.array_equal(c, _codecs.rgb_to_ycbcr(a))
+        assert np.array_equal(d, a)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dtypes_are_exact_conversions(gpu, photos, dtype) -> None:
+    from dali._dtypes import np_dtype
+
+    files = photos[:4]
+    u8, _ = run(files, "image_random_crop", seed=9, hw_decoder_load=1.0)
+    out, _ = run(files, "image_random_crop", seed=9, hw_decoder_load=1.0, dtype=dtype)
+    ycc8, _ = run(files, hw_decoder_load=1.0, output_type=types.YCbCr, dtype=dtype)
+    full8, _ = run(files, hw_decoder_load=1.0)
+    dt = np_dtype(dtype)
+    for a, b in zip(u8, out):
+        assert b.dtype == dt
+        assert np.array_equal(b, _codecs.convert_dtype(a, dt))
+    for a, b in zip(full8, ycc8):
+        assert np.array_equal(b, _codecs.to_output(a, "YCbCr", dt))
+    cpu, _ = run(files, "image_random_crop", "cpu", seed=9, dtype=dtype)
+    assert [a.shape for a in cpu] == [b.shape for b in out]
+
+
+@pytest.mark.gpu
+def test_exif_orientation(gpu, extra, edge) -> None:
+    files = [extra[f"exif{o}.jpg"] for o in range(1, 9)] + [edge["jpeg_exif6"]]
+    cpu, mixed, pipe = both(files)
+    assert [a.shape for a in cpu] == [b.shape for b in mixed]
+    assert_close(cpu, mixed)
+    used_gpu(pipe, len(files))
+    cpu, mixed, _ = both(files, adjust_orientation=False)
+    assert all(m.shape[:2] == (36, 52) for m in mixed[:8])
+    assert_close(cpu, mixed)
+    # the red block of the stored top-left ends up top-right (rotate 90° clockwise)
+    out = run([edge["jpeg_exif6"]])[0][0]
+    assert out.shape[:2] == (64, 48)
+    r, g, b = out[2, 45].astype(int)
+    assert r > 200 and g < 60 and b < 60
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("orient", [True, False])
+def test_crop_variants_cut_the_cpu_windows(gpu, photos, extra, orient) -> None:
+    files = [*photos[:6], extra["exif6.jpg"], extra["exif8.jpg"], extra["exif3.jpg"]]
+    cases = [
+        ("image_random_crop", {"seed": 5}),
+        ("image_random_crop", {"seed": 6, "random_area": (0.5, 1.0)}),
+        ("image_crop", {"crop": (31, 17), "crop_pos_x": 0.3, "crop_pos_y": 0.9}),
+        ("image_slice", {"start": (3, 5), "end": (20, 33)}),
+        ("image_slice", {"rel_start": (0.1, 0.2), "rel_shape": (0.5, 0.6)}),
+    ]
+    for op, kw in cases:
+        cpu, mixed, pipe = both(files, op, adjust_orientation=orient, **kw)
+        assert [a.shape for a in cpu] == [b.shape for b in mixed], (op, kw)
+        assert_close(cpu, mixed)
+        used_gpu(pipe, len(files))
+
+
+@pytest.mark.gpu
+def test_random_crop_is_independent_of_batching(gpu, photos) -> None:
+    a, _ = run(photos[:8], "image_random_crop", seed=3, batch_size=8)
+    b, _ = run(photos[:8], "image_random_crop", seed=3, batch_size=3, num_threads=1)
+    assert [x.shape for x in a] == [y.shape for y in b]
+    cpu, _ = run(photos[:8], "image_random_crop", "cpu", seed=3, batch_size=5)
+    assert [x.shape for x in a] == [y.shape for y in cpu]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("policy", ["pad", "trim_to_shape"])
+def test_crop_out_of_bounds(gpu, tree, policy) -> None:
+    files = tree[:7]
+    for op, kw in [
+        ("image_crop", {"crop": (200, 150), "crop_pos_x": 0.2, "crop_pos_y": 0.7}),
+        ("image_slice", {"start": (-5, -7), "shape": (90, 70)}),
+    ]:
+        fill = (255, 10, 128) if policy == "pad" else (0,)
+        cpu, mixed, pipe = both(files, op, out_of_bounds_policy=policy, fill_values=fill, **kw)
+        assert [a.shape for a in cpu] == [b.shape for b in mixed]
+        assert_close(cpu, mixed)
+        used_gpu(pipe, len(files))
+        if policy == "pad" and op == "image_crop":
+            assert all(b.shape[:2] == (200, 150) for b in mixed)
+            assert tuple(mixed[0][0, 0]) == (255, 10, 128)  # the tree's images are smaller
+    cpu, mixed, _ = both(
+        files[:2], "image_crop", crop=(200, 150), out_of_bounds_policy="pad", dtype=types.FLOAT
+    )
+    assert_close(cpu, mixed)
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        run(files[:1], "image_crop", crop=(500, 500))
+
+
+@pytest.mark.gpu
+def test_other_formats_fall_back_to_the_cpu_exactly(gpu, edge, extra) -> None:
+    keys = [
+        "png_rgb",
+        "png_rgba",
+        "png_gray",
+        "png_palette",
+        "jpeg_cmyk",
+        "bmp",
+        "tiff",
+        "webp",
+        "webp_lossless",
+        "ppm",
+        "pgm",
+        "pbm",
+        "tiny_png",
+    ]
+    files = [edge[k] for k in keys]
+    for output_type in (types.RGB, types.GRAY, types.ANY_DATA, types.YCbCr):
+        cpu, mixed, pipe = both(files, output_type=output_type)
+        for k, a, b in zip(keys, cpu, mixed):
+            assert np.array_equal(a, b), k
+        assert stats(pipe)["cpu_samples"] >= len(files)
+    cpu, mixed, _ = both(files, "image_random_crop", seed=2, dtype=types.FLOAT)
+    for k, a, b in zip(keys, cpu, mixed):
+        assert np.array_equal(a, b), k
+    cpu, mixed, _ = both([extra["rgb16.png"]], dtype=types.UINT16)
+    assert np.array_equal(cpu[0], mixed[0])
+
+
+@pytest.mark.gpu
+def test_mixed_batch_keeps_order_and_small_images(gpu, edge, photos) -> None:
+    keys = ["png_rgb", "tiny", "wide", "tall", "jpeg_444", "webp", "jpeg_progressive", "jpeg_gray"]
+    files = [photos[0], *(edge[k] for k in keys), photos[1]]
+    cpu, mixed, _ = both(files)
+    assert [a.shape for a in cpu] == [b.shape for b in mixed]
+    assert_close(cpu, mixed)
+    cpu, mixed, _ = both(files, "image_random_crop", seed=4)
+    assert [a.shape for a in cpu] == [b.shape for b in mixed]
+    assert_close(cpu, mixed)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("bad", ["corrupt", "truncated", "empty", "text"])
+@pytest.mark.parametrize("op", ["image", "image_random_crop"])
+def test_bad_input_names_the_file(gpu, edge, photos, op, bad) -> None:
+    with pytest.raises(RuntimeError, match=str(edge[bad]).replace("\\", "\\\\")) as err:
+        run([photos[0], edge[bad]], op)
+    cpu_msg = None
+    try:
+        run([photos[0], edge[bad]], op, "cpu")
+    except RuntimeError as e:
+        cpu_msg = str(e)
+    assert cpu_msg is not None
+    assert str(err.value).splitlines()[-1] == cpu_msg.splitlines()[-1]
+
+
+def skip_pipeline(files, device):
+    @pipeline_def(batch_size=len(files), num_threads=2, device_id=0, seed=1)
+    def pipe():
+        jpegs, labels = fn.readers.file(files=[str(f) for f in files])
+        crop = fn.decoders.image_random_crop(jpegs, device=device, on_error="skip", name="dec")
+        return crop, labels
+
+    p = pipe()
+    p.build()
+    return p
+
+
+@pytest.mark.gpu
+def test_skip_drops_and_counts(gpu, edge, photos, caplog) -> None:
+    files = [photos[0], edge["corrupt"], photos[1], edge["empty"], edge["truncated"], photos[2]]
+    p = skip_pipeline(files, "mixed")
+    with caplog.at_level(logging.WARNING, logger="dali"):
+        crop, labels = p.run()
+    assert type(crop).__name__ == "TensorListGPU" and len(crop) == 3
+    assert labels.as_array().ravel().tolist() == [0, 2, 5]
+    assert [crop[i].source_info() for i in range(3)] == [str(f) for f in files[::2]][:1] + [
+        str(files[2]),
+        str(files[5]),
+    ]
+    assert p.skipped_samples("dec") == 3
+    assert any(str(edge["corrupt"]) in r.getMessage() for r in caplog.records)
+    # the kept samples get the windows the CPU backend gives them
+    ref_crop, _ = skip_pipeline(files, "cpu").run()
+    got = crop.as_cpu()
+    assert [got.at(i).shape for i in range(3)] == [ref_crop.at(i).shape for i in range(3)]
+    assert_close([ref_crop.at(i) for i in range(3)], [got.at(i) for i in range(3)])
+
+
+@pytest.mark.gpu
+def test_everything_skipped_gives_an_empty_gpu_batch(gpu, edge) -> None:
+    @pipeline_def(batch_size=2, num_threads=1, device_id=0)
+    def pipe():
+        jpegs, _ = fn.readers.file(files=[str(edge["empty"]), str(edge["text"])])
+        return fn.decoders.image(jpegs, device="mixed", on_error="skip")
+
+    (out,) = pipe().run()
+    assert type(out).__name__ == "TensorListGPU" and len(out) == 0
+
+
+@pytest.mark.gpu
+def test_stream_of_the_workspace_is_used(gpu) -> None:
+    import cupy as cp
+
+    class Ws:
+        pass
+
+    ws = Ws()
+    assert _nvimgcodec._stream_of(ws).ptr == cp.cuda.get_current_stream().ptr
+    s = cp.cuda.Stream(non_blocking=True)
+    ws.stream = s
+    assert _nvimgcodec._stream_of(ws) is s
+    ws.stream = s.ptr
+    assert _nvimgcodec._stream_of(ws).ptr == s.ptr
+
+
+@pytest.mark.gpu
+def test_decodes_on_a_non_default_stream(gpu, photos) -> None:
+    """Work is ordered on the given stream: results read on that stream are complete."""
+    import cupy as cp
+    from dali._exec.workspace import BatchMeta
+    from dali._tensors import TensorListCPU
+
+    cpu, _ = run(photos[:4], hw_decoder_load=1.0)
+
+    @pipeline_def(batch_size=4, num_threads=1, device_id=0)
+    def pipe():
+        jpegs, _ = fn.readers.file(files=[str(f) for f in photos[:4]])
+        return fn.decoders.image(jpegs, device="mixed", hw_decoder_load=1.0, name="dec")
+
+    p = pipe()
+    p.build()
+    impl = p._plan.by_name["dec"].impl
+
+    class Ws:
+        def __init__(self) -> None:
+            self.inputs = [
+                TensorListCPU._make([np.fromfile(f, dtype=np.uint8) for f in photos[:4]])
+            ]
+            self.meta = BatchMeta.stream(0, 4, 0)
+            self.batch_size = 4
+            self.stream = cp.cuda.Stream(non_blocking=True)
+
+        def source_info(self, i: int) -> str:
+            return ""
+
+    ws = Ws()
+    out = impl.run_mixed(ws)
+    with ws.stream:
+        host = [cp.asnumpy(s, stream=ws.stream) for s in out._samples()]
+    ws.stream.synchronize()
+    for a, b in zip(cpu, host):
+        assert np.array_equal(a, b)

@@ -1,0 +1,82 @@
+"""One process of the 2-process `jax.distributed` test (run by test_distributed.py).
+
+Usage: ``python _distributed_worker.py PROCESS_ID PORT IMAGE_ROOT``, with ``XLA_FLAGS`` giving
+this process 2 fake CPU devices. Prints one JSON line describing what the process holds.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def main() -> None:
+    process_id, port, root = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    import jax
+
+    try:  # jax >= 0.4.27; older versions had a boolean flag
+        jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    except AttributeError:
+        jax.config.update("jax_cpu_enable_gloo_collectives", True)
+    jax.distributed.initialize(
+        coordinator_address=f"localhost:{port}", num_processes=2, process_id=process_id
+    )
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    import dali.fn as fn
+    from dali.plugin.jax import data_iterator
+
+    mesh = Mesh(np.array(jax.devices()), ("batch",))
+    sharded = NamedSharding(mesh, PartitionSpec("batch"))
+    replicated = NamedSharding(mesh, PartitionSpec())
+
+    def graph(num_shards=1, shard_id=0):
+        jpegs, labels = fn.readers.file(
+            file_list=f"{root}/list.txt", name="reader", num_shards=num_shards, shard_id=shard_id
+        )
+        images = fn.resize(fn.decoders.image(jpegs), resize_x=8, resize_y=8)
+        return images, labels, labels
+
+    it = data_iterator(
+        graph,
+        output_map=["images", "labels", "all_labels"],
+        reader_name="reader",
+        sharding={"images": sharded, "labels": sharded, "all_labels": replicated},
+    )(batch_size=8)
+    batch = next(it)
+    labels = batch["labels"]
+
+    def shards(arr):
+        return sorted(
+            [
+                [jax.devices().index(s.device), s.index[0].start or 0, np.asarray(s.data).ravel().tolist()]
+                for s in arr.addressable_shards
+            ]
+        )
+
+    total = jax.jit(lambda x: x.sum())(labels)  # a computation over both processes' shards
+    print(
+        json.dumps(
+            {
+                "process": jax.process_index(),
+                "device_count": jax.device_count(),
+                "local_device_count": jax.local_device_count(),
+                "pipelines": [[p.device_id, p.max_batch_size] for p in it._pipes],
+                "len": len(it),
+                "shape": list(labels.shape),
+                "images_shape": list(batch["images"].shape),
+                "fully_addressable": labels.is_fully_addressable,
+                "sharding_ok": labels.sharding == sharded,
+                "labels": shards(labels),
+                "all_labels": shards(batch["all_labels"]),
+                "total": int(total.addressable_data(0)),
+            }
+        ),
+        flush=True,
+    )
+    jax.distributed.shutdown()
+
+
+if __name__ == "__main__":
+    main()
