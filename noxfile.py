@@ -44,7 +44,7 @@ def core(session: nox.Session) -> None:
 def interop(session: nox.Session) -> None:
     """Core tests again with CPU torch and jax installed: DLPack/array inputs and outputs."""
     session.install("torch==2.13.0", "jax")
-    _pytest(session, "tests/core", "-e", f"{CORE}[image]")
+    _pytest(session, "tests/core", "-e", f"{CORE}[image]", "hypothesis")
 
 
 @nox.session(python=PYTHONS)
