@@ -126,6 +126,61 @@ def raw_rate(dec: Any, datas: list[np.ndarray], windows: Any, seconds: float) ->
     return rate(step, BATCH, seconds, warmup=len(order))
 
 
+def decode_call_profile(datas: list[np.ndarray], windows: Any) -> str:
+    """How long one batch decode call blocks, and whether other Python threads run meanwhile."""
+    import threading
+
+    from nvidia import nvimgcodec as nv
+
+    dec = raw_decoder(0.65)
+    idx = batches(datas)[0]
+
+    def streams() -> list[Any]:
+        out = []
+        for i in idx:
+            y, x, h, w = windows[i]
+            cs = nv.CodeStream(datas[i])
+            out.append(cs.get_sub_code_stream(region=nv.Region(y, x, y + h, x + w)))
+        return out
+
+    for _ in range(3):
+        dec.decode(streams())
+    sync()
+    t0 = time.perf_counter()
+    s = streams()
+    t1 = time.perf_counter()
+    dec.decode(s)
+    t2 = time.perf_counter()
+    sync()
+    t3 = time.perf_counter()
+
+    count = [0]
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            count[0] += 1
+
+    th = threading.Thread(target=spin)
+    th.start()
+    time.sleep(0.05)
+    c0, ta = count[0], time.perf_counter()
+    time.sleep(0.05)
+    idle_rate = (count[0] - c0) / (time.perf_counter() - ta)
+    c0, ta = count[0], time.perf_counter()
+    dec.decode(s)
+    busy_rate = (count[0] - c0) / (time.perf_counter() - ta)
+    stop.set()
+    th.join()
+    sync()
+    return (
+        f"one batch of {BATCH} region decodes: code streams {1e3 * (t1 - t0):.1f} ms, decode "
+        f"call {1e3 * (t2 - t1):.1f} ms, then GPU tail {1e3 * (t3 - t2):.1f} ms; a Python "
+        f"thread ran at {busy_rate / max(idle_rate, 1):.0%} of its idle speed during the call "
+        "(~100%: the call releases the GIL)"
+    )
+
+
 # -- this library --------------------------------------------------------------------------------
 
 
@@ -161,6 +216,77 @@ def dali_rate(pipe: Any, seconds: float, epoch: int) -> tuple[float, dict[str, f
     r = rate(pipe.run, BATCH, seconds, warmup=epoch)
     stats = dict(impl._mixed.stats)
     return r, stats
+
+
+def operator_alone(
+    root: Path, threads: int, datas: list[np.ndarray], kind: str, chunks: int, seconds: float
+) -> tuple[float, dict[str, float]]:
+    """The mixed decoder operator alone on preloaded bytes (no reader, no other operator)."""
+    from dali._exec.workspace import BatchMeta, Workspace
+    from dali._ops.decoders import _nvimgcodec
+    from dali._tensors import TensorListCPU
+
+    default = _nvimgcodec.DECODE_CHUNKS
+    _nvimgcodec.DECODE_CHUNKS = chunks
+    pipe = dali_pipeline(root, threads, kind)
+    try:
+        step_info = pipe._plan.by_name["dec"]
+        impl = step_info.impl
+        cuda = pipe._cuda
+        tls = [TensorListCPU._make([datas[i] for i in idx]) for idx in batches(datas)]
+        state = {"k": 0}
+
+        def step() -> None:
+            k = state["k"]
+            state["k"] += 1
+            meta = BatchMeta.stream(k * BATCH, BATCH, 0)
+            tl = tls[k % len(tls)]
+            ws = Workspace(impl, [tl], {}, meta, k, 0, None, step_info.key, None, cuda)
+            with cuda.activate():
+                impl.run(ws)
+
+        r = rate(step, BATCH, seconds, warmup=len(tls))
+        return r, dict(impl._mixed.stats)
+    finally:
+        pipe.close()
+        _nvimgcodec.DECODE_CHUNKS = default
+
+
+def plan_costs(datas: list[np.ndarray]) -> str:
+    """Microseconds per sample of each piece of the decoder's host work (one thread, no GIL war)."""
+    from dali._exec.rng import SampleRNG, combine
+    from dali._ops.decoders import _nvimgcodec
+    from dali._ops.image.crop_window import RandomCropParams, random_crop_window
+    from nvidia import nvimgcodec as nv
+
+    sample = datas[:BATCH]
+    rng = SampleRNG(combine(7, np.arange(BATCH)))
+    params = RandomCropParams((0.08, 1.0), (3 / 4, 4 / 3), 10)
+    infos = [_nvimgcodec.jpeg_info(d) for d in sample]
+    gens = [rng.generator(i) for i in range(BATCH)]
+    css = [nv.CodeStream(d) for d in sample]
+    wins = [random_crop_window(f.height, f.width, params, g) for f, g in zip(infos, gens)]
+    pieces = {
+        "jpeg_info": lambda: [_nvimgcodec.jpeg_info(d) for d in sample],
+        "rng.generator(i)": lambda: [rng.generator(i) for i in range(BATCH)],
+        "random_crop_window": lambda: [
+            random_crop_window(f.height, f.width, params, rng.generator(i))
+            for i, f in enumerate(infos)
+        ],
+        "CodeStream(data)": lambda: [nv.CodeStream(d) for d in sample],
+        "get_sub_code_stream": lambda: [
+            c.get_sub_code_stream(region=nv.Region(y, x, y + h, x + w))
+            for c, (y, x, h, w) in zip(css, wins)
+        ],
+    }
+    out = []
+    for name, fn in pieces.items():
+        fn()
+        t0 = time.perf_counter()
+        for _ in range(5):
+            fn()
+        out.append(f"{name} {1e6 * (time.perf_counter() - t0) / (5 * BATCH):.1f}")
+    return "host work per sample (us): " + ", ".join(out) + " (random_crop_window includes rng)"
 
 
 def reader_rate(root: Path, threads: int, seconds: float) -> float:
@@ -282,6 +408,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=min(12, os.cpu_count() or 1))
     parser.add_argument("--seconds", type=float, default=4.0, help="timed seconds per row")
     parser.add_argument("--sweep", action="store_true", help="measure hw_decoder_load values")
+    parser.add_argument("--loads", default="0,0.5,0.65,0.8,0.9,1", help="loads for --sweep")
     parser.add_argument("--epochs-memory", type=int, default=0, help="GPU memory over N epochs")
     parser.add_argument("--skip-torch", action="store_true")
     args = parser.parse_args()
@@ -304,18 +431,42 @@ def main() -> None:
     per_epoch = len(files) // BATCH
 
     if args.sweep:
-        print("\nhw_decoder_load sweep (raw batch decode, our backend list), img/s:")
-        print(f"{'load':>22}{'full image':>14}{'random window':>16}")
-        for load in (0.0, 0.25, 0.5, 0.65, 0.75, 0.85, 0.9, 0.95, 1.0):
-            dec = raw_decoder(load)
-            full = raw_rate(dec, datas, None, secs / 2)
-            roi = raw_rate(dec, datas, windows, secs / 2)
-            print(f"{load:>22.2f}{full:>14.0f}{roi:>16.0f}")
-        for load in (0.65, 0.9):
-            dec = raw_decoder(load, adaptive=True)
-            full = raw_rate(dec, datas, None, secs / 2)
-            roi = raw_rate(dec, datas, windows, secs / 2)
-            print(f"{f'adaptive from {load}':>22}{full:>14.0f}{roi:>16.0f}")
+        print(attempt("decode call", lambda: decode_call_profile(datas, windows)))
+
+        def sweep() -> None:
+            print("\nhw_decoder_load sweep (raw batch decode, our backend list), img/s:")
+            print(f"{'load':>22}{'full image':>14}{'random window':>16}")
+            for load in (float(v) for v in args.loads.split(",")):
+                dec = raw_decoder(load)
+                full = raw_rate(dec, datas, None, secs)
+                roi = raw_rate(dec, datas, windows, secs)
+                print(f"{load:>22.2f}{full:>14.0f}{roi:>16.0f}")
+            for load in (0.9,):
+                dec = raw_decoder(load, adaptive=True)
+                full = raw_rate(dec, datas, None, secs / 2)
+                roi = raw_rate(dec, datas, windows, secs / 2)
+                print(f"{f'adaptive from {load}':>22}{full:>14.0f}{roi:>16.0f}")
+
+        attempt("sweep", sweep)
+
+    print(attempt("plan costs", lambda: plan_costs(datas)))
+    print("\nthe mixed decoder operator alone (preloaded bytes, no reader), img/s:")
+    for kind, name in (("decode", "decoders.image"), ("crop", "image_random_crop")):
+        for chunks in (1, 2):
+            got = attempt(
+                f"alone {kind}",
+                lambda kind=kind, chunks=chunks: operator_alone(
+                    root, args.threads, datas, kind, chunks, secs
+                ),
+            )
+            if got is not None:
+                r, st = got
+                b = max(st["batches"], 1)
+                print(
+                    f"  {name:<18} chunks {chunks}: {r:>6.0f}; ms/batch plan "
+                    f"{1e3 * st['plan'] / b:.2f}, decode wait {1e3 * st['decode'] / b:.2f}, "
+                    f"convert {1e3 * st['convert'] / b:.2f}"
+                )
 
     rows: list[tuple[str, float | None]] = []
     ceiling = attempt("raw", lambda: raw_rate(raw_decoder(None), datas, None, secs))

@@ -31,8 +31,7 @@ from pathlib import Path
 
 import jax
 import numpy as np
-
-import dali.fn as fn
+from dali import fn
 from dali._testing.images import make_image_tree
 from dali.pipeline import pipeline_def
 from dali.plugin.jax import DALIGenericIterator, data_iterator
@@ -67,7 +66,7 @@ def save_grid(images, path: Path, columns: int = 4) -> None:
     print(f"saved {path}")
 
 
-def main() -> None:  # noqa: PLR0915 - the tutorial is one long story
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=None, help="where the pictures go (default: a temp dir)")
     parser.add_argument("--images", default=None, help="where the images are written")

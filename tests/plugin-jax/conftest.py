@@ -13,7 +13,7 @@ _FLAG = "--xla_force_host_platform_device_count=4"
 if _FLAG not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_FLAG}".strip()
 
-import pytest  # noqa: E402
+import pytest
 
 pytest.importorskip("jax")
 

@@ -15,10 +15,19 @@ ROOT = Path(__file__).resolve().parents[2]
 def _python(code: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT / "packages/core/src"), str(ROOT / "packages/plugin-jax/src"), env.get("PYTHONPATH", "")]
+        [
+            str(ROOT / "packages/core/src"),
+            str(ROOT / "packages/plugin-jax/src"),
+            env.get("PYTHONPATH", ""),
+        ]
     )
     return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120, check=False
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
     )
 
 
@@ -63,6 +72,8 @@ def test_too_old_jax_is_refused(monkeypatch):
 def test_namespace_lets_other_distributions_add_subpackages():
     import dali.plugin.jax as dax
 
-    first = (ROOT / "packages/plugin-jax/src/dali/plugin/jax/__init__.py").read_text().splitlines()[0]
+    first = (
+        (ROOT / "packages/plugin-jax/src/dali/plugin/jax/__init__.py").read_text().splitlines()[0]
+    )
     assert first == '__path__ = __import__("pkgutil").extend_path(__path__, __name__)'
     assert str(ROOT / "packages/plugin-jax/src/dali/plugin/jax") in list(dax.__path__)

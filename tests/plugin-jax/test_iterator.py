@@ -10,9 +10,7 @@ import jax
 import numpy as np
 import pytest
 from conftest import N
-
-import dali.fn as fn
-from dali import pipeline_def
+from dali import fn, pipeline_def
 from dali.plugin.base_iterator import LastBatchPolicy
 from dali.plugin.jax import DALIGenericIterator
 from dali.plugin.jax._convert import batch_to_jax
@@ -246,3 +244,27 @@ def test_shards_of_different_shapes():
         pytest.raises(AssertionError, match="Shards shapes have to be the same."),
     ):
         DALIGenericIterator(pipes, ["x"], size=8)
+
+
+@pytest.mark.gpu
+def test_gpu_batches_are_shared_and_stay_on_their_gpu():
+    cupy = pytest.importorskip("cupy")
+    if jax.default_backend() != "gpu":
+        pytest.skip("this JAX has no GPU backend")
+    from dali.tensors import TensorListGPU
+
+    data = cupy.arange(24, dtype=cupy.float32).reshape(4, 6)
+    arr = batch_to_jax(TensorListGPU(data))
+    assert arr.unsafe_buffer_pointer() == data.data.ptr
+    assert arr.devices() == {jax.devices("gpu")[0]}
+    assert arr.tolist() == data.get().tolist()
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=0)
+    def pipe():
+        x = fn.external_source(lambda i: np.full((2, 3), i, np.int32), batch=True)
+        return x.gpu(), x
+
+    gpu, cpu = (v for v in next(DALIGenericIterator(pipe(), ["gpu", "cpu"])).values())
+    assert gpu.devices() == {jax.devices("gpu")[0]}
+    assert cpu.devices() == {jax.devices("cpu")[0]}
+    assert gpu.tolist() == cpu.tolist() == [[0, 0, 0], [0, 0, 0]]

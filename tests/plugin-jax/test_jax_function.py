@@ -10,9 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-
-import dali.fn as fn
-from dali import pipeline_def
+from dali import fn, pipeline_def
 from dali.plugin import jax as dax
 from dali.plugin.jax.fn import jax_function
 
@@ -159,7 +157,9 @@ def test_ragged_input_is_a_run_time_error():
         return x
 
     def graph():
-        return f(fn.external_source(lambda: [np.zeros(2, np.uint8), np.zeros(3, np.uint8)], batch=True))
+        return f(
+            fn.external_source(lambda: [np.zeros(2, np.uint8), np.zeros(3, np.uint8)], batch=True)
+        )
 
     with pytest.raises(Exception, match="(?s)dali.plugin.jax.fn.jax_function.*different shapes"):
         _run(graph)

@@ -18,8 +18,7 @@ import jax
 import numpy as np
 import pytest
 from conftest import N
-
-import dali.fn as fn
+from dali import fn
 from dali.pipeline import pipeline_def
 from dali.plugin.jax import DALIGenericIterator, data_iterator
 
@@ -216,7 +215,11 @@ def test_example_script_runs(tmp_path):
     env = dict(os.environ)
     env.pop("XLA_FLAGS", None)  # the script asks for its own two CPU devices
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT / "packages/core/src"), str(ROOT / "packages/plugin-jax/src"), env.get("PYTHONPATH", "")]
+        [
+            str(ROOT / "packages/core/src"),
+            str(ROOT / "packages/plugin-jax/src"),
+            env.get("PYTHONPATH", ""),
+        ]
     )
     proc = subprocess.run(
         [

@@ -10,11 +10,9 @@ import jax
 import numpy as np
 import pytest
 from conftest import N
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
-
-import dali.fn as fn
-from dali import pipeline_def
+from dali import fn, pipeline_def
 from dali.plugin.jax import DALIGenericIterator, data_iterator
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 SHARD_STARTS = [0, 5, 10, 15]
 SIZE = 16  # images are resized to SIZE×SIZE
@@ -114,9 +112,12 @@ def test_data_iterator_injects_shards_devices_threads_and_batch(image_tree, cpu_
         calls.append((shard_id, num_shards))
         return graph(num_shards, shard_id)
 
-    it = data_iterator(iterator_fn, output_map=["i", "l"], reader_name="reader", sharding=_batch_sharding(cpu_devices))(
-        batch_size=16
-    )
+    it = data_iterator(
+        iterator_fn,
+        output_map=["i", "l"],
+        reader_name="reader",
+        sharding=_batch_sharding(cpu_devices),
+    )(batch_size=16)
     assert calls == [(0, 4), (1, 4), (2, 4), (3, 4)]
     assert [p.device_id for p in it._pipes] == [0, 1, 2, 3]
     assert [p.max_batch_size for p in it._pipes] == [4] * 4  # 16 // 4 devices
@@ -126,7 +127,9 @@ def test_data_iterator_injects_shards_devices_threads_and_batch(image_tree, cpu_
 
 def test_sharding_over_some_devices(image_tree, cpu_devices):
     sharding = _batch_sharding(cpu_devices[2:])
-    it = data_iterator(_graph(image_tree), output_map=["i", "l"], reader_name="reader", sharding=sharding)(batch_size=8)
+    it = data_iterator(
+        _graph(image_tree), output_map=["i", "l"], reader_name="reader", sharding=sharding
+    )(batch_size=8)
     labels = next(it)["l"]
     assert labels.shape == (8, 1) and labels.sharding == sharding
     got = [(d, _labels(x)) for d, _, x in _shards(labels)]
@@ -136,7 +139,9 @@ def test_sharding_over_some_devices(image_tree, cpu_devices):
 def test_2d_mesh_replicates_each_shard_over_the_model_axis(image_tree, cpu_devices):
     mesh = Mesh(np.array(cpu_devices).reshape(2, 2), ("data", "model"))
     sharding = NamedSharding(mesh, PartitionSpec("data"))
-    it = data_iterator(_graph(image_tree), output_map=["i", "l"], reader_name="reader", sharding=sharding)(batch_size=8)
+    it = data_iterator(
+        _graph(image_tree), output_map=["i", "l"], reader_name="reader", sharding=sharding
+    )(batch_size=8)
     assert len(it._pipes) == 2  # one pipeline per batch shard, not per device
     labels = next(it)["l"]
     assert labels.shape == (8, 1) and labels.sharding == sharding
@@ -163,11 +168,15 @@ def test_user_pipelines_go_to_the_devices_of_the_sharding_in_order(image_tree, c
 
 def test_positional_sharding(image_tree, cpu_devices):
     if not hasattr(jax.sharding, "PositionalSharding"):
-        pytest.skip(f"jax {jax.__version__} has no PositionalSharding ")
-    sharding = jax.sharding.PositionalSharding(cpu_devices).reshape(4, 1)
-    it = data_iterator(_graph(image_tree), output_map=["i", "l"], reader_name="reader", sharding=sharding)(batch_size=8)
+        pytest.skip(f"jax {jax.__version__} has no PositionalSharding")
+    positional = jax.sharding.PositionalSharding(cpu_devices)
+    # a PositionalSharding has the rank of the array: one per output
+    sharding = {"i": positional.reshape(4, 1, 1, 1), "l": positional.reshape(4, 1)}
+    it = data_iterator(
+        _graph(image_tree), output_map=["i", "l"], reader_name="reader", sharding=sharding
+    )(batch_size=8)
     labels = next(it)["l"]
-    assert labels.shape == (8, 1)
+    assert labels.shape == (8, 1) and labels.sharding == sharding["l"]
     got = [(d, _labels(x)) for d, _, x in _shards(labels)]
     assert got == [(cpu_devices[k], [s, s + 1]) for k, s in enumerate(SHARD_STARTS)]
 
@@ -202,9 +211,10 @@ def test_per_output_list_with_another_mesh(image_tree, cpu_devices):
     images_sharding = _batch_sharding(cpu_devices)
     labels_sharding = _batch_sharding(cpu_devices[2:], axis="pairs")
     it = data_iterator(
-        _graph(image_tree), output_map=["images", "labels"],
+        _graph(image_tree),
+        output_map=["images", "labels"],
         reader_name="reader",
-        sharding=[images_sharding, labels_sharding]
+        sharding=[images_sharding, labels_sharding],
     )(batch_size=8)
     batch = next(it)
     assert len(it._pipes) == 4  # the first output's sharding lays out the pipelines
@@ -244,9 +254,9 @@ def test_per_output_mapping_must_name_every_output(image_tree, cpu_devices):
 
 
 def test_devices_give_pmap_compatible_arrays(image_tree, cpu_devices):
-    it = data_iterator(_graph(image_tree), output_map=["i", "l"], reader_name="reader", devices=cpu_devices)(
-        batch_size=8
-    )
+    it = data_iterator(
+        _graph(image_tree), output_map=["i", "l"], reader_name="reader", devices=cpu_devices
+    )(batch_size=8)
     labels = next(it)["l"]
     assert labels.shape == (4, 2, 1)
     assert labels.sharding.spec == PartitionSpec("device")
@@ -266,7 +276,10 @@ def test_sharding_and_devices_exclude_each_other(cpu_devices):
 
 def test_sharded_call_needs_the_batch_size_as_keyword(image_tree, cpu_devices):
     iterator_fn = data_iterator(
-        _graph(image_tree), output_map=["i", "l"], reader_name="reader", sharding=_batch_sharding(cpu_devices)
+        _graph(image_tree),
+        output_map=["i", "l"],
+        reader_name="reader",
+        sharding=_batch_sharding(cpu_devices),
     )
     with pytest.raises(TypeError, match="batch_size"):
         iterator_fn()
@@ -274,7 +287,10 @@ def test_sharded_call_needs_the_batch_size_as_keyword(image_tree, cpu_devices):
 
 def test_checkpoints_must_match_the_pipelines(image_tree, cpu_devices):
     iterator_fn = data_iterator(
-        _graph(image_tree), output_map=["i", "l"], reader_name="reader", sharding=_batch_sharding(cpu_devices)
+        _graph(image_tree),
+        output_map=["i", "l"],
+        reader_name="reader",
+        sharding=_batch_sharding(cpu_devices),
     )
     with pytest.raises(RuntimeError, match="number of checkpoints provided \\(1\\)"):
         iterator_fn(batch_size=8, checkpoints=[b"x"])

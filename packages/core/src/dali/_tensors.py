@@ -158,7 +158,7 @@ def _host_array(obj: Any) -> np.ndarray:
     return arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
 
 
-def _order_after(obj: Any, stream: int | None = None) -> None:
+def _order_after(obj: Any, stream: int | None = None, keep: Any = None) -> None:
     """Make a stream wait, on the GPU, for the pipeline work that produces ``obj``.
 
     The stream is also recorded as a consumer of the output's memory (`dali._exec.device`), so
@@ -168,21 +168,24 @@ def _order_after(obj: Any, stream: int | None = None) -> None:
         obj: A TensorGPU / TensorListGPU (anything else, or data without an event: no-op).
         stream: A ``cudaStream_t`` (1: the legacy default stream); None for this thread's
             current CuPy stream.
+        keep: The stream object behind ``stream``, kept alive until the memory is released.
     """
     event = getattr(obj, "_event", None)
     if event is None:
         return
     import cupy
 
-    if stream is None:
-        waiter = cupy.cuda.get_current_stream()
+    current = cupy.cuda.get_current_stream()
+    if stream is None or int(stream) == current.ptr:
+        current.wait_event(event)
+        ptr, keep = current.ptr, current
     else:
-        waiter = cupy.cuda.ExternalStream(int(stream))
-    waiter.wait_event(event)
+        ptr = int(stream)
+        cupy.cuda.runtime.streamWaitEvent(ptr, event.ptr, 0)
     # The stream may now read the data: the output's memory must outlive its queued work.
     lease = getattr(getattr(getattr(_some_array(obj), "data", None), "mem", None), "_owner", None)
     if hasattr(lease, "add_consumer"):
-        lease.add_consumer(waiter.ptr)
+        lease.add_consumer(ptr, keep)
 
 
 def _some_array(obj: Any) -> Any:

@@ -50,7 +50,12 @@ Memory:
 Host–device synchronisations (each marked ``# synchronize!`` in the code):
 
 * staging waits for the oldest staged copy when ``pinned_memory_limit`` would be exceeded;
-* `release_memory` and `close` free cached blocks (``cudaFree`` synchronises the device).
+* `release_memory` and `close` free cached blocks (``cudaFree`` synchronises the device), and
+  `close` first waits for the pipeline stream;
+* a lease whose consumer stream cannot take an event any more waits for the whole device.
+
+The executor and the operators never synchronise; `dali._tensors` lists the waits of the
+consumer side (``as_cpu``, ``data_ptr``, ``copy_to_external`` without a stream).
 
 Example:
     >>> ctx = CudaContext(0, device_memory_limit=1 << 30)  # nothing touches CUDA yet
@@ -100,6 +105,15 @@ def current() -> CudaContext | None:
     return getattr(_local, "ctx", None)
 
 
+def _record_on(stream: int) -> Any:
+    """An event recorded now on the stream with handle ``stream``."""
+    import cupy
+
+    event = cupy.cuda.Event(disable_timing=True)
+    cupy.cuda.runtime.eventRecord(event.ptr, stream)
+    return event
+
+
 def stream_ptr(stream: Any) -> int:
     """The ``cudaStream_t`` of a CuPy/torch stream, a ``ctypes.c_void_p`` or an int."""
     for attr in ("ptr", "cuda_stream", "value"):  # CuPy, torch, ctypes
@@ -116,6 +130,11 @@ class _Lease:
     lives exactly as long as any view of the output (CuPy, DLPack capsules) does. ``consumers``
     are the streams made to wait for the data; the memory returns to the pool only after the
     work queued on them by the time the last view goes has completed.
+
+    An event is recorded on each consumer stream when the lease ends, so the stream must still
+    exist then: the CuPy stream objects we are given are kept alive here; torch's and JAX's
+    streams live as long as the process; a raw handle given to ``run(cuda_stream=...)`` must
+    outlive the data read on it.
     """
 
     __slots__ = ("__weakref__", "arrays", "consumers", "ctx")
@@ -123,10 +142,12 @@ class _Lease:
     def __init__(self, ctx: CudaContext) -> None:
         self.ctx = ctx
         self.arrays: list[Any] = []
-        self.consumers: set[int] = set()
+        self.consumers: dict[int, Any] = {}
 
-    def add_consumer(self, stream: int) -> None:
-        self.consumers.add(int(stream))
+    def add_consumer(self, stream: int, keep: Any = None) -> None:
+        """Record a consumer stream (``keep``: its stream object, kept alive until the end)."""
+        if self.consumers.get(int(stream)) is None:
+            self.consumers[int(stream)] = keep
 
     def __del__(self) -> None:
         try:
@@ -216,13 +237,13 @@ class CudaContext:
         return event
 
     @contextlib.contextmanager
-    def imported(self, producer: Any = None) -> Iterator[CudaContext]:
+    def imported(self, producer: Any = None, *, copied: bool = True) -> Iterator[CudaContext]:
         """Convert device data made outside the pipeline, in stream order on both sides.
 
         The pipeline stream first waits for the producer's stream (``producer``: a stream or a
-        ``cudaStream_t``; default: the caller's current stream), the block then runs under
-        `activate`, and afterwards the producer's stream waits for the pipeline stream, so that
-        the caller may reuse its buffers in stream order once a copy was made.
+        ``cudaStream_t``; default: the caller's current stream) and the block runs under
+        `activate`. When the block ``copied`` the data, the producer's stream then waits for the
+        pipeline stream, so that the caller may reuse its buffers in stream order.
         """
         import cupy
 
@@ -230,13 +251,15 @@ class CudaContext:
             self._init()
         with cupy.cuda.Device(self.device_id):
             if producer is None:
-                source = cupy.cuda.get_current_stream()
+                source = cupy.cuda.get_current_stream().ptr
             else:
-                source = cupy.cuda.ExternalStream(stream_ptr(producer))
-            self.stream.wait_event(self.record(source))
+                source = stream_ptr(producer)
+            self.stream.wait_event(_record_on(source))
             with self.activate():
                 yield self
-            source.wait_event(self.record())
+            if copied:
+                copy_done = self.record()  # kept alive until the wait is enqueued
+                cupy.cuda.runtime.streamWaitEvent(source, copy_done.ptr, 0)
 
     # -- host to device ----------------------------------------------------------------------
     def to_device(self, tl: Any) -> Any:
@@ -253,8 +276,13 @@ class CudaContext:
         dtype = tl._np_dtype
         shapes = tl.shape()
         n = len(shapes)
+        dense = tl._dense_arr
         if n == 0:
-            return TensorListGPU._make([], tl._layout, tl._source_info, dtype=dtype, ndim=tl._ndim)
+            with self.activate():
+                empty = cupy.empty(dense.shape, dtype) if dense is not None else []
+            return TensorListGPU._make(
+                empty, tl._layout, tl._source_info, dtype=dtype, ndim=tl._ndim
+            )
         sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
         total = sum(sizes)
         # On the pipeline stream: the pool reuses a block only for work on the stream that
@@ -264,7 +292,6 @@ class CudaContext:
             if total:
                 pinned = self._stage(total * dtype.itemsize)
                 host = np.frombuffer(pinned, dtype, total)
-                dense = tl._dense_arr
                 if dense is not None:
                     host.reshape(dense.shape)[...] = dense
                 else:
@@ -281,7 +308,7 @@ class CudaContext:
                 with self._lock:
                     # The buffer goes back to the pool once this event has completed.
                     self._staged.append((self.record(), pinned, total * dtype.itemsize))
-        if all(s == shapes[0] for s in shapes):
+        if dense is not None or all(s == shapes[0] for s in shapes):
             out = TensorListGPU._make(flat.reshape(n, *shapes[0]), tl._layout, tl._source_info)
         else:
             out = TensorListGPU._make(_split_flat(flat, shapes), tl._layout, tl._source_info)
@@ -345,7 +372,7 @@ class CudaContext:
         elif tl._sample_list:
             tl._sample_list = [wrap(s) for s in tl._sample_list]
 
-    def _release(self, arrays: list[Any], consumers: set[int]) -> None:
+    def _release(self, arrays: list[Any], consumers: dict[int, Any]) -> None:
         """A lease ended: give its arrays back once its consumers' queued work is done."""
         if not consumers:
             return  # nothing outside the pipeline stream used them: back to the pool now
@@ -353,7 +380,7 @@ class CudaContext:
 
         try:
             with cupy.cuda.Device(self.device_id):
-                events = [self.record(cupy.cuda.ExternalStream(ptr)) for ptr in consumers]
+                events = [_record_on(ptr) for ptr in consumers]
         except Exception:  # noqa: BLE001 - a consumer stream is gone: wait for everything
             with cupy.cuda.Device(self.device_id):
                 cupy.cuda.runtime.deviceSynchronize()  # synchronize!

@@ -302,6 +302,7 @@ class _WorkerState:
             except BaseException as e:  # noqa: BLE001 - handed on, in order
                 it = _Failure(e)
             self.handoff.put((req, it))
+            del it  # the GPU stage adds its batches to it: do not keep them alive here
 
     def gpu_loop(self) -> None:
         try:

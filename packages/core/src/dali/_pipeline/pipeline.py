@@ -592,7 +592,7 @@ class Pipeline:
 
             ptr = stream_ptr(cuda_stream)
             for tl in out:
-                _order_after(tl, ptr)  # the stream waits for the outputs, on the GPU
+                _order_after(tl, ptr, keep=cuda_stream)  # the stream waits, on the GPU
         return out
 
     def _validate_outputs(self, out: tuple[Any, ...]) -> None:
@@ -756,16 +756,23 @@ class Pipeline:
         """Free the device and pinned memory that the pipeline's pools cache but no array uses.
 
         Our extension (DALI has none). Outputs you still hold stay valid. It synchronises the
-        device (``cudaFree`` does).
+        device (``cudaFree`` does), so call it between epochs, not every iteration.
         """
         if self._cuda is not None:
             self._cuda.release_memory()
 
     def memory_stats(self) -> dict[str, Any]:
-        """The pipeline's memory pools: ``device_used_bytes``, ``device_total_bytes`` (held,
-        used or cached), ``pinned_staged_bytes`` (staging in flight) and the two limits.
+        """How much memory the pipeline's pools use and hold (our extension).
 
-        Our extension; all zero for a pipeline that has not run GPU work.
+        Returns:
+            ``device_used_bytes`` (in arrays), ``device_total_bytes`` (in use or cached),
+            ``pinned_staged_bytes`` (staging copies in flight), ``device_memory_limit`` and
+            ``pinned_memory_limit``; all zero before the pipeline has run GPU work.
+
+        Example:
+            >>> pipe = Pipeline(batch_size=1, num_threads=1)
+            >>> pipe.memory_stats()["device_total_bytes"]
+            0
         """
         if self._cuda is None:
             return {

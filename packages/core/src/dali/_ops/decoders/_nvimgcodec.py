@@ -65,7 +65,12 @@ _log = logging.getLogger("dali")
 #: ``hw_decoder_load`` used when the argument is not given, measured on one H100 80GB with
 #: ``benchmarks/gpu_resnet.py --sweep`` (2,048 ImageNet-like JPEGs, batch 256, random-crop region
 #: decode; img/s of the raw batch decode with our backend list). See the module docstring.
-DEFAULT_HW_LOAD = 0.65
+DEFAULT_HW_LOAD = 0.9
+
+#: Chunks a batch is decoded in: with more than one, the host work of chunk k+1 (headers,
+#: windows, code streams) overlaps the decode of chunk k (nvImageCodec releases the GIL).
+DECODE_CHUNKS = 1
+_MIN_CHUNK = 32
 
 # -- nvImageCodec ------------------------------------------------------------------------------
 
@@ -289,18 +294,15 @@ def conversion(dtype: np.dtype) -> tuple[int, np.float32]:
 
 def ycc_coefficients(dtype: np.dtype) -> np.ndarray:
     """The 3×4 float32 BT.601 coefficients `_codecs.rgb_to_ycbcr` uses for ``dtype``."""
-    if dtype == np.uint8:
-        coeffs = _codecs._YCC_U8
+    if dtype.kind == "f":
+        bias_scale = 1.0
     else:
-        if dtype.kind == "f":
-            bias_scale = 1.0
-        else:
-            info = np.iinfo(dtype)
-            bias_scale = 2.0 * 2.0 ** (info.bits - 1 - (info.min < 0))
-        coeffs = tuple(
-            (np.float32(a), np.float32(b), np.float32(c), np.float32(d * bias_scale))
-            for a, b, c, d in _codecs._YCC_EXACT
-        )
+        info = np.iinfo(dtype)
+        bias_scale = 2.0 * 2.0 ** (info.bits - 1 - (info.min < 0))
+    coeffs = [
+        (np.float32(a), np.float32(b), np.float32(c), np.float32(d * bias_scale))
+        for a, b, c, d in _codecs._YCC_EXACT
+    ]
     return np.asarray(coeffs, dtype=np.float32).reshape(-1)
 
 
@@ -341,8 +343,10 @@ class MixedDecoder:
     """The nvImageCodec decoder of one operator, created lazily on the pipeline's device.
 
     Attributes:
-        stats: Seconds spent per stage (``plan``, ``decode``, ``cpu``, ``convert``) and the
-            counts of ``gpu`` and ``cpu`` samples, summed over the operator's runs (profiling).
+        stats: Seconds spent per stage, summed over the operator's runs (profiling): ``plan``
+            (headers, windows, code streams), ``decode`` (waiting for nvImageCodec), ``cpu``
+            (the CPU fallback), ``convert`` (the kernel launch and the output batch); and the
+            counts ``gpu`` and ``cpu_samples`` of samples each way, and ``batches``.
     """
 
     def __init__(self, op: _ImageDecoder) -> None:
@@ -368,12 +372,12 @@ class MixedDecoder:
             if int(op.arg(arg)) > 0:
                 opts.append(f"nvjpeg_hw_decoder:{opt}={int(op.arg(arg))}")
         self.options = " ".join(opts)
+        self.chunks = DECODE_CHUNKS
+        self._worker: Any = None
         self._decoder: Any = None
-        self._params: dict[bool, Any] = {}
+        self._params: dict[tuple[bool, bool], Any] = {}
         self._ycc: Any = None
-        #: the nvImageCodec images of the previous batch: kept until the next decode is queued
         #: on the same stream, so their memory is never reused before the conversion kernel ran
-        self._inflight: list[Any] = []
         self.stats: dict[str, float] = dict.fromkeys(
             ("plan", "decode", "cpu", "convert", "gpu", "cpu_samples", "batches"), 0.0
         )
@@ -402,6 +406,22 @@ class MixedDecoder:
                 self._decoder = nv.Decoder(**kwargs)
         return self._decoder
 
+    def submit(self, streams: list[Any], params: Any, stream_ptr: int) -> Any:
+        """A future of the decoded images: decoded at once (one chunk) or on the decode thread."""
+        from concurrent.futures import Future, ThreadPoolExecutor
+
+        dec = self.decoder()
+        if self.chunks <= 1:
+            fut: Future[Any] = Future()
+            try:
+                fut.set_result(dec.decode(streams, params=params, cuda_stream=stream_ptr))
+            except Exception as e:  # noqa: BLE001 - reported where the result is used
+                fut.set_exception(e)
+            return fut
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(1, thread_name_prefix="dali-nvimgcodec")
+        return self._worker.submit(dec.decode, streams, params=params, cuda_stream=stream_ptr)
+
     def params(self, gray: bool, orientation: bool) -> Any:
         key = (gray, orientation)
         p = self._params.get(key)
@@ -423,7 +443,9 @@ class MixedDecoder:
         return self._ycc[1]
 
     def close(self) -> None:
-        self._inflight = []
+        if self._worker is not None:
+            self._worker.shutdown(wait=True)
+            self._worker = None
         dec, self._decoder = self._decoder, None
         if dec is not None:
             try:
@@ -492,18 +514,17 @@ def run_mixed(op: _ImageDecoder, ws: Any) -> Any:
 
 
 def _plan(
-    op: _ImageDecoder, samples: list[np.ndarray], windows: list[Any] | None
+    op: _ImageDecoder, samples: list[np.ndarray], windows: list[Any] | None, indices: range
 ) -> tuple[list[_Gpu], list[int]]:
-    """Split the batch: samples for nvImageCodec (with their regions) and samples for the CPU."""
+    """Split samples ``indices``: those for nvImageCodec (with their regions), those for the CPU."""
     from dali._exec.workspace import SampleFailure
 
     nv = nvimgcodec()
-    n = len(samples)
     orient_on = op._orientation
     out_name = op._out_name
     gpu: list[_Gpu] = []
     cpu: list[int] = []
-    for i in range(n):
+    for i in indices:
         try:
             data = op.check_encoded(samples[i])
             info = None
@@ -601,10 +622,6 @@ def _locate(g: _Gpu, cai: dict[str, Any], sc: int) -> _Decoded | None:
 
 
 def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any) -> Any:
-    import cupy as cp
-
-    from dali._tensors import TensorListGPU, _split_flat
-
     stats = mixed.stats
     t0 = time.perf_counter()
     samples = ws.inputs[0]._samples()
@@ -612,25 +629,68 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any) -> Any:
     if n == 0:
         return None
     windows = op.windows(ws, n)
-    gpu, cpu = _plan(op, samples, windows)
-    t1 = time.perf_counter()
-
-    # one batched decode; samples nvImageCodec cannot decode go to the CPU backend
+    params = mixed.params(op._out_name == "GRAY", op._orientation)
+    chunks = max(1, min(mixed.chunks, n // _MIN_CHUNK))
+    bounds = [n * c // chunks for c in range(chunks + 1)]
+    gpu: list[_Gpu] = []
+    cpu: list[int] = []
+    pending = []
+    t_plan = 0.0
+    for c in range(chunks):
+        ta = time.perf_counter()
+        g, h = _plan(op, samples, windows, range(bounds[c], bounds[c + 1]))
+        t_plan += time.perf_counter() - ta
+        gpu += g
+        cpu += h
+        if g:
+            # chunks after the first are planned while the previous one decodes
+            pending.append(mixed.submit([x.code_stream for x in g], params, stream.ptr))
     images: list[Any] = []
-    if gpu:
-        gray = op._out_name == "GRAY"
+    for fut in pending:
         try:
-            images = mixed.decoder().decode(
-                [g.code_stream for g in gpu],
-                params=mixed.params(gray, op._orientation),
-                cuda_stream=stream.ptr,
-            )
+            images += fut.result()
         except Exception as e:  # noqa: BLE001 - never fail a batch the CPU backend can decode
             _log.warning("%s: nvImageCodec batch decode failed (%s); using the CPU", op.name, e)
-            images = [None] * len(gpu)
-    mixed._inflight = images  # drops the previous batch's images (see MixedDecoder)
+            images = []
+            break
+    pending.clear()  # the futures hold the images too
     t2 = time.perf_counter()
+    cpu_time = stats["cpu"]
+    try:
+        out = _assemble(op, ws, stream, samples, windows, gpu, cpu, images)
+    finally:
+        # nvImageCodec frees an image's memory in the order of the stream it was decoded on
+        # (ours), after the conversion kernel queued above; release them now, while the stream
+        # exists, and never leave them to a traceback or the garbage collector.
+        images.clear()
+        gpu.clear()
+    t3 = time.perf_counter()
+    stats["plan"] += t_plan
+    stats["decode"] += t2 - t0 - t_plan
+    stats["convert"] += (t3 - t2) - (stats["cpu"] - cpu_time)
+    stats["batches"] += 1
+    return out
 
+
+def _assemble(
+    op: _ImageDecoder,
+    ws: Any,
+    stream: Any,
+    samples: list[np.ndarray],
+    windows: list[Any] | None,
+    gpu: list[_Gpu],
+    cpu: list[int],
+    images: list[Any],
+) -> Any:
+    """The output batch: decoded images converted by one kernel launch, CPU results copied."""
+    import cupy as cp
+
+    from dali._tensors import TensorListGPU, _split_flat
+
+    stats = op._mixed.stats
+    n = len(samples)
+    if len(images) != len(gpu):
+        images = [None] * len(gpu)
     decoded: dict[int, _Decoded] = {}
     src_c = 1 if op._out_name == "GRAY" else 3
     for g, img in zip(gpu, images):
@@ -639,9 +699,12 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any) -> Any:
             cpu.append(g.sample)
         else:
             decoded[g.sample] = d
+    stats["gpu"] += len(decoded)
+    stats["cpu_samples"] += len(cpu)
     cpu.sort()
+    ta = time.perf_counter()
     host = _cpu_samples(op, ws, samples, windows, cpu) if cpu else {}
-    t3 = time.perf_counter()
+    stats["cpu"] += time.perf_counter() - ta
 
     results: list[Any] = [decoded[i] if i in decoded else host[i] for i in range(n)]
     results = op.drop_skipped(ws, results)
@@ -677,7 +740,7 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any) -> Any:
         table = cp.asarray(np.asarray(rows, dtype=np.int64).reshape(-1, _TABLE_COLS))
         _, factor = conversion(dtype)
         mode = _MODES[op._out_name]
-        ycc = mixed.ycc(dtype) if mode == 2 else table  # unused unless YCbCr
+        ycc = op._mixed.ycc(dtype) if mode == 2 else table  # unused unless YCbCr
         blocks = min(max(1, -(-max_pix // 256)), 128)
         _convert_kernel(dtype)(
             (blocks, len(rows)),
@@ -685,15 +748,7 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any) -> Any:
             (table, flat, cp.asarray(fill), ycc, np.int32(mode), np.float32(factor)),
         )
     if len(set(shapes)) == 1:
-        out = TensorListGPU._make(flat.reshape(len(shapes), *shapes[0]), layout="HWC")
-    else:
-        out = TensorListGPU._make(_split_flat(flat, shapes), layout="HWC")
-        out._flat_buf = flat
-    stats["plan"] += t1 - t0
-    stats["decode"] += t2 - t1
-    stats["cpu"] += t3 - t2
-    stats["convert"] += time.perf_counter() - t3
-    stats["gpu"] += len(decoded)
-    stats["cpu_samples"] += len(cpu)
-    stats["batches"] += 1
+        return TensorListGPU._make(flat.reshape(len(shapes), *shapes[0]), layout="HWC")
+    out = TensorListGPU._make(_split_flat(flat, shapes), layout="HWC")
+    out._flat_buf = flat
     return out

@@ -121,13 +121,15 @@ def _int_bounds_in(dtype: np.dtype[Any], src: np.dtype[Any]) -> tuple[Any, Any] 
     return src.type(lo), src.type(hi)
 
 
-def convert_sat(xp: Any, x: Any, dtype: Any) -> Any:
+def convert_sat(xp: Any, x: Any, dtype: Any, *, truncate: bool = False) -> Any:
     """Convert an array to ``dtype`` with DALI's saturating rules (see the module docstring).
 
     Args:
         xp: numpy or CuPy.
         x: The array (any numeric or bool dtype).
         dtype: The target numpy dtype.
+        truncate: Float to integer truncates toward zero instead of rounding (what DALI's
+            crop and slice kernels do; `cast` and `crop_mirror_normalize` round).
 
     Returns:
         A new array of ``dtype`` (or ``x`` itself when it already has that dtype).
@@ -137,7 +139,11 @@ def convert_sat(xp: Any, x: Any, dtype: Any) -> Any:
     if src == dtype:
         return x
     if dtype.kind == "b":
+        if src.kind == "f":  # DALI rounds first: 0.49 -> False, 0.5 -> True, NaN -> True
+            return (xp.trunc(x) if truncate else round_half_away(xp, x)) != 0
         return x != 0
+    if truncate and src.kind == "f" and dtype.kind in "iu":
+        x = xp.trunc(x)
     if dtype.kind == "f" or src.kind == "b":
         with np.errstate(over="ignore", invalid="ignore"):  # float16 overflow gives inf
             return x.astype(dtype)
@@ -159,7 +165,7 @@ def convert_sat(xp: Any, x: Any, dtype: Any) -> Any:
         with np.errstate(invalid="ignore"):
             out = r.astype(dtype)
         if src.kind == "f":
-            out = xp.where(xp.isnan(x), dtype.type(0), out) if _may_have_nan(xp, x) else out
+            out = xp.where(xp.isnan(x), _nan_as(dtype), out) if _may_have_nan(xp, x) else out
         return out
     # 32/64-bit targets whose limits round up in the float type: clamp by masks
     r = round_half_away(xp, x)
@@ -167,7 +173,13 @@ def convert_sat(xp: Any, x: Any, dtype: Any) -> Any:
         out = xp.clip(r, lo, hi).astype(dtype)
     out = xp.where(r >= hi, dtype.type(info.max), out)
     out = xp.where(r <= lo, dtype.type(info.min), out)
-    return xp.where(xp.isnan(x), dtype.type(0), out)
+    return xp.where(xp.isnan(x), _nan_as(dtype), out)
+
+
+def _nan_as(dtype: np.dtype[Any]) -> Any:
+    """NaN converted to an integer type, as DALI 2.4 does on x86: the type's minimum for signed
+    types (INT32: -2147483648, checked by the conformance session), 0 for unsigned ones."""
+    return dtype.type(np.iinfo(dtype).min) if dtype.kind == "i" else dtype.type(0)
 
 
 def _may_have_nan(xp: Any, x: Any) -> bool:

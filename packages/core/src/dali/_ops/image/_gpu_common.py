@@ -286,4 +286,6 @@ def make_output(
         return TensorListGPU._make([], layout=layout, dtype=dtype, ndim=ndim)
     if all(s == shapes[0] for s in shapes):
         return TensorListGPU._make(flat.reshape((len(shapes), *shapes[0])), layout=layout)
-    return TensorListGPU._make(_split_flat(flat, shapes), layout=layout)
+    out = TensorListGPU._make(_split_flat(flat, shapes), layout=layout)
+    out._flat_buf = flat  # the samples are back to back: no copy when made contiguous
+    return out

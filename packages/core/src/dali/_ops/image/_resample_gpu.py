@@ -29,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -83,9 +84,7 @@ _DESC_2D = np.dtype(
 )
 
 #: The weights of one axis of one sample for the separable passes (``struct dali_axis_job``).
-_JOB = np.dtype(
-    [("axis", AXIS), ("out_size", "<i4"), ("bofs", "<i4"), ("wofs", "<i8")], align=True
-)
+_JOB = np.dtype([("axis", AXIS), ("out_size", "<i4"), ("bofs", "<i4"), ("wofs", "<i8")], align=True)
 
 #: One sample of one separable pass (``struct dali_pass_desc``).
 _PASS = np.dtype(
@@ -398,25 +397,21 @@ def filter_tables() -> Any:
 
 def axis_record(plan: _resample.AxisPlan, *, accumulate: bool) -> np.ndarray:
     """The kernels' description of one axis (float32 values as `axis_weights` computes them)."""
-    rec = np.zeros((), dtype=AXIS)
-    rec["in_size"] = plan.in_size
-    rec["scale"] = _F32(plan.scale)
+    return np.array(_axis_tuple(plan, accumulate), dtype=AXIS)
+
+
+@functools.lru_cache(maxsize=16384)
+def _axis_tuple(plan: _resample.AxisPlan, accumulate: bool) -> tuple[Any, ...]:
+    """`axis_record` as a tuple (cached: batches repeat sizes, and plans are hashable)."""
+    scale = _F32(plan.scale)
     if plan.kind == "nn":
-        rec["start"] = _F32(plan.origin)
-        rec["support"] = 1
-        rec["table"] = -1
-        rec["accumulate"] = int(accumulate)
-        return rec
-    table = _resample._TABLES[plan.kind]
-    n = table.shape[0]
+        return (_F32(plan.origin), scale, _F32(0), 1, -1, 0, plan.in_size, int(accumulate))
+    n = _resample._TABLES[plan.kind].shape[0]
     tscale = _F32(n - 1) / _F32(plan.support_len)
     anchor = _F32(plan.support_len) / _F32(2)
-    rec["start"] = _F32(plan.origin) + _F32(0.5) * _F32(plan.scale) - _F32(0.5) - anchor
-    rec["tscale"] = tscale
-    rec["support"] = max(1, math.ceil(float(_F32(n - 1) / tscale)))
-    rec["table"] = _TABLE_OFFSETS[plan.kind]
-    rec["table_n"] = n
-    return rec
+    start = _F32(plan.origin) + _F32(0.5) * scale - _F32(0.5) - anchor
+    support = max(1, math.ceil(float(_F32(n - 1) / tscale)))
+    return (start, scale, tscale, support, _TABLE_OFFSETS[plan.kind], n, plan.in_size, 0)
 
 
 # -- the batch ----------------------------------------------------------------------------------
@@ -442,7 +437,7 @@ class _Sample:
         self.zero = math.prod(shape) == 0
         self.order = _resample._axis_order(axes, plans)
         nsp = len(axes)
-        self.axes = [axis_record(p, accumulate=i < nsp - 1) for i, p in enumerate(plans)]
+        self.axes = [_axis_tuple(p, i < nsp - 1) for i, p in enumerate(plans)]
 
     @property
     def out_elements(self) -> int:
@@ -455,8 +450,8 @@ def _tile_need(smp: _Sample, tile_h: int, tile_w: int) -> int:
     a2 = 1 - a1
     t1 = min(tile_w if a1 else tile_h, smp.out_sp[a1])
     t2 = min(tile_h if a1 else tile_w, smp.out_sp[a2])
-    s1, s2 = int(smp.axes[a1]["support"]), int(smp.axes[a2]["support"])
-    scale2 = abs(float(smp.axes[a2]["scale"]))
+    s1, s2 = smp.axes[a1][3], smp.axes[a2][3]  # supports
+    scale2 = abs(float(smp.axes[a2][1]))
     lines = min(smp.in_sp[a2], math.ceil((t2 - 1) * scale2 * 1.001) + s2 + 4)
     return t1 * s1 + t2 * s2 + t1 + t2 + lines * t1 * smp.inner
 
@@ -528,28 +523,24 @@ def _run_tiled(
     out_dtype: np.dtype[Any],
 ) -> None:
     th, tw, floats = tiles
-    n = len(samples)
-    desc = np.zeros(n, dtype=_DESC_2D)
-    blocks = np.zeros(n, dtype=np.int64)
-    for i, smp in enumerate(samples):
+    rows = []
+    blocks = []
+    for smp, src, dst in zip(samples, in_ptrs.tolist(), out_ptrs.tolist()):
         (h, w), (oh, ow) = smp.in_sp, smp.out_sp
-        d = desc[i]
-        d["input"], d["output"] = in_ptrs[i], out_ptrs[i]
-        d["in_plane"], d["out_plane"] = h * w * smp.inner, oh * ow * smp.inner
-        d["planes"], d["inner"] = smp.outer, smp.inner
-        d["in_h"], d["in_w"], d["out_h"], d["out_w"] = h, w, oh, ow
-        d["tiles_y"], d["tiles_x"] = -(-oh // th), -(-ow // tw)
-        d["first"] = smp.order[0]
-        d["zero"] = int(smp.zero)
-        d["axis"][0], d["axis"][1] = smp.axes[0], smp.axes[1]
-        if smp.out_elements:
-            blocks[i] = smp.outer * int(d["tiles_y"]) * int(d["tiles_x"])
+        tiles_y, tiles_x = -(-oh // th), -(-ow // tw)
+        inner = smp.inner
+        rows.append(
+            (src, dst, h * w * inner, oh * ow * inner, smp.outer, inner, h, w, oh, ow,
+             tiles_y, tiles_x, smp.order[0], int(smp.zero), smp.axes)
+        )  # fmt: skip
+        blocks.append(smp.outer * tiles_y * tiles_x if smp.out_elements else 0)
+    desc = np.array(rows, dtype=_DESC_2D)
     starts, total = G.block_starts(blocks)
     d_desc, d_starts = G.upload(desc, starts)
     kernels[f"dali_resample_2d<{G.c_type(in_dtype)}, {G.c_type(out_dtype)}>"](
         (total,),
         (G.BLOCK,),
-        (d_desc, d_starts, np.int32(n), filter_tables(), np.int32(th), np.int32(tw),
+        (d_desc, d_starts, np.int32(len(rows)), filter_tables(), np.int32(th), np.int32(tw),
          np.int32(floats)),
         shared_mem=4 * floats,
     )  # fmt: skip
@@ -577,18 +568,14 @@ def _run_separable(
     for smp in samples:
         spots = []
         for a in range(nsp):
-            rec = np.zeros((), dtype=_JOB)
-            rec["axis"] = smp.axes[a]
-            rec["out_size"] = smp.out_sp[a]
-            rec["bofs"], rec["wofs"] = bofs, wofs
             spots.append((bofs, wofs))
             if smp.out_elements and not smp.zero:
-                jobs.append(rec)
+                jobs.append((smp.axes[a], smp.out_sp[a], bofs, wofs))
                 job_blocks.append(-(-smp.out_sp[a] // G.BLOCK))
                 bofs += smp.out_sp[a]
-                wofs += smp.out_sp[a] * int(smp.axes[a]["support"])
+                wofs += smp.out_sp[a] * smp.axes[a][3]
         where.append(spots)
-    job_arr = np.stack(jobs) if jobs else np.zeros(1, dtype=_JOB)
+    job_arr = np.array(jobs, dtype=_JOB) if jobs else np.zeros(1, dtype=_JOB)
     job_starts, job_total = G.block_starts(job_blocks or [0])
     # 2. the passes: per sample the axes go most shrinking first, like the CPU
     pass_descs = []
@@ -615,7 +602,7 @@ def _run_separable(
             d["inner"] = inner
             d["n_in"], d["n_out"] = sizes[i][a], smp.out_sp[a]
             d["bofs"], d["wofs"] = where[i][a]
-            d["support"] = int(smp.axes[a]["support"])
+            d["support"] = smp.axes[a][3]
             d["zero"] = int(smp.zero)
             if smp.zero and last:  # zeros: one flat run over the whole output
                 d["outer"], d["n_out"], d["inner"] = smp.out_elements, 1, 1

@@ -311,9 +311,7 @@ def warp_batch(
     return result
 
 
-def paste_batch(
-    tl: Any, geometry: Sequence[tuple[int, int, int, int]], fill: np.ndarray
-) -> Any:
+def paste_batch(tl: Any, geometry: Sequence[tuple[int, int, int, int]], fill: np.ndarray) -> Any:
     """Paste every uint8 HWC sample onto its canvas.
 
     Args:

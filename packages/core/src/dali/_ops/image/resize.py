@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -266,6 +267,45 @@ def axis_plans(
     ]
 
 
+@functools.lru_cache(maxsize=8192)
+def _cached_geometry(
+    in_spatial: tuple[int, ...],
+    requested: tuple[float, ...],
+    mode: str,
+    max_size: tuple[float, ...] | None,
+    roi_start: tuple[float, ...] | None,
+    roi_end: tuple[float, ...] | None,
+    roi_relative: bool,
+    subpixel_scale: bool,
+) -> tuple[tuple[int, ...], tuple[float, ...], tuple[float, ...]]:
+    """`output_geometry`, memoised: batches repeat image sizes, and it is a pure function."""
+    out_size, lo, hi = output_geometry(
+        in_spatial,
+        requested,
+        mode=mode,
+        max_size=max_size,
+        roi_start=roi_start,
+        roi_end=roi_end,
+        roi_relative=roi_relative,
+        subpixel_scale=subpixel_scale,
+    )
+    return tuple(out_size), tuple(lo), tuple(hi)
+
+
+@functools.lru_cache(maxsize=8192)
+def _cached_plans(
+    in_spatial: tuple[int, ...],
+    out_size: tuple[int, ...],
+    lo: tuple[float, ...],
+    hi: tuple[float, ...],
+    min_filter: int,
+    mag_filter: int,
+    antialias: bool,
+) -> tuple[_resample.AxisPlan, ...]:
+    """`axis_plans`, memoised (the GPU backend builds them on the executor's thread)."""
+    return tuple(axis_plans(in_spatial, out_size, lo, hi, min_filter, mag_filter, antialias))
+
+
 # -- shared by resize and random_resized_crop ----------------------------------------------------
 
 _FILTER_ARGS = [
@@ -500,19 +540,20 @@ class Resize(ResamplingMixin):
             roi_start = self._vectors(ws, "roi_start", n)
             roi_end = self._vectors(ws, "roi_end", n)
         out = []
+        max_size_key = tuple(max_size) if max_size is not None else None
         for i, shape in enumerate(shapes):
-            in_spatial = [shape[a] for a in axes]
+            in_spatial = tuple(shape[a] for a in axes)
             try:
                 out.append(
-                    output_geometry(
+                    _cached_geometry(
                         in_spatial,
-                        requested[i],
-                        mode=self.mode,
-                        max_size=max_size,
-                        roi_start=roi_start[i] if roi_start else None,
-                        roi_end=roi_end[i] if roi_end else None,
-                        roi_relative=self.arg("roi_relative"),
-                        subpixel_scale=self.arg("subpixel_scale"),
+                        tuple(requested[i]),
+                        self.mode,
+                        max_size_key,
+                        tuple(roi_start[i]) if roi_start else None,
+                        tuple(roi_end[i]) if roi_end else None,
+                        self.arg("roi_relative"),
+                        self.arg("subpixel_scale"),
                     )
                 )
             except ValueError as e:
@@ -557,7 +598,7 @@ class Resize(ResamplingMixin):
         filters = self.filters(ws)
         antialias = self.arg("antialias")
         plans = [
-            axis_plans([shape[a] for a in axes], *geom, *flt, antialias)
+            _cached_plans(tuple(shape[a] for a in axes), *geom, *flt, antialias)
             for shape, geom, flt in zip(shapes, geoms, filters)
         ]
         try:

@@ -18,9 +18,11 @@ the pipeline's CUDA stream when the iteration is scheduled: host data through on
 staging buffer, CUDA data (CuPy, torch, jax...) device to device after the stream of its
 producer (``cuda_stream``, else the caller's current stream), which then waits for the copy in
 turn, so buffers may be reused in stream order; with ``no_copy=True`` CUDA data is used in
-place (keep it unchanged until the pipeline is done with it). Each sample is identified by its index in
-the epoch (``iteration * max_batch_size + index in batch``), which keys the random numbers of
-downstream operators, so results do not depend on threads or prefetching.
+place (keep it unchanged until the pipeline is done with it).
+
+Each sample is identified by its index in the epoch (``iteration * max_batch_size + index in
+batch``), which keys the random numbers of downstream operators, so results do not depend on
+threads or prefetching.
 
 Example:
     >>> import numpy as np
@@ -731,7 +733,7 @@ class ExternalSource(Operator):
                 if cuda is not None and holds_device_data(data):
                     if producer is None:
                         producer = self.node.scalar_args.get("cuda_stream")
-                    scope.enter_context(cuda.imported(producer))
+                    scope.enter_context(cuda.imported(producer, copied=copy))
                 elif cuda is not None:
                     scope.enter_context(cuda.activate())
                 tl = make_batch(

@@ -26,8 +26,8 @@ from dali.plugin.jax._check import require_jax as _require_jax
 
 _require_jax()
 
-from dali.plugin.jax import fn  # noqa: E402
-from dali.plugin.jax._data_iterator import data_iterator  # noqa: E402
-from dali.plugin.jax._iterator import DALIGenericIterator  # noqa: E402
+from dali.plugin.jax import fn
+from dali.plugin.jax._data_iterator import data_iterator
+from dali.plugin.jax._iterator import DALIGenericIterator
 
 __all__ = ["DALIGenericIterator", "data_iterator", "fn"]

@@ -86,9 +86,9 @@ def jax_to_batch(arr: Any, *, device: str, layout: str, what: str) -> Any:
     Raises:
         TypeError: If ``arr`` is not a JAX array, is a scalar, or is on the wrong kind of device.
     """
-    import jax
-
     from dali.tensors import TensorListCPU, TensorListGPU
+
+    import jax
 
     if not isinstance(arr, jax.Array):
         raise TypeError(f"{what} must be a jax.Array, got {type(arr).__name__}.")

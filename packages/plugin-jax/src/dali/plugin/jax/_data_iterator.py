@@ -79,15 +79,15 @@ def _data_iterator_impl(
     if sharding is not None and devices is not None:
         raise ValueError("Only one of `sharding` and `devices` arguments can be provided.")
     output_map = list(output_map)
-    iterator_kwargs = dict(
-        output_map=output_map,
-        size=size,
-        reader_name=reader_name,
-        auto_reset=auto_reset,
-        last_batch_padded=last_batch_padded,
-        last_batch_policy=last_batch_policy,
-        prepare_first_batch=prepare_first_batch,
-    )
+    iterator_kwargs = {
+        "output_map": output_map,
+        "size": size,
+        "reader_name": reader_name,
+        "auto_reset": auto_reset,
+        "last_batch_padded": last_batch_padded,
+        "last_batch_policy": last_batch_policy,
+        "prepare_first_batch": prepare_first_batch,
+    }
 
     def decorate(func: Callable[..., Any]) -> Callable[..., DALIGenericIterator]:
         if getattr(func, "_is_pipeline_def", False):
@@ -106,9 +106,7 @@ def _data_iterator_impl(
                 kwargs.setdefault("device_id", 0)
                 checkpoint = checkpoints[0] if checkpoints else None
                 pipe = make_pipeline(*args, checkpoint=checkpoint, **kwargs)
-                return iterator_type(
-                    [pipe], **iterator_kwargs, pmap_compatible=pmap_compatible
-                )
+                return iterator_type([pipe], **iterator_kwargs, pmap_compatible=pmap_compatible)
 
             if "batch_size" not in kwargs:
                 raise TypeError(

@@ -40,9 +40,9 @@ from dali.plugin.jax._sharding import (
 )
 
 if TYPE_CHECKING:
-    import jax
-
     from dali.pipeline import Pipeline
+
+    import jax
 
 __all__ = ["DALIGenericIterator"]
 
@@ -173,4 +173,3 @@ class DALIGenericIterator(_DaliBaseIterator):
             else:
                 result[name] = arrays[0]
         return result
-

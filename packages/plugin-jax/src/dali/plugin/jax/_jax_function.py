@@ -56,9 +56,7 @@ def _layouts(value: Any, n: int) -> list[str | None]:
         return [value] * n
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         if len(value) != n:
-            raise _arg_error(
-                "output_layouts", f"got {len(value)} layouts for {n} output(s)."
-            )
+            raise _arg_error("output_layouts", f"got {len(value)} layouts for {n} output(s).")
         return list(value)
     raise _arg_error(
         "output_layouts", f"should be a str or a list of str (one per output), got {value!r}."
@@ -139,7 +137,9 @@ class JaxFunction(Operator):
         n = self._num_outputs
         if n == 0:
             if out is not None and not (isinstance(out, (tuple, list)) and not out):
-                raise self.error(f"the function returned {type(out).__name__}, not None, but num_outputs=0.")
+                raise self.error(
+                    f"the function returned {type(out).__name__}, not None, but num_outputs=0."
+                )
             return []
         if n == 1:
             if isinstance(out, (tuple, list)) and len(out) == 1:
@@ -150,7 +150,24 @@ class JaxFunction(Operator):
             raise self.error(f"the function should return a tuple of {n} arrays, got {got}.")
         return list(out)
 
+    def _jax_device(self, device: str, args: list[Any]) -> Any:
+        import jax
+
+        if self._global is not None:
+            return self._global[0]  # the sharding's one device in this process
+        if args:
+            return next(iter(args[0].devices()))
+        if device == "cpu":
+            return jax.devices("cpu")[0]
+        import cupy
+
+        gpus = [d for d in jax.local_devices() if d.platform == "gpu"]
+        current = cupy.cuda.Device().id
+        return next((d for d in gpus if d.local_hardware_id == current), gpus[0])
+
     def _run(self, ws: Any, device: str) -> tuple[Any, ...]:
+        import jax
+
         args = []
         for i, tl in enumerate(ws.inputs):
             try:
@@ -158,7 +175,10 @@ class JaxFunction(Operator):
             except ValueError as e:
                 raise self.error(str(e)) from e
             args.append(self._to_global(arr) if self._global is not None else arr)
-        outs = self._outputs_of(self._function(*args))
+        # Arrays the function creates (jnp.ones, ...) land with the batches: on the CPU for a
+        # CPU operator even where JAX's default backend is CUDA.
+        with jax.default_device(self._jax_device(device, args)):
+            outs = self._outputs_of(self._function(*args))
         batches = []
         for k, out in enumerate(outs):
             what = f"output {k} of the function"

@@ -128,7 +128,7 @@ def block_map(sharding: Any) -> tuple[dict[Any, int], int]:
     for ndim in range(1, _MAX_PROBE_NDIM + 1):
         try:
             index_map = sharding.devices_indices_map((n,) * ndim)
-        except (ValueError, TypeError, IndexError) as e:  # too few dimensions for this spec
+        except (ValueError, TypeError, IndexError, AssertionError) as e:  # wrong rank for it
             last = e
             continue
         spans = {d: _row_range(idx, n) for d, idx in index_map.items()}
@@ -171,7 +171,9 @@ class ShardPlan:
     owners: Mapping[int, frozenset[int]] = field(default_factory=dict)
 
     @classmethod
-    def for_sharding(cls, sharding: Any, pipeline_device_ids: Sequence[Any] | None = None) -> ShardPlan:
+    def for_sharding(
+        cls, sharding: Any, pipeline_device_ids: Sequence[Any] | None = None
+    ) -> ShardPlan:
         """One pipeline per block held by this process's devices (the `data_iterator` layout).
 
         With ``pipeline_device_ids`` (pipelines the user built, one per entry), the pipelines
@@ -230,7 +232,9 @@ class ShardPlan:
         )
 
 
-def _match_gpu_pipelines(chosen: list[Any], local: list[Any], device_ids: Sequence[Any]) -> list[Any]:
+def _match_gpu_pipelines(
+    chosen: list[Any], local: list[Any], device_ids: Sequence[Any]
+) -> list[Any]:
     """Send a GPU pipeline to the GPU it runs on when that GPU is one of the sharding's."""
     by_hw = {getattr(d, "local_hardware_id", None): d for d in local if d.platform != "cpu"}
     if not by_hw or len(device_ids) != len(chosen):
@@ -319,7 +323,10 @@ class Assembler:
             index = tuple(index) + full[len(index) - 1 :] if index else (slice(None), *full)
             r0, r1 = _row_range(index, global_shape[0])
             rest = tuple(index[1:])
-            whole = all(s == slice(None) or s.indices(n) == (0, n, 1) for s, n in zip(rest, global_shape[1:]))
+            whole = all(
+                s == slice(None) or s.indices(n) == (0, n, 1)
+                for s, n in zip(rest, global_shape[1:])
+            )
             exact = [
                 k
                 for k, (d, b) in enumerate(zip(plan.devices, plan.blocks))
@@ -347,16 +354,23 @@ class Assembler:
     def _gather(self, arrays: Sequence[jax.Array], shape: tuple[int, ...]) -> dict[int, Any]:
         """Every block of the global batch on the host, from all processes (a collective)."""
         import numpy as np
+
         from jax.experimental import multihost_utils
 
         local_blocks = sorted(self._first_pipeline_of_block)
-        local = np.stack([np.asarray(arrays[self._first_pipeline_of_block[b]]) for b in local_blocks])
+        local = np.stack(
+            [np.asarray(arrays[self._first_pipeline_of_block[b]]) for b in local_blocks]
+        )
         ids = np.asarray(local_blocks, dtype=np.int32)
         all_ids = np.asarray(multihost_utils.process_allgather(ids))
         all_data = np.asarray(multihost_utils.process_allgather(local))
         if all_ids.ndim == 1:  # a single process: nothing was stacked
             all_ids, all_data = all_ids[None], all_data[None]
-        return {int(b): all_data[p, j] for p in range(all_ids.shape[0]) for j, b in enumerate(all_ids[p])}
+        return {
+            int(b): all_data[p, j]
+            for p in range(all_ids.shape[0])
+            for j, b in enumerate(all_ids[p])
+        }
 
     def _piece(self, step: dict[str, Any], arrays: Sequence[jax.Array], gathered: Any) -> jax.Array:
         import jax
