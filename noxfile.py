@@ -95,3 +95,5 @@ def bench(session: nox.Session) -> None:
     """
     session.install("-e", f"{CORE}[image]", "nvidia-dali-cuda130==2.4.0")
     session.run("python", "benchmarks/overhead.py", *session.posargs)
+    # decode / quickstart / ResNet-50 on an ImageNet-like JPEG set (generated and cached once)
+    session.run("python", "benchmarks/image_cpu.py")

@@ -93,3 +93,20 @@ def measure_cpu() -> Iterator[list[CpuSample]]:
     if busy0 is not None and busy1 is not None and wall > 0:
         foreign = max(0.0, (busy1 - busy0 - cpu) / (wall * (os.cpu_count() or 1)))
     out.append(CpuSample(wall, cpu, foreign))
+
+
+def wait_until_quiet(max_foreign: float, timeout: float) -> bool:
+    """Wait (up to ``timeout`` s) for a second in which other processes use < ``max_foreign``.
+
+    This process must be idle meanwhile (its own CPU time is subtracted anyway). Returns False
+    on timeout or where the machine's load cannot be read.
+    """
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        with measure_cpu() as m:
+            time.sleep(1.0)
+        if m[0].foreign is None:
+            return False
+        if m[0].foreign < max_foreign:
+            return True
+    return False

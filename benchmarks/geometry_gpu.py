@@ -108,6 +108,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--reps", type=int, default=50)
     parser.add_argument("--iters", type=int, default=30)
+    parser.add_argument("--scale", type=float, default=1.0, help="image size factor (smoke tests)")
     opts = parser.parse_args()
 
     import cupy
@@ -121,7 +122,10 @@ def main() -> None:
 
     rng = np.random.default_rng(0)
     b = opts.batch
-    shapes = [(int(rng.integers(350, 451)), int(rng.integers(450, 551)), 3) for _ in range(b)]
+    k = opts.scale
+    shapes = [
+        (int(rng.integers(350, 451) * k), int(rng.integers(450, 551) * k), 3) for _ in range(b)
+    ]
     samples = [cupy.asarray(rng.integers(0, 256, s, dtype=np.uint8)) for s in shapes]
     tl = TensorListGPU._make(samples, layout="HWC")
     axes = (0, 1)

@@ -12,10 +12,14 @@ through NVIDIA DALI 2.4 in the same process. Each graph is one function that tak
    → ``resize(resize_x=224, resize_y=224)`` → ``crop_mirror_normalize`` (FLOAT16, CHW,
    ImageNet mean/std, ``mirror=fn.random.coin_flip()``).
 
-Each pipeline is warmed up, then timed over whole epochs (``--epochs`` per repeat); the
-median over ``--repeats`` repeats is reported, as images/s. The ratio column is this project
+Each sample builds a fresh pipeline, warms it up, then times whole epochs (``--epochs``); the
+median over ``--repeats`` samples is reported as images/s. The ratio column is this project
 over NVIDIA DALI (DESIGN §6 target: at least 1.5x on rows 2 and 3). The libraries alternate
-between repeats, so a slow spell of a noisy machine hits both.
+between samples, so a slow spell of a noisy machine hits both. On a shared machine, other
+processes are the main source of noise: before each sample the script waits (``--wait-quiet``)
+for them to calm down, and retries a sample during which they used more than ``--max-foreign``
+of the CPUs. The ``CPU ms/img`` columns (CPU time of all the process's threads per image) are
+the least noisy measure of how much work each library does.
 
 Run: ``python benchmarks/image_cpu.py [--images 1024] [--root DIR] [--threads 2]``
 """
@@ -34,7 +38,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 import dali
-from _common import CpuSample, load_real_dali, measure_cpu, print_columns
+from _common import CpuSample, load_real_dali, measure_cpu, print_columns, wait_until_quiet
 from dali._testing.images import make_imagenet_like
 
 BATCH = 64
@@ -138,6 +142,8 @@ def bench_row(
         for k, (_, lib) in enumerate(libs):
             if len(clean[k]) >= args.repeats:
                 continue
+            if args.wait_quiet > 0:
+                wait_until_quiet(args.max_foreign, args.wait_quiet)
             s = time_one(lib, graph, root, iterations, args)
             quiet = s.foreign is None or s.foreign <= args.max_foreign
             (clean if quiet else noisy)[k].append(s)
@@ -181,6 +187,12 @@ def main() -> None:
         type=float,
         default=0.15,
         help="retry a sample when other processes used more than this fraction of the CPUs",
+    )
+    parser.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=20.0,
+        help="before each sample, wait up to this many seconds for the other processes to calm",
     )
     args = parser.parse_args()
 

@@ -1,30 +1,39 @@
-"""Operator implementations, one module per family. Importing this package registers them all."""
+"""Operator implementations, one module per family. Importing this package registers them all.
 
-from dali._ops import (  # noqa: F401
-    conditional,
-    constant,
-    transfer,
+Each module declares its operators with `dali._graph.schema.register`; adding a family means
+adding its module to `_MODULES`. (Modules are imported by name rather than with ``from ...
+import`` so that no module attribute shadows a sub-package: ``decoders.image`` vs ``image``.)
+"""
+
+import importlib
+
+_MODULES = (
+    "conditional",
+    "constant",
+    "transfer",
+    "decoders.image",
+    "generic.cast",
+    "generic.layout",
+    "generic.metadata",
+    "generic.misc",
+    "generic.normalize",
+    "generic.slice",
+    "image.color",
+    "image.crop",
+    "image.flip",
+    "image.paste",
+    "image.random_resized_crop",
+    "image.resize",
+    "image.rotate",
+    "image.warp_affine",
+    "math.arithmetic",
+    "math.subscript",
+    "python.external_source",
+    "python.python_function",
+    "random.generators",
+    "readers.file",
 )
-from dali._ops.decoders import image  # noqa: F401
-from dali._ops.generic import (  # noqa: F401
-    cast,
-    layout,
-    metadata,
-    misc,
-    normalize,
-    slice,
-)
-from dali._ops.image import (  # noqa: F401
-    color,
-    crop,
-    flip,
-    paste,
-    random_resized_crop,
-    resize,
-    rotate,
-    warp_affine,
-)
-from dali._ops.math import arithmetic, subscript  # noqa: F401
-from dali._ops.python import external_source, python_function  # noqa: F401
-from dali._ops.random import generators  # noqa: F401
-from dali._ops.readers import file  # noqa: F401
+
+for _name in _MODULES:
+    importlib.import_module(f"{__name__}.{_name}")
+del _name
