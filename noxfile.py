@@ -97,3 +97,14 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/overhead.py", *session.posargs)
     # decode / quickstart / ResNet-50 on an ImageNet-like JPEG set (generated and cached once)
     session.run("python", "benchmarks/image_cpu.py")
+
+
+@nox.session(python=PYTHONS, name="bench-gpu", default=False)
+def bench_gpu(session: nox.Session) -> None:
+    """The GPU ResNet-50 input pipeline benchmark on one CUDA GPU (not default; needs a GPU).
+
+    Raw nvImageCodec batch decode (the ceiling), this library's pipeline and torchvision, in one
+    process on the same generated JPEGs; ``-- --sweep`` adds the ``hw_decoder_load`` sweep.
+    """
+    session.install("-e", f"{CORE}[image,cuda13]", "nvidia-nvjpeg", "torch", "torchvision")
+    session.run("python", "benchmarks/gpu_resnet.py", *session.posargs)

@@ -113,8 +113,9 @@ def main() -> None:
 
     import cupy
     from dali import fn
+    from dali._exec.rng import SampleRNG, combine
     from dali._ops.image import _resample, _resample_gpu, _warp_gpu
-    from dali._ops.image.crop_window import RandomCropParams, random_crop_window
+    from dali._ops.image.crop_window import random_crop_windows
     from dali._ops.image.paste import paste_geometry
     from dali._ops.image.resize import _cached_geometry, _cached_plans
     from dali._ops.image.rotate import rotated_canvas_size, rotation_matrix_2d
@@ -138,12 +139,12 @@ def main() -> None:
             plans.append(_cached_plans(s[:2], *geom, 1, 1, True))
         return _resample_gpu.resample_batch(tl, axes, plans, np.uint8, "HWC")
 
-    params = RandomCropParams((0.08, 1.0), (3 / 4, 4 / 3), 10)
+    crop_rng = SampleRNG(combine(0, np.arange(b)))
 
     def rrc_step() -> Any:  # what RandomResizedCrop.run_gpu does for size=(224, 224)
         plans = []
-        for i, (h, w, _) in enumerate(shapes):
-            y0, x0, ch, cw = random_crop_window(h, w, params, np.random.default_rng(i))
+        anchors, sizes = random_crop_windows(crop_rng, [s[:2] for s in shapes])
+        for (h, w, _), (y0, x0), (ch, cw) in zip(shapes, anchors.tolist(), sizes.tolist()):
             plans.append(
                 [
                     _resample.AxisPlan.make(h, 224, y0, y0 + ch, 1),

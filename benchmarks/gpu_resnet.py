@@ -92,15 +92,16 @@ def raw_decoder(load: float | None, adaptive: bool = False) -> Any:
 
 def random_windows(datas: list[np.ndarray]) -> list[tuple[int, int, int, int]]:
     """One random-crop window per image (DALI's generator), for the region-decode rows."""
-    from dali._ops.image.crop_window import RandomCropParams, random_crop_window
+    from dali._exec.rng import SampleRNG, combine
+    from dali._ops.image.crop_window import random_crop_windows
     from nvidia import nvimgcodec as nv
 
-    params = RandomCropParams((0.08, 1.0), (3 / 4, 4 / 3), 10)
-    out = []
-    for i, d in enumerate(datas):
+    shapes = []
+    for d in datas:
         cs = nv.CodeStream(d)
-        out.append(random_crop_window(cs.height, cs.width, params, np.random.default_rng(i)))
-    return out
+        shapes.append((cs.height, cs.width))
+    anchors, sizes = random_crop_windows(SampleRNG(combine(0, np.arange(len(datas)))), shapes)
+    return [(y, x, h, w) for (y, x), (h, w) in zip(anchors.tolist(), sizes.tolist())]
 
 
 def raw_rate(dec: Any, datas: list[np.ndarray], windows: Any, seconds: float) -> float:
@@ -219,15 +220,12 @@ def dali_rate(pipe: Any, seconds: float, epoch: int) -> tuple[float, dict[str, f
 
 
 def operator_alone(
-    root: Path, threads: int, datas: list[np.ndarray], kind: str, chunks: int, seconds: float
+    root: Path, threads: int, datas: list[np.ndarray], kind: str, seconds: float
 ) -> tuple[float, dict[str, float]]:
     """The mixed decoder operator alone on preloaded bytes (no reader, no other operator)."""
     from dali._exec.workspace import BatchMeta, Workspace
-    from dali._ops.decoders import _nvimgcodec
     from dali._tensors import TensorListCPU
 
-    default = _nvimgcodec.DECODE_CHUNKS
-    _nvimgcodec.DECODE_CHUNKS = chunks
     pipe = dali_pipeline(root, threads, kind)
     try:
         step_info = pipe._plan.by_name["dec"]
@@ -249,30 +247,25 @@ def operator_alone(
         return r, dict(impl._mixed.stats)
     finally:
         pipe.close()
-        _nvimgcodec.DECODE_CHUNKS = default
 
 
 def plan_costs(datas: list[np.ndarray]) -> str:
     """Microseconds per sample of each piece of the decoder's host work (one thread, no GIL war)."""
     from dali._exec.rng import SampleRNG, combine
     from dali._ops.decoders import _nvimgcodec
-    from dali._ops.image.crop_window import RandomCropParams, random_crop_window
+    from dali._ops.image.crop_window import random_crop_windows
     from nvidia import nvimgcodec as nv
 
     sample = datas[:BATCH]
     rng = SampleRNG(combine(7, np.arange(BATCH)))
-    params = RandomCropParams((0.08, 1.0), (3 / 4, 4 / 3), 10)
     infos = [_nvimgcodec.jpeg_info(d) for d in sample]
-    gens = [rng.generator(i) for i in range(BATCH)]
+    shapes = [(f.height, f.width) for f in infos]
     css = [nv.CodeStream(d) for d in sample]
-    wins = [random_crop_window(f.height, f.width, params, g) for f, g in zip(infos, gens)]
+    anchors, sizes = random_crop_windows(rng, shapes)
+    wins = [(y, x, h, w) for (y, x), (h, w) in zip(anchors.tolist(), sizes.tolist())]
     pieces = {
         "jpeg_info": lambda: [_nvimgcodec.jpeg_info(d) for d in sample],
-        "rng.generator(i)": lambda: [rng.generator(i) for i in range(BATCH)],
-        "random_crop_window": lambda: [
-            random_crop_window(f.height, f.width, params, rng.generator(i))
-            for i, f in enumerate(infos)
-        ],
+        "random_crop_windows (one call per batch)": lambda: random_crop_windows(rng, shapes),
         "CodeStream(data)": lambda: [nv.CodeStream(d) for d in sample],
         "get_sub_code_stream": lambda: [
             c.get_sub_code_stream(region=nv.Region(y, x, y + h, x + w))
@@ -286,7 +279,7 @@ def plan_costs(datas: list[np.ndarray]) -> str:
         for _ in range(5):
             fn()
         out.append(f"{name} {1e6 * (time.perf_counter() - t0) / (5 * BATCH):.1f}")
-    return "host work per sample (us): " + ", ".join(out) + " (random_crop_window includes rng)"
+    return "host work per sample (us): " + ", ".join(out)
 
 
 def reader_rate(root: Path, threads: int, seconds: float) -> float:
@@ -451,22 +444,20 @@ def main() -> None:
 
     print(attempt("plan costs", lambda: plan_costs(datas)))
     print("\nthe mixed decoder operator alone (preloaded bytes, no reader), img/s:")
+    alone: dict[str, float | None] = {}
     for kind, name in (("decode", "decoders.image"), ("crop", "image_random_crop")):
-        for chunks in (1, 2):
-            got = attempt(
-                f"alone {kind}",
-                lambda kind=kind, chunks=chunks: operator_alone(
-                    root, args.threads, datas, kind, chunks, secs
-                ),
+        got = attempt(
+            f"alone {kind}",
+            lambda kind=kind: operator_alone(root, args.threads, datas, kind, secs),
+        )
+        alone[kind] = None if got is None else got[0]
+        if got is not None:
+            r, st = got
+            b = max(st["batches"], 1)
+            print(
+                f"  {name:<18} {r:>6.0f}; ms/batch plan {1e3 * st['plan'] / b:.2f}, decode "
+                f"wait {1e3 * st['decode'] / b:.2f}, convert {1e3 * st['convert'] / b:.2f}"
             )
-            if got is not None:
-                r, st = got
-                b = max(st["batches"], 1)
-                print(
-                    f"  {name:<18} chunks {chunks}: {r:>6.0f}; ms/batch plan "
-                    f"{1e3 * st['plan'] / b:.2f}, decode wait {1e3 * st['decode'] / b:.2f}, "
-                    f"convert {1e3 * st['convert'] / b:.2f}"
-                )
 
     rows: list[tuple[str, float | None]] = []
     ceiling = attempt("raw", lambda: raw_rate(raw_decoder(None), datas, None, secs))
@@ -478,6 +469,8 @@ def main() -> None:
             attempt("raw roi", lambda: raw_rate(raw_decoder(load), datas, windows, secs)),
         )
     )
+    rows.append(("dali decoders.image mixed, operator alone", alone.get("decode")))
+    rows.append(("dali image_random_crop mixed, operator alone", alone.get("crop")))
     rows.append(
         (
             "dali readers.file alone (CPU stage)",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 
-import numpy as np
+from _show import save_grid
 from dali import fn, pipeline_def
 from dali._testing.images import make_image_tree
 
@@ -24,19 +24,6 @@ def simple_pipeline(image_dir: str, device: str):
     images = fn.decoders.image(jpegs, device=device)
     images = fn.resize(images, resize_x=256, resize_y=256)
     return images, labels
-
-
-def save_grid(images: np.ndarray, path: str, columns: int = 4) -> None:
-    """Save a batch of HWC uint8 images as one picture (the tutorial's show_image)."""
-    from PIL import Image
-
-    n, h, w, c = images.shape
-    rows = (n + columns - 1) // columns
-    grid = np.zeros((rows * h, columns * w, c), dtype=np.uint8)
-    for j in range(n):
-        r, col = divmod(j, columns)
-        grid[r * h : (r + 1) * h, col * w : (col + 1) * w] = images[j]
-    Image.fromarray(grid).save(path)
 
 
 def main() -> None:

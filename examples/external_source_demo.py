@@ -13,6 +13,7 @@ import argparse
 
 import dali.math as dmath
 import numpy as np
+from _show import save_grid
 from dali import fn, pipeline_def, types
 
 BATCH = 8
@@ -49,19 +50,6 @@ def demo_pipeline():
     brightness = fn.random.uniform(range=(0.6, 1.4))
     images = dmath.clamp(images * brightness, 0.0, 255.0)
     return images, labels
-
-
-def save_grid(images: np.ndarray, path: str, columns: int = 4) -> None:
-    """Save a batch of HWC images as one picture (the tutorial's show_image)."""
-    from PIL import Image
-
-    n, h, w, c = images.shape
-    rows = (n + columns - 1) // columns
-    grid = np.zeros((rows * h, columns * w, c), dtype=np.uint8)
-    for j in range(n):
-        r, col = divmod(j, columns)
-        grid[r * h : (r + 1) * h, col * w : (col + 1) * w] = images[j]
-    Image.fromarray(grid).save(path)
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from dali import fn, types
 from dali._dtypes import DALIDataType
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.math.arithmetic import promote, result_dtype
+from dali._ops.math._promotion import promote, result_dtype
 from dali._tensors import TensorListCPU
 
 

@@ -169,8 +169,8 @@ def test_color_without_opencv_matches(monkeypatch):
     with_cv2 = _run(build, batch_size=3)
     import importlib
 
-    crop_module = importlib.import_module("dali._ops.image.crop")
-    monkeypatch.setattr(crop_module, "_CV2", [None])  # as if OpenCV were missing
+    common = importlib.import_module("dali._ops.image._common")
+    monkeypatch.setattr(common, "_CV2", [None])  # as if OpenCV were missing
     without = _run(build, batch_size=3)
     for k, (a, b) in enumerate(zip(with_cv2, without)):
         diff = np.abs(a.as_array().astype(np.float64) - b.as_array().astype(np.float64))

@@ -331,8 +331,8 @@ def test_cmn_without_opencv_matches(monkeypatch):
     with_cv2 = _run(build, batch_size=6)
     import importlib
 
-    crop_module = importlib.import_module("dali._ops.image.crop")
-    monkeypatch.setattr(crop_module, "_CV2", [None])  # as if OpenCV were missing
+    common = importlib.import_module("dali._ops.image._common")
+    monkeypatch.setattr(common, "_CV2", [None])  # as if OpenCV were missing
     without = _run(build, batch_size=6)
     for a, b in zip(with_cv2, without):
         np.testing.assert_array_equal(a.as_array(), b.as_array())

@@ -20,9 +20,11 @@ Image = pytest.importorskip("PIL.Image")
 ImageOps = pytest.importorskip("PIL.ImageOps")
 
 from dali import fn, ops, pipeline_def, types
+from dali._exec.rng import SampleRNG, combine
 from dali._graph.schema import get_schema
 from dali._ops.decoders import _codecs
-from dali._ops.image.crop_window import RandomCropParams, random_crop_window
+from dali._ops.decoders.image import header_shapes
+from dali._ops.image.crop_window import RandomCropParams, random_crop_windows
 from dali._testing.images import (
     make_edge_cases,
     make_image_tree,
@@ -706,6 +708,65 @@ def test_random_crop_arguments(tree: list[Path]) -> None:
         run_files(f, "image_random_crop", num_attempts=0)
 
 
+def test_header_shapes_predict_the_decoded_sizes(tree, edge, extra) -> None:
+    files = [*tree, *edge.values(), *extra.values()]
+    samples = [np.fromfile(f, dtype=np.uint8) for f in files]
+    for orient in (True, False):
+        shapes = header_shapes(samples, orient).tolist()  # broken files do not raise here
+        broken = (edge["corrupt"], edge["truncated"], extra["thumb_truncated.jpg"])
+        for path, data, shape in zip(files, samples, shapes):
+            try:
+                fmt = _codecs.sniff(data)
+            except _codecs.DecodeError:  # empty, text, GIF
+                fmt = None
+            if fmt not in ("jpeg", "png"):
+                assert shape == [-1, -1], path
+                continue
+            if path in broken:
+                continue
+            assert shape != [-1, -1], path
+            decoded = list(_codecs.decode(data, "rgb", orientation=orient).shape[:2])
+            if orient and path == extra["exif6.png"]:
+                # a PNG's hint is its stored size: the window is computed for the decoded one
+                assert shape == decoded[::-1]
+            else:
+                assert shape == decoded, path
+
+
+def test_random_windows_do_not_depend_on_the_size_hint(tree) -> None:
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None, seed=1)
+    def pipe():
+        jpegs, _ = fn.readers.file(files=[str(tree[0])])
+        return fn.decoders.image_random_crop(jpegs, name="dec")
+
+    p = pipe()
+    p.build()
+    impl = p._plan.by_name["dec"].impl
+
+    class Ws:
+        rng = SampleRNG(combine(5, np.arange(4)))
+
+    hints = np.array([(60, 40), (36, 52), (-1, -1), (100, 100)])
+    hinted = impl.windows(Ws, 4, hints)
+    unhinted = impl.windows(Ws, 4, None)
+    # the last hint is wrong (the decoded size wins)
+    for i, (H, W) in enumerate([(60, 40), (36, 52), (70, 30), (90, 120)]):
+        a, s = random_crop_windows(Ws.rng.subset([i]), [(H, W)])
+        want = (*a[0].tolist(), *s[0].tolist())
+        assert hinted[i](H, W) == unhinted[i](H, W) == want
+
+
+def test_random_crop_of_every_format_is_independent_of_batching(edge, extra) -> None:
+    # JPEG and PNG windows come from the header sizes, the others' from the decoded size
+    files = [extra["exif6.jpg"], extra["exif6.png"], extra["q95.jpg"], edge["png_rgb"]]
+    files += [extra["lzw.tiff"], edge["bmp"], extra["rgba.webp"], extra["exif3.jpg"]]
+    a = run_files(files, "image_random_crop", seed=5, batch_size=8)
+    b = run_files(files, "image_random_crop", seed=5, batch_size=3, num_threads=1)
+    for path, x, y in zip(files, a, b):
+        assert np.array_equal(x, y), path
+        assert find_window(decode1(path), x) is not None, path
+
+
 class _Op:
     """A stand-in operator for `RandomCropParams.from_op`."""
 
@@ -724,41 +785,46 @@ class _Op:
         return ValueError(f"{name}: {msg}")
 
 
+def _windows(shapes, params: RandomCropParams, seed: int = 0) -> np.ndarray:
+    """``(n, 4)`` windows ``y, x, h, w`` of ``shapes`` for samples 0..n-1 of ``seed``."""
+    rng = SampleRNG(combine(seed, np.arange(len(shapes))))
+    a, s = random_crop_windows(rng, shapes, params.area, params.aspect_ratio, params.num_attempts)
+    return np.concatenate([a, s], axis=1)
+
+
 def test_crop_window_generator_properties() -> None:
     params = RandomCropParams.from_op(_Op())
-    rng = np.random.default_rng(0)
-    areas = []
-    for i in range(21):  # the sizes of the reference's 21 test images
-        H, W = tree_image_size(i)
-        for _ in range(200):
-            y, x, h, w = random_crop_window(H, W, params, rng)
-            assert 0 <= y <= H - h and 0 <= x <= W - w
-            assert 0.75 <= np.float32(w) / np.float32(h) <= np.float32(4 / 3)
-            areas.append(h * w / (H * W))
+    # the sizes of the reference's 21 test images, 2000 samples each
+    shapes = np.repeat([tree_image_size(i) for i in range(21)], 2000, axis=0)
+    win = _windows(shapes, params)
+    H, W = shapes.T
+    y, x, h, w = win.T
+    assert np.all((0 <= y) & (y <= H - h) & (0 <= x) & (x <= W - w))
+    r = w.astype(np.float32) / h.astype(np.float32)
+    assert np.all((np.float32(0.75) <= r) & (r <= np.float32(4 / 3)))
+    areas = h * w / (H * W)
     # the mean DALI was observed to give on them is about 0.385 (reference §10)
-    assert 0.36 < np.mean(areas) < 0.41
-    assert min(areas) >= 0.07
-    # the same generator state gives the same window
-    assert random_crop_window(375, 500, params, np.random.default_rng(5)) == random_crop_window(
-        375, 500, params, np.random.default_rng(5)
-    )
+    assert 0.375 < areas.mean() < 0.395
+    assert areas.min() >= 0.07
+    # the same sample identity gives the same window
+    np.testing.assert_array_equal(_windows(shapes[:50], params), win[:50])
 
 
 def test_crop_window_degenerate_images() -> None:
     params = RandomCropParams.from_op(_Op())
-    rng = np.random.default_rng(1)
     # too wide for any allowed aspect ratio: full height, width int(4 * 4/3) = 5
-    for _ in range(20):
-        y, x, h, w = random_crop_window(4, 800, params, rng)
-        assert (y, h, w) == (0, 4, 5) and 0 <= x <= 795
-    for _ in range(20):  # too tall: full width, height int(4 / 0.75) = 5
-        y, x, h, w = random_crop_window(800, 4, params, rng)
-        assert (x, h, w) == (0, 5, 4)
-    assert random_crop_window(1, 1, params, rng) == (0, 0, 1, 1)
-    assert random_crop_window(0, 5, params, rng) == (0, 0, 0, 0)
+    y, x, h, w = _windows([(4, 800)] * 20, params, seed=1).T
+    assert np.all((y == 0) & (h == 4) & (w == 5) & (x <= 795)) and len(set(x)) > 1
+    y, x, h, w = _windows([(800, 4)] * 20, params, seed=1).T  # too tall: height int(4 / 0.75)
+    assert np.all((x == 0) & (h == 5) & (w == 4))
+    assert _windows([(1, 1), (0, 5), (5, 0)], params).tolist() == [
+        [0, 0, 1, 1],
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+    ]
     # no attempt can succeed (area 1.0 with a 2:1 image and ratio 1): the fallback window
     p = RandomCropParams.from_op(_Op(random_area=(1.0, 1.0), random_aspect_ratio=(1.0, 1.0)))
-    assert random_crop_window(50, 100, p, rng)[2:] == (50, 50)
+    assert _windows([(50, 100)], p)[0, 2:].tolist() == [50, 50]
 
 
 def test_crop_window_params_validation() -> None:

@@ -117,14 +117,16 @@ def test_rrc_output_is_exactly_size():
 
 def test_rrc_crops_the_generated_window_and_resizes_it(monkeypatch):
     windows = {}
-    real = rrc_module.random_crop_window
+    real = rrc_module.random_crop_windows
 
-    def spy(h, w, params, rng):
-        win = real(h, w, params, rng)
-        windows.setdefault((h, w), win)  # the first iteration (the executor runs ahead)
-        return win
+    def spy(source, shapes, *args, **kw):
+        anchors, sizes = real(source, shapes, *args, **kw)
+        for (h, w), a, s in zip(np.asarray(shapes).tolist(), anchors, sizes):
+            # the first iteration (the executor runs ahead)
+            windows.setdefault((h, w), (*a.tolist(), *s.tolist()))
+        return anchors, sizes
 
-    monkeypatch.setattr(rrc_module, "random_crop_window", spy)
+    monkeypatch.setattr(rrc_module, "random_crop_windows", spy)
     imgs = [_image(40, 60), _image(50, 70, seed=1)]
     for interp in (types.INTERP_LINEAR, types.INTERP_CUBIC, types.INTERP_NN):
         windows.clear()
@@ -176,13 +178,15 @@ def test_rrc_layouts_dtype_and_sequences(monkeypatch):
     assert f.dtype == np.float32 and np.abs(f - hwc).max() <= 1.0
     frames = np.stack([img, img[::-1].copy(), img[:, ::-1].copy()])
     calls = []
-    real = rrc_module.random_crop_window
+    real = rrc_module.random_crop_windows
     monkeypatch.setattr(
-        rrc_module, "random_crop_window", lambda *a: calls.append(a[:2]) or real(*a)
+        rrc_module,
+        "random_crop_windows",
+        lambda src, shapes, *a: calls.append(np.asarray(shapes).tolist()) or real(src, shapes, *a),
     )
     seq = run1(lambda x: fn.random_resized_crop(x, size=(10, 12)), frames, "FHWC")
     assert seq.shape == (3, 10, 12, 3)
-    assert calls[0] == (40, 60)  # one window per sequence (per iteration)
+    assert calls[0] == [[40, 60]]  # one window per sequence, one call per batch (iteration)
     assert len(calls) <= 2  # the executor may run one iteration ahead
     one = run1(lambda x: fn.random_resized_crop(x, size=(10, 12)), frames[:1].copy(), "FHWC")
     np.testing.assert_array_equal(seq[0], one[0])

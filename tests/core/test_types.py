@@ -9,7 +9,8 @@ import sys
 import numpy as np
 import pytest
 from dali import types
-from dali._dtypes import _constant_array, dali_dtype, np_dtype, type_name
+from dali._constants import _constant_array
+from dali._dtypes import dali_dtype, np_dtype, type_name
 from dali.types import (
     BatchInfo,
     Constant,

@@ -13,15 +13,14 @@ Example:
 
 from __future__ import annotations
 
+from dali._constants import Constant, ScalarConstant
 from dali._dtypes import (
     BatchInfo,
-    Constant,
     DALIDataType,
     DALIImageType,
     DALIInterpType,
     PipelineAPIType,
     SampleInfo,
-    ScalarConstant,
     TensorLayout,
     to_dali_type,
     to_numpy_type,

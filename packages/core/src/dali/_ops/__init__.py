@@ -20,6 +20,7 @@ _MODULES = (
     "generic.slice",
     "image.color",
     "image.crop",
+    "image.crop_mirror_normalize",
     "image.flip",
     "image.paste",
     "image.random_resized_crop",

@@ -1,4 +1,9 @@
-"""The `Pipeline`: graph definition, build, and the run/schedule API of DALI (§1.1–1.3)."""
+"""The `Pipeline`: graph definition, build, and the run/schedule API of DALI (§1.1–1.3).
+
+Its self-contained helpers are siblings: `arguments` (the constructor's checks), `properties`
+(the read-only settings, a mixin), `outputs` (the graph outputs and the checks of every
+iteration's batches) and `scheduling` (the iteration counters, asking the Python sources).
+"""
 
 from __future__ import annotations
 
@@ -10,12 +15,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from dali._exec.executor import Executor, IterationRequest
+from dali._exec.executor import Executor
 from dali._graph import context
 from dali._graph.build import BuildError, Plan, build_plan
 from dali._graph.node import DataNode, OpNode
+from dali._pipeline.arguments import (
+    check_batch_settings,
+    check_memory_limit,
+    check_output_spec,
+    normalize_depth,
+)
+from dali._pipeline.outputs import normalize_outputs, validate_outputs
+from dali._pipeline.properties import PipelineProperties
+from dali._pipeline.scheduling import ScheduleState, fetch_sources
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -41,52 +53,7 @@ class PipelineInfo:
     cuda: Any = None
 
 
-def _normalize_depth(depth: Any, exec_async: bool) -> tuple[int, int, bool]:
-    if isinstance(depth, dict):
-        if not exec_async:
-            raise ValueError(
-                "`prefetch_queue_depth` given as a dict (separated queues) requires exec_async=True"
-            )
-        try:
-            return int(depth["cpu_size"]), int(depth["gpu_size"]), True
-        except KeyError as e:
-            raise ValueError(
-                f"`prefetch_queue_depth` dict needs 'cpu_size' and 'gpu_size', missing {e}"
-            ) from None
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
-        raise TypeError(
-            f"`prefetch_queue_depth` must be an int or a dict with 'cpu_size' and 'gpu_size', "
-            f"got {type(depth).__name__}"
-        )
-    if depth < 1:
-        raise ValueError(f"`prefetch_queue_depth` must be at least 1, got {depth}")
-    return int(depth), int(depth), False
-
-
-def _check_output_spec(value: Any, name: str, kind: Any) -> Any:
-    from dali import types
-
-    if value is None:
-        return None
-    seq = value if isinstance(value, (list, tuple)) else None
-    items = seq if seq is not None else [value]
-    for v in items:
-        if v is None:
-            continue
-        if kind == "dtype":
-            if not isinstance(v, (types.DALIDataType, int)) or isinstance(v, bool):
-                raise TypeError(f"`{name}` entries must be dali.types.DALIDataType, got {v!r}")
-            if int(v) == int(types.NO_TYPE):
-                raise ValueError(f"`{name}` cannot be NO_TYPE; use None for 'any type'")
-        elif kind == "ndim":
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise TypeError(f"`{name}` entries must be non-negative ints, got {v!r}")
-        elif not isinstance(v, str):
-            raise TypeError(f"`{name}` entries must be layout strings, got {v!r}")
-    return list(items) if seq is not None else value
-
-
-class Pipeline:
+class Pipeline(PipelineProperties):
     """A graph of operators that produces batches ahead of the training loop.
 
     Define the graph with ``with pipe: ... pipe.set_outputs(...)``, by overriding
@@ -173,7 +140,7 @@ class Pipeline:
         self._resolved_seed = seed if seed is not None else secrets.randbits(63)
         self._exec_pipelined = bool(exec_pipelined)
         self._exec_async = bool(exec_async)
-        cpu_q, gpu_q, separated = _normalize_depth(prefetch_queue_depth, self._exec_async)
+        cpu_q, gpu_q, separated = normalize_depth(prefetch_queue_depth, self._exec_async)
         self._prefetch_queue_depth = prefetch_queue_depth
         self._cpu_queue_size, self._gpu_queue_size = cpu_q, gpu_q
         self._exec_separated = separated
@@ -192,19 +159,11 @@ class Pipeline:
         self._py_callback_pickler = py_callback_pickler
         self._stream_policy = stream_policy
         self._concurrency = concurrency
-        self._output_dtype = _check_output_spec(output_dtype, "output_dtype", "dtype")
-        self._output_ndim = _check_output_spec(output_ndim, "output_ndim", "ndim")
-        self._output_layout = _check_output_spec(output_layout, "output_layout", "layout")
-        for what, limit in (
-            ("device_memory_limit", device_memory_limit),
-            ("pinned_memory_limit", pinned_memory_limit),
-        ):
-            if limit is not None and (
-                isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 0
-            ):
-                raise ValueError(
-                    f"`{what}` must be a number of bytes (>= 0) or None, got {limit!r}"
-                )
+        self._output_dtype = check_output_spec(output_dtype, "output_dtype", "dtype")
+        self._output_ndim = check_output_spec(output_ndim, "output_ndim", "ndim")
+        self._output_layout = check_output_spec(output_layout, "output_layout", "layout")
+        check_memory_limit("device_memory_limit", device_memory_limit)
+        check_memory_limit("pinned_memory_limit", pinned_memory_limit)
         self._cuda: Any = None
         if self._device_id is not None:
             from dali._exec.device import CudaContext
@@ -227,101 +186,10 @@ class Pipeline:
         self._broken: BaseException | None = None
         self._api_type: str | None = None
         self._api_check = True
-        # scheduling state (see schedule_run)
-        self._epoch = 0
-        self._sched_iter = 0
-        self._stream_pos = 0
-        self._first_scheduled = False
-        self._in_flight = 0
-        self._end_of_data = False
+        self._sched = ScheduleState()  # (see schedule_run)
         self._py_pool: Any = None
 
-    # -- properties (DALI §1.1) ------------------------------------------------------------
-    @property
-    def max_batch_size(self) -> int | None:
-        return self._max_batch_size
-
-    @property
-    def batch_size(self) -> int | None:
-        warnings.warn("batch_size is deprecated, please use max_batch_size instead", Warning, 2)
-        return self._max_batch_size
-
-    @property
-    def num_threads(self) -> int | None:
-        return self._num_threads
-
-    @property
-    def device_id(self) -> int | None:
-        return self._device_id
-
-    @property
-    def seed(self) -> int | None:
-        return self._seed
-
-    @property
-    def exec_pipelined(self) -> bool:
-        return self._exec_pipelined
-
-    @property
-    def exec_async(self) -> bool:
-        return self._exec_async
-
-    @property
-    def exec_dynamic(self) -> bool | None:
-        return self._exec_dynamic
-
-    @property
-    def exec_separated(self) -> bool:
-        return self._exec_separated
-
-    @property
-    def stream_policy(self) -> Any:
-        return self._stream_policy
-
-    @property
-    def concurrency(self) -> Any:
-        return self._concurrency
-
-    @property
-    def set_affinity(self) -> bool:
-        return self._set_affinity
-
-    @property
-    def max_streams(self) -> int:
-        return -1
-
-    @property
-    def prefetch_queue_depth(self) -> Any:
-        return self._prefetch_queue_depth
-
-    @property
-    def cpu_queue_size(self) -> int:
-        return self._cpu_queue_size
-
-    @property
-    def gpu_queue_size(self) -> int:
-        return self._gpu_queue_size
-
-    @property
-    def default_cuda_stream_priority(self) -> int:
-        return 0
-
-    @property
-    def enable_memory_stats(self) -> bool:
-        return self._enable_memory_stats
-
-    @property
-    def py_num_workers(self) -> int:
-        return self._py_num_workers
-
-    @property
-    def py_start_method(self) -> str:
-        return self._py_start_method
-
-    @property
-    def is_restored_from_checkpoint(self) -> bool:
-        return False
-
+    # -- properties that need the graph (the others: `PipelineProperties`) ---------------
     @property
     def num_outputs(self) -> int:
         self.build()
@@ -393,43 +261,7 @@ class Pipeline:
         if self._built:
             raise RuntimeError("Cannot set the outputs of a pipeline that was already built.")
         with self:
-            self._graph_outputs = self._normalize_outputs(list(outputs))
-
-    def _normalize_outputs(self, outputs: Any) -> list[DataNode]:
-        from dali._graph.trace import constant_node
-        from dali.types import ScalarConstant
-
-        if outputs is None:
-            return []
-        if isinstance(outputs, tuple):
-            outputs = list(outputs)
-        if not isinstance(outputs, list):
-            outputs = [outputs]
-        result = []
-        for i, out in enumerate(outputs):
-            if isinstance(out, DataNode):
-                result.append(out)
-            elif isinstance(out, (list, tuple)) and any(isinstance(x, DataNode) for x in out):
-                raise TypeError(
-                    f"Illegal pipeline output type: output {i} is a nested list of DataNodes. "
-                    f"Missing list/tuple expansion (*) of the output?"
-                )
-            elif isinstance(out, ScalarConstant):
-                from dali._dtypes import np_dtype
-
-                result.append(constant_node(np.asarray(out.value, dtype=np_dtype(out.dtype))))
-            else:
-                arr = np.asarray(out)
-                if arr.dtype == np.float64:
-                    arr = arr.astype(np.float32)
-                elif arr.dtype == np.int64:
-                    arr = arr.astype(np.int32)
-                elif arr.dtype == np.uint64:
-                    arr = arr.astype(np.uint32)
-                elif arr.dtype.kind not in "biuf":
-                    raise TypeError(f"Illegal pipeline output {i}: {type(out).__name__}")
-                result.append(constant_node(arr))
-        return result
+            self._graph_outputs = normalize_outputs(list(outputs))
 
     # -- build -----------------------------------------------------------------------------
     def _info(self) -> PipelineInfo:
@@ -450,24 +282,11 @@ class Pipeline:
         """Validate and freeze the graph (called automatically; idempotent)."""
         if self._built:
             return
-        if self._max_batch_size is None:
-            raise ValueError("The batch size must be set.")
-        if isinstance(self._max_batch_size, bool) or not isinstance(
-            self._max_batch_size, (int, np.integer)
-        ):
-            raise TypeError(f"batch_size must be an int, got {self._max_batch_size!r}")
-        if self._max_batch_size < 1:
-            raise ValueError(f"The batch size must be positive, got {self._max_batch_size}")
-        if self._num_threads is None:
-            raise TypeError(
-                "num_threads must be set (the number of CPU worker threads, at least 1)"
-            )
-        if self._num_threads < 1:
-            raise ValueError(f"num_threads must be at least 1, got {self._num_threads}")
+        check_batch_settings(self._max_batch_size, self._num_threads)
         if self._graph_outputs is None:
             with self:
                 outs = self.define_graph()
-                self._graph_outputs = self._normalize_outputs(outs)
+                self._graph_outputs = normalize_outputs(outs)
         plan = build_plan(
             self._graph_outputs, self._ops, pipeline_info=self._info(), seed=self._resolved_seed
         )
@@ -530,54 +349,32 @@ class Pipeline:
             ) from self._broken
 
     def _schedule_one(self) -> None:
-        if self._end_of_data:
+        sched = self._sched
+        if sched.end_of_data:
             return
         assert self._plan is not None
         self.iter_setup()
-        fed: dict[int, Any] = {}
-        ended = False
-        # Every source is asked, as DALI does, even when an earlier one reports end of data.
-        for step in self._plan.callback_sources:
-            try:
-                fed[self._source_index[id(step)]] = step.impl.fetch(self._sched_iter, self._epoch)
-            except StopIteration:
-                ended = True
-        if ended:
-            self._end_of_data = True
+        fed = fetch_sources(self._plan, self._source_index, sched.iteration, sched.epoch)
+        if fed is None:
+            sched.end_of_data = True
             return
-        batch_sizes = {len(m) for _, m in fed.values()}
-        if len(batch_sizes) > 1:
-            raise RuntimeError(
-                "The Python sources of the pipeline returned batches of different sizes in "
-                f"iteration {self._sched_iter}: {sorted(batch_sizes)}"
-            )
-        req = IterationRequest(
-            iteration=self._sched_iter,
-            epoch=self._epoch,
-            fed=fed,
-            max_batch_size=self._max_batch_size or 0,
-            stream_start=self._stream_pos,
-        )
-        self._start().submit(req)
-        self._sched_iter += 1
-        self._stream_pos += self._max_batch_size or 0
-        self._in_flight += 1
+        batch_size = self._max_batch_size or 0
+        self._start().submit(sched.request(fed, batch_size))
+        sched.submitted(batch_size)
 
     def _schedule(self) -> None:
         self.build()
         self._check_valid()
-        n = 1 if self._first_scheduled else self._cpu_queue_size
-        self._first_scheduled = True
-        for _ in range(n):
+        for _ in range(self._sched.count(self._cpu_queue_size)):
             self._schedule_one()
 
     def _outputs(self, cuda_stream: Any = None) -> tuple[Any, ...]:
         self._check_valid()
-        if self._in_flight == 0:
-            if self._end_of_data:
+        if self._sched.in_flight == 0:
+            if self._sched.end_of_data:
                 raise StopIteration
             raise RuntimeError("No iteration was scheduled: call schedule_run() first.")
-        self._in_flight -= 1
+        self._sched.in_flight -= 1
         try:
             out = self._start().get()
         except StopIteration:
@@ -585,7 +382,7 @@ class Pipeline:
         except BaseException as e:
             self._broken = e
             raise
-        self._validate_outputs(out)
+        validate_outputs(out, self._output_dtype, self._output_ndim, self._output_layout)
         if cuda_stream is not None:
             from dali._exec.device import stream_ptr
             from dali._tensors import _order_after
@@ -594,34 +391,6 @@ class Pipeline:
             for tl in out:
                 _order_after(tl, ptr, keep=cuda_stream)  # the stream waits, on the GPU
         return out
-
-    def _validate_outputs(self, out: tuple[Any, ...]) -> None:
-        from dali._dtypes import type_name
-
-        def expected(spec: Any, i: int) -> Any:
-            if isinstance(spec, list):
-                return spec[i] if i < len(spec) else None
-            return spec
-
-        for i, tl in enumerate(out):
-            dt = expected(self._output_dtype, i)
-            if dt is not None and int(tl.dtype) != int(dt):
-                raise RuntimeError(
-                    f"Data type in the output_idx={i} does not match. Expected: "
-                    f"{type_name(dt)}. Received: {type_name(tl.dtype)}."
-                )
-            nd = expected(self._output_ndim, i)
-            if nd is not None and tl.ndim != nd:
-                raise RuntimeError(
-                    f"Number of dimensions in the output_idx={i} does not match. Expected: "
-                    f"{nd}. Received: {tl.ndim}."
-                )
-            lay = expected(self._output_layout, i)
-            if lay is not None and tl.layout() != lay:
-                raise RuntimeError(
-                    f"Layout in the output_idx={i} does not match. Expected: "
-                    f'"{lay}". Received: "{tl.layout()}".'
-                )
 
     def run(self, cuda_stream: Any = None, /, **pipeline_inputs: Any) -> tuple[Any, ...]:
         """Run one iteration and return a tuple of TensorLists, one per output.
@@ -668,7 +437,7 @@ class Pipeline:
 
     def empty(self) -> bool:
         """True when no scheduled iteration is waiting to be consumed (iterators re-schedule)."""
-        return self._in_flight == 0
+        return self._sched.in_flight == 0
 
     def feed_input(
         self,
@@ -693,48 +462,41 @@ class Pipeline:
 
     def reset(self) -> None:
         """Start a new epoch after a Python source reported end of data (else a no-op)."""
-        if not self._end_of_data:
+        if not self._sched.end_of_data:
             return
         assert self._plan is not None
-        self._epoch += 1
-        self._sched_iter = 0
-        self._first_scheduled = False
-        self._end_of_data = False
+        self._sched.new_epoch()
         for step in self._plan.steps:
             step.impl.on_reset()
 
     def epoch_size(self, name: str | None = None) -> Any:
         """``{reader_name: padded epoch size}``, or the size for one reader name."""
-        metas = self._reader_metas()
         if name is not None:
-            if name not in metas:
-                raise RuntimeError(
-                    f"Pipeline.epoch_size: Operator {name} not found or does not expose valid "
-                    f"metadata."
-                )
-            return metas[name]["epoch_size_padded"]
-        return {k: v["epoch_size_padded"] for k, v in metas.items()}
+            return self._reader_metas("epoch_size", name)["epoch_size_padded"]
+        return {k: v["epoch_size_padded"] for k, v in self._reader_metas().items()}
 
     def reader_meta(self, name: str | None = None) -> Any:
         """Reader metadata (epoch_size, number_of_shards, shard_id, ...) by reader name."""
-        metas = self._reader_metas()
         if name is not None:
-            if name not in metas:
-                raise RuntimeError(
-                    f"Pipeline.reader_meta: Operator {name} not found or does not expose valid "
-                    f"metadata."
-                )
-            return metas[name]
-        return metas
+            return self._reader_metas("reader_meta", name)
+        return self._reader_metas()
 
-    def _reader_metas(self) -> dict[str, dict[str, Any]]:
+    def _reader_metas(self, method: str = "", name: str | None = None) -> Any:
+        """The metadata of every reader by name, or of the reader ``name`` (for ``method``)."""
         self.build()
         assert self._plan is not None
-        return {
+        metas = {
             s.node.name: s.impl.reader_meta()
             for s in self._plan.steps
             if hasattr(s.impl, "reader_meta")
         }
+        if name is None:
+            return metas
+        if name not in metas:
+            raise RuntimeError(
+                f"Pipeline.{method}: Operator {name} not found or does not expose valid metadata."
+            )
+        return metas[name]
 
     def skipped_samples(self, name: str | None = None) -> Any:
         """How many samples each ``on_error="skip"`` operator dropped so far.

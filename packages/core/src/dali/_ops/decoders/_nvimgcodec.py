@@ -5,8 +5,9 @@ One `run_mixed` call decodes a whole batch with **one** ``nvimgcodec.Decoder.dec
 1. **Plan (host, executor thread).** Each sample's JPEG header is read (`jpeg_info`, a fast
    walk over the markers that falls back to the CPU backend's exact parser), its display size
    worked out (EXIF orientations 5–8 swap height and width) and its window chosen with the
-   *same* window functions as the CPU backend (`image.py`: crop, slice, and the random window
-   drawn from ``ws.rng.generator(i)``), so CPU and mixed cut the same windows. The part of the
+   *same* window functions as the CPU backend (`image.py`: crop, slice, and the random windows,
+   computed for the whole batch in one vectorised call from these sizes, as the CPU backend
+   computes them from the same headers), so CPU and mixed cut the same windows. The part of the
    window inside the image becomes an nvImageCodec region (``CodeStream.get_sub_code_stream``)
    in display coordinates, which nvImageCodec applies after the EXIF orientation.
 2. **Decode (GPU).** Baseline/extended/progressive 8-bit JPEGs with 1 or 3 components go to
@@ -31,8 +32,29 @@ JPEG decoders differ in their inverse DCT and chroma upsampling, so mixed and CP
 JPEG differ by a few levels (``jpeg_fancy_upsampling=True`` brings nvJPEG's upsampling closer to
 libjpeg-turbo's); the windows, shapes, types and every other format are identical.
 
-``hw_decoder_load``: when the argument is not given, `DEFAULT_HW_LOAD` is used, chosen from the
-measurements below (``benchmarks/gpu_resnet.py --sweep``) instead of DALI's fixed 0.65.
+``hw_decoder_load``: when the argument is not given, `DEFAULT_HW_LOAD` (0.9) is used instead of
+DALI's 0.65, chosen from ``benchmarks/gpu_resnet.py --sweep``: raw batch decode with our backend
+list, 2,048 ImageNet-like JPEGs (84 KB mean), batch 256, one H200 (the GH100 chip and NVJPG
+engines of the H100), img/s of two runs (3 s and 1 s per point; about ±5 % noise)::
+
+    load        full image       random-crop region
+    0.0          -      8.3k        -      9.9k
+    0.5          -     18.2k        -     20.3k
+    0.65       21.1k   23.8k      20.9k   21.0k
+    0.8        22.9k   20.2k      23.1k   20.3k
+    0.9        22.8k   23.3k      23.1k   22.0k
+    1.0        24.2k   21.4k      22.0k   21.8k
+    adaptive   22.5k   21.8k      18.8k   16.8k   (ADAPTIVE_MINIMIZE_IDLE_TIME from 0.9)
+
+0.9 is the best or within the noise of the best for region decodes (what the training
+pipeline's ``image_random_crop`` asks for) in both runs and within the noise for whole images;
+below 0.5 the CUDA decoder becomes the bottleneck, and the adaptive policy lost on regions.
+
+Host cost per sample on that machine (Python, in the executor's GPU-stage thread): header walk
+2.5 µs, code stream 1.9 µs, region 2.2 µs; the random windows of ``image_random_crop`` were 23 µs
+per sample (a numpy ``Generator`` per sample and a Python loop) and are now one vectorised call
+per batch (`crop_window.random_crop_windows`, ~1 µs per sample at batch 256). nvImageCodec's
+decode call blocks until the batch is decoded and releases the GIL meanwhile.
 
 Example:
     >>> import dali.fn as fn
@@ -62,15 +84,10 @@ __all__ = ["DEFAULT_HW_LOAD", "MixedDecoder", "jpeg_info", "run_mixed"]
 
 _log = logging.getLogger("dali")
 
-#: ``hw_decoder_load`` used when the argument is not given, measured on one H100 80GB with
-#: ``benchmarks/gpu_resnet.py --sweep`` (2,048 ImageNet-like JPEGs, batch 256, random-crop region
-#: decode; img/s of the raw batch decode with our backend list). See the module docstring.
+#: ``hw_decoder_load`` used when the argument is not given: the share of each batch's JPEGs that
+#: goes to the hardware decoder, measured with ``benchmarks/gpu_resnet.py --sweep`` (see the
+#: module docstring for the table).
 DEFAULT_HW_LOAD = 0.9
-
-#: Chunks a batch is decoded in: with more than one, the host work of chunk k+1 (headers,
-#: windows, code streams) overlaps the decode of chunk k (nvImageCodec releases the GIL).
-DECODE_CHUNKS = 1
-_MIN_CHUNK = 32
 
 # -- nvImageCodec ------------------------------------------------------------------------------
 
@@ -372,8 +389,6 @@ class MixedDecoder:
             if int(op.arg(arg)) > 0:
                 opts.append(f"nvjpeg_hw_decoder:{opt}={int(op.arg(arg))}")
         self.options = " ".join(opts)
-        self.chunks = DECODE_CHUNKS
-        self._worker: Any = None
         self._decoder: Any = None
         self._params: dict[tuple[bool, bool], Any] = {}
         self._ycc: Any = None
@@ -406,22 +421,6 @@ class MixedDecoder:
                 self._decoder = nv.Decoder(**kwargs)
         return self._decoder
 
-    def submit(self, streams: list[Any], params: Any, stream_ptr: int) -> Any:
-        """A future of the decoded images: decoded at once (one chunk) or on the decode thread."""
-        from concurrent.futures import Future, ThreadPoolExecutor
-
-        dec = self.decoder()
-        if self.chunks <= 1:
-            fut: Future[Any] = Future()
-            try:
-                fut.set_result(dec.decode(streams, params=params, cuda_stream=stream_ptr))
-            except Exception as e:  # noqa: BLE001 - reported where the result is used
-                fut.set_exception(e)
-            return fut
-        if self._worker is None:
-            self._worker = ThreadPoolExecutor(1, thread_name_prefix="dali-nvimgcodec")
-        return self._worker.submit(dec.decode, streams, params=params, cuda_stream=stream_ptr)
-
     def params(self, gray: bool, orientation: bool) -> Any:
         key = (gray, orientation)
         p = self._params.get(key)
@@ -443,9 +442,6 @@ class MixedDecoder:
         return self._ycc[1]
 
     def close(self) -> None:
-        if self._worker is not None:
-            self._worker.shutdown(wait=True)
-            self._worker = None
         dec, self._decoder = self._decoder, None
         if dec is not None:
             try:
@@ -513,10 +509,61 @@ def run_mixed(op: _ImageDecoder, ws: Any) -> Any:
     return out
 
 
+def _headers(
+    op: _ImageDecoder, samples: list[np.ndarray]
+) -> tuple[list[tuple[np.ndarray, JpegInfo | None]], np.ndarray]:
+    """Each sample's bytes and header, and the display sizes the windows are computed from.
+
+    The header is None for the samples nvImageCodec's GPU decoders do not take (they go to the
+    CPU backend); the sizes are ``(n, 2)`` ``(height, width)``, ``-1`` where not known, as
+    `image.header_shapes` gives them to the CPU backend.
+    """
+    from dali._exec.workspace import SampleFailure
+    from dali._ops.decoders.image import png_size
+
+    orient_on = op._orientation
+    heads: list[tuple[np.ndarray, JpegInfo | None]] = []
+    shapes = np.full((len(samples), 2), -1, dtype=np.int64)
+    for i, sample in enumerate(samples):
+        try:
+            data = op.check_encoded(sample)
+            info = None
+            if data.size > 4 and data[0] == 0xFF and data[1] == 0xD8:
+                info = jpeg_info(data)
+            elif data.size > 4:
+                size = png_size(data)
+                if size is not None:
+                    shapes[i] = size
+            if info is not None and info.height > 0 and info.width > 0:
+                swap = orient_on and info.orientation >= 5
+                shapes[i] = (info.width, info.height) if swap else (info.height, info.width)
+            if info is not None and (
+                info.sof not in _GPU_SOF
+                or info.ncomp not in (1, 3)
+                or info.precision != 8
+                or info.height == 0
+                or info.width == 0
+            ):
+                info = None
+            if info is not None:
+                try:
+                    _codecs._check_jpeg_complete(data, info.sos)
+                except _codecs.DecodeError:
+                    info = None  # the CPU backend raises (or skips) with its own message
+        except SampleFailure:
+            raise
+        except Exception as e:
+            raise SampleFailure(i, e) from e
+        heads.append((data, info))
+    return heads, shapes
+
+
 def _plan(
-    op: _ImageDecoder, samples: list[np.ndarray], windows: list[Any] | None, indices: range
+    op: _ImageDecoder,
+    heads: list[tuple[np.ndarray, JpegInfo | None]],
+    windows: list[Any] | None,
 ) -> tuple[list[_Gpu], list[int]]:
-    """Split samples ``indices``: those for nvImageCodec (with their regions), those for the CPU."""
+    """Split the samples: those for nvImageCodec (with their regions), those for the CPU."""
     from dali._exec.workspace import SampleFailure
 
     nv = nvimgcodec()
@@ -524,27 +571,11 @@ def _plan(
     out_name = op._out_name
     gpu: list[_Gpu] = []
     cpu: list[int] = []
-    for i in indices:
+    for i, (data, info) in enumerate(heads):
+        if info is None:
+            cpu.append(i)
+            continue
         try:
-            data = op.check_encoded(samples[i])
-            info = None
-            if data.size > 4 and data[0] == 0xFF and data[1] == 0xD8:
-                info = jpeg_info(data)
-            if (
-                info is None
-                or info.sof not in _GPU_SOF
-                or info.ncomp not in (1, 3)
-                or info.precision != 8
-                or info.height == 0
-                or info.width == 0
-            ):
-                cpu.append(i)
-                continue
-            try:
-                _codecs._check_jpeg_complete(data, info.sos)
-            except _codecs.DecodeError:
-                cpu.append(i)  # the CPU backend raises (or skips) with its own message
-                continue
             H, W = info.height, info.width
             if orient_on and info.orientation >= 5:
                 H, W = W, H
@@ -628,32 +659,20 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any) -> Any:
     n = len(samples)
     if n == 0:
         return None
-    windows = op.windows(ws, n)
-    params = mixed.params(op._out_name == "GRAY", op._orientation)
-    chunks = max(1, min(mixed.chunks, n // _MIN_CHUNK))
-    bounds = [n * c // chunks for c in range(chunks + 1)]
-    gpu: list[_Gpu] = []
-    cpu: list[int] = []
-    pending = []
-    t_plan = 0.0
-    for c in range(chunks):
-        ta = time.perf_counter()
-        g, h = _plan(op, samples, windows, range(bounds[c], bounds[c + 1]))
-        t_plan += time.perf_counter() - ta
-        gpu += g
-        cpu += h
-        if g:
-            # chunks after the first are planned while the previous one decodes
-            pending.append(mixed.submit([x.code_stream for x in g], params, stream.ptr))
+    heads, shapes = _headers(op, samples)
+    windows = op.windows(ws, n, shapes if op.needs_shapes else None)
+    gpu, cpu = _plan(op, heads, windows)
+    t1 = time.perf_counter()
     images: list[Any] = []
-    for fut in pending:
+    if gpu:
         try:
-            images += fut.result()
+            images = mixed.decoder().decode(
+                [g.code_stream for g in gpu],
+                params=mixed.params(op._out_name == "GRAY", op._orientation),
+                cuda_stream=stream.ptr,
+            )
         except Exception as e:  # noqa: BLE001 - never fail a batch the CPU backend can decode
             _log.warning("%s: nvImageCodec batch decode failed (%s); using the CPU", op.name, e)
-            images = []
-            break
-    pending.clear()  # the futures hold the images too
     t2 = time.perf_counter()
     cpu_time = stats["cpu"]
     try:
@@ -665,8 +684,8 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any) -> Any:
         images.clear()
         gpu.clear()
     t3 = time.perf_counter()
-    stats["plan"] += t_plan
-    stats["decode"] += t2 - t0 - t_plan
+    stats["plan"] += t1 - t0
+    stats["decode"] += t2 - t1
     stats["convert"] += (t3 - t2) - (stats["cpu"] - cpu_time)
     stats["batches"] += 1
     return out
@@ -691,10 +710,16 @@ def _assemble(
     n = len(samples)
     if len(images) != len(gpu):
         images = [None] * len(gpu)
-    decoded: dict[int, _Decoded] = {}
     src_c = 1 if op._out_name == "GRAY" else 3
-    for g, img in zip(gpu, images):
-        d = None if img is None else _locate(g, img.__cuda_array_interface__, src_c)
+    # a comprehension, so that no variable of this frame refers to an image: a traceback that
+    # keeps the frame alive must not keep the image (freeing it after the stream is destroyed
+    # crashes in cudaFreeAsync)
+    located = [
+        None if img is None else _locate(g, img.__cuda_array_interface__, src_c)
+        for g, img in zip(gpu, images)
+    ]
+    decoded: dict[int, _Decoded] = {}
+    for g, d in zip(gpu, located):
         if d is None:
             cpu.append(g.sample)
         else:

@@ -7,12 +7,24 @@ arguments, DALI's slice arguments, or DALI's random crop generator (`crop_window
 functions depend only on the image size and the sample's arguments, so a mixed (GPU) backend can
 reuse them with nvImageCodec's region decoding.
 
+The random windows of ``image_random_crop`` are computed for the whole batch in one vectorised
+call (`crop_window.random_crop_windows`), in the executor thread before the decode, from the
+display sizes in the JPEG and PNG headers (`header_shapes`: for JPEGs the same fast walk as the
+mixed backend's); an image whose decoded size is not the one predicted (another format, an
+unusual header) gets its window from the same function for its own stream and decoded size, so
+the window depends only on the sample and its size, never on which path computed it.
+
 Why the CPU path decodes the whole image: neither OpenCV nor Pillow can decode a JPEG region
 with the same pixels as a full decode (their scaled decodes, ``IMREAD_REDUCED_*`` and
 ``draft()``, change the pixels), and row-truncated decoding is only available through Pillow,
 which is ~1.8x slower than OpenCV for the whole image. Decoding fully with OpenCV and cutting the
 window is both exact and fastest; the window is cut *before* the colour and type conversion, so
 that work is done on the crop only.
+
+With ``device="mixed"`` (`run_mixed`, implemented in `_nvimgcodec`), a batch is decoded by one
+nvImageCodec call straight into GPU memory, the crop variants asking nvImageCodec for the
+window's region only; the windows come from the same functions, so both backends cut the same
+windows, and images nvImageCodec's GPU decoders cannot take go through the CPU path per image.
 
 Bad data (empty, truncated, corrupt, not an image) raises an error naming the file. Our
 extension ``on_error="skip"`` drops such samples from the batch instead (the batch gets smaller
@@ -40,10 +52,18 @@ from dali._dtypes import DALIDataType, DALIImageType, np_dtype, type_name
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.decoders import _codecs
-from dali._ops.image.crop_window import RANDOM_CROP_ARGS, RandomCropParams, random_crop_window
+from dali._ops.image.crop_window import RANDOM_CROP_ARGS, RandomCropParams, random_crop_windows
 from dali._tensors import TensorListCPU
 
-__all__ = ["Image", "ImageCrop", "ImageRandomCrop", "ImageSlice", "Window"]
+__all__ = [
+    "Image",
+    "ImageCrop",
+    "ImageRandomCrop",
+    "ImageSlice",
+    "Window",
+    "header_shapes",
+    "png_size",
+]
 
 _log = logging.getLogger("dali")
 
@@ -160,11 +180,68 @@ def _round_half_away(v: float) -> int:
 # -- the shared implementation -----------------------------------------------------------------
 
 
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_size(data: np.ndarray) -> tuple[int, int] | None:
+    """A PNG's stored ``(height, width)`` from its IHDR chunk (None: not a PNG).
+
+    An eXIf orientation of 5–8 swaps the displayed size; finding it means walking every chunk,
+    so callers that only want a size hint (`header_shapes`) leave that to the decode.
+
+    Example:
+        >>> png_size(np.frombuffer(b"GIF89a", np.uint8)) is None
+        True
+    """
+    if data.size < 24 or bytes(data[:8]) != _PNG_SIGNATURE or bytes(data[12:16]) != b"IHDR":
+        return None
+    b = bytes(data[16:24])
+    w, h = int.from_bytes(b[:4], "big"), int.from_bytes(b[4:], "big")
+    return (h, w) if h > 0 and w > 0 else None
+
+
+def header_shapes(samples: Sequence[np.ndarray], orientation: bool) -> np.ndarray:
+    """Each image's display ``(height, width)`` from its header, ``(-1, -1)`` where not known.
+
+    JPEG: the frame's size, with height and width swapped for EXIF orientations 5–8 when
+    ``orientation`` is applied (the mixed backend's fast header walk); PNG: the IHDR size. It is a
+    hint: a window function is called with the decoded size, and other formats, unusual headers
+    and PNGs with a swapping eXIf orientation get their windows computed for that size.
+
+    Example:
+        >>> header_shapes([np.frombuffer(b"GIF89a...", np.uint8)], True).tolist()
+        [[-1, -1]]
+    """
+    from dali._ops.decoders._nvimgcodec import jpeg_info
+
+    out = np.full((len(samples), 2), -1, dtype=np.int64)
+    for i, data in enumerate(samples):
+        if data.dtype != np.uint8 or data.ndim != 1 or data.size <= 4:
+            continue
+        if data[0] != 0xFF or data[1] != 0xD8:
+            size = png_size(data)
+            if size is not None:
+                out[i] = size
+            continue
+        info = jpeg_info(data)  # None (not an error) for data it does not understand
+        if info is None or info.height <= 0 or info.width <= 0:
+            continue
+        if orientation and info.orientation >= 5:
+            out[i] = info.width, info.height
+        else:
+            out[i] = info.height, info.width
+    return out
+
+
 class _ImageDecoder(Operator):
     """Decode, cut the sample's window, convert; subclasses choose the window."""
 
     #: Counted samples dropped with ``on_error="skip"`` (read by tests and reports).
     skipped: int
+
+    #: Whether `windows` wants the images' sizes from their headers (all at once, before the
+    #: decode); the others' windows are functions of the decoded size alone.
+    needs_shapes = False
 
     def setup(self) -> None:
         out_type = self.arg("output_type")
@@ -202,15 +279,22 @@ class _ImageDecoder(Operator):
                 raise self.arg_error("fill_values", "must not be empty")
 
     # -- the window (overridden) ---------------------------------------------------------------
-    def windows(self, ws: Any, n: int) -> list[WindowFn] | None:
-        """Per-sample window functions, prepared in the executor thread (None: whole image)."""
+    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> list[WindowFn] | None:
+        """Per-sample window functions, prepared in the executor thread (None: whole image).
+
+        ``shapes`` (with `needs_shapes`): each image's ``(height, width)`` from its header,
+        ``(-1, -1)`` where not known; a window function is still called with the actual size.
+        """
         return None
 
     # -- running -------------------------------------------------------------------------------
     def run_cpu(self, ws: Any) -> TensorListCPU:
         samples = ws.inputs[0]._samples()
         n = len(samples)
-        windows = self.windows(ws, n) if n else None
+        windows = None
+        if n:
+            shapes = header_shapes(samples, self._orientation) if self.needs_shapes else None
+            windows = self.windows(ws, n, shapes)
 
         def one(i: int) -> np.ndarray | _Skip:
             return self.cpu_sample(ws, i, samples[i], None if windows is None else windows[i])
@@ -398,7 +482,7 @@ class ImageCrop(_ImageDecoder):
             )
         self._whole = not (has_crop or has_w)
 
-    def windows(self, ws: Any, n: int) -> list[WindowFn] | None:
+    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> list[WindowFn] | None:
         if self._whole:
             return None
         if self.has_arg("crop"):
@@ -461,20 +545,36 @@ class ImageRandomCrop(_ImageDecoder):
 
     The window is drawn as DALI's ``RandomCropGenerator`` does, from a random stream keyed by the
     sample's identity: the same sample gets the same window whatever the batch size, number of
-    threads or shards. The output is not resized.
+    threads, shards or backend. The output is not resized.
     """
+
+    needs_shapes = True
 
     def setup(self) -> None:
         super().setup()
         self.crop_params = RandomCropParams.from_op(self)
 
-    def windows(self, ws: Any, n: int) -> list[WindowFn] | None:
+    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> list[WindowFn] | None:
         rng = ws.rng  # created here, in the executor thread, not in the workers
-        params = self.crop_params
+        p = self.crop_params
+        if shapes is None:
+            shapes = np.full((n, 2), -1, dtype=np.int64)
+        # one call for the batch; the unknown sizes get a dummy (empty) window, never used
+        anchors, sizes = random_crop_windows(
+            rng, np.maximum(shapes, 0), p.area, p.aspect_ratio, p.num_attempts
+        )
+        ready = [Window(*w) for w in np.concatenate([anchors, sizes], axis=1).tolist()]
+        expected = [tuple(s) for s in shapes.tolist()]
 
         def window_for(i: int) -> WindowFn:
             def window(H: int, W: int) -> Window:
-                return Window(*random_crop_window(H, W, params, rng.generator(i)))
+                if expected[i] == (H, W):
+                    return ready[i]
+                # the decoded size was not known: the same function, for this sample alone
+                a, s = random_crop_windows(
+                    rng.subset([i]), [(H, W)], p.area, p.aspect_ratio, p.num_attempts
+                )
+                return Window(int(a[0, 0]), int(a[0, 1]), int(s[0, 0]), int(s[0, 1]))
 
             return window
 
@@ -544,7 +644,7 @@ class ImageSlice(_ImageDecoder):
                 f"positional inputs (data, anchor, shape); got {n_inputs} input(s)"
             )
 
-    def windows(self, ws: Any, n: int) -> list[WindowFn] | None:
+    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> list[WindowFn] | None:
         k = len(self.axes)
         if self._named:
             vals: dict[str, list[np.ndarray]] = {}

@@ -32,12 +32,19 @@ __all__ = ["GetProperty", "Shapes"]
 _PROPERTY_KEYS = ("layout", "source_info")
 
 
-def _on_device(tl_host: Any, device: str) -> Any:
-    if device != "gpu":
-        return tl_host
-    from dali._ops.transfer import to_gpu
+class _HostMetadata(Operator):
+    """An operator computed from metadata on the host; the GPU backend copies the result."""
 
-    return to_gpu(tl_host)
+    def _host(self, ws: Any) -> Any:
+        raise NotImplementedError
+
+    def run_cpu(self, ws: Any) -> Any:
+        return self._host(ws)
+
+    def run_gpu(self, ws: Any) -> Any:
+        from dali._ops.transfer import to_gpu
+
+        return to_gpu(self._host(ws))
 
 
 @register(
@@ -51,7 +58,7 @@ def _on_device(tl_host: Any, device: str) -> Any:
     ],
     metadata_inputs=True,
 )
-class Shapes(Operator):
+class Shapes(_HostMetadata):
     """Each sample's shape as a 1-D tensor (``[H, W, C]`` for an HWC image).
 
     Example: ``fn.shapes(images)`` gives INT64 ``[480, 640, 3]`` for a 480x640 RGB image;
@@ -82,12 +89,6 @@ class Shapes(Operator):
             out[:] = tl.shape()
         return TensorListCPU._make(out)
 
-    def run_cpu(self, ws: Any) -> Any:
-        return self._host(ws)
-
-    def run_gpu(self, ws: Any) -> Any:
-        return _on_device(self._host(ws), "gpu")
-
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
         from dali._dtypes import DALIDataType
@@ -105,7 +106,7 @@ class Shapes(Operator):
     args=[Arg("key", "str", default=REQUIRED, doc='"source_info" or "layout".')],
     metadata_inputs=True,
 )
-class GetProperty(Operator):
+class GetProperty(_HostMetadata):
     """A metadata item of every sample as a 1-D UINT8 tensor (the bytes of a string).
 
     ``key="source_info"`` gives where the sample came from (a reader's file path, relative to
@@ -139,12 +140,6 @@ class GetProperty(Operator):
             infos = [""] * n
         samples = [np.frombuffer(str(s).encode(), dtype=np.uint8).copy() for s in infos]
         return TensorListCPU._make(samples, dtype=np.uint8, ndim=1)
-
-    def run_cpu(self, ws: Any) -> Any:
-        return self._host(ws)
-
-    def run_gpu(self, ws: Any) -> Any:
-        return _on_device(self._host(ws), "gpu")
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:

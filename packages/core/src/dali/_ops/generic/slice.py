@@ -38,15 +38,14 @@ from dali._ops.generic.cast import (
     host_samples,
     per_sample_vectors,
     round_half_away_int,
-    run_per_sample,
 )
 from dali._ops.generic.layout import axes_from_args
-from dali._ops.image.crop import (
+from dali._ops.image._window import (
     apply_policy,
     check_policy,
-    extract_window,
-    fill_array,
+    extract_windows,
     output_dtype_arg,
+    window_meta,
 )
 
 __all__ = ["Slice"]
@@ -243,9 +242,10 @@ class Slice(Operator):
         if n == 0:
             return tl_cls._make([], layout, dtype=out_dtype, ndim=ndim)
         dense = batch_array(tl, xp)
-        samples = None if dense is not None else tl._samples()
         shapes = (
-            [tuple(dense.shape[1:])] * n if dense is not None else [tuple(s.shape) for s in samples]
+            [tuple(dense.shape[1:])] * n
+            if dense is not None
+            else [tuple(s.shape) for s in tl._samples()]
         )
         wins = []
         for i, (anchor, shape) in enumerate(self._windows(ws, shapes, layout, ndim)):
@@ -253,42 +253,10 @@ class Slice(Operator):
             if isinstance(w, str):
                 raise SampleFailure(i, self.arg_error("out_of_bounds_policy", w))
             wins.append(w)
-        c_axis = layout.find("C")
-
-        def fill(shape: list[int], lead: int = 0) -> np.ndarray:
-            return fill_array(
-                self,
-                self.arg("fill_values"),
-                out_dtype,
-                len(shape) + lead,
-                None if c_axis < 0 else c_axis + lead,
-                None if c_axis < 0 else shape[c_axis],
-            )
-
-        if dense is not None and all(w == wins[0] for w in wins):
-            anchor, shape = wins[0]
-            out = extract_window(xp, dense, anchor, shape, fill(shape, 1), out_dtype, lead=1)
-            return tl_cls._make(out, layout)
-        src = samples if samples is not None else tl._samples()
-
-        def one(i: int) -> Any:
-            anchor, shape = wins[i]
-            return extract_window(xp, src[i], anchor, shape, fill(shape), out_dtype)
-
-        return tl_cls._make(run_per_sample(ws, xp, one, n), layout)
+        return extract_windows(self, ws, tl, dense, wins, out_dtype, layout)
 
     run_gpu = run_cpu
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
-        from dali._dtypes import dali_dtype
-
-        src = node.inputs[0]
-        dtype = node.scalar_args.get("dtype") or node.scalar_args.get("output_dtype") or src.dtype
-        return [
-            {
-                "dtype": dali_dtype(dtype) if dtype is not None else None,
-                "ndim": src.ndim,
-                "layout": src.layout,
-            }
-        ]
+        return window_meta(node, node.inputs[0].layout)

@@ -93,7 +93,7 @@ __device__ __forceinline__ int dali_find_sample(const int* __restrict__ block_st
 }
 
 __device__ __forceinline__ float dali_half_to_float(unsigned short h) {
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(__CUDA_ARCH__)
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
   return f;
@@ -103,7 +103,7 @@ __device__ __forceinline__ float dali_half_to_float(unsigned short h) {
 }
 
 __device__ __forceinline__ unsigned short dali_float_to_half(float f) {
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(__CUDA_ARCH__)
   unsigned short h;
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
   return h;

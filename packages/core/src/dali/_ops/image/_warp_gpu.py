@@ -29,7 +29,8 @@ from dali._ops.image import _gpu_common as G
 
 __all__ = ["paste_batch", "warp_batch", "warp_desc_size"]
 
-_ITEMS = 4  # output pixels (warp) or bytes (paste) per thread
+_ITEMS = 4  # runs of 8 pixels (warp) or pixels (paste) per thread
+_RUN = 8  # consecutive output pixels of a warp thread (``DALI_RUN``)
 
 _WARP = np.dtype(
     [
@@ -97,92 +98,109 @@ __device__ __forceinline__ int dali_floor_int(float v) {
 }
 
 template <typename In, typename Out>
+__device__ __forceinline__ void dali_warp_pixel(const In* in, Out* out, const dali_warp_desc& d,
+                                                const float* pos, int nsp, int linear,
+                                                bool use_fill, In fill) {
+  const int C = d.channels;
+  if (!linear) {
+    const int ix = dali_floor_int(pos[0]), iy = dali_floor_int(pos[1]);
+    const int iz = nsp == 3 ? dali_floor_int(pos[2]) : 0;
+    const bool inside = ix >= 0 && ix < d.in_w && iy >= 0 && iy < d.in_h && iz >= 0 &&
+                        iz < d.in_d;
+    const In* px = in + (((i64)dali_clamp(iz, 0, d.in_d - 1) * d.in_h +
+                          dali_clamp(iy, 0, d.in_h - 1)) * d.in_w +
+                         dali_clamp(ix, 0, d.in_w - 1)) * C;
+    for (int c = 0; c < C; c++) {
+      const In v = (use_fill && !inside) ? fill : px[c];
+      if (dali_same<In, Out>::value) out[c] = *(const Out*)&v;
+      else out[c] = dali_round_even<Out>(dali_to_float(v));
+    }
+    return;
+  }
+  // bilinear (trilinear): taps around pos - 0.5, blended in the CPU's float32 order
+  float q3[3] = {0.f, 0.f, 0.f};
+  int lo[3] = {0, 0, 0};
+  for (int r = 0; r < nsp; r++) {
+    const float p = __fsub_rn(pos[r], 0.5f);
+    lo[r] = dali_floor_int(p);
+    q3[r] = __fsub_rn(p, floorf(p));
+  }
+  const float qx = q3[0], qy = q3[1];
+  const float px_ = __fsub_rn(1.f, qx);
+  for (int c = 0; c < C; c++) {
+    float res;
+    if (nsp == 2) {
+      const float t00 = dali_tap(in, 0, lo[1], lo[0], d, c, use_fill, fill);
+      const float t01 = dali_tap(in, 0, lo[1], lo[0] + 1, d, c, use_fill, fill);
+      const float t10 = dali_tap(in, 0, lo[1] + 1, lo[0], d, c, use_fill, fill);
+      const float t11 = dali_tap(in, 0, lo[1] + 1, lo[0] + 1, d, c, use_fill, fill);
+      const float s0 = __fadd_rn(__fmul_rn(t00, px_), __fmul_rn(t01, qx));
+      const float s1 = __fadd_rn(__fmul_rn(t10, px_), __fmul_rn(t11, qx));
+      res = __fadd_rn(s0, __fmul_rn(__fsub_rn(s1, s0), qy));
+    } else {
+      const float qz = q3[2];
+      const float py = __fsub_rn(1.f, qy);
+      float sv[4];
+      for (int zy = 0; zy < 4; zy++) {
+        const int zz = lo[2] + (zy >> 1), yy = lo[1] + (zy & 1);
+        const float a = dali_tap(in, zz, yy, lo[0], d, c, use_fill, fill);
+        const float b = dali_tap(in, zz, yy, lo[0] + 1, d, c, use_fill, fill);
+        sv[zy] = __fadd_rn(__fmul_rn(a, px_), __fmul_rn(b, qx));
+      }
+      const float s0 = __fadd_rn(__fmul_rn(sv[0], py), __fmul_rn(sv[1], qy));
+      const float s1 = __fadd_rn(__fmul_rn(sv[2], py), __fmul_rn(sv[3], qy));
+      res = __fadd_rn(s0, __fmul_rn(__fsub_rn(s1, s0), qz));
+    }
+    out[c] = dali_round_even<Out>(res);
+  }
+}
+
+// A thread makes runs of DALI_RUN consecutive pixels of a row: the source coordinates are
+// stepped along x in float32 exactly as the CPU kernel steps them (from a checkpoint every 256
+// pixels; DALI_RUN divides 256, so a run never crosses one), and the stepping is shared.
+#define DALI_RUN 8
+template <typename In, typename Out>
 __global__ void dali_warp(const dali_warp_desc* __restrict__ descs,
                           const int* __restrict__ block_start, int nsamples, int nsp, int linear,
                           int use_fill, float fill_value, int items) {
   const int s = dali_find_sample(block_start, nsamples, blockIdx.x);
   const dali_warp_desc& d = descs[s];
-  const i64 npix = (i64)d.frames * d.out_d * d.out_h * d.out_w;
+  const int runs_per_row = (d.out_w + DALI_RUN - 1) / DALI_RUN;
+  const i64 nruns = (i64)d.frames * d.out_d * d.out_h * runs_per_row;
   const i64 first = (i64)(blockIdx.x - block_start[s]) * blockDim.x * items;
   const In fill = dali_round_even<In>(fill_value);  // the host rounded it to the input type
   const int C = d.channels;
   for (int it = 0; it < items; it++) {
-    const i64 e = first + (i64)it * blockDim.x + threadIdx.x;
-    if (e >= npix) return;
-    const int x = (int)(e % d.out_w);
-    i64 q = e / d.out_w;
+    const i64 run = first + (i64)it * blockDim.x + threadIdx.x;
+    if (run >= nruns) return;
+    const int x0 = (int)(run % runs_per_row) * DALI_RUN;
+    i64 q = run / runs_per_row;
     const int y = (int)(q % d.out_h);
     q /= d.out_h;
     const int z = (int)(q % d.out_d);
     const int f = (int)(q / d.out_d);
-    // source coordinates (x, y[, z]) as `warp_affine.source_coords` computes them
+    // source coordinates (x, y[, z]) of pixel x0, as `warp_affine.source_coords` computes them
     float pos[3] = {0.f, 0.f, 0.f};
+    float step[3] = {0.f, 0.f, 0.f};
     for (int r = 0; r < nsp; r++) {
       const float* mr = d.m + r * (nsp + 1);
       float v = __fmul_rn(mr[0], 0.5f);
       v = __fadd_rn(v, __fmul_rn(mr[1], __fadd_rn((float)y, 0.5f)));
       if (nsp == 3) v = __fadd_rn(v, __fmul_rn(mr[2], __fadd_rn((float)z, 0.5f)));
       v = __fadd_rn(v, mr[nsp]);
-      const float step = mr[0];
-      const float tile_step = __fmul_rn(256.f, step);
-      for (int t = 0; t < x / 256; t++) v = __fadd_rn(v, tile_step);
-      for (int k = 0; k < x % 256; k++) v = __fadd_rn(v, step);
+      step[r] = mr[0];
+      const float tile_step = __fmul_rn(256.f, step[r]);
+      for (int t = 0; t < x0 / 256; t++) v = __fadd_rn(v, tile_step);
+      for (int k = 0; k < x0 % 256; k++) v = __fadd_rn(v, step[r]);
       pos[r] = v;
     }
     const In* in = (const In*)d.in + f * d.in_frame;
-    Out* out = (Out*)d.out + f * d.out_frame + (((i64)z * d.out_h + y) * d.out_w + x) * C;
-    if (!linear) {
-      const int ix = dali_floor_int(pos[0]), iy = dali_floor_int(pos[1]);
-      const int iz = nsp == 3 ? dali_floor_int(pos[2]) : 0;
-      const bool inside = ix >= 0 && ix < d.in_w && iy >= 0 && iy < d.in_h && iz >= 0 &&
-                          iz < d.in_d;
-      const In* px = in + (((i64)dali_clamp(iz, 0, d.in_d - 1) * d.in_h +
-                            dali_clamp(iy, 0, d.in_h - 1)) * d.in_w +
-                           dali_clamp(ix, 0, d.in_w - 1)) * C;
-      for (int c = 0; c < C; c++) {
-        const In v = (use_fill && !inside) ? fill : px[c];
-        if (dali_same<In, Out>::value) out[c] = *(const Out*)&v;
-        else out[c] = dali_round_even<Out>(dali_to_float(v));
-      }
-      continue;
-    }
-    // bilinear (trilinear): taps around pos - 0.5, blended in the CPU's float32 order
-    float q3[3];
-    int lo[3] = {0, 0, 0};
-    for (int r = 0; r < nsp; r++) {
-      const float p = __fsub_rn(pos[r], 0.5f);
-      const float fl = floorf(p);
-      lo[r] = dali_floor_int(p);
-      q3[r] = __fsub_rn(p, fl);
-    }
-    const bool uf = use_fill != 0;
-    const float qx = q3[0], qy = q3[1];
-    const float px_ = __fsub_rn(1.f, qx);
-    for (int c = 0; c < C; c++) {
-      float res;
-      if (nsp == 2) {
-        const float t00 = dali_tap(in, 0, lo[1], lo[0], d, c, uf, fill);
-        const float t01 = dali_tap(in, 0, lo[1], lo[0] + 1, d, c, uf, fill);
-        const float t10 = dali_tap(in, 0, lo[1] + 1, lo[0], d, c, uf, fill);
-        const float t11 = dali_tap(in, 0, lo[1] + 1, lo[0] + 1, d, c, uf, fill);
-        const float s0 = __fadd_rn(__fmul_rn(t00, px_), __fmul_rn(t01, qx));
-        const float s1 = __fadd_rn(__fmul_rn(t10, px_), __fmul_rn(t11, qx));
-        res = __fadd_rn(s0, __fmul_rn(__fsub_rn(s1, s0), qy));
-      } else {
-        const float qz = q3[2];
-        const float py = __fsub_rn(1.f, qy);
-        float sv[4];
-        for (int zy = 0; zy < 4; zy++) {
-          const int zz = lo[2] + (zy >> 1), yy = lo[1] + (zy & 1);
-          const float a = dali_tap(in, zz, yy, lo[0], d, c, uf, fill);
-          const float b = dali_tap(in, zz, yy, lo[0] + 1, d, c, uf, fill);
-          sv[zy] = __fadd_rn(__fmul_rn(a, px_), __fmul_rn(b, qx));
-        }
-        const float s0 = __fadd_rn(__fmul_rn(sv[0], py), __fmul_rn(sv[1], qy));
-        const float s1 = __fadd_rn(__fmul_rn(sv[2], py), __fmul_rn(sv[3], qy));
-        res = __fadd_rn(s0, __fmul_rn(__fsub_rn(s1, s0), qz));
-      }
-      out[c] = dali_round_even<Out>(res);
+    Out* out = (Out*)d.out + f * d.out_frame + (((i64)z * d.out_h + y) * d.out_w + x0) * C;
+    const int n = min(DALI_RUN, d.out_w - x0);
+    for (int k = 0; k < n; k++) {
+      if (k)
+        for (int r = 0; r < nsp; r++) pos[r] = __fadd_rn(pos[r], step[r]);
+      dali_warp_pixel<In, Out>(in, out + k * C, d, pos, nsp, linear, use_fill != 0, fill);
     }
   }
 }
@@ -199,17 +217,21 @@ extern "C" __global__ void dali_paste(const dali_paste_desc* __restrict__ descs,
                                       const unsigned char* __restrict__ fill, int items) {
   const int s = dali_find_sample(block_start, nsamples, blockIdx.x);
   const dali_paste_desc& d = descs[s];
-  const i64 total = (i64)d.canvas_h * d.canvas_w * d.c;
+  const i64 npix = (i64)d.canvas_h * d.canvas_w;
   const i64 first = (i64)(blockIdx.x - block_start[s]) * blockDim.x * items;
+  const int C = d.c;
   for (int it = 0; it < items; it++) {
     const i64 e = first + (i64)it * blockDim.x + threadIdx.x;
-    if (e >= total) return;
-    const int ch = (int)(e % d.c);
-    const i64 q = e / d.c;
-    const int sx = (int)(q % d.canvas_w) - d.x;
-    const int sy = (int)(q / d.canvas_w) - d.y;
-    d.out[e] = (sy >= 0 && sy < d.h && sx >= 0 && sx < d.w)
-                   ? d.in[((i64)sy * d.w + sx) * d.c + ch] : fill[ch];
+    if (e >= npix) return;
+    const int sx = (int)(e % d.canvas_w) - d.x;
+    const int sy = (int)(e / d.canvas_w) - d.y;
+    unsigned char* out = d.out + e * C;
+    if (sy >= 0 && sy < d.h && sx >= 0 && sx < d.w) {
+      const unsigned char* src = d.in + ((i64)sy * d.w + sx) * C;
+      for (int c = 0; c < C; c++) out[c] = src[c];
+    } else {
+      for (int c = 0; c < C; c++) out[c] = fill[c];
+    }
   }
 }
 """
@@ -261,7 +283,6 @@ def warp_batch(
     out_dtype = np.dtype(out_dtype)
     in_dtype = np.dtype(tl._np_dtype)
     shapes, in_ptrs, keep = G.input_pointers(tl)
-    n = len(shapes)
     first = 1 if frames else 0
     full_out = []
     for i, shape in enumerate(shapes):
@@ -269,30 +290,32 @@ def warp_batch(
         full_out.append((*f, *(int(v) for v in out_shapes[i]), shape[-1]))
     flat, out_ptrs = G.alloc_outputs(full_out, out_dtype)
     result = G.make_output(flat, full_out, layout, out_dtype, tl._ndim)
-    desc = np.zeros(n, dtype=_WARP)
-    blocks = np.zeros(n, dtype=np.int64)
-    for i, shape in enumerate(shapes):
+    rows = []
+    blocks = []
+    empty = (0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, (0.0,) * 12)
+    for i, (shape, src, dst) in enumerate(zip(shapes, in_ptrs.tolist(), out_ptrs.tolist())):
         sp_in = list(shape[first : first + nsp])
         sp_out = [int(v) for v in out_shapes[i]]
         nframes = shape[0] if frames else 1
         channels = shape[-1]
-        npix = nframes * math.prod(sp_out)
-        if npix == 0 or channels == 0:
+        if nframes * math.prod(sp_out) == 0 or channels == 0:
+            rows.append(empty)
+            blocks.append(0)
             continue
         if math.prod(sp_in) == 0:
             raise ValueError(f"sample {i}: cannot warp an empty image to a non-empty output")
         if nsp == 2:
             sp_in, sp_out = [1, *sp_in], [1, *sp_out]
-        d = desc[i]
-        d["input"], d["output"] = in_ptrs[i], out_ptrs[i]
-        d["in_frame"] = math.prod(sp_in) * channels
-        d["out_frame"] = math.prod(sp_out) * channels
-        d["frames"], d["channels"] = nframes, channels
-        d["in_d"], d["in_h"], d["in_w"] = sp_in
-        d["out_d"], d["out_h"], d["out_w"] = sp_out
-        m = np.asarray(matrices[i], dtype=np.float32).reshape(-1)
-        d["m"][: m.size] = m
-        blocks[i] = -(-npix // (G.BLOCK * _ITEMS))
+        m = np.zeros(12, dtype=np.float32)
+        flat_m = np.asarray(matrices[i], dtype=np.float32).reshape(-1)
+        m[: flat_m.size] = flat_m
+        rows.append(
+            (src, dst, math.prod(sp_in) * channels, math.prod(sp_out) * channels, nframes,
+             channels, *sp_in, *sp_out, tuple(m.tolist()))
+        )  # fmt: skip
+        runs = nframes * sp_out[0] * sp_out[1] * -(-sp_out[2] // _RUN)
+        blocks.append(-(-runs // (G.BLOCK * _ITEMS)))
+    desc = np.array(rows, dtype=_WARP)
     starts, total = G.block_starts(blocks)
     if not total:
         return result
@@ -304,7 +327,7 @@ def warp_batch(
     _kernel(name)(
         (total,),
         (G.BLOCK,),
-        (d_desc, d_starts, np.int32(n), np.int32(nsp), np.int32(interp),
+        (d_desc, d_starts, np.int32(len(rows)), np.int32(nsp), np.int32(interp),
          np.int32(fill is not None), np.float32(fill_value), np.int32(_ITEMS)),
     )  # fmt: skip
     del keep
@@ -327,14 +350,12 @@ def paste_batch(tl: Any, geometry: Sequence[tuple[int, int, int, int]], fill: np
     out_shapes = [(g[0], g[1], shapes[i][2]) for i, g in enumerate(geometry)]
     flat, out_ptrs = G.alloc_outputs(out_shapes, np.uint8)
     result = G.make_output(flat, out_shapes, "HWC", np.uint8, 3)
-    desc = np.zeros(n, dtype=_PASTE)
-    blocks = np.zeros(n, dtype=np.int64)
-    for i, (shape, g) in enumerate(zip(shapes, geometry)):
-        d = desc[i]
-        d["input"], d["output"] = in_ptrs[i], out_ptrs[i]
-        d["h"], d["w"], d["c"] = shape
-        d["canvas_h"], d["canvas_w"], d["y"], d["x"] = g
-        blocks[i] = -(-math.prod(out_shapes[i]) // (G.BLOCK * _ITEMS))
+    rows = []
+    blocks = []
+    for shape, g, src, dst in zip(shapes, geometry, in_ptrs.tolist(), out_ptrs.tolist()):
+        rows.append((src, dst, *shape, *g, 0))
+        blocks.append(-(-(g[0] * g[1]) // (G.BLOCK * _ITEMS)))
+    desc = np.array(rows, dtype=_PASTE)
     starts, total = G.block_starts(blocks)
     if not total:
         return result

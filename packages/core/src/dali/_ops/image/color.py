@@ -47,7 +47,7 @@ from dali._ops.generic.cast import (
     per_sample_scalars,
     run_per_sample,
 )
-from dali._ops.image.crop import image_layout, optional_cv2, static_image_layout
+from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
 
 __all__ = [
     "Brightness",

@@ -6,22 +6,26 @@
 up to ``num_attempts`` times, with DALI's float32 arithmetic and its fallbacks for images that are
 too wide, too tall or too small. The anchor is uniform over the positions where the window fits.
 
-DALI draws from one stream per sample slot (so a sample's crop depends on its position in the
-batch); we draw from a numpy ``Generator`` made for the sample's identity
-(``ws.rng.generator(i)``), so the same sample gets the same window whatever the batch size,
-thread count or sharding (DESIGN §5.1).
+`random_crop_windows` computes the windows of a whole batch at once with numpy: every attempt of
+every sample is evaluated together and the first accepted one is kept, which is the same window
+the sequential loop would stop at. DALI draws from one stream per sample slot (so a sample's crop
+depends on its position in the batch); we draw a fixed ``2·num_attempts + 2`` values per sample
+from the sample's own counter-based stream (``ws.rng``, sub-stream `CROP_WINDOW_STREAM`), so the
+same sample gets the same window whatever the batch size, thread count, sharding or backend
+(DESIGN §5.1). For a batch of 256 this takes ~0.2 ms instead of the ~6.8 ms of a numpy
+``Generator`` per sample and a Python loop (this machine's CPU).
 
 Example:
     >>> import numpy as np
-    >>> params = RandomCropParams(area=(0.08, 1.0), aspect_ratio=(3 / 4, 4 / 3), num_attempts=10)
-    >>> y, x, h, w = random_crop_window(375, 500, params, np.random.default_rng(0))
-    >>> 0 <= y <= 375 - h and 0 <= x <= 500 - w
-    True
+    >>> from dali._exec.rng import SampleRNG, combine
+    >>> rng = SampleRNG(combine(42, np.arange(2)))
+    >>> anchors, sizes = random_crop_windows(rng, [(375, 500), (1, 1)])
+    >>> bool(np.all(anchors + sizes <= [(375, 500), (1, 1)])), sizes[1].tolist()
+    (True, [1, 1])
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +33,7 @@ import numpy as np
 
 from dali._graph.schema import Arg
 
-__all__ = ["RANDOM_CROP_ARGS", "RandomCropParams", "random_crop_window"]
+__all__ = ["CROP_WINDOW_STREAM", "RANDOM_CROP_ARGS", "RandomCropParams", "random_crop_windows"]
 
 #: The schema arguments of DALI's ``RandomCropAttr`` (add them to an operator's ``args``).
 RANDOM_CROP_ARGS = (
@@ -47,8 +51,6 @@ RANDOM_CROP_ARGS = (
     ),
     Arg("num_attempts", "int", default=10, doc="Attempts to find a window before the fallback."),
 )
-
-_F1 = np.float32(1.0)
 
 
 @dataclass(frozen=True)
@@ -86,68 +88,131 @@ class RandomCropParams:
         return cls(area, aspect, int(attempts))
 
 
-def _roundf(x: np.float32) -> int:
-    """C ``roundf`` (half away from zero) of a positive float32."""
-    return math.floor(float(x) + 0.5)
+#: The sub-stream of a sample's random stream (`SampleRNG.bits`) the crop windows are drawn from.
+CROP_WINDOW_STREAM = 0x63726F70  # "crop"
 
 
-def random_crop_window(
-    height: int, width: int, params: RandomCropParams, rng: np.random.Generator
-) -> tuple[int, int, int, int]:
-    """One crop window ``(y, x, h, w)`` for an image of ``height × width``.
+def random_crop_windows(
+    source: Any,
+    shapes: Any,
+    random_area: Any = (0.08, 1.0),
+    random_aspect_ratio: Any = (3.0 / 4.0, 4.0 / 3.0),
+    num_attempts: int = 10,
+    *,
+    stream: int = CROP_WINDOW_STREAM,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The random crop windows of a batch, one per sample, computed together.
+
+    Sample ``i``'s window is a function of its shape and of its random stream only (the
+    ``2·num_attempts + 2`` values of sub-stream ``stream``): per attempt a float32 uniform for
+    the area and one for the log of the aspect ratio, then one value per anchor coordinate.
 
     Args:
-        height: Image height (rows); ``width``: image width (columns).
-        params: Area, aspect-ratio ranges and attempts.
-        rng: The sample's generator; every value of the window is drawn from it.
+        source: A workspace (its ``rng`` is used) or a `dali._exec.rng.SampleRNG` with one
+            stream per sample.
+        shapes: ``(batch, 2)`` integers, each image's ``(height, width)``; an empty image gets
+            an empty window at (0, 0).
+        random_area: ``(lo, hi)`` fraction of the image area, or ``(batch, 2)`` per sample.
+        random_aspect_ratio: ``(lo, hi)`` range of w/h, or ``(batch, 2)`` per sample.
+        num_attempts: Attempts before the fallback window (at least 1).
+        stream: The sub-stream to draw from.
 
     Returns:
-        The anchor ``(y, x)`` and size ``(h, w)``, always inside the image (empty for an empty
-        image).
-    """
-    H, W = int(height), int(width)
-    if H <= 0 or W <= 0:
-        return 0, 0, 0, 0
-    f32 = np.float32
-    area_lo, area_hi = f32(params.area[0]), f32(params.area[1])
-    min_wh, max_wh = f32(params.aspect_ratio[0]), f32(params.aspect_ratio[1])
-    max_hw = _F1 / min_wh
-    min_area = f32(W * H) * area_lo
-    max_w = max(1, int(f32(H) * max_wh))
-    max_h = max(1, int(f32(W) * max_hw))
+        ``(anchors, sizes)``: two ``(batch, 2)`` int64 arrays, ``(y, x)`` and ``(h, w)``; every
+        window lies inside its image.
 
-    if f32(H * max_w) < min_area:  # too wide for any allowed window
-        h, w = H, max_w
-    elif f32(W * max_h) < min_area:  # too tall
-        h, w = max_h, W
-    else:
+    Example:
+        >>> from dali._exec.rng import SampleRNG, combine
+        >>> anchors, sizes = random_crop_windows(
+        ...     SampleRNG(combine(0, np.arange(3))), [(4, 800), (800, 4), (0, 5)])
+        >>> sizes.tolist()  # too wide, too tall (cut to the aspect limits), empty
+        [[4, 5], [5, 4], [0, 0]]
+    """
+    rng = getattr(source, "rng", source)
+    shp = np.asarray(shapes, dtype=np.int64).reshape(-1, 2)
+    n = len(shp)
+    if len(rng) != n:
+        raise ValueError(f"{n} shapes for {len(rng)} random streams")
+    attempts = int(num_attempts)
+    if attempts < 1:
+        raise ValueError(f"num_attempts must be at least 1, got {attempts}")
+    if n == 0:
+        empty = np.zeros((0, 2), dtype=np.int64)
+        return empty, empty.copy()
+    return _windows(
+        shp, random_area, random_aspect_ratio, rng.bits(2 * attempts + 2, stream=stream)
+    )
+
+
+def _per_sample(v: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(lo, hi)`` float32 ``(n, 1)`` columns from a pair or ``n`` pairs (one value: lo = hi)."""
+    a = np.asarray(v, dtype=np.float32)
+    a = a.reshape(-1, a.shape[-1] if a.ndim else 1)
+    if a.shape[1] == 1:
+        a = np.concatenate([a, a], axis=1)
+    a = np.broadcast_to(a, (n, 2))
+    return a[:, :1], a[:, 1:]
+
+
+def _windows(
+    shapes: np.ndarray, random_area: Any, random_aspect_ratio: Any, bits: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """`random_crop_windows` from the drawn bits (``(batch, 2·attempts + 2)`` uint64)."""
+    f32, i64 = np.float32, np.int64
+    n = len(shapes)
+    attempts = (bits.shape[1] - 2) // 2
+    # (n, 1) columns throughout, so that they broadcast against the (n, attempts) candidates
+    H, W = shapes[:, :1], shapes[:, 1:]
+    empty = (H <= 0) | (W <= 0)
+    H, W = np.maximum(H, 1), np.maximum(W, 1)
+    area_lo, area_hi = _per_sample(random_area, n)
+    min_wh, max_wh = _per_sample(random_aspect_ratio, n)
+    Hf, Wf = H.astype(f32), W.astype(f32)
+    original_area = (H * W).astype(f32)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        max_hw = f32(1.0) / min_wh
+        min_area = original_area * area_lo
+        max_w = np.maximum(1, (Hf * max_wh).astype(i64))
+        max_h = np.maximum(1, (Wf * max_hw).astype(i64))
+        too_wide = (H * max_w).astype(f32) < min_area
+        too_tall = ~too_wide & ((W * max_h).astype(f32) < min_area)
+
+        # every attempt at once: float32 uniforms in [0, 1) with 24 random bits, as
+        # numpy's Generator.random(dtype=float32) makes them
+        u = (bits[:, : 2 * attempts] >> np.uint64(40)).astype(f32) * f32(2.0**-24)
+        u_area, u_ratio = u[:, 0::2], u[:, 1::2]
+        target_area = (area_lo + (area_hi - area_lo) * u_area) * original_area
         log_lo, log_hi = np.log(min_wh), np.log(max_wh)
-        original_area = f32(H * W)
-        found = False
-        for _ in range(params.num_attempts):
-            u_area, u_ratio = rng.random(2, dtype=np.float32)
-            scale = area_lo + (area_hi - area_lo) * u_area
-            target_area = scale * original_area
-            ratio = np.exp(log_lo + (log_hi - log_lo) * u_ratio)
-            w = max(1, _roundf(np.sqrt(target_area * ratio)))
-            h = max(1, _roundf(np.sqrt(target_area / ratio)))
-            r = f32(w) / f32(h)
-            if w <= W and h <= H and min_wh <= r <= max_wh:
-                found = True
-                break
-        if not found:
-            max_area = area_hi * f32(W) * f32(H)
-            r = f32(W) / f32(H)
-            if r > max_wh:
-                h, w = H, max_w
-            elif r < min_wh:
-                h, w = max_h, W
-            else:
-                h, w = H, W
-            scale = min(_F1, max_area / f32(w * h))
-            s = np.sqrt(f32(scale))
-            h = max(1, int(f32(h) * s))
-            w = max(1, int(f32(w) * s))
-    y = int(rng.integers(0, H - h + 1))
-    x = int(rng.integers(0, W - w + 1))
-    return y, x, h, w
+        ratio = np.exp(log_lo + (log_hi - log_lo) * u_ratio)
+        # C roundf (half away from zero) of positive float32 values, computed in double
+        w = np.maximum(1, np.floor(np.sqrt(target_area * ratio).astype(np.float64) + 0.5))
+        h = np.maximum(1, np.floor(np.sqrt(target_area / ratio).astype(np.float64) + 0.5))
+        r = w.astype(f32) / h.astype(f32)
+        ok = (w <= W) & (h <= H) & (min_wh <= r) & (r <= max_wh)
+        first = ok.argmax(axis=1)[:, None]  # the attempt the sequential loop stops at
+        found = np.take_along_axis(ok, first, axis=1)
+        att_h = np.take_along_axis(h, first, axis=1).astype(i64)
+        att_w = np.take_along_axis(w, first, axis=1).astype(i64)
+
+        # every attempt failed: the whole image cut to the aspect limits, shrunk to area_hi
+        whole_r = Wf / Hf
+        fb_h = np.where(whole_r > max_wh, H, np.where(whole_r < min_wh, max_h, H))
+        fb_w = np.where(whole_r > max_wh, max_w, np.where(whole_r < min_wh, W, W))
+        max_area = area_hi * Wf * Hf
+        scale = np.minimum(f32(1.0), max_area / (fb_w * fb_h).astype(f32))
+        s = np.sqrt(scale)
+        fb_h = np.maximum(1, (fb_h.astype(f32) * s).astype(i64))
+        fb_w = np.maximum(1, (fb_w.astype(f32) * s).astype(i64))
+
+    h = np.where(too_wide, H, np.where(too_tall, max_h, np.where(found, att_h, fb_h)))
+    w = np.where(too_wide, max_w, np.where(too_tall, W, np.where(found, att_w, fb_w)))
+    # only a random_area above 1 (which DALI does not reject either) makes the too-wide/too-tall
+    # window larger than the image; DALI's anchor is then undefined, ours is 0
+    h, w = np.minimum(h, H), np.minimum(w, W)
+    sizes = np.concatenate([h, w], axis=1)
+    sizes[empty[:, 0]] = 0
+    # the anchor: uniform over the 0..(extent - size) positions, from the top 32 bits
+    spans = (np.concatenate([H, W], axis=1) - sizes + 1).astype(np.uint64)
+    anchors = ((bits[:, -2:] >> np.uint64(32)) * spans >> np.uint64(32)).astype(i64)
+    anchors[empty[:, 0]] = 0
+    return anchors, sizes

@@ -28,7 +28,7 @@ import numpy as np
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.generic.cast import array_module, batch_array, per_sample_scalars
-from dali._ops.image.crop import image_layout, optional_cv2, static_image_layout
+from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
 
 __all__ = ["FLIP_LAYOUTS", "Flip"]
 

@@ -1,9 +1,9 @@
 """`fn.random_resized_crop` (DALI §3.13): a random window, resized to exactly ``size``.
 
-The window comes from the random crop generator shared with ``decoders.image_random_crop``
-(`dali._ops.image.crop_window`), drawn from the sample's own generator (``ws.rng.generator(i)``)
-so a sample gets the same window whatever the batch size, thread count or sharding. The window
-is then resampled as `fn.resize` does with the window as its ROI, with the same filters
+The windows come from the random crop generator shared with ``decoders.image_random_crop``
+(`dali._ops.image.crop_window`), computed for the whole batch at once from each sample's own
+random stream, so a sample gets the same window whatever the batch size, thread count or
+sharding, on the CPU and the GPU. The window is then resampled as `fn.resize` does with the window as its ROI, with the same filters
 (``interp_type``, ``min_filter``, ``mag_filter``, ``antialias``). All frames of a sequence share
 one window.
 
@@ -28,7 +28,7 @@ import numpy as np
 
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.image import _resample
-from dali._ops.image.crop_window import RANDOM_CROP_ARGS, RandomCropParams, random_crop_window
+from dali._ops.image.crop_window import RANDOM_CROP_ARGS, RandomCropParams, random_crop_windows
 from dali._ops.image.resize import _FILTER_ARGS, ResamplingMixin
 from dali._tensors import TensorListCPU
 
@@ -69,6 +69,18 @@ class RandomResizedCrop(ResamplingMixin):
         self.size = size
         self.params = RandomCropParams.from_op(self)
 
+    def crop_windows(
+        self, ws: Any, shapes: list[tuple[int, ...]], axes: tuple[int, ...]
+    ) -> list[list[int]]:
+        """Each sample's window ``[y, x, h, w]``, computed for the batch in one call."""
+        hw = np.array([(s[axes[0]], s[axes[1]]) for s in shapes], dtype=np.int64).reshape(-1, 2)
+        for i, (H, W) in enumerate(hw):
+            if H == 0 or W == 0:
+                raise self.error(f"sample {i}: cannot crop an empty image ({H}x{W})")
+        p = self.params
+        anchors, sizes = random_crop_windows(ws, hw, p.area, p.aspect_ratio, p.num_attempts)
+        return np.concatenate([anchors, sizes], axis=1).tolist()
+
     def run_cpu(self, ws: Any) -> TensorListCPU:
         tl = ws.inputs[0]
         layout, axes = self.layout_of(tl, allowed=(2,))
@@ -80,16 +92,13 @@ class RandomResizedCrop(ResamplingMixin):
         out_dtype = self.output_dtype(tl._np_dtype)
         filters = self.filters(ws)
         antialias = self.arg("antialias")
-        rng = ws.rng
-        params = self.params
         out_h, out_w = self.size
+        windows = self.crop_windows(ws, [x.shape for x in samples], axes)
 
         def one(i: int) -> np.ndarray:
             x = samples[i]
             H, W = x.shape[axes[0]], x.shape[axes[1]]
-            if H == 0 or W == 0:
-                raise self.error(f"sample {i}: cannot crop an empty image ({H}x{W})")
-            y0, x0, h, w = random_crop_window(H, W, params, rng.generator(i))
+            y0, x0, h, w = windows[i]
             mn, mg = filters[i]
             plans = [
                 _resample.AxisPlan.make(
@@ -116,14 +125,13 @@ class RandomResizedCrop(ResamplingMixin):
         out_dtype = self.output_dtype(tl._np_dtype)
         filters = self.filters(ws)
         antialias = self.arg("antialias")
-        rng = ws.rng
         out_h, out_w = self.size
+        shapes = tl.shape()
+        windows = self.crop_windows(ws, shapes, axes)
         plans = []
-        for i, shape in enumerate(tl.shape()):
+        for i, shape in enumerate(shapes):
             H, W = shape[axes[0]], shape[axes[1]]
-            if H == 0 or W == 0:
-                raise self.error(f"sample {i}: cannot crop an empty image ({H}x{W})")
-            y0, x0, h, w = random_crop_window(H, W, self.params, rng.generator(i))
+            y0, x0, h, w = windows[i]
             mn, mg = filters[i]
             plans.append(
                 [

@@ -467,6 +467,9 @@ class WarpAffine(WarpBase):
 
     Example: ``fn.warp_affine(images, matrix=[1, 0, 5, 0, 1, 3])`` gives
     ``dst[y, x] = src[y + 3, x + 5]``.
+
+    On the GPU all samples are warped by one kernel launch; a GPU ``mtx`` input is first copied
+    to the host (the matrices drive the host-side geometry), which waits for the GPU.
     """
 
     def setup(self) -> None:

@@ -4,7 +4,7 @@ Every expression becomes one ``ArithmeticGenericOp`` node (`_arithmetic_generic_
 constants are *not* graph nodes: they travel as a scalar argument with their DALI type, so
 ``x * 2.0`` costs one vectorised numpy call over the whole ``(batch, ...)`` array.
 
-Types follow DALI's promotion table (`promote`): the same type stays, a float wins over any
+Types follow DALI's promotion table (`_promotion.promote`): the same type stays, a float wins over any
 integer, two signed (or two unsigned) integers give the wider one, and a signed ``intX`` with an
 unsigned ``uintY`` gives ``intX`` when ``X > Y`` and ``int(2Y)`` (capped at 64 bits) otherwise.
 A Python ``int`` counts as INT32, a Python ``float`` as FLOAT, a ``bool`` as BOOL; numpy scalars
@@ -34,7 +34,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -42,355 +42,14 @@ import numpy as np
 from dali._graph.node import DataNode
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
+from dali._ops.math._kernels import Kernel, make_kernel
+from dali._ops.math._promotion import OPS, check_types, result_dtype
 from dali._tensors import TensorListCPU
 
-__all__ = ["ArithmeticGenericOp", "arithmetic", "promote", "result_dtype"]
-
-
-# --------------------------------------------------------------------------------------------
-# The operations
-# --------------------------------------------------------------------------------------------
-
-
-class _OpDef(NamedTuple):
-    symbol: str  # how messages spell the operation
-    arity: int
-    rule: str  # result type: "same", "float", "promote", "fpromote" or "bool"
-    arithmetic: bool  # rejected when every input is BOOL (except `*`)
-    bitwise: bool  # integral (or BOOL) inputs only
-
-
-_OPS: dict[str, _OpDef] = {
-    "pos": _OpDef("+", 1, "same", True, False),
-    "neg": _OpDef("-", 1, "same", True, False),
-    "abs": _OpDef("abs", 1, "same", True, False),
-    "bitnot": _OpDef("~", 1, "same", False, True),
-    "add": _OpDef("+", 2, "promote", True, False),
-    "sub": _OpDef("-", 2, "promote", True, False),
-    "mul": _OpDef("*", 2, "promote", True, False),
-    "div": _OpDef("//", 2, "promote", True, False),
-    "mod": _OpDef("%", 2, "promote", True, False),
-    "pow": _OpDef("**", 2, "promote", True, False),
-    "min": _OpDef("min", 2, "promote", True, False),
-    "max": _OpDef("max", 2, "promote", True, False),
-    "fdiv": _OpDef("/", 2, "fpromote", True, False),
-    "fpow": _OpDef("fpow", 2, "fpromote", True, False),
-    "atan2": _OpDef("atan2", 2, "fpromote", True, False),
-    "bitand": _OpDef("&", 2, "promote", False, True),
-    "bitor": _OpDef("|", 2, "promote", False, True),
-    "bitxor": _OpDef("^", 2, "promote", False, True),
-    "lshift": _OpDef("<<", 2, "promote", False, True),
-    "rshift": _OpDef(">>", 2, "promote", False, True),
-    "eq": _OpDef("==", 2, "bool", False, False),
-    "neq": _OpDef("!=", 2, "bool", False, False),
-    "lt": _OpDef("<", 2, "bool", False, False),
-    "leq": _OpDef("<=", 2, "bool", False, False),
-    "gt": _OpDef(">", 2, "bool", False, False),
-    "geq": _OpDef(">=", 2, "bool", False, False),
-    "clamp": _OpDef("clamp", 3, "promote", True, False),
-}
-
-# Unary functions whose integer inputs give FLOAT; value: the array-module function name.
-_FLOAT_FUNCS = {
-    "sqrt": "sqrt",
-    "rsqrt": "",  # DALI's approximation, see `_rsqrt`
-    "cbrt": "cbrt",
-    "exp": "exp",
-    "log": "log",
-    "log2": "log2",
-    "log10": "log10",
-    "fabs": "fabs",
-    "floor": "floor",
-    "ceil": "ceil",
-    "sin": "sin",
-    "cos": "cos",
-    "tan": "tan",
-    "asin": "arcsin",
-    "acos": "arccos",
-    "atan": "arctan",
-    "sinh": "sinh",
-    "cosh": "cosh",
-    "tanh": "tanh",
-    "asinh": "arcsinh",
-    "acosh": "arccosh",
-    "atanh": "arctanh",
-}
-for _name in _FLOAT_FUNCS:
-    _OPS[_name] = _OpDef(_name, 1, "float", True, False)
-del _name
-
-_UFUNC2 = {
-    "add": "add",
-    "sub": "subtract",
-    "mul": "multiply",
-    "bitand": "bitwise_and",
-    "bitor": "bitwise_or",
-    "bitxor": "bitwise_xor",
-    "lshift": "left_shift",
-    "rshift": "right_shift",
-    "fdiv": "true_divide",
-    "fpow": "power",
-    "atan2": "arctan2",
-    "mod": "fmod",
-    "eq": "equal",
-    "neq": "not_equal",
-    "lt": "less",
-    "leq": "less_equal",
-    "gt": "greater",
-    "geq": "greater_equal",
-}
+__all__ = ["ArithmeticGenericOp", "arithmetic"]
 
 # --------------------------------------------------------------------------------------------
-# Type promotion
-# --------------------------------------------------------------------------------------------
-
-_BOOL = np.dtype(np.bool_)
-_F32 = np.dtype(np.float32)
-_F64 = np.dtype(np.float64)
-_INT_BY_SIZE = {
-    1: np.dtype(np.int8),
-    2: np.dtype(np.int16),
-    4: np.dtype(np.int32),
-    8: np.dtype(np.int64),
-}
-_KINDS = frozenset("biuf")
-
-
-def promote(a: np.dtype[Any], b: np.dtype[Any]) -> np.dtype[Any]:
-    """DALI's binary type promotion (``dali/operators/math/expressions/arithmetic_meta.h``).
-
-    Args:
-        a: The left operand's numpy dtype.
-        b: The right operand's numpy dtype.
-
-    Returns:
-        The numpy dtype of the result.
-
-    Example:
-        >>> promote(np.dtype("uint8"), np.dtype("int8")), promote(np.dtype("uint32"), np.dtype("int64"))
-        (dtype('int16'), dtype('int64'))
-    """
-    if a == b:
-        return a
-    ka, kb = a.kind, b.kind
-    if ka == "f" or kb == "f":
-        if ka == "f" and kb == "f":
-            return a if a.itemsize >= b.itemsize else b
-        return a if ka == "f" else b
-    if ka == "b":
-        return b
-    if kb == "b":
-        return a
-    if ka == kb:
-        return a if a.itemsize >= b.itemsize else b
-    signed, unsigned = (a, b) if ka == "i" else (b, a)
-    if signed.itemsize > unsigned.itemsize:
-        return signed
-    return _INT_BY_SIZE[min(2 * unsigned.itemsize, 8)]
-
-
-def result_dtype(op: str, dtypes: Sequence[np.dtype[Any]]) -> np.dtype[Any]:
-    """The numpy dtype of ``op`` applied to operands of ``dtypes``."""
-    rule = _OPS[op].rule
-    if rule == "bool":
-        return _BOOL
-    first = dtypes[0]
-    if rule == "same":
-        return first
-    if rule == "float":
-        return first if first.kind == "f" else _F32
-    out = first
-    for t in dtypes[1:]:
-        out = promote(out, t)
-    if rule == "fpromote" and all(t.kind != "f" for t in dtypes):
-        return _F32
-    return out
-
-
-def _type_name(dtype: np.dtype[Any]) -> str:
-    from dali._dtypes import type_name
-
-    try:
-        return type_name(dtype)
-    except (TypeError, KeyError):
-        return str(dtype)
-
-
-def _check_types(op: str, dtypes: Sequence[np.dtype[Any]]) -> str | None:
-    """DALI's checks on the operand types; returns the error message or None."""
-    d = _OPS[op]
-    for t in dtypes:
-        if t.kind not in _KINDS:
-            return (
-                f"Input data type {_type_name(t)} is not supported by arithmetic operator "
-                f"`{d.symbol}`."
-            )
-    if d.arithmetic and op != "mul" and all(t.kind == "b" for t in dtypes):
-        if d.arity == 1:
-            return (
-                f"Input to arithmetic operator `{d.symbol}` cannot be a boolean. Consider using "
-                f"bitwise operator `~` or a numeric type."
-            )
-        return (
-            f"Inputs to arithmetic operator `{d.symbol}` cannot be booleans. Consider using "
-            f"bitwise operators `|`, `&`, `^` or a numeric type as one of the inputs to force "
-            f"type promotions of the booleans. Note: using `*` (multiplication) is still allowed "
-            f"for boolean inputs."
-        )
-    if d.bitwise and any(t.kind == "f" for t in dtypes):
-        return f"Inputs to bitwise operator `{d.symbol}` must be of integral type."
-    return None
-
-
-# --------------------------------------------------------------------------------------------
-# Kernels: array-module generic (numpy or CuPy), built once per operator and input types
-# --------------------------------------------------------------------------------------------
-
-Kernel = Callable[..., Any]
-
-
-def _cast(x: Any, dtype: np.dtype[Any]) -> Any:
-    return x if x.dtype == dtype else x.astype(dtype)
-
-
-def _rsqrt(xp: Any, out: np.dtype[Any]) -> Kernel:
-    """DALI's CPU ``rsqrt``: a 12-bit estimate refined by one Newton step (``rsqrt(1) < 1``).
-
-    The estimate is ``1/sqrt(x)`` scaled by ``1 - 2**-12`` (what the SSE ``rsqrtss`` returns
-    for powers of four), so ``rsqrt(1.0)`` is 0.99999994 as in DALI; the GPU backend uses the
-    same formula so that both devices agree.
-    """
-    if out == _F64:
-        return lambda x: xp.reciprocal(xp.sqrt(_cast(x, out)))
-    half, three_halves, scale = np.float32(0.5), np.float32(1.5), np.float32(1.0 - 2.0**-12)
-
-    def kernel(x: Any) -> Any:
-        x = _cast(x, _F32)
-        y = xp.reciprocal(xp.sqrt(x)) * scale
-        y = y * (three_halves - x * half * y * y)
-        return _cast(y, out)
-
-    return kernel
-
-
-def _trunc_div(xp: Any, out: np.dtype[Any]) -> Kernel:
-    def kernel(a: Any, b: Any) -> Any:
-        a, b = _cast(a, out), _cast(b, out)
-        # a - fmod(a, b) is an exact multiple of b, so flooring it truncates toward zero;
-        # b == 0 gives fmod 0 and a // 0 = 0.
-        return xp.floor_divide(a - xp.fmod(a, b), b)
-
-    return kernel
-
-
-def _int_pow(xp: Any, out: np.dtype[Any]) -> Kernel:
-    signed = out.kind == "i"
-
-    def kernel(a: Any, b: Any) -> Any:
-        a, b = _cast(a, out), _cast(b, out)
-        if not signed or (isinstance(b, np.generic) and b >= 0):
-            return xp.power(a, b)
-        neg = b < 0
-        r = xp.power(a, xp.maximum(b, 0))
-        # a ** -n truncated: 1 for a == 1, ±1 for a == -1, 0 otherwise.
-        special = xp.where(a == 1, 1, xp.where(a == -1, 1 - 2 * (b & 1), 0))
-        return xp.where(neg, _cast(xp.asarray(special), out), r)
-
-    return kernel
-
-
-def _select(xp: Any, out: np.dtype[Any], op: str) -> Kernel:
-    # C's `l < r ? l : r` (not numpy's NaN-propagating minimum) for min, max and clamp.
-    if op == "min":
-        return lambda a, b: _where2(xp, out, a, b, True)
-    if op == "max":
-        return lambda a, b: _where2(xp, out, a, b, False)
-
-    def clamp(v: Any, lo: Any, hi: Any) -> Any:
-        v, lo, hi = _cast(v, out), _cast(lo, out), _cast(hi, out)
-        return xp.where(v < lo, lo, xp.where(v > hi, hi, v))
-
-    return clamp
-
-
-def _where2(xp: Any, out: np.dtype[Any], a: Any, b: Any, less: bool) -> Any:
-    a, b = _cast(a, out), _cast(b, out)
-    return xp.where(a < b if less else a > b, a, b)
-
-
-def _ufunc(f: Any, cast: np.dtype[Any] | None) -> Kernel:
-    if cast is None:
-        return f
-    return lambda *args: f(*args, dtype=cast, casting="unsafe")
-
-
-def _kernel(
-    op: str,
-    operands: Sequence[np.dtype[Any]],
-    tensors: Sequence[np.dtype[Any]],
-    out: np.dtype[Any],
-    xp: Any,
-) -> tuple[Kernel, np.dtype[Any] | None]:
-    """The kernel for ``op`` and the dtype to pre-cast the constants to.
-
-    ``operands`` are the types of all operands, ``tensors`` those of the tensor inputs only:
-    the constants are pre-cast, so a kernel casts only when a tensor input differs from the
-    type it computes in.
-    """
-    needs_cast = any(t != out for t in tensors)
-    cast = out if needs_cast else None
-    if op == "neg":
-        return xp.negative, out
-    if op == "abs":
-        return xp.absolute, out
-    if op == "bitnot":
-        return xp.invert, out
-    if op in _FLOAT_FUNCS:
-        if op == "rsqrt":
-            return _rsqrt(xp, out), out
-        return _ufunc(getattr(xp, _FLOAT_FUNCS[op]), cast), out
-    if op == "div":
-        if out.kind == "f":
-            return _ufunc(xp.true_divide, cast), out
-        if out.kind == "i":
-            return _trunc_div(xp, out), out
-        return _ufunc(xp.floor_divide, cast), out
-    if op == "pow":
-        if out.kind == "f":
-            return _ufunc(xp.power, cast), out
-        return _int_pow(xp, out), out
-    if op in ("min", "max", "clamp"):
-        return _select(xp, out, op), out
-    if op == "mod" and out.kind == "f" and out != _F64 and any(t.kind in "iub" for t in operands):
-        # DALI computes a mixed integer/float modulo in double precision (checked against
-        # DALI 2.4: (2**31 - 1) % 8.0 is 7.0, which float32 arithmetic would make 0.0)
-        def mixed_mod(a: Any, b: Any) -> Any:
-            return xp.fmod(_cast(a, _F64), _cast(b, _F64)).astype(out)
-
-        return mixed_mod, _F64
-    if op in ("lshift", "rshift") and out.kind == "b":
-        f = getattr(xp, _UFUNC2[op])
-        return (lambda a, b: f(a, b, dtype=np.uint8, casting="unsafe").astype(_BOOL)), out
-    if _OPS[op].rule == "bool":
-        f = getattr(xp, _UFUNC2[op])
-        if {t.kind for t in operands} == {"i", "u"} and any(t.itemsize == 8 for t in operands):
-            # int64 cannot hold every uint64: let numpy compare by value (as DALI does)
-            return f, None
-        comp = operands[0]
-        for t in operands[1:]:
-            comp = promote(comp, t)
-        if all(t == comp for t in tensors):
-            return f, comp
-
-        def compare(a: Any, b: Any) -> Any:
-            return f(_cast(a, comp), _cast(b, comp))
-
-        return compare, comp
-    return _ufunc(getattr(xp, _UFUNC2[op]), cast), out
-
-
-# --------------------------------------------------------------------------------------------
-# The operator
+# The operator (its kernels: `_kernels`; its typing rules: `_promotion`)
 # --------------------------------------------------------------------------------------------
 
 _IN = object()  # marks a tensor input's place among the operands
@@ -422,7 +81,7 @@ def _broadcast_message(op: str, shapes: Sequence[tuple[int, ...]], sample: int |
     where = f" in sample {sample}" if sample is not None else ""
     listed = ", ".join(str(tuple(s)) for s in shapes)
     return (
-        f"Can't broadcast shapes{where} for arithmetic operator `{_OPS[op].symbol}`: {listed}. "
+        f"Can't broadcast shapes{where} for arithmetic operator `{OPS[op].symbol}`: {listed}. "
         f"Shapes must be equal, or broadcastable (aligned to the right, with extents that are "
         f"equal or 1)."
     )
@@ -436,7 +95,7 @@ def _np_of(dtype: Any) -> np.dtype[Any] | None:
     try:
         return np_dtype(dtype)
     except TypeError:
-        return np.dtype(object)  # never a valid arithmetic type: reported by _check_types
+        return np.dtype(object)  # never a valid arithmetic type: reported by check_types
 
 
 @register(
@@ -454,7 +113,7 @@ class ArithmeticGenericOp(Operator):
 
     def setup(self) -> None:
         op = self.arg("op")
-        if op not in _OPS:
+        if op not in OPS:
             raise self.arg_error("op", f"unknown arithmetic operation {op!r}")
         self._op = op
         from dali._dtypes import np_dtype
@@ -462,16 +121,16 @@ class ArithmeticGenericOp(Operator):
         consts = {pos: (value, np_dtype(dtype)) for pos, value, dtype in self.arg("constants")}
         self._consts = consts
         self._arity = len(self.node.inputs) + len(consts)
-        if self._arity != _OPS[op].arity:
+        if self._arity != OPS[op].arity:
             raise self.error(
-                f"arithmetic operator `{_OPS[op].symbol}` takes {_OPS[op].arity} operands, "
+                f"arithmetic operator `{OPS[op].symbol}` takes {OPS[op].arity} operands, "
                 f"got {self._arity}"
             )
         # keyed by the input dtype (one input) or the tuple of input dtypes
         self._plans: dict[Any, _Plan] = {}
         static = [_np_of(n.dtype) for n in self.node.inputs]
         if all(t is not None for t in static):
-            message = _check_types(op, self._operand_dtypes(static))  # type: ignore[arg-type]
+            message = check_types(op, self._operand_dtypes(static))  # type: ignore[arg-type]
             if message is not None:
                 raise self.error(message)
 
@@ -483,11 +142,11 @@ class ArithmeticGenericOp(Operator):
     def _plan(self, key: tuple[np.dtype[Any], ...], xp: Any) -> _Plan:
         op = self._op
         dtypes = self._operand_dtypes(key)
-        message = _check_types(op, dtypes)
+        message = check_types(op, dtypes)
         if message is not None:
             raise self.error(message)
         out = result_dtype(op, dtypes)
-        kernel, const_dtype = _kernel(op, dtypes, key, out, xp)
+        kernel, const_dtype = make_kernel(op, dtypes, key, out, xp)
         template: list[Any] = []
         it = iter(key)
         for i in range(self._arity):
@@ -602,7 +261,7 @@ class ArithmeticGenericOp(Operator):
                 continue
             if layout and lay != layout:
                 raise self.error(
-                    f"Layouts of the inputs of arithmetic operator `{_OPS[self._op].symbol}` do "
+                    f"Layouts of the inputs of arithmetic operator `{OPS[self._op].symbol}` do "
                     f'not match: "{layout}" and "{lay}".'
                 )
             layout = lay
@@ -621,7 +280,7 @@ class ArithmeticGenericOp(Operator):
         for i in range(arity):
             dtypes.append(_np_of(consts[i]) if i in consts else _np_of(next(inputs).dtype))
         dtype = None
-        if all(t is not None for t in dtypes) and _check_types(op, dtypes) is None:
+        if all(t is not None for t in dtypes) and check_types(op, dtypes) is None:
             dtype = dali_dtype(result_dtype(op, dtypes))
         ndims = [n.ndim for n in node.inputs]
         ndim = max(ndims) if all(d is not None for d in ndims) else None
@@ -711,7 +370,7 @@ def arithmetic(op: str, *operands: Any) -> DataNode:
         >>> y.dtype
         <DALIDataType.FLOAT: 9>
     """
-    d = _OPS.get(op)
+    d = OPS.get(op)
     if d is None:
         raise ValueError(f"unknown arithmetic operation {op!r}")
     if len(operands) != d.arity:

@@ -24,6 +24,9 @@ Each sample is identified by its index in the epoch (``iteration * max_batch_siz
 batch``), which keys the random numbers of downstream operators, so results do not depend on
 threads or prefetching.
 
+`_sources` classifies the ``source`` and `_external_call` checks the call's arguments when the
+graph is defined; this module is the operator that runs in the pipeline.
+
 Example:
     >>> import numpy as np
     >>> from dali import fn, pipeline_def
@@ -39,321 +42,24 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import functools
-import inspect
 import threading
 import weakref
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from dali._dtypes import BatchInfo, DALIDataType, SampleInfo, dali_dtype, type_name
+from dali._dtypes import BatchInfo, SampleInfo, type_name
 from dali._exec.executor import PipelineError
 from dali._exec.workspace import BatchMeta
 from dali._graph.schema import Arg, register
-from dali._graph.trace import call_operator
 from dali._ops.base import Operator
 from dali._ops.python._convert import batch_size_of, holds_device_data, make_batch
-from dali._ops.python._parallel import SourceSpec, WorkerError, WorkerPool, is_generator_function
+from dali._ops.python._external_call import external_source_call, ops_call, output_specs
+from dali._ops.python._parallel import SourceSpec, WorkerError, WorkerPool
+from dali._ops.python._sources import SourceDesc
 
-__all__ = ["ExternalSource", "accepted_arg_count", "describe_source"]
-
-_DISPLAY = "dali.fn.external_source"
-
-
-# --------------------------------------------------------------------------------------------
-# What kind of source the user gave (checked when the graph is defined, as DALI does)
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(eq=False)
-class _SourceDesc:
-    """The user's ``source`` and how to pull from it in the pipeline's process.
-
-    Attributes:
-        kind: ``"callable"``, ``"iterable"`` or ``"genfunc"``.
-        source: What the user gave.
-        cycle: ``None``, ``"quiet"`` or ``"raise"``.
-        accepts_arg: A callable takes the iteration / BatchInfo / SampleInfo.
-        next_item: Iterables and generators: returns the next item (applies ``cycle``).
-    """
-
-    kind: str
-    source: Any
-    cycle: str | None = None
-    accepts_arg: bool = False
-    next_item: Callable[[], Any] | None = None
-
-    def __repr__(self) -> str:  # stable across processes: no addresses (op identities)
-        return f"<{self.kind} source>"
-
-
-class _Cycle:
-    """Restart an iterable when it is exhausted: quietly, or after raising StopIteration."""
-
-    def __init__(self, make_iter: Callable[[], Any], mode: str) -> None:
-        self._make_iter = make_iter
-        self._signal = mode == "raise"
-        self._it = make_iter()
-
-    def __call__(self) -> Any:
-        try:
-            return next(self._it)
-        except StopIteration:
-            self._it = self._make_iter()
-            if self._signal:
-                raise
-            return next(self._it)
-
-
-def _cycle_mode(cycle: Any) -> str | None:
-    if cycle is None or cycle is False or cycle == "no":
-        return None
-    if cycle is True or cycle == "quiet":
-        return "quiet"
-    if cycle == "raise":
-        return "raise"
-    raise ValueError(
-        f"Invalid value {cycle!r} for the argument `cycle`. Valid values are\n"
-        '  - "no", False or None - cycling disabled\n'
-        '  - "quiet", True - quietly rewind the data\n'
-        '  - "raise" - raise StopIteration on each rewind.'
-    )
-
-
-def accepted_arg_count(source: Callable[..., Any]) -> int:
-    """The number of positional parameters of a ``source`` callable (0 or 1).
-
-    Parameters with defaults count. Bound methods and callable objects do not count ``self``.
-
-    Raises:
-        TypeError: For ``*args``, ``**kwargs``, keyword-only or more than one parameter.
-    """
-    try:
-        signature = inspect.signature(source)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"Cannot inspect the parameters of the `source` callable: {e}") from None
-    msg = (
-        "The `source` callable must accept either 0 or 1 positional arguments to indicate "
-        "whether it accepts the batch or sample indexing information."
-    )
-    for p in signature.parameters.values():
-        if p.kind == inspect.Parameter.VAR_POSITIONAL:
-            raise TypeError(
-                f"{msg} Found var-positional argument `*{p.name}` which is not allowed."
-            )
-        if p.kind == inspect.Parameter.VAR_KEYWORD:
-            raise TypeError(f"{msg} Found var-keyword argument `**{p.name}` which is not allowed.")
-        if p.kind == inspect.Parameter.KEYWORD_ONLY:
-            raise TypeError(f"{msg} Found keyword-only argument `{p.name}` which is not allowed.")
-    n = len(signature.parameters)
-    if n > 1:
-        raise TypeError(f"{msg} Found more than one positional argument, which is not allowed.")
-    return n
-
-
-def _not_iterable(e: TypeError) -> bool:
-    return "not iterable" in str(e)
-
-
-def describe_source(source: Any, cycle: Any = None) -> _SourceDesc:
-    """Classify ``source`` and prepare pulling from it (DALI's ``get_callback_from_source``).
-
-    An iterable gets its iterator now, and a generator function (without ``cycle``) is called
-    now, as in DALI; a callable is only inspected.
-
-    Raises:
-        TypeError: A generator object with ``cycle``, a callable with a wrong signature, or
-            something neither callable nor iterable.
-        ValueError: An invalid ``cycle``, or ``cycle`` with a callable.
-    """
-    mode = _cycle_mode(cycle)
-    cycle_error = "The argument `cycle` can only be specified if `source` is iterable."
-    if mode is not None:
-        if inspect.isgenerator(source):
-            raise TypeError(
-                "Cannot cycle through a generator - if the generator is a result of calling a "
-                "generator function, pass that function instead as `source`."
-            )
-        if is_generator_function(source):
-            return _SourceDesc("genfunc", source, mode, next_item=_Cycle(lambda: source(), mode))
-        try:
-            cycler = _Cycle(lambda: iter(source), mode)
-        except TypeError as e:
-            if not _not_iterable(e):
-                raise
-            raise ValueError(cycle_error) from None
-        return _SourceDesc("iterable", source, mode, next_item=cycler)
-    if is_generator_function(source):
-        gen = source()
-        return _SourceDesc("genfunc", source, None, next_item=functools.partial(next, gen))
-    try:
-        it = iter(source)
-    except TypeError as e:
-        if not _not_iterable(e):
-            raise
-        if cycle is not None:
-            raise ValueError(cycle_error) from None
-        if not callable(source):
-            raise TypeError(
-                "The `source` must be callable, iterable or a parameterless generator function."
-            ) from None
-        return _SourceDesc("callable", source, accepts_arg=accepted_arg_count(source) > 0)
-    return _SourceDesc("iterable", source, None, next_item=functools.partial(next, it))
-
-
-# --------------------------------------------------------------------------------------------
-# Per-output layout / dtype / ndim
-# --------------------------------------------------------------------------------------------
-
-
-def _per_output(value: Any, n: int, missing: Any, name: str, multi: bool) -> list[Any]:
-    if isinstance(value, (list, tuple)):
-        if not multi:
-            raise TypeError(
-                f"`{_DISPLAY}`: the argument `{name}` can be a list only together with "
-                f"`num_outputs` (one value per output); got {value!r}."
-            )
-        return [*value[:n], *([missing] * (n - len(value)))]
-    return [value] * n
-
-
-def _output_specs(args: Mapping[str, Any]) -> tuple[list[Any], list[Any], list[Any]]:
-    """(layouts, dtypes, ndims), one entry per output; None means "not given"."""
-    num = args.get("num_outputs")
-    n, multi = (num or 1), num is not None
-    layouts = _per_output(args.get("layout"), n, "", "layout", multi)
-    dtypes = _per_output(args.get("dtype"), n, None, "dtype", multi)
-    ndims = _per_output(args.get("ndim"), n, None, "ndim", multi)
-    out_layouts: list[str | None] = []
-    for lay in layouts:
-        if lay is not None and not isinstance(lay, str):
-            if type(lay).__name__ != "TensorLayout":
-                raise TypeError(
-                    f"`{_DISPLAY}`: the argument `layout` should be a str (or a list of str "
-                    f"per output), got {lay!r}."
-                )
-            lay = str(lay)
-        out_layouts.append(lay)
-    out_dtypes: list[DALIDataType | None] = []
-    for dt in dtypes:
-        if dt is None:
-            out_dtypes.append(None)
-            continue
-        try:
-            d = dali_dtype(dt)
-        except TypeError:
-            raise TypeError(
-                f"`{_DISPLAY}`: the argument `dtype` should be a data type "
-                f"(dali.types.DALIDataType), got {dt!r}."
-            ) from None
-        out_dtypes.append(None if d == DALIDataType.NO_TYPE else d)
-    out_ndims: list[int | None] = []
-    for nd in ndims:
-        if nd is not None and (
-            isinstance(nd, bool) or not isinstance(nd, (int, np.integer)) or nd < 0
-        ):
-            raise TypeError(
-                f"`{_DISPLAY}`: the argument `ndim` should be a non-negative int, got {nd!r}."
-            )
-        out_ndims.append(None if nd is None else int(nd))
-    return out_layouts, out_dtypes, out_ndims
-
-
-# --------------------------------------------------------------------------------------------
-# The call: `fn.external_source(...)` / `ops.ExternalSource(...)(...)`
-# --------------------------------------------------------------------------------------------
-
-
-def _external_source_call(
-    schema: Any, inputs: tuple[Any, ...], kwargs: dict[str, Any], *, ops_api: bool = False
-) -> Any:
-    if inputs:
-        raise TypeError(f"`{_DISPLAY}` takes no inputs; got {len(inputs)}.")
-    kw = {k: v for k, v in kwargs.items() if v is not None}
-    source = kw.get("source")
-    num_outputs = kw.get("num_outputs")
-    if num_outputs is not None:
-        if isinstance(num_outputs, bool) or not isinstance(num_outputs, (int, np.integer)):
-            raise TypeError(f"`num_outputs` must be an int, got {num_outputs!r}.")
-        if num_outputs < 1:
-            raise ValueError(f"`num_outputs` must be positive, got {num_outputs}.")
-        if source is None:
-            raise ValueError(
-                "The parameter ``num_outputs`` is only valid when using ``source`` to provide "
-                "data. To feed multiple external sources in ``feed_input``, use multiple "
-                f"`{_DISPLAY}` nodes."
-            )
-        if "name" in kw:
-            raise ValueError(f"`num_outputs` is not compatible with named `{_DISPLAY}`")
-        kw["num_outputs"] = int(num_outputs)
-    parallel = bool(kw.get("parallel", False))
-    batch = kw.get("batch")
-    if (
-        batch is None
-    ):  # fn.external_source defaults to batches; ops.ExternalSource to `not parallel`
-        batch = not parallel if ops_api else True
-    batch = bool(batch)
-    desc = describe_source(source, kw.get("cycle")) if source is not None else None
-    kw.pop("cycle", None)
-    if desc is not None and kw.get("repeat_last"):
-        raise ValueError(
-            "``repeat_last`` must not be set when using the ``source`` argument. It's usable "
-            f"only with manually fed `{_DISPLAY}`."
-        )
-    no_copy = kw.get("no_copy")
-    if parallel:
-        if desc is None:
-            raise ValueError(
-                f"`{_DISPLAY}` with ``parallel=True`` needs a ``source`` to run in the workers."
-            )
-        depth = kw.get("prefetch_queue_depth", 1)
-        if no_copy is None:
-            no_copy = True
-        if not no_copy:
-            raise ValueError(
-                "The argument ``no_copy`` cannot be specified to False when used with "
-                "``parallel=True``."
-            )
-        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-            raise ValueError(f"``prefetch_queue_depth`` must be a positive integer, got {depth}.")
-        hint = kw.get("bytes_per_sample_hint")
-        if hint is not None and (not isinstance(hint, (int, np.integer)) or hint < 1):
-            raise ValueError(f"``bytes_per_sample_hint`` must be a positive integer, got {hint}.")
-        if desc.kind == "callable" and not desc.accepts_arg:
-            raise TypeError(
-                "Callable passed to External Source in parallel mode (when `parallel=True`) "
-                "must accept exactly one argument: `dali.types.SampleInfo` if run with "
-                "`batch=False` or either `dali.types.BatchInfo` or integer that represents the "
-                "index of the batch within the epoch if `batch=True`. Got a callable that does "
-                "not accept arguments instead."
-            )
-        if desc.kind != "callable" and not batch:
-            what = "an iterable" if desc.kind == "iterable" else "a generator function"
-            raise TypeError(
-                f"Parallel external source with {what} must be run in a batch mode (specify "
-                "`batch=True` in the external source definition and make sure your source "
-                "returns batches)"
-            )
-        kw["prefetch_queue_depth"] = int(depth)
-    else:
-        for arg in ("prefetch_queue_depth", "bytes_per_sample_hint"):
-            if arg in kw:
-                raise ValueError(
-                    f"The argument `{arg}` is valid only for parallel external sources (when "
-                    "``parallel`` is True)."
-                )
-    _output_specs(kw)  # type checks now; the layout/ndim agreement is checked at build
-    kw.update(batch=batch, parallel=parallel, no_copy=bool(no_copy))
-    if desc is not None:
-        kw["source"] = desc
-    return call_operator(schema, (), kw)
-
-
-def _ops_call(schema: Any, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    return _external_source_call(schema, inputs, kwargs, ops_api=True)
+__all__ = ["ExternalSource"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -410,8 +116,8 @@ def _pool_for(info: Any) -> WorkerPool:
     ],
     source=True,
     positional_args=("source", "num_outputs"),
-    fn=_external_source_call,
-    ops_fn=_ops_call,
+    fn=external_source_call,
+    ops_fn=ops_call,
 )
 class ExternalSource(Operator):
     """Data from Python: a callable, an iterable, a generator function, or `feed_input`.
@@ -427,9 +133,9 @@ class ExternalSource(Operator):
 
     def setup(self) -> None:
         args = self.node.scalar_args
-        self._desc: _SourceDesc | None = args.get("source")
+        self._desc: SourceDesc | None = args.get("source")
         self._num_outputs: int | None = args.get("num_outputs")
-        self._layouts, self._dtypes, self._ndims = _output_specs(args)
+        self._layouts, self._dtypes, self._ndims = output_specs(args)
         for k, (lay, nd) in enumerate(zip(self._layouts, self._ndims)):
             if lay and nd is not None and len(lay) != nd:
                 where = f" of output {k}" if self._num_outputs is not None else ""
@@ -475,7 +181,7 @@ class ExternalSource(Operator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
-        layouts, dtypes, ndims = _output_specs(node.scalar_args)
+        layouts, dtypes, ndims = output_specs(node.scalar_args)
         metas = []
         for lay, dt, nd in zip(layouts, dtypes, ndims):
             if nd is None and lay:

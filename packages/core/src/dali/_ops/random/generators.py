@@ -73,7 +73,9 @@ class _RandomBase(Operator):
         for i, s in enumerate(ws.arg_samples("shape")):
             shape = tuple(int(d) for d in np.asarray(s).reshape(-1))
             if any(d < 0 for d in shape):
-                raise self.arg_error("shape", f"sample {i}: extents must be non-negative, got {shape}")
+                raise self.arg_error(
+                    "shape", f"sample {i}: extents must be non-negative, got {shape}"
+                )
             shapes.append(shape)
         return shapes
 
@@ -87,7 +89,9 @@ class _RandomBase(Operator):
         if shape is not None:
             size = math.prod(shape)
             values = convert_float(self.draw(ws, size), self.out_dtype)
-            return TensorListCPU._make(values.reshape(n, *shape), dtype=self.out_dtype, ndim=len(shape))
+            return TensorListCPU._make(
+                values.reshape(n, *shape), dtype=self.out_dtype, ndim=len(shape)
+            )
         shapes = self.sample_shapes(ws)
         sizes = [math.prod(s) for s in shapes]
         values = convert_float(self.draw(ws, max(sizes, default=0)), self.out_dtype)

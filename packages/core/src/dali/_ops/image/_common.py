@@ -1,0 +1,70 @@
+"""What the image operators share: the layout of an image batch, and optional OpenCV.
+
+An image operator accepts a list of layouts (``("HWC", "CHW", ...)``); an input without a
+layout gets the first accepted one with its number of dimensions, as in DALI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dali._ops.base import Operator
+
+__all__ = ["default_layout", "image_layout", "optional_cv2", "static_image_layout"]
+
+_CV2: list[Any] = []
+
+
+def optional_cv2() -> Any:
+    """OpenCV when installed (the ``image`` extra), else None: the fast CPU paths use it."""
+    if not _CV2:
+        try:
+            import cv2
+        except ImportError:
+            cv2 = None
+        _CV2.append(cv2)
+    return _CV2[0]
+
+
+def default_layout(ndim: int | None, allowed: Sequence[str]) -> str | None:
+    """The layout DALI assumes for an input without one: the first allowed one of that ndim."""
+    if ndim is None:
+        return None
+    for layout in allowed:
+        if len(layout) == ndim:
+            return layout
+    return None
+
+
+def image_layout(op: Operator, tl: Any, allowed: Sequence[str]) -> str:
+    """The layout of an image batch, checked against ``allowed`` (empty → the default).
+
+    Raises:
+        OperatorError: naming the operator, for an unsupported layout or number of dimensions.
+    """
+    layout = tl._layout
+    if layout:
+        if layout not in allowed:
+            raise op.error(
+                f"unsupported input layout '{layout}'; expected one of "
+                + ", ".join(f"'{a}'" for a in allowed)
+            )
+        return layout
+    found = default_layout(tl._ndim, allowed)
+    if found is None:
+        raise op.error(
+            f"the input has {tl._ndim} dimensions and no layout; expected a layout among "
+            + ", ".join(f"'{a}'" for a in allowed)
+        )
+    return found
+
+
+def static_image_layout(node: Any, allowed: Sequence[str]) -> str | None:
+    """The layout an image operator's output keeps, when known at trace time."""
+    src = node.inputs[0]
+    if src.layout:
+        return src.layout
+    if src.layout == "":
+        return default_layout(src.ndim, allowed)
+    return None

@@ -1,0 +1,582 @@
+"""What CPU and GPU samples and batches share: storage, validation, the public methods.
+
+`_TensorBase` (one array) and `_TensorListBase` (a dense ``(batch, ...)`` array or a list of
+samples, each derived lazily from the other) are written once for numpy and CuPy; the array
+module of a class is its ``_xp()``. `dali._tensors.cpu` and `dali._tensors.gpu` add what
+depends on where the memory lives.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from dali._dtypes import _DALI_BY_KIND, DALIDataType, TensorLayout, np_dtype, type_name
+from dali._tensors.printing import _format_batch, _format_tensor
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+__all__ = ["BatchMismatchError", "NotDenseError"]
+
+_FLOAT32 = np.dtype(np.float32)
+_DLPACK_CPU = 1  # kDLCPU
+_DLPACK_CUDA = 2  # kDLCUDA
+_DLPACK_CUDA_HOST = 3  # kDLCUDAHost (pinned memory, readable from the CPU)
+
+
+class _Ndim(int):
+    """A sample's number of dimensions that also works when called.
+
+    DALI 2.4 was observed to expose ``ndim`` as a property while later sources define it as a
+    method; an int that can be called returns the same number either way.
+    """
+
+    __slots__ = ()
+
+    def __call__(self) -> int:
+        return int(self)
+
+
+class NotDenseError(RuntimeError, AttributeError):
+    """A ragged batch was asked for something only a uniform batch has.
+
+    It is a RuntimeError, as in DALI, and also an AttributeError so that
+    ``hasattr(ragged_batch, "__array_interface__")`` is simply False.
+    """
+
+
+class BatchMismatchError(TypeError, ValueError):
+    """Samples of one batch disagree in dtype or number of dimensions.
+
+    DALI raises TypeError for these; deriving from ValueError too lets callers catch either.
+    """
+
+
+def _dali_type(dtype: np.dtype[Any]) -> DALIDataType:
+    found = _DALI_BY_KIND.get((dtype.kind, dtype.itemsize))
+    if found is None:
+        raise TypeError(f"Data type {dtype} is not supported by DALI.")
+    return found
+
+
+def _check_layout(layout: Any, ndim: int, what: str) -> str:
+    """DALI's SetLayout: an empty/None layout clears; a non-empty one must match ``ndim``."""
+    if layout is None:
+        return ""
+    if not isinstance(layout, str):
+        if not isinstance(layout, TensorLayout):
+            raise TypeError(f"`layout` must be a string or None, got {type(layout).__name__}.")
+        layout = str(layout)
+    if layout and len(layout) != ndim:
+        raise ValueError(
+            "A non-empty layout must have the same number of dimensions as the number of "
+            f"dimensions of the {what}.\nGot: {len(layout)} ({layout})\nExpected: {ndim}."
+        )
+    return layout
+
+
+def _ptr_value(ptr: Any) -> int:
+    """The address in a ``ctypes.c_void_p`` (what DALI takes) or a plain int."""
+    value = getattr(ptr, "value", ptr)
+    if value is None:
+        raise ValueError("The destination pointer must not be null.")
+    return int(value)
+
+
+def _supported(arr: Any) -> Any:
+    """Reject element types DALI cannot hold; make byte order native."""
+    dtype = arr.dtype
+    if (dtype.kind, dtype.itemsize) not in _DALI_BY_KIND:
+        raise TypeError(
+            f"Data type {dtype} is not supported by DALI; expected bool, int8/16/32/64, "
+            "uint8/16/32/64, float16, float32 or float64."
+        )
+    if not dtype.isnative:
+        arr = arr.astype(dtype.newbyteorder("="))
+    return arr
+
+
+def _split_flat(flat: Any, shapes: Sequence[tuple[int, ...]]) -> list[Any]:
+    """Per-sample views into a flat buffer holding the samples back to back."""
+    views = []
+    offset = 0
+    for shape in shapes:
+        n = math.prod(shape)
+        views.append(flat[offset : offset + n].reshape(shape))
+        offset += n
+    return views
+
+
+# --------------------------------------------------------------------------------------------
+# Samples
+# --------------------------------------------------------------------------------------------
+
+
+class _TensorBase:
+    """What TensorCPU and TensorGPU share: one array, a layout and a source description."""
+
+    __slots__ = ("__weakref__", "_array", "_layout", "_source_info")
+
+    _device: ClassVar[str]
+
+    _array: Any
+    _layout: str
+    _source_info: str
+
+    @classmethod
+    def _wrap(cls, array: Any, layout: str = "", source_info: str = "") -> Any:
+        """Wrap ``array`` as is (internal: no validation, no copy)."""
+        t = object.__new__(cls)
+        t._array = array
+        t._layout = layout
+        t._source_info = source_info
+        return t
+
+    def _host(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def shape(self) -> list[int]:
+        """The shape of the tensor, as a list (DALI: ``[40, 60, 3]``)."""
+        return list(self._array.shape)
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions (an int that may also be called, as in later DALI)."""
+        return _Ndim(self._array.ndim)
+
+    @property
+    def dtype(self) -> DALIDataType:
+        """The element type, a :class:`~dali.types.DALIDataType`."""
+        return _dali_type(self._array.dtype)
+
+    def layout(self) -> str:
+        """The layout string, ``''`` when there is none."""
+        return self._layout
+
+    def set_layout(self, layout: str | None) -> None:
+        """Set the layout; None or ``''`` clears it.
+
+        Raises:
+            ValueError: If a non-empty layout does not have one letter per dimension.
+        """
+        self._layout = _check_layout(layout, self._array.ndim, "Tensor")
+
+    def source_info(self) -> str:
+        """Where the data came from (e.g. the file path a reader loaded it from), or ``''``."""
+        return self._source_info
+
+    def get_property(self, key: str) -> str | None:
+        """``"layout"`` or ``"source_info"`` (None when empty); any other key gives None."""
+        if key == "layout":
+            return self._layout or None
+        if key == "source_info":
+            return self._source_info or None
+        return None
+
+    def squeeze(self, dim: int | None = None) -> bool:
+        """Remove extents of size 1 in place (only ``dim`` when given), with their layout letters.
+
+        Returns:
+            True if the shape changed.
+
+        Raises:
+            RuntimeError: If ``dim`` is out of range.
+        """
+        shape = self._array.shape
+        if dim is None:
+            keep = [d for d, extent in enumerate(shape) if extent != 1]
+        else:
+            ndim = len(shape)
+            if not -ndim <= dim < ndim:
+                raise RuntimeError(
+                    f"axis {dim} is out of bound for a tensor with {ndim} dimensions."
+                )
+            dim %= ndim
+            if shape[dim] != 1:
+                return False
+            keep = [d for d in range(ndim) if d != dim]
+        if len(keep) == len(shape):
+            return False
+        self._array = self._array.reshape(tuple(shape[d] for d in keep))
+        if self._layout:
+            self._layout = "".join(self._layout[d] for d in keep)
+        return True
+
+    def __str__(self) -> str:
+        return _format_tensor(self, show_data=True)
+
+    def __repr__(self) -> str:
+        return _format_tensor(self, show_data=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Batches
+# --------------------------------------------------------------------------------------------
+
+
+class _TensorListBase:
+    """What TensorListCPU and TensorListGPU share; the array module is numpy or CuPy."""
+
+    __slots__ = (
+        "__weakref__",
+        "_dense_arr",
+        "_flat_buf",
+        "_layout",
+        "_ndim",
+        "_np_dtype",
+        "_sample_list",
+        "_source_info",
+    )
+
+    _device: ClassVar[str]
+    _tensor_type: ClassVar[type[_TensorBase]]
+
+    _dense_arr: Any
+    _sample_list: list[Any] | None
+    _flat_buf: Any
+    _np_dtype: np.dtype[Any]
+    _ndim: int
+    _layout: str
+    _source_info: list[str] | None
+
+    # -- internal fast API -------------------------------------------------------------------
+
+    @classmethod
+    def _make(
+        cls,
+        data: Any,
+        layout: str | None = "",
+        source_info: list[str] | None = None,
+        *,
+        dtype: Any = None,
+        ndim: int | None = None,
+    ) -> Any:
+        """Wrap a dense array (batch axis first) or a list of per-sample arrays, as is.
+
+        Internal: no validation, no copy. ``dtype`` and ``ndim`` are used only when ``data``
+        is an empty list (an empty batch has no sample to take them from).
+        """
+        tl = object.__new__(cls)
+        if isinstance(data, (list, tuple)):
+            tl._dense_arr = None
+            tl._sample_list = data if isinstance(data, list) else list(data)
+            if data:
+                tl._np_dtype = data[0].dtype
+                tl._ndim = data[0].ndim
+            else:
+                tl._np_dtype = _FLOAT32 if dtype is None else np_dtype(dtype)
+                tl._ndim = ndim or 0
+        else:
+            tl._dense_arr = data
+            tl._sample_list = None
+            tl._np_dtype = data.dtype
+            tl._ndim = data.ndim - 1
+        tl._flat_buf = None
+        tl._layout = layout or ""
+        tl._source_info = source_info
+        return tl
+
+    @classmethod
+    def _xp(cls) -> ModuleType:
+        raise NotImplementedError
+
+    def _dense(self) -> Any:
+        """The batch as one ``(B, *sample_shape)`` array, or None when the shapes differ.
+
+        A uniform list of samples is stacked once (a copy) and the samples then become views
+        into the stacked array.
+        """
+        dense = self._dense_arr
+        if dense is not None:
+            return dense
+        samples = self._sample_list
+        xp = self._xp()
+        if not samples:
+            dense = xp.empty((0,) + (0,) * self._ndim, dtype=self._np_dtype)
+        else:
+            shape = samples[0].shape
+            for s in samples:
+                if s.shape != shape:
+                    return None
+            flat = self._flat_buf
+            if flat is not None:  # already back to back in memory: no copy
+                dense = flat.reshape((len(samples), *shape))
+            else:
+                dense = xp.stack(samples)
+        self._dense_arr = dense
+        self._sample_list = None
+        return dense
+
+    def _samples(self) -> list[Any]:
+        """The per-sample arrays (views into the dense array when there is one)."""
+        samples = self._sample_list
+        if samples is None:
+            dense = self._dense_arr
+            if dense.ndim == 1:  # iterating would give scalars, not 0-d arrays
+                samples = [dense[i, ...] for i in range(dense.shape[0])]
+            else:
+                samples = list(dense)
+            self._sample_list = samples
+        return samples
+
+    def _contiguous_flat(self) -> Any:
+        """All samples back to back in one flat C-contiguous buffer (made once if needed)."""
+        xp = self._xp()
+        dense = self._dense()
+        if dense is not None:
+            if not dense.flags.c_contiguous:
+                dense = xp.ascontiguousarray(dense)
+                self._dense_arr = dense
+                self._sample_list = None
+            return dense.reshape(-1)
+        if self._flat_buf is None:
+            samples = self._sample_list
+            assert samples is not None
+            flat = xp.empty(sum(s.size for s in samples), dtype=self._np_dtype)
+            views = _split_flat(flat, [s.shape for s in samples])
+            for view, s in zip(views, samples):
+                view[...] = s
+            self._flat_buf = flat
+            self._sample_list = views
+        return self._flat_buf
+
+    def _host_samples(self, indices: Any) -> list[np.ndarray]:
+        raise NotImplementedError
+
+    def _sample_tensor(self, i: int) -> Any:
+        info = self._source_info
+        return self._tensor_type._wrap(
+            self._samples()[i], self._layout, info[i] if info is not None else ""
+        )
+
+    def _index(self, i: Any) -> int:
+        try:
+            i = operator.index(i)
+        except TypeError:
+            raise TypeError(
+                f"{type(self).__name__} indices must be integers, not {type(i).__name__}"
+            ) from None
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            # DALI's message names TensorListCPU for GPU batches too.
+            raise IndexError("TensorListCPU index out of range")
+        return i
+
+    # -- public API --------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        dense = self._dense_arr
+        if dense is not None:
+            return int(dense.shape[0])
+        assert self._sample_list is not None
+        return len(self._sample_list)
+
+    def __getitem__(self, i: int) -> Any:
+        return self._sample_tensor(self._index(i))
+
+    def __iter__(self) -> Iterator[Any]:
+        for i in range(len(self)):
+            yield self._sample_tensor(i)
+
+    def shape(self) -> list[tuple[int, ...]]:
+        """The shape of every sample, e.g. ``[(40, 60, 3), (41, 62, 3)]``."""
+        dense = self._dense_arr
+        if dense is not None:
+            return [tuple(dense.shape[1:])] * int(dense.shape[0])
+        assert self._sample_list is not None
+        return [tuple(s.shape) for s in self._sample_list]
+
+    @property
+    def dtype(self) -> DALIDataType:
+        """The element type, a :class:`~dali.types.DALIDataType`."""
+        return _dali_type(self._np_dtype)
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions of each sample (an int that may also be called)."""
+        return _Ndim(self._ndim)
+
+    def layout(self) -> str:
+        """The layout string, ``''`` when there is none."""
+        return self._layout
+
+    def set_layout(self, layout: str | None) -> None:
+        """Set the layout; None or ``''`` clears it.
+
+        Raises:
+            ValueError: If a non-empty layout does not have one letter per sample dimension.
+        """
+        self._layout = _check_layout(layout, self._ndim, "TensorList")
+
+    def is_dense_tensor(self) -> bool:
+        """Whether all samples have the same shape (so the batch can be viewed as one tensor)."""
+        if self._dense_arr is not None:
+            return True
+        samples = self._sample_list
+        assert samples is not None
+        return all(s.shape == samples[0].shape for s in samples)
+
+    def as_tensor(self) -> Any:
+        """The batch as one tensor of shape ``[batch, *sample_shape]`` (shares memory).
+
+        The layout gets a leading ``N`` (``"HWC"`` -> ``"NHWC"``).
+
+        Raises:
+            RuntimeError: If the samples do not all have the same shape.
+        """
+        dense = self._dense()
+        if dense is None:
+            raise NotDenseError(
+                'Assert on "IsDenseTensor()" failed: The batch must be representable as a '
+                "tensor - it must have uniform shape and be allocated in contiguous memory."
+            )
+        if len(self) == 0 and self._ndim == 0:
+            raise RuntimeError(
+                'Assert on "sample_dim() > 0" failed: To convert empty batch to a Tensor, '
+                "valid dimensionality must be set"
+            )
+        layout = "N" + self._layout if len(self._layout) + 1 == dense.ndim else ""
+        return self._tensor_type._wrap(dense, layout)
+
+    def as_reshaped_tensor(self, shape: Sequence[int]) -> Any:
+        """All elements, back to back, viewed as one tensor of the given shape.
+
+        Raises:
+            RuntimeError: If ``shape`` does not hold exactly as many elements as the batch.
+        """
+        shape = tuple(int(s) for s in shape)
+        volume = math.prod(shape)
+        if volume != 0 and len(self) == 0:
+            raise RuntimeError(
+                'Assert on "new_shape.num_elements() == 0 || num_samples() > 0" failed: '
+                "To create a non-empty view Tensor, the batch must not be empty."
+            )
+        total = sum(math.prod(s) for s in self.shape())
+        if volume != total:
+            raise RuntimeError(
+                'Assert on "shape().num_elements() == new_shape.num_elements()" failed: '
+                "To create a view Tensor, requested shape need to have the same volume as the "
+                f"batch, requested: {volume} expected: {total}"
+            )
+        layout = "N" + self._layout if len(self._layout) + 1 == len(shape) else ""
+        return self._tensor_type._wrap(self._contiguous_flat().reshape(shape), layout)
+
+    def reset(self) -> None:
+        """Drop all samples (the batch becomes empty, with no layout)."""
+        self._dense_arr = None
+        self._sample_list = []
+        self._flat_buf = None
+        self._layout = ""
+        self._source_info = None
+
+    def __str__(self) -> str:
+        return _format_batch(self, show_data=True)
+
+    def __repr__(self) -> str:
+        return _format_batch(self, show_data=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Public constructors' helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _init_batch(
+    tl: _TensorListBase,
+    data: Any,
+    layout: str | None,
+    same_type: type[_TensorListBase],
+    convert: Any,
+    device: str,
+) -> None:
+    """The public constructor of a batch: share another batch of ``same_type``, copy a list of
+    samples, or wrap an array whose first axis is the batch axis.
+
+    ``convert`` views one object as a C-contiguous array of the batch's device (``device``:
+    ``"CPU"`` or ``"GPU"``, for messages).
+    """
+    if isinstance(data, same_type):
+        _share(tl, data, layout)
+        return
+    if isinstance(data, (list, tuple)):
+        samples = [_sample_from(x, i, convert, device) for i, x in enumerate(data)]
+        _from_samples(tl, samples, data, layout)
+        return
+    arr = convert(data)
+    if arr.ndim == 0:
+        raise RuntimeError(
+            'Assert on "info.shape.size() > 0" failed: Cannot create TensorList from 0-dim array.'
+        )
+    _init_dense(tl, arr, layout)
+
+
+def _share(tl: _TensorListBase, src: _TensorListBase, layout: str | None) -> None:
+    tl._dense_arr = src._dense_arr
+    tl._sample_list = src._sample_list
+    tl._flat_buf = src._flat_buf
+    tl._np_dtype = src._np_dtype
+    tl._ndim = src._ndim
+    tl._source_info = src._source_info
+    tl._layout = src._layout if layout is None else _check_layout(layout, src._ndim, "TensorList")
+
+
+def _init_dense(tl: _TensorListBase, arr: Any, layout: str | None) -> None:
+    tl._dense_arr = arr
+    tl._sample_list = None
+    tl._flat_buf = None
+    tl._np_dtype = arr.dtype
+    tl._ndim = arr.ndim - 1
+    tl._source_info = None
+    tl._layout = _check_layout(layout, tl._ndim, "TensorList")
+
+
+def _sample_from(x: Any, i: int, convert: Any, device: str) -> Any:
+    try:
+        return convert(x)
+    except (TypeError, ValueError, RuntimeError, BufferError) as e:
+        raise TypeError(
+            f"Object at position {i} cannot be converted to Tensor{device}. ({e})"
+        ) from e
+
+
+def _from_samples(
+    tl: _TensorListBase, samples: list[Any], originals: Sequence[Any], layout: str | None
+) -> None:
+    """Copy the samples into one contiguous buffer, checking they agree (DALI copies too)."""
+    if samples:
+        dtype, ndim = samples[0].dtype, samples[0].ndim
+        for i, s in enumerate(samples):
+            if s.dtype != dtype:
+                raise BatchMismatchError(
+                    f"Tensors cannot have different data types. Tensor at position {i} has type "
+                    f"'{type_name(s.dtype)}' expected to have type '{type_name(dtype)}'."
+                )
+            if s.ndim != ndim:
+                raise BatchMismatchError(
+                    f"Tensors cannot have different numbers of dimensions. Tensor at position {i} "
+                    f"has {s.ndim} dimensions, expected {ndim}."
+                )
+    else:
+        dtype, ndim = _FLOAT32, len(layout or "")
+    first = originals[0] if originals else None
+    if layout is None and isinstance(first, _TensorBase):
+        layout = first._layout
+    infos = [x._source_info if isinstance(x, _TensorBase) else "" for x in originals]
+    tl._dense_arr = None
+    tl._sample_list = list(samples)
+    tl._flat_buf = None
+    tl._np_dtype = dtype
+    tl._ndim = ndim
+    tl._source_info = infos if any(infos) else None
+    tl._layout = _check_layout(layout, ndim, "TensorList")
+    if samples:
+        # Copy into one fresh buffer (stacked when uniform), as DALI does: later changes to
+        # the inputs do not show through, and the batch is contiguous.
+        tl._contiguous_flat()
