@@ -573,3 +573,12 @@ def test_torch_gpu_interop():
     assert cp.asnumpy(cp.asarray(t)).tolist() == [0.0, 1.0, 2.0]
     with pytest.raises(TypeError):
         TensorCPU(src)
+
+
+def test_stacked_host_batches_are_64_byte_aligned():
+    # XLA shares host memory only when it is 64-byte aligned (else JAX copies the batch)
+    for n in (1, 3, 7):
+        samples = [np.full((5, 3), i, dtype=np.uint8) for i in range(n)]
+        dense = TensorListCPU(samples)._dense()
+        assert dense.ctypes.data % 64 == 0
+        np.testing.assert_array_equal(dense[:, 0, 0], np.arange(n))

@@ -21,12 +21,29 @@ from dali._tensors.printing import _format_batch, _format_tensor
 if TYPE_CHECKING:
     from types import ModuleType
 
-__all__ = ["BatchMismatchError", "NotDenseError"]
+__all__ = ["HOST_ALIGNMENT", "BatchMismatchError", "NotDenseError", "aligned_empty"]
 
 _FLOAT32 = np.dtype(np.float32)
 _DLPACK_CPU = 1  # kDLCPU
 _DLPACK_CUDA = 2  # kDLCUDA
 _DLPACK_CUDA_HOST = 3  # kDLCUDAHost (pinned memory, readable from the CPU)
+
+
+#: Alignment of host batches: XLA shares host memory only when it is 64-byte aligned.
+HOST_ALIGNMENT = 64
+
+
+def aligned_empty(shape: tuple[int, ...], dtype: Any, align: int = HOST_ALIGNMENT) -> np.ndarray:
+    """An uninitialised numpy array whose data starts on an ``align``-byte boundary.
+
+    numpy's allocator guarantees only 16 bytes; JAX (XLA) copies host buffers that are not
+    64-byte aligned instead of sharing them.
+    """
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + align, dtype=np.uint8)
+    offset = (-raw.ctypes.data) % align
+    return raw[offset : offset + nbytes].view(dtype).reshape(shape)
 
 
 class _Ndim(int):
@@ -306,6 +323,10 @@ class _TensorListBase:
             flat = self._flat_buf
             if flat is not None:  # already back to back in memory: no copy
                 dense = flat.reshape((len(samples), *shape))
+            elif xp is np:
+                # 64-byte aligned, so that XLA (JAX) and others can take it without a copy
+                dense = aligned_empty((len(samples), *shape), self._np_dtype)
+                np.stack(samples, out=dense)
             else:
                 dense = xp.stack(samples)
         self._dense_arr = dense

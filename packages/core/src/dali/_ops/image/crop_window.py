@@ -144,12 +144,17 @@ def random_crop_windows(
     )
 
 
-def _per_sample(v: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(lo, hi)`` float32 ``(n, 1)`` columns from a pair or ``n`` pairs (one value: lo = hi)."""
+def _per_sample(v: Any, n: int) -> tuple[Any, Any]:
+    """``(lo, hi)`` as float32: scalars for one pair, ``(n, 1)`` columns for ``n`` pairs.
+
+    One value means lo = hi (DALI's ``GetSingleOrRepeatedArg``).
+    """
     a = np.asarray(v, dtype=np.float32)
-    a = a.reshape(-1, a.shape[-1] if a.ndim else 1)
-    if a.shape[1] == 1:
-        a = np.concatenate([a, a], axis=1)
+    if a.ndim <= 1:
+        a = a.reshape(-1)
+        return a[0], a[-1]
+    if a.shape[-1] == 1:
+        a = np.concatenate([a, a], axis=-1)
     a = np.broadcast_to(a, (n, 2))
     return a[:, :1], a[:, 1:]
 
@@ -189,10 +194,11 @@ def _windows(
         h = np.maximum(1, np.floor(np.sqrt(target_area / ratio).astype(np.float64) + 0.5))
         r = w.astype(f32) / h.astype(f32)
         ok = (w <= W) & (h <= H) & (min_wh <= r) & (r <= max_wh)
+        rows = np.arange(n)[:, None]
         first = ok.argmax(axis=1)[:, None]  # the attempt the sequential loop stops at
-        found = np.take_along_axis(ok, first, axis=1)
-        att_h = np.take_along_axis(h, first, axis=1).astype(i64)
-        att_w = np.take_along_axis(w, first, axis=1).astype(i64)
+        found = ok[rows, first]
+        att_h = h[rows, first].astype(i64)
+        att_w = w[rows, first].astype(i64)
 
         # every attempt failed: the whole image cut to the aspect limits, shrunk to area_hi
         whole_r = Wf / Hf
