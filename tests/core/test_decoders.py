@@ -23,7 +23,7 @@ from dali import fn, ops, pipeline_def, types
 from dali._exec.rng import SampleRNG, combine
 from dali._graph.schema import get_schema
 from dali._ops.decoders import _codecs
-from dali._ops.decoders.image import header_shapes
+from dali._ops.decoders.image import header_shapes, size_hint
 from dali._ops.image.crop_window import RandomCropParams, random_crop_windows
 from dali._testing.images import (
     make_edge_cases,
@@ -719,7 +719,7 @@ def test_header_shapes_predict_the_decoded_sizes(tree, edge, extra) -> None:
                 fmt = _codecs.sniff(data)
             except _codecs.DecodeError:  # empty, text, GIF
                 fmt = None
-            if fmt not in ("jpeg", "png"):
+            if fmt not in ("jpeg", "png", "bmp"):
                 assert shape == [-1, -1], path
                 continue
             if path in broken:
@@ -731,6 +731,22 @@ def test_header_shapes_predict_the_decoded_sizes(tree, edge, extra) -> None:
                 assert shape == decoded[::-1]
             else:
                 assert shape == decoded, path
+
+
+def test_size_hint_reads_png_and_bmp_headers() -> None:
+    def u8(b: bytes) -> np.ndarray:
+        return np.frombuffer(b, dtype=np.uint8)
+
+    img = np.zeros((7, 11, 3), dtype=np.uint8)
+    bmp = bytearray(cv2.imencode(".bmp", img)[1].tobytes())
+    assert size_hint(u8(bytes(bmp))) == (7, 11)
+    bmp[22:26] = (-7).to_bytes(4, "little", signed=True)  # rows stored top-down
+    assert size_hint(u8(bytes(bmp))) == (7, 11)
+    core = b"BM" + bytes(12) + (12).to_bytes(4, "little") + (11).to_bytes(2, "little")
+    assert size_hint(u8(core + (7).to_bytes(2, "little") + bytes(8))) == (7, 11)  # OS/2
+    assert size_hint(u8(cv2.imencode(".png", img)[1].tobytes())) == (7, 11)
+    assert size_hint(u8(b"GIF89a" + bytes(30))) is None
+    assert size_hint(u8(b"BM")) is None
 
 
 def test_random_windows_do_not_depend_on_the_size_hint(tree) -> None:
@@ -757,7 +773,7 @@ def test_random_windows_do_not_depend_on_the_size_hint(tree) -> None:
 
 
 def test_random_crop_of_every_format_is_independent_of_batching(edge, extra) -> None:
-    # JPEG and PNG windows come from the header sizes, the others' from the decoded size
+    # JPEG, PNG and BMP windows come from the header sizes, the others' from the decoded size
     files = [extra["exif6.jpg"], extra["exif6.png"], extra["q95.jpg"], edge["png_rgb"]]
     files += [extra["lzw.tiff"], edge["bmp"], extra["rgba.webp"], extra["exif3.jpg"]]
     a = run_files(files, "image_random_crop", seed=5, batch_size=8)

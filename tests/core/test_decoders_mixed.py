@@ -197,6 +197,52 @@ def test_the_planner_predicts_the_cpu_backends_sizes(tree, edge, extra) -> None:
         assert gpu == jpegs
 
 
+@pytest.mark.parametrize("orient", [True, False])
+def test_the_planner_asks_for_the_cpu_backends_windows(tree, edge, extra, orient, monkeypatch):
+    """The regions of `_plan` (with a stand-in nvImageCodec) are the CPU backend's windows."""
+    from dali._exec.rng import SampleRNG, combine
+
+    class FakeNv:
+        class Region:
+            def __init__(self, y0, x0, y1, x1):
+                self.box = (y0, x0, y1 - y0, x1 - x0)
+
+        class CodeStream:
+            def __init__(self, data, region=None):
+                self.region = region
+
+            def get_sub_code_stream(self, region):
+                return FakeNv.CodeStream(None, region.box)
+
+    monkeypatch.setattr(_nvimgcodec, "_nv", FakeNv)
+    files = [*tree[:8], extra["exif6.jpg"], extra["exif8.jpg"], edge["png_rgb"], edge["wide"]]
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None, seed=1)
+    def pipe():
+        jpegs, _ = fn.readers.file(files=[str(files[0])])
+        return fn.decoders.image_random_crop(jpegs, adjust_orientation=orient, name="dec")
+
+    p = pipe()
+    p.build()
+    op = p._plan.by_name["dec"].impl
+    samples = [np.fromfile(f, dtype=np.uint8) for f in files]
+
+    class Ws:
+        rng = SampleRNG(combine(3, np.arange(len(files))))
+
+    heads, shapes = _nvimgcodec._headers(op, samples)
+    gpu, cpu = _nvimgcodec._plan(op, heads, op.windows(Ws, len(files), shapes))
+    assert cpu == [files.index(edge["png_rgb"])]
+    cpu_windows = op.windows(Ws, len(files), None)  # every window from the decoded size
+    for g in gpu:
+        img = _codecs.decode(samples[g.sample], "rgb", orientation=orient)
+        want = cpu_windows[g.sample](*img.shape[:2])
+        got = g.code_stream.region or (0, 0, *img.shape[:2])
+        assert got == tuple(want), files[g.sample]
+        assert (g.oh, g.ow) == (want.h, want.w)
+    p.close()
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_conversion_constants_reproduce_convert_dtype(dtype) -> None:
     """The kernel's (kind, factor) applied in numpy gives `_codecs.convert_dtype` exactly."""

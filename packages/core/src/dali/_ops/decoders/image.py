@@ -9,8 +9,8 @@ reuse them with nvImageCodec's region decoding.
 
 The random windows of ``image_random_crop`` are computed for the whole batch in one vectorised
 call (`crop_window.random_crop_windows`), in the executor thread before the decode, from the
-display sizes in the JPEG and PNG headers (`header_shapes`: for JPEGs the same fast walk as the
-mixed backend's); an image whose decoded size is not the one predicted (another format, an
+display sizes in the JPEG, PNG and BMP headers (`header_shapes`: for JPEGs the same fast walk as
+the mixed backend's); an image whose decoded size is not the one predicted (another format, an
 unusual header) gets its window from the same function for its own stream and decoded size, so
 the window depends only on the sample and its size, never on which path computed it.
 
@@ -62,7 +62,7 @@ __all__ = [
     "ImageSlice",
     "Window",
     "header_shapes",
-    "png_size",
+    "size_hint",
 ]
 
 _log = logging.getLogger("dali")
@@ -183,20 +183,29 @@ def _round_half_away(v: float) -> int:
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def png_size(data: np.ndarray) -> tuple[int, int] | None:
-    """A PNG's stored ``(height, width)`` from its IHDR chunk (None: not a PNG).
+def size_hint(data: np.ndarray) -> tuple[int, int] | None:
+    """The stored ``(height, width)`` of a PNG (IHDR) or a BMP (DIB header); None otherwise.
 
-    An eXIf orientation of 5–8 swaps the displayed size; finding it means walking every chunk,
-    so callers that only want a size hint (`header_shapes`) leave that to the decode.
+    An EXIF orientation of 5–8 swaps the displayed size; finding it in a PNG means walking every
+    chunk, so this is only a hint (`header_shapes`): the decode has the last word.
 
     Example:
-        >>> png_size(np.frombuffer(b"GIF89a", np.uint8)) is None
+        >>> size_hint(np.frombuffer(b"GIF89a", np.uint8)) is None
         True
     """
-    if data.size < 24 or bytes(data[:8]) != _PNG_SIGNATURE or bytes(data[12:16]) != b"IHDR":
+    if data.size < 26:
         return None
-    b = bytes(data[16:24])
-    w, h = int.from_bytes(b[:4], "big"), int.from_bytes(b[4:], "big")
+    head = bytes(data[:26])
+    if head[:8] == _PNG_SIGNATURE and head[12:16] == b"IHDR":
+        w, h = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    elif head[:2] == b"BM":
+        if int.from_bytes(head[14:18], "little") == 12:  # OS/2 BITMAPCOREHEADER
+            w, h = int.from_bytes(head[18:20], "little"), int.from_bytes(head[20:22], "little")
+        else:  # a negative height means rows stored top-down
+            w = int.from_bytes(head[18:22], "little", signed=True)
+            h = abs(int.from_bytes(head[22:26], "little", signed=True))
+    else:
+        return None
     return (h, w) if h > 0 and w > 0 else None
 
 
@@ -204,9 +213,9 @@ def header_shapes(samples: Sequence[np.ndarray], orientation: bool) -> np.ndarra
     """Each image's display ``(height, width)`` from its header, ``(-1, -1)`` where not known.
 
     JPEG: the frame's size, with height and width swapped for EXIF orientations 5–8 when
-    ``orientation`` is applied (the mixed backend's fast header walk); PNG: the IHDR size. It is a
-    hint: a window function is called with the decoded size, and other formats, unusual headers
-    and PNGs with a swapping eXIf orientation get their windows computed for that size.
+    ``orientation`` is applied (the mixed backend's fast header walk); PNG and BMP: `size_hint`.
+    It is a hint: a window function is called with the decoded size, and other formats, unusual
+    headers and PNGs with a swapping eXIf orientation get their windows computed for that size.
 
     Example:
         >>> header_shapes([np.frombuffer(b"GIF89a...", np.uint8)], True).tolist()
@@ -219,7 +228,7 @@ def header_shapes(samples: Sequence[np.ndarray], orientation: bool) -> np.ndarra
         if data.dtype != np.uint8 or data.ndim != 1 or data.size <= 4:
             continue
         if data[0] != 0xFF or data[1] != 0xD8:
-            size = png_size(data)
+            size = size_hint(data)
             if size is not None:
                 out[i] = size
             continue
