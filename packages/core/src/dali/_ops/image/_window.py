@@ -34,7 +34,6 @@ from dali._ops.generic.cast import (
     convert_sat,
     per_sample_scalars,
     per_sample_vectors,
-    round_half_away_int,
     run_per_sample,
 )
 
@@ -307,6 +306,9 @@ class CropWindows:
         """Per-sample requested (d, h, w); values <= 0 mean "the whole extent"."""
         n = ws.batch_size
         op = self.op
+        if self.has_crop and not ws.is_tensor_arg("crop"):
+            vals = [int(e) for e in np.asarray(op.arg("crop"), np.float32).reshape(-1)]
+            return [tuple(vals) if len(vals) == 3 else (-1, vals[0], vals[1])] * n
         if self.has_crop:
             out = []
             for i, v in enumerate(per_sample_vectors(ws, op, "crop", np.float32)):
@@ -349,35 +351,41 @@ class CropWindows:
         """
         op = self.op
         n = len(shapes)
-        h_dim, w_dim = layout.find("H"), layout.find("W")
-        d_dim, f_dim = layout.find("D"), layout.find("F")
         if self.whole:
             return [([0] * len(s), list(s)) for s in shapes]
-        sizes = self.sizes(ws)
+        if n == 0:
+            return []
+        h_dim, w_dim = layout.find("H"), layout.find("W")
+        d_dim, f_dim = layout.find("D"), layout.find("F")
+        z_dim = d_dim if d_dim >= 0 else f_dim  # crop_d crops frames of a sequence
+        # the whole batch at once, with the per-sample arithmetic of DALI (see the module doc)
+        in_shape = np.array([tuple(s) for s in shapes], dtype=np.int64).reshape(n, -1)
+        sizes = np.array(self.sizes(ws), dtype=np.int64).reshape(n, 3)
         pos = self.positions(ws)
-        out = []
-        for i in range(n):
-            in_shape = shapes[i]
-            crop = list(in_shape)
-            norm = [0.5] * len(in_shape)
-            cd, ch, cw = sizes[i]
-            if ch > 0:
-                crop[h_dim], norm[h_dim] = ch, pos[i, 1]
-            if cw > 0:
-                crop[w_dim], norm[w_dim] = cw, pos[i, 2]
-            if cd > 0:
-                z_dim = d_dim if d_dim >= 0 else f_dim  # crop_d crops frames of a sequence
-                if z_dim >= 0:
-                    crop[z_dim], norm[z_dim] = cd, pos[i, 0]
-            anchor = []
-            for d, extent in enumerate(in_shape):
-                a = float(np.float32(norm[d])) * (extent - crop[d])
-                anchor.append(int(a) if self.truncate else round_half_away_int(a))
-            win = apply_policy(self.policy, anchor, crop, in_shape)
-            if isinstance(win, str):
-                raise SampleFailure(i, op.arg_error(self.size_arg, win))
-            out.append(win)
-        return out
+        crop = in_shape.copy()
+        norm = np.full(in_shape.shape, 0.5)
+        for dim, col in ((h_dim, 1), (w_dim, 2), (z_dim, 0)):
+            if dim >= 0:
+                given = sizes[:, col] > 0
+                crop[given, dim] = sizes[given, col]
+                norm[given, dim] = pos[given, col]  # float32 values, exactly
+        a = norm * (in_shape - crop)  # float64, as double(float32(pos)) * (extent - crop)
+        t = np.trunc(a)
+        if not self.truncate:  # round half away from zero, exactly (`round_half_away_int`)
+            frac = a - t
+            t = t + (frac >= 0.5) - (frac <= -0.5)
+        anchor = t.astype(np.int64)
+        if self.policy == "trim_to_shape":
+            anchor = np.maximum(anchor, 0)
+            crop = np.where(anchor + crop >= in_shape, np.maximum(0, in_shape - anchor), crop)
+        elif self.policy == "error":
+            end = anchor + crop
+            bad = ((anchor < 0) | (anchor > in_shape) | (end < 0) | (end > in_shape)).any(axis=1)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                win = apply_policy("error", anchor[i].tolist(), crop[i].tolist(), shapes[i])
+                raise SampleFailure(i, op.arg_error(self.size_arg, str(win)))
+        return list(zip(anchor.tolist(), crop.tolist()))
 
 
 #: The crop arguments shared by `fn.crop` and `fn.crop_mirror_normalize` (DALI's CropAttr and

@@ -16,6 +16,7 @@ the output type (integers rounded half away from zero and saturated):
   on a uint8 input does not rescale.
 
 Arguments may be per sample; a uniform batch is still transformed in one batched matrix product.
+On the GPU every batch, ragged or not, is one kernel launch (`dali._ops.image._color_gpu`).
 
 Example:
     >>> import numpy as np
@@ -47,6 +48,7 @@ from dali._ops.generic.cast import (
     per_sample_scalars,
     run_per_sample,
 )
+from dali._ops.image import _color_gpu
 from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
 
 __all__ = [
@@ -162,7 +164,28 @@ class _ColorBase(Operator):
 
         return tl_cls._make(run_per_sample(ws, xp, one, n), layout)
 
-    run_gpu = run_cpu
+    def run_gpu(self, ws: Any) -> Any:
+        """One kernel launch for the batch (`_color_gpu.color_batch`), ragged or not, with the
+        per-sample coefficients of the CPU path."""
+        from dali._tensors import TensorListGPU
+
+        tl = ws.inputs[0]
+        layout = image_layout(self, tl, COLOR_LAYOUTS)
+        in_dtype = tl._np_dtype
+        if in_dtype.kind not in "iuf":
+            raise self.error(f"unsupported input type {in_dtype.name}")
+        out_dtype = self._dtype or in_dtype
+        if len(tl) == 0:
+            return TensorListGPU._make([], layout, dtype=out_dtype, ndim=tl._ndim)
+        mats, offs = self.params(ws, in_dtype, out_dtype)
+        shapes = tl.shape()
+        if tl._dense_arr is not None:
+            self._check_channels(shapes[0][-1], None)
+        else:
+            for i, shape in enumerate(shapes):
+                self._check_channels(shape[-1], i)
+        mode, coeffs = _color_gpu.color_plan(mats, offs, in_dtype)
+        return _color_gpu.color_batch(tl, mode, coeffs, out_dtype, layout)
 
     def _check_channels(self, c: int, sample: int | None) -> None:
         if self.needs_rgb and c != 3:

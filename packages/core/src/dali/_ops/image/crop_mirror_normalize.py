@@ -7,7 +7,8 @@ window is mirrored horizontally *after* cropping, permuted to ``output_layout`` 
 converted to ``dtype`` (default FLOAT; integers are rounded half away from zero and saturated)
 and optionally padded to a power of two channels. On the CPU a uint8 image is normalised
 through a 256-entry lookup table computed with that very float32 formula (bit-identical, and
-~10× faster than arithmetic).
+~10× faster than arithmetic). On the GPU the whole batch, ragged or not, is one fused kernel
+launch (`dali._ops.image._window_gpu`) with the same arithmetic.
 
 Example:
     >>> import numpy as np
@@ -41,6 +42,7 @@ from dali._ops.generic.cast import (
     run_per_sample,
     same_rows,
 )
+from dali._ops.image import _window_gpu
 from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
 from dali._ops.image._window import (
     CROP_ARGS,
@@ -247,7 +249,69 @@ class CropMirrorNormalize(Operator):
 
         return tl_cls._make(run_per_sample(ws, xp, one, n), out_layout)
 
-    run_gpu = run_cpu
+    def run_gpu(self, ws: Any) -> Any:
+        """One fused kernel launch for the batch (`_window_gpu.cmn_batch`), ragged or not.
+
+        The windows, the folded mean/std and the mirror flags are computed on the host by the
+        CPU path's code; the kernel reads each input element once and writes the output in its
+        final layout and type (uint8 HWC → float16 CHW in one pass).
+        """
+        from dali._tensors import TensorListGPU
+
+        tl = ws.inputs[0]
+        in_layout = image_layout(self, tl, CROP_LAYOUTS)
+        out_layout = self._out_layout(in_layout)
+        n = len(tl)
+        if n == 0:
+            return TensorListGPU._make([], out_layout, dtype=self._dtype, ndim=tl._ndim)
+        src = _window_gpu.gpu_batch(tl)
+        c_axis = in_layout.find("C")
+        channels = [s[c_axis] for s in src.shapes]
+        wins = self._win.windows(ws, src.shapes, in_layout)
+        mean, inv, same_norm = self._norm_params(ws, channels)
+        pad = bool(self.arg("pad_output"))
+        out_channels = [_next_pow2(c) if pad else c for c in channels]
+        fill = self._gpu_fill(src.shapes, wins, channels, in_layout)
+        return _window_gpu.cmn_batch(
+            src,
+            wins,
+            in_layout=in_layout,
+            out_layout=out_layout,
+            out_dtype=self._dtype,
+            mirror=self._mirror(ws),
+            mean=mean,
+            inv=inv,
+            uniform_norm=same_norm,
+            out_channels=out_channels,
+            fill=fill,
+        )
+
+    def _gpu_fill(
+        self,
+        shapes: Sequence[tuple[int, ...]],
+        wins: Sequence[tuple[list[int], list[int]]],
+        channels: Sequence[int],
+        in_layout: str,
+    ) -> np.ndarray:
+        """The out-of-bounds values in the output type: one, or one per channel.
+
+        ``fill_values`` is checked against the channels of every sample whose window leaves
+        the input, as the CPU path checks it (only those samples use it).
+        """
+        values = np.asarray(self.arg("fill_values"), np.float64).reshape(-1)
+        c_axis = in_layout.find("C")
+        if values.size > 1:
+            checked = set()
+            for i, (anchor, shape) in enumerate(wins):
+                c = channels[i]
+                if c in checked or window_slices(anchor, shape, shapes[i])[2]:
+                    continue
+                try:
+                    fill_array(self, values, self._dtype, len(shape), c_axis, c)
+                except Exception as e:
+                    raise SampleFailure(i, e) from e
+                checked.add(c)
+        return convert_sat(np, values if values.size else np.zeros(1), self._dtype)
 
     def _run_lut(
         self,

@@ -4,7 +4,8 @@ The axes come from the layout: ``horizontal`` flips ``W``, ``vertical`` flips ``
 ``depthwise`` flips ``D``; an input without a layout is taken as HWC (3-D), FHWC (4-D) or FDHWC
 (5-D), DALI's defaults. **The default flips horizontally.** Each flag may be given per sample
 (``horizontal=fn.random.coin_flip()``): a uniform batch is then flipped with one slicing per
-distinct combination of flags, not one per sample.
+distinct combination of flags, not one per sample. On the GPU the batch, ragged or not, with any
+flags, is one kernel launch (`dali._ops.image._window_gpu`).
 
 Example:
     >>> import numpy as np
@@ -28,6 +29,7 @@ import numpy as np
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.generic.cast import array_module, batch_array, per_sample_scalars
+from dali._ops.image import _window_gpu
 from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
 
 __all__ = ["FLIP_LAYOUTS", "Flip"]
@@ -104,10 +106,7 @@ class Flip(Operator):
         xp, tl_cls = array_module(tl)
         layout = image_layout(self, tl, FLIP_LAYOUTS)
         axes = [layout.find(a) for a in "WHD"]
-        names = ("horizontal", "vertical", "depthwise")
-        flags = np.stack([per_sample_scalars(ws, self, n, np.int64) != 0 for n in names], axis=1)
-        if axes[2] < 0:
-            flags[:, 2] = False  # no depth axis: depthwise is a no-op, as in DALI
+        flags = self._flags(ws, layout)
 
         def slices(row: np.ndarray, lead: int) -> tuple[Any, ...]:
             idx: list[Any] = [slice(None)] * (tl._ndim + lead)
@@ -171,7 +170,37 @@ class Flip(Operator):
 
         return TensorListCPU._make(ws.map(one), layout)
 
-    run_gpu = run_cpu
+    def run_gpu(self, ws: Any) -> Any:
+        """One kernel launch for the batch (`_window_gpu.flip_batch`), ragged or with per-sample
+        flags; a dense batch with one set of flags is one strided CuPy copy."""
+        tl = ws.inputs[0]
+        layout = image_layout(self, tl, FLIP_LAYOUTS)
+        flags = self._flags(ws, layout)
+        if len(tl) == 0:
+            return type(tl)._make([], layout, dtype=tl._np_dtype, ndim=tl._ndim)
+        flips = np.zeros((len(tl), tl._ndim), bool)
+        for k, a in enumerate("WHD"):
+            axis = layout.find(a)
+            if axis >= 0:
+                flips[:, axis] = flags[:, k]
+        dense = tl._dense_arr
+        if dense is not None and (flips == flips[0]).all():
+            # the same flags for a whole dense batch: one strided CuPy copy, much cheaper on the
+            # host than the kernel's descriptions and about as fast on the GPU
+            xp, tl_cls = array_module(tl)
+            idx = (slice(None),) + tuple(
+                slice(None, None, -1) if f else slice(None) for f in flips[0]
+            )
+            return tl_cls._make(xp.array(dense[idx], order="C"), layout)
+        return _window_gpu.flip_batch(_window_gpu.gpu_batch(tl), flips, layout=layout)
+
+    def _flags(self, ws: Any, layout: str) -> np.ndarray:
+        """Per-sample (horizontal, vertical, depthwise) as bools; depthwise is a no-op without D."""
+        names = ("horizontal", "vertical", "depthwise")
+        flags = np.stack([per_sample_scalars(ws, self, n, np.int64) != 0 for n in names], axis=1)
+        if layout.find("D") < 0:
+            flags[:, 2] = False  # no depth axis: depthwise is a no-op, as in DALI
+        return flags
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
