@@ -195,6 +195,8 @@ def main() -> None:
         help="before each sample, wait up to this many seconds for the other processes to calm",
     )
     args = parser.parse_args()
+    if args.images < BATCH:
+        parser.error(f"--images must be at least the batch size ({BATCH})")
 
     root, n_images = dataset(args.root, args.images)
     libs: list[tuple[str, ModuleType]] = [("dali", dali)]

@@ -478,3 +478,25 @@ def test_ops_external_source_takes_source_positionally():
     assert pipe.run()[0].as_array().ravel().tolist() == [0, 0]
     with pytest.raises(TypeError, match="keyword arguments only"):
         dali.ops.random.Uniform((0, 1))
+
+
+@register("_test.fails_on_many", devices=("cpu",), inputs=1)
+class _FailsOnMany(Operator):
+    def run_cpu(self, ws):
+        def one(i):
+            time.sleep(0.001 * (ws.batch_size - i))  # later samples finish first
+            if i in (3, 5, 6):
+                raise ValueError(f"bad sample {i}")
+            return ws.inputs[0]._samples()[i]
+
+        return TensorListCPU._make(ws.map(one))
+
+
+@pytest.mark.parametrize("num_threads", [1, 2, 4])
+def test_first_failing_sample_is_reported_whatever_the_threads(num_threads):
+    pipe = dali.Pipeline(batch_size=8, num_threads=num_threads, seed=0)
+    with pipe:
+        pipe.set_outputs(call_operator(_FailsOnMany.schema, (fn.random.uniform(),), {}))
+    with pytest.raises(RuntimeError, match="sample 3") as info:
+        pipe.run()
+    assert "bad sample 3" in str(info.value)

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from dali._exec import profile as _profile
 from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
 
 __all__ = ["Executor", "IterationRequest", "PipelineError", "run_iteration", "split_stages"]
@@ -101,8 +102,13 @@ def _run_steps(
     indices: Any,
     pool: ThreadPoolExecutor | None,
     cuda: Any = None,
+    prof: Any = None,
+    stage: str = "cpu",
 ) -> None:
-    """Run the steps ``indices`` of the plan, in order, for one iteration."""
+    """Run the steps ``indices`` of the plan, in order, for one iteration.
+
+    ``prof``: a `dali._exec.profile.Profile` that records each step (``DALI_PROFILE``), or None.
+    """
     req, values, metas = it.req, it.values, it.metas
     for si in indices:
         step = plan.steps[si]
@@ -128,7 +134,11 @@ def _run_steps(
             cuda if cuda is not None and step.device != "cpu" else None,
         )
         try:
-            result = step.impl.run(ws)
+            if prof is None:
+                result = step.impl.run(ws)
+            else:
+                with prof.span(stage, req.iteration, step.node.name):
+                    result = step.impl.run(ws)
         except SampleFailure as f:
             hint = cuda.error_hint(f.error) if cuda is not None else ""
             raise PipelineError(_describe(step, f.index, meta) + f"{f.error}{hint}") from f.error
@@ -176,15 +186,20 @@ def _finish(plan: Any, it: _Iteration, cuda: Any = None) -> tuple[Any, ...]:
 
 
 def run_iteration(
-    plan: Any, req: IterationRequest, pool: ThreadPoolExecutor | None, cuda: Any = None
+    plan: Any,
+    req: IterationRequest,
+    pool: ThreadPoolExecutor | None,
+    cuda: Any = None,
+    prof: Any = None,
 ) -> Any:
     """Run every step of the plan for one iteration; returns the output batches."""
     it = _Iteration(plan, req)
+    steps = range(len(plan.steps))
     if cuda is None:
-        _run_steps(plan, it, range(len(plan.steps)), pool)
+        _run_steps(plan, it, steps, pool, None, prof)
         return _finish(plan, it)
     with cuda.activate():
-        _run_steps(plan, it, range(len(plan.steps)), pool, cuda)
+        _run_steps(plan, it, steps, pool, cuda, prof)
         return _finish(plan, it, cuda)
 
 
@@ -281,24 +296,30 @@ class _WorkerState:
             if num_threads > 1
             else None
         )
+        self.profile = _profile.from_env()  # None unless DALI_PROFILE is set
 
     def loop(self) -> None:
+        prof = self.profile
+        span = _profile.nothing if prof is None else prof.span
         while True:
-            req = self.requests.get()
+            with span("cpu", -1, "<wait for a request>"):
+                req = self.requests.get()
             if req is None:
                 self.handoff.put(None)
                 return
             if self.stages is None:
                 try:
-                    out = run_iteration(self.plan, req, self.pool)
+                    with span("cpu", req.iteration, "<stage>"):
+                        out = run_iteration(self.plan, req, self.pool, None, prof)
                 except BaseException as e:  # noqa: BLE001 - handed to the consumer thread
                     out = _Failure(e)
                 self.results.put(out)
                 continue
             it: Any
             try:
-                it = _Iteration(self.plan, req)
-                _run_steps(self.plan, it, self.stages[0], self.pool)
+                with span("cpu", req.iteration, "<stage>"):
+                    it = _Iteration(self.plan, req)
+                    _run_steps(self.plan, it, self.stages[0], self.pool, None, prof, "cpu")
             except BaseException as e:  # noqa: BLE001 - handed on, in order
                 it = _Failure(e)
             self.handoff.put((req, it))
@@ -314,19 +335,26 @@ class _WorkerState:
 
     def _gpu_iterations(self) -> None:
         assert self.stages is not None
+        prof = self.profile
+        span = _profile.nothing if prof is None else prof.span
         while True:
-            item = self.handoff.get()
+            with span("gpu", -1, "<wait for the CPU stage>"):
+                item = self.handoff.get()
             if item is None:
                 return
             it = item[1]
+            k = item[0].iteration
             if not isinstance(it, _Failure):
                 try:
-                    _run_steps(self.plan, it, self.stages[1], self.pool, self.cuda)
-                    it = _finish(self.plan, it, self.cuda)
+                    with span("gpu", k, "<stage>"):
+                        _run_steps(self.plan, it, self.stages[1], self.pool, self.cuda, prof, "gpu")
+                        with span("gpu", k, "<finish: events, leases>"):
+                            it = _finish(self.plan, it, self.cuda)
                 except BaseException as e:  # noqa: BLE001 - handed to the consumer thread
                     it = _Failure(e)
             self.results.put(it)
-            del it, item  # drop this iteration's batches before waiting for the next
+            with span("gpu", k, "<drop the iteration's inputs>"):
+                del it, item  # drop this iteration's batches before waiting for the next
 
 
 class Executor:
@@ -372,7 +400,7 @@ class Executor:
         if not self._async:
             req = self._pending.pop(0)
             state = self._state
-            return run_iteration(state.plan, req, state.pool, state.cuda)
+            return run_iteration(state.plan, req, state.pool, state.cuda, state.profile)
         out = self._state.results.get()
         if isinstance(out, _Failure):
             raise out.error
@@ -391,6 +419,8 @@ class Executor:
                     thread.join(timeout=60)
         if state.pool is not None:
             state.pool.shutdown(wait=True, cancel_futures=True)
+        if state.profile is not None:
+            state.profile.print_report()
         for step in state.plan.steps:
             try:
                 step.impl.close()
