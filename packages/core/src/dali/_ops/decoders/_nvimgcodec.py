@@ -55,7 +55,12 @@ Host cost per sample on that machine (Python, in the executor's GPU-stage thread
 per sample (a numpy ``Generator`` per sample and a Python loop) and are now one vectorised call
 per batch (`crop_window.random_crop_windows`; 1.5–2.5 µs per sample at batch 256 with the window
 functions, measured on a 2-core development machine). nvImageCodec's
-decode call blocks until the batch is decoded and releases the GIL meanwhile.
+decode call blocks until the batch is decoded. It is not GIL-free: its Python binding releases
+and re-takes the GIL around each sample's image info and output buffer (twice per sample), and
+spends ~45 us of the calling thread's CPU per sample (``decode_thread_cpu`` in `MixedDecoder`'s
+stats; H200 machine). Every re-take waits behind the other Python threads that want the GIL, so
+other threads' GIL traffic (a reader with many threads, say) slows this call directly; run a
+pipeline with ``DALI_PROFILE=gil`` to see it (`dali._exec.profile`).
 
 Example:
     >>> import dali.fn as fn
@@ -363,8 +368,11 @@ class MixedDecoder:
     Attributes:
         stats: Seconds spent per stage, summed over the operator's runs (profiling): ``plan``
             (headers, windows, code streams), ``decode`` (waiting for nvImageCodec), ``cpu``
-            (the CPU fallback), ``convert`` (the kernel launch and the output batch); and the
-            counts ``gpu`` and ``cpu_samples`` of samples each way, and ``batches``.
+            (the CPU fallback), ``convert`` (the kernel launch and the output batch); the
+            calling thread's CPU seconds in three of them (``plan_thread_cpu``,
+            ``decode_thread_cpu``, ``convert_thread_cpu``: well below the wall time means the
+            thread waited, for the GIL or for nvImageCodec); and the counts ``gpu`` and
+            ``cpu_samples`` of samples each way, and ``batches``.
     """
 
     def __init__(self, op: _ImageDecoder) -> None:
@@ -395,7 +403,19 @@ class MixedDecoder:
         self._ycc: Any = None
         #: on the same stream, so their memory is never reused before the conversion kernel ran
         self.stats: dict[str, float] = dict.fromkeys(
-            ("plan", "decode", "cpu", "convert", "gpu", "cpu_samples", "batches"), 0.0
+            (
+                "plan",
+                "decode",
+                "cpu",
+                "convert",
+                "gpu",
+                "cpu_samples",
+                "batches",
+                "plan_thread_cpu",
+                "decode_thread_cpu",
+                "convert_thread_cpu",
+            ),
+            0.0,
         )
 
     def decoder(self) -> Any:
@@ -655,6 +675,7 @@ def _locate(g: _Gpu, cai: dict[str, Any], sc: int) -> _Decoded | None:
 
 def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any) -> Any:
     stats = mixed.stats
+    c0 = time.thread_time()
     t0 = time.perf_counter()
     samples = ws.inputs[0]._samples()
     n = len(samples)
@@ -664,6 +685,7 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any) -> Any:
     windows = op.windows(ws, n, shapes if op.needs_shapes else None)
     gpu, cpu = _plan(op, heads, windows)
     t1 = time.perf_counter()
+    c1 = time.thread_time()
     images: list[Any] = []
     if gpu:
         try:
@@ -675,6 +697,7 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any) -> Any:
         except Exception as e:  # noqa: BLE001 - never fail a batch the CPU backend can decode
             _log.warning("%s: nvImageCodec batch decode failed (%s); using the CPU", op.name, e)
     t2 = time.perf_counter()
+    c2 = time.thread_time()
     cpu_time = stats["cpu"]
     try:
         out = _assemble(op, ws, stream, samples, windows, gpu, cpu, images)
@@ -689,6 +712,11 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any) -> Any:
     stats["decode"] += t2 - t1
     stats["convert"] += (t3 - t2) - (stats["cpu"] - cpu_time)
     stats["batches"] += 1
+    # this thread's CPU time in each stage: far below the wall time = it waited (for the GIL
+    # or for nvImageCodec's threads and the GPU)
+    stats["plan_thread_cpu"] += c1 - c0
+    stats["decode_thread_cpu"] += c2 - c1
+    stats["convert_thread_cpu"] += time.thread_time() - c2
     return out
 
 

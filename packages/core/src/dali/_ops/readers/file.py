@@ -3,8 +3,9 @@
 The reader lists its files once, at build, so that every user error (missing `file_root`, an
 empty dataset, a list entry naming a missing file, impossible sharding) is raised before the
 first batch. It then produces an endless stream of samples (`_sharding`): each batch holds
-exactly ``batch_size`` samples, read in parallel on the pipeline's threads, each a fresh 1-D
-uint8 array of the raw file bytes, memory-mapped unless ``dont_use_mmap=True``.
+exactly ``batch_size`` samples, read by `READ_THREADS` threads, each a fresh 1-D
+uint8 array of the raw file bytes. Files of `MMAP_MIN_BYTES` or more are memory-mapped unless
+``dont_use_mmap=True``; smaller ones (JPEGs, PNGs, audio clips) are always read, see there why.
 
 Every sample carries its identity: the index of its file in the listed (sorted, unshuffled)
 dataset and its pass over that file. Random operators downstream key their values on it, so
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from dali._dtypes import DALIDataType
-from dali._exec.workspace import BatchMeta
+from dali._exec.workspace import BatchMeta, SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.readers._sharding import (
@@ -37,7 +38,14 @@ from dali._ops.readers._sharding import (
 )
 from dali._tensors import TensorListCPU
 
-__all__ = ["File", "list_file_root", "parse_file_list", "read_file"]
+__all__ = [
+    "MMAP_MIN_BYTES",
+    "READ_THREADS",
+    "File",
+    "list_file_root",
+    "parse_file_list",
+    "read_file",
+]
 
 DEFAULT_FILE_FILTERS = (
     "*.jpg",
@@ -58,6 +66,30 @@ DEFAULT_FILE_FILTERS = (
 )
 
 _INT32_MAX = 2**31 - 1
+
+#: Files smaller than this are read into memory even when mapping is allowed
+#: (``dont_use_mmap=False``). A mapping moves the cost to whoever drops the batch: each unmap
+#: is a system call that shoots down the TLBs of every core running one of our threads, made
+#: through ctypes, which releases and re-takes the GIL. In a GPU pipeline the GPU-stage thread
+#: drops an iteration's inputs, so it spent 16 ms per batch of 256 ImageNet JPEGs (84 KB)
+#: unmapping them (5 ms of it on the CPU, the rest queueing for the GIL), on top of the 25 ms of
+#: the decoder, and the first page of each file was faulted in by the decoder's header parse
+#: (+1.3 ms per batch); reading them costs the reader ~20 us per file, in the CPU stage that runs
+#: ahead (one H200 machine, 16 cores; issue 4). Large files are still mapped: no second copy
+#: in memory, and the mapping cost is small next to the data.
+MMAP_MIN_BYTES = 1 << 20
+
+#: At most this many threads read the files of one batch. One, like DALI's own file loader,
+#: which reads in one prefetch thread. Reading a cached file is a few system calls and a copy;
+#: each call releases and re-takes the GIL, so a pool of threads mostly queues for the GIL
+#: (readers.file alone, batch 256: 47k img/s with one thread, 28k with twelve) and, worse, makes
+#: every other Python thread queue too. The GPU stage runs meanwhile, and nvImageCodec's
+#: ``decode`` call releases and re-takes the GIL twice per sample (around each sample's image
+#: info and output buffer, in its Python binding), so each sample waited behind the reader's
+#: threads: file -> decoders.image (mixed) ran at 8.5k img/s with 12 reading threads, 9.3k
+#: with 4, 10.1k with 2 and 11.9k with 1, the decoder alone at ~17k (same machine, same run).
+#: A pool only pays where files are read from slow storage (network file systems).
+READ_THREADS = 1
 
 # -- reading ----------------------------------------------------------------------------------
 
@@ -137,8 +169,10 @@ def _read_mmap(fd: int, size: int, read_ahead: bool) -> np.ndarray | None:
 
 def _read_plain(fd: int, size: int) -> np.ndarray:
     out = np.empty(size, dtype=np.uint8)
+    got = os.readv(fd, [out])  # one call reads a regular file whole
+    if got == size:
+        return out
     view = memoryview(out)
-    got = 0
     while got < size:
         n = os.readv(fd, [view[got:]])
         if n == 0:  # the file shrank since fstat
@@ -147,7 +181,9 @@ def _read_plain(fd: int, size: int) -> np.ndarray:
     return out
 
 
-def read_file(path: str, *, use_mmap: bool = True, read_ahead: bool = False) -> np.ndarray:
+def read_file(
+    path: str, *, use_mmap: bool = True, read_ahead: bool = False, mmap_min_bytes: int = 0
+) -> np.ndarray:
     """The bytes of a file as a new 1-D uint8 array (no buffer is ever reused).
 
     Args:
@@ -155,6 +191,8 @@ def read_file(path: str, *, use_mmap: bool = True, read_ahead: bool = False) -> 
         use_mmap: Map the file (zero-copy; the array is a private copy-on-write mapping, so
             writing to it never changes the file) instead of reading it.
         read_ahead: Ask the OS to page a mapped file in at once (``MADV_WILLNEED``).
+        mmap_min_bytes: With ``use_mmap``, files smaller than this are read instead (the
+            reader passes `MMAP_MIN_BYTES`).
 
     Raises:
         OSError: The file cannot be opened or read.
@@ -171,7 +209,7 @@ def read_file(path: str, *, use_mmap: bool = True, read_ahead: bool = False) -> 
         size = os.fstat(fd).st_size
         if size == 0:
             return np.empty(0, dtype=np.uint8)
-        if use_mmap and _LIBC is not None:
+        if use_mmap and _LIBC is not None and size >= mmap_min_bytes:
             out = _read_mmap(fd, size, read_ahead)
             if out is not None:
                 return out
@@ -340,7 +378,12 @@ _NON_SEMANTIC = (
         Arg("num_shards", "int", default=1, doc="Number of shards the dataset is split into."),
         Arg("pad_last_batch", "bool", default=False, doc="Pad each shard with its last sample."),
         Arg("stick_to_shard", "bool", default=False, doc="Read only this shard, for ever."),
-        Arg("dont_use_mmap", "bool", default=False, doc="Read files instead of mapping them."),
+        Arg(
+            "dont_use_mmap",
+            "bool",
+            default=False,
+            doc="Read every file (by default files of 1 MiB or more are mapped).",
+        ),
         Arg("read_ahead", "bool", default=False, doc="Page mapped files in at once."),
         Arg("lazy_init", "bool", default=False, doc="Accepted (I/O tuning; no effect)."),
         Arg("prefetch_queue_depth", "int", default=1, doc="Accepted (I/O tuning; no effect)."),
@@ -552,14 +595,28 @@ class File(Operator):
         ids, passes = self._cursor.next_batch(n, ws.key)
         paths = [self._full[k] for k in ids.tolist()]
         use_mmap, read_ahead = self._use_mmap, self._read_ahead
+        # module constants read at each run, so that benchmarks may change them
+        min_bytes, k = MMAP_MIN_BYTES, max(1, min(READ_THREADS, n))
 
-        def read(i: int) -> np.ndarray:
+        def read(i: int) -> np.ndarray | OSError:
             try:
-                return read_file(paths[i], use_mmap=use_mmap, read_ahead=read_ahead)
+                return read_file(
+                    paths[i], use_mmap=use_mmap, read_ahead=read_ahead, mmap_min_bytes=min_bytes
+                )
             except OSError as e:
-                raise self.error(f"cannot read file '{paths[i]}': {e.strerror or e}") from e
+                return e  # raised below, for the first failing sample in batch order
 
-        data = ws.map(read, n)
+        if k == 1:
+            data = [read(i) for i in range(n)]
+        else:
+            data = [None] * n
+            for c, part in enumerate(ws.map(lambda c: [read(i) for i in range(c, n, k)], k)):
+                data[c::k] = part
+        for i, d in enumerate(data):
+            if isinstance(d, OSError):
+                err = self.error(f"cannot read file '{paths[i]}': {d.strerror or d}")
+                err.__cause__ = d
+                raise SampleFailure(i, err) from d
         source_info = [self._rel[k] for k in ids.tolist()]
         labels = self._labels[ids].reshape(n, 1)
         ws.out_meta = BatchMeta(ids, passes, tuple(source_info))
