@@ -52,6 +52,7 @@ from dali._dtypes import DALIDataType, DALIImageType, np_dtype, type_name
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.decoders import _codecs
+from dali._ops.image._window import CROP_WINDOW_ARGS, SLICE_ARGS
 from dali._ops.image.crop_window import RANDOM_CROP_ARGS, RandomCropParams, random_crop_windows
 from dali._tensors import TensorListCPU
 
@@ -119,42 +120,6 @@ _CACHE_ARGS = [
     Arg("cache_type", "str", default="", doc="Mixed backend only."),
     Arg("cache_debug", "bool", default=False, doc="Mixed backend only."),
     Arg("cache_batch_copy", "bool", default=True, doc="Mixed backend only."),
-]
-
-_OUT_OF_BOUNDS_ARGS = [
-    Arg(
-        "out_of_bounds_policy",
-        "str",
-        default="error",
-        doc='"error", "pad" (with fill_values) or "trim_to_shape" for windows outside the image.',
-    ),
-    Arg("fill_values", "float_vec", default=(0.0,), doc="Padding value(s), one or per channel."),
-]
-
-_CROP_ARGS = [
-    Arg("crop", "float_vec", tensor=True, doc="Window size (H, W) or (D, H, W)."),
-    Arg("crop_h", "float", default=0.0, tensor=True, doc="Window height (with crop_w)."),
-    Arg("crop_w", "float", default=0.0, tensor=True, doc="Window width (with crop_h)."),
-    Arg("crop_d", "float", default=0.0, tensor=True, doc="Window depth (ignored for images)."),
-    Arg("crop_pos_x", "float", default=0.5, tensor=True, doc="Normalised horizontal anchor."),
-    Arg("crop_pos_y", "float", default=0.5, tensor=True, doc="Normalised vertical anchor."),
-    Arg("crop_pos_z", "float", default=0.5, tensor=True, doc="Ignored for images."),
-    Arg("rounding", "str", default="round", doc='"round" (half away from zero) or "truncate".'),
-    *_OUT_OF_BOUNDS_ARGS,
-]
-
-_SLICE_ARGS = [
-    Arg("start", "int_vec", tensor=True, doc="Absolute start, in `axes` order."),
-    Arg("rel_start", "float_vec", tensor=True, doc="Relative start."),
-    Arg("end", "int_vec", tensor=True, doc="Absolute end."),
-    Arg("rel_end", "float_vec", tensor=True, doc="Relative end."),
-    Arg("shape", "int_vec", tensor=True, doc="Absolute shape."),
-    Arg("rel_shape", "float_vec", tensor=True, doc="Relative shape."),
-    Arg("axes", "int_vec", default=(1, 0), doc="Dimension indices of the slice arguments."),
-    Arg("axis_names", "layout", default="WH", doc="Dimension names (wins over axes)."),
-    Arg("normalized_anchor", "bool", default=True, doc="Float anchor input is relative."),
-    Arg("normalized_shape", "bool", default=True, doc="Float shape input is relative."),
-    *_OUT_OF_BOUNDS_ARGS,
 ]
 
 _MODES = {
@@ -461,7 +426,7 @@ class Image(_ImageDecoder):
     devices=("cpu", "mixed"),
     inputs=1,
     input_names=("data",),
-    args=[*_DECODER_ARGS, *_CROP_ARGS],
+    args=[*_DECODER_ARGS, *CROP_WINDOW_ARGS],
     aliases=("ImageDecoderCrop", "nvJPEGDecoderCrop", "HostDecoderCrop"),
 )
 class ImageCrop(_ImageDecoder):
@@ -595,7 +560,7 @@ class ImageRandomCrop(_ImageDecoder):
     devices=("cpu", "mixed"),
     inputs=(1, 3),
     input_names=("data", "anchor", "shape"),
-    args=[*_DECODER_ARGS, *_SLICE_ARGS],
+    args=[*_DECODER_ARGS, *SLICE_ARGS],
     aliases=("ImageDecoderSlice", "nvJPEGDecoderSlice", "HostDecoderSlice"),
 )
 class ImageSlice(_ImageDecoder):

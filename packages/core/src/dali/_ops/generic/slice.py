@@ -41,6 +41,7 @@ from dali._ops.generic.cast import (
 )
 from dali._ops.generic.layout import axes_from_args
 from dali._ops.image._window import (
+    SLICE_ARGS,
     apply_policy,
     check_policy,
     extract_windows,
@@ -60,25 +61,7 @@ _NAMED = ("start", "rel_start", "end", "rel_end", "shape", "rel_shape")
     inputs=(1, 3),
     input_names=("data", "anchor", "shape"),
     args=[
-        Arg("start", "int_vec", tensor=True, doc="Absolute start coordinates."),
-        Arg("rel_start", "float_vec", tensor=True, doc="Relative start coordinates."),
-        Arg("end", "int_vec", tensor=True, doc="Absolute end coordinates."),
-        Arg("rel_end", "float_vec", tensor=True, doc="Relative end coordinates."),
-        Arg("shape", "int_vec", tensor=True, doc="Absolute shape of the slice."),
-        Arg("rel_shape", "float_vec", tensor=True, doc="Relative shape of the slice."),
-        Arg("axes", "int_vec", default=(1, 0), doc="Dimensions the coordinates refer to."),
-        Arg("axis_names", "layout", default="WH", doc="Same, by layout name (takes priority)."),
-        Arg("normalized_anchor", "bool", default=True, doc="Float anchor input is relative."),
-        Arg("normalized_shape", "bool", default=True, doc="Float shape input is relative."),
-        Arg(
-            "out_of_bounds_policy",
-            "str",
-            default="error",
-            doc='"error", "pad" (fill with fill_values) or "trim_to_shape".',
-        ),
-        Arg(
-            "fill_values", "float_vec", default=(0.0,), doc="Padding value(s): one, or per channel."
-        ),
+        *SLICE_ARGS,
         Arg("dtype", "dtype", doc="Output type (default: the input's)."),
         Arg("image_type", "image_type", doc="Deprecated; ignored."),
         Arg("output_dtype", "dtype", doc="Deprecated alias of `dtype`."),

@@ -40,6 +40,9 @@ from dali._ops.generic.cast import (
 __all__ = [
     "CROP_ARGS",
     "CROP_LAYOUTS",
+    "CROP_WINDOW_ARGS",
+    "OUT_OF_BOUNDS_ARGS",
+    "SLICE_ARGS",
     "CropWindows",
     "apply_policy",
     "check_policy",
@@ -388,9 +391,20 @@ class CropWindows:
         return list(zip(anchor.tolist(), crop.tolist()))
 
 
-#: The crop arguments shared by `fn.crop` and `fn.crop_mirror_normalize` (DALI's CropAttr and
-#: OutOfBoundsAttr).
-CROP_ARGS = (
+#: DALI's OutOfBoundsAttr: what to do with a window that does not fit the input.
+OUT_OF_BOUNDS_ARGS = (
+    Arg(
+        "out_of_bounds_policy",
+        "str",
+        default="error",
+        doc='"error", "pad" (fill with fill_values) or "trim_to_shape".',
+    ),
+    Arg("fill_values", "float_vec", default=(0.0,), doc="Padding value(s): one, or per channel."),
+)
+
+#: DALI's CropAttr and OutOfBoundsAttr, shared by `fn.crop`, `fn.crop_mirror_normalize` and
+#: `fn.decoders.image_crop`.
+CROP_WINDOW_ARGS = (
     Arg("crop", "float_vec", tensor=True, doc="Window size (H, W) or (D, H, W)."),
     Arg("crop_h", "float", default=0.0, tensor=True, doc="Window height (0: whole height)."),
     Arg("crop_w", "float", default=0.0, tensor=True, doc="Window width (0: whole width)."),
@@ -399,14 +413,25 @@ CROP_ARGS = (
     Arg("crop_pos_y", "float", default=0.5, tensor=True, doc="Normalised vertical start."),
     Arg("crop_pos_z", "float", default=0.5, tensor=True, doc="Normalised depth start."),
     Arg("rounding", "str", default="round", doc='"round" (half away from zero) or "truncate".'),
-    Arg(
-        "out_of_bounds_policy",
-        "str",
-        default="error",
-        doc='"error", "pad" (fill with fill_values) or "trim_to_shape".',
-    ),
-    Arg("fill_values", "float_vec", default=(0.0,), doc="Padding value(s): one, or per channel."),
-    Arg("image_type", "image_type", doc="Deprecated; ignored."),
+    *OUT_OF_BOUNDS_ARGS,
+)
+
+#: The crop arguments of `fn.crop` and `fn.crop_mirror_normalize`.
+CROP_ARGS = (*CROP_WINDOW_ARGS, Arg("image_type", "image_type", doc="Deprecated; ignored."))
+
+#: DALI's SliceAttr and OutOfBoundsAttr, shared by `fn.slice` and `fn.decoders.image_slice`.
+SLICE_ARGS = (
+    Arg("start", "int_vec", tensor=True, doc="Absolute start coordinates."),
+    Arg("rel_start", "float_vec", tensor=True, doc="Relative start coordinates."),
+    Arg("end", "int_vec", tensor=True, doc="Absolute end coordinates."),
+    Arg("rel_end", "float_vec", tensor=True, doc="Relative end coordinates."),
+    Arg("shape", "int_vec", tensor=True, doc="Absolute shape of the slice."),
+    Arg("rel_shape", "float_vec", tensor=True, doc="Relative shape of the slice."),
+    Arg("axes", "int_vec", default=(1, 0), doc="Dimensions the coordinates refer to."),
+    Arg("axis_names", "layout", default="WH", doc="Same, by layout name (takes priority)."),
+    Arg("normalized_anchor", "bool", default=True, doc="Float anchor input is relative."),
+    Arg("normalized_shape", "bool", default=True, doc="Float shape input is relative."),
+    *OUT_OF_BOUNDS_ARGS,
 )
 
 
