@@ -84,7 +84,3 @@ class SampleRNG:
         u1 = 1.0 - u[:, :n]  # (0, 1]: log is finite
         u2 = u[:, n:]
         return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
-
-    def generator(self, i: int) -> np.random.Generator:
-        """A numpy Generator for sample ``i``, for algorithms with rejection loops."""
-        return np.random.Generator(np.random.Philox(key=int(self.keys[i])))

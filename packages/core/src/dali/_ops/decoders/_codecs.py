@@ -482,12 +482,7 @@ def convert_dtype(img: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return round_sat(img.astype(np.float32) * factor, dtype)
 
 
-# ITU-R BT.601 "studio range" (16..235) coefficients, as DALI's itu_r_bt_601 kernels.
-_YCC_U8 = (
-    (np.float32(0.257), np.float32(0.504), np.float32(0.098), np.float32(16.0)),
-    (np.float32(-0.148), np.float32(-0.291), np.float32(0.439), np.float32(128.0)),
-    (np.float32(0.439), np.float32(-0.368), np.float32(-0.071), np.float32(128.0)),
-)
+# ITU-R BT.601 RGB -> YCbCr rows (R, G, B, offset), the offset a fraction of the range.
 _YCC_EXACT = (
     (0.25678823529, 0.50412941176, 0.09790588235, 0.0625),
     (-0.14822289945, -0.29099278682, 0.43921568627, 0.5),
