@@ -7,71 +7,8 @@ import numpy as np
 import pytest
 from dali import fn, types
 from dali._dtypes import DALIDataType
-from dali._graph.schema import Arg, register
-from dali._ops.base import Operator
 from dali._ops.math._promotion import promote, result_dtype
-from dali._tensors import TensorListCPU
-
-
-@register(
-    "_test.arith_batch",
-    devices=("cpu", "gpu"),
-    inputs=0,
-    args=[Arg("samples", "any"), Arg("layout", "str", default="")],
-)
-class _Batch(Operator):
-    """Test helper: a batch made of the given per-sample arrays (ragged allowed)."""
-
-    def run_cpu(self, ws):
-        return TensorListCPU._make([np.asarray(s) for s in self.arg("samples")], self.arg("layout"))
-
-    def run_gpu(self, ws):
-        from dali._ops.transfer import to_gpu
-
-        return to_gpu(self.run_cpu(ws))
-
-    @staticmethod
-    def static_meta(node):
-        first = np.asarray(node.scalar_args["samples"][0])
-        return [{"dtype": types.to_dali_type(first.dtype), "ndim": first.ndim, "layout": ""}]
-
-
-def batch(*samples, layout=""):
-    from dali._graph.trace import call_operator
-
-    return call_operator(_Batch.schema, (), {"samples": list(samples), "layout": layout})
-
-
-def const(values, dtype):
-    """The same array for every sample, with exactly ``dtype`` (no narrowing)."""
-    return types.Constant(np.array(values, dtype=dtype), dtype=np.dtype(dtype))
-
-
-def run(build, *, batch_size=1, device="cpu"):
-    """Build and run one iteration; returns [(dtype, layout, [sample arrays])] per output."""
-    pipe = dali.Pipeline(
-        batch_size=batch_size, num_threads=1, device_id=0 if device == "gpu" else None, seed=3
-    )
-    with pipe:
-        outs = build()
-        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-        if device == "gpu":
-            outs = [o.gpu() for o in outs]
-        pipe.set_outputs(*outs)
-    pipe.build()
-    result = []
-    for tl in pipe.run():
-        if device == "gpu":
-            tl = tl.as_cpu()
-        result.append((tl.dtype, tl.layout(), [np.asarray(tl.at(i)) for i in range(len(tl))]))
-    return result
-
-
-def one(build, **kw):
-    """dtype and the first sample of a single-output graph."""
-    ((dtype, _, samples),) = run(build, **kw)
-    return dtype, samples[0]
-
+from graph_utils import batch, const, one, run
 
 # -- type promotion (observed in DALI 2.4) ---------------------------------------------------
 

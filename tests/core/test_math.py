@@ -3,38 +3,16 @@
 from __future__ import annotations
 
 import dali
+import graph_utils
 import numpy as np
 import pytest
 from dali import math, types
-
-
-def const(values, dtype):
-    return types.Constant(np.array(values, dtype=dtype), dtype=np.dtype(dtype))
+from graph_utils import const, one
 
 
 def run(build, *, device="cpu"):
     """[(dtype, first sample)] for each output of ``build``."""
-    pipe = dali.Pipeline(
-        batch_size=1, num_threads=1, device_id=0 if device == "gpu" else None, seed=3
-    )
-    with pipe:
-        outs = build()
-        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-        if device == "gpu":
-            outs = [o.gpu() for o in outs]
-        pipe.set_outputs(*outs)
-    pipe.build()
-    result = []
-    for tl in pipe.run():
-        if device == "gpu":
-            tl = tl.as_cpu()
-        result.append((tl.dtype, np.asarray(tl.at(0))))
-    return result
-
-
-def one(build):
-    ((dtype, value),) = run(build)
-    return dtype, value
+    return [(dtype, samples[0]) for dtype, _, samples in graph_utils.run(build, device=device)]
 
 
 EXPECTED_ALL = [

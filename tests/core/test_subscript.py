@@ -7,71 +7,14 @@ import numpy as np
 import pytest
 from dali import fn, types
 from dali._exec.workspace import BatchMeta, Workspace
-from dali._graph.schema import Arg, register
-from dali._ops.base import Operator
 from dali._tensors import TensorListCPU
-
-
-@register(
-    "_test.subscript_batch",
-    devices=("cpu", "gpu"),
-    inputs=0,
-    args=[Arg("samples", "any"), Arg("layout", "str", default="")],
-)
-class _Batch(Operator):
-    """Test helper: a batch made of the given per-sample arrays (ragged allowed)."""
-
-    def run_cpu(self, ws):
-        return TensorListCPU._make([np.asarray(s) for s in self.arg("samples")], self.arg("layout"))
-
-    def run_gpu(self, ws):
-        from dali._ops.transfer import to_gpu
-
-        return to_gpu(self.run_cpu(ws))
-
-    @staticmethod
-    def static_meta(node):
-        first = np.asarray(node.scalar_args["samples"][0])
-        return [
-            {
-                "dtype": types.to_dali_type(first.dtype),
-                "ndim": first.ndim,
-                "layout": node.scalar_args.get("layout", ""),
-            }
-        ]
-
-
-def batch(*samples, layout=""):
-    from dali._graph.trace import call_operator
-
-    return call_operator(_Batch.schema, (), {"samples": list(samples), "layout": layout})
-
+from graph_utils import batch, run
 
 M = np.arange(12, dtype=np.int32).reshape(3, 4)
 
 
 def matrix(layout=""):
     return types.Constant(M, dtype=types.INT32, layout=layout or None)
-
-
-def run(build, *, batch_size=1, device="cpu", device_id=None):
-    """[(dtype, layout, [samples])] for each output (moved to ``device`` first)."""
-    if device == "gpu":
-        device_id = 0
-    pipe = dali.Pipeline(batch_size=batch_size, num_threads=1, device_id=device_id, seed=3)
-    with pipe:
-        outs = build()
-        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-        if device == "gpu":
-            outs = [o.gpu() for o in outs]
-        pipe.set_outputs(*outs)
-    pipe.build()
-    result = []
-    for tl in pipe.run():
-        if type(tl).__name__.endswith("GPU"):
-            tl = tl.as_cpu()
-        result.append((tl.dtype, tl.layout(), [np.asarray(tl.at(i)) for i in range(len(tl))]))
-    return result
 
 
 def first(build, **kw):
