@@ -266,13 +266,10 @@ def _align_outputs(values: list[Any], metas: list[Any]) -> tuple[list[Any], list
 
 
 def _take_samples(tl: Any, index: list[int]) -> Any:
-    dense = tl._dense()
-    if dense is not None:
-        data = dense[np.asarray(index, dtype=np.int64)]
-    else:
-        samples = tl._samples()
-        data = [samples[i] for i in index]
-    return type(tl)._make(data, layout=tl._layout, dtype=tl._np_dtype, ndim=tl.ndim)
+    from dali._ops.conditional import _take
+
+    device = "gpu" if type(tl).__name__.endswith("GPU") else "cpu"
+    return _take(tl, np.asarray(index, dtype=np.int64), device)
 
 
 class _WorkerState:

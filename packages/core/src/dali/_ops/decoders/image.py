@@ -52,6 +52,7 @@ from dali._dtypes import DALIDataType, DALIImageType, np_dtype, type_name
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.decoders import _codecs
+from dali._ops.generic.cast import round_half_away_int
 from dali._ops.image._window import CROP_WINDOW_ARGS, SLICE_ARGS
 from dali._ops.image.crop_window import RANDOM_CROP_ARGS, RandomCropParams, random_crop_windows
 from dali._tensors import TensorListCPU
@@ -136,10 +137,6 @@ _OUT_DTYPES = frozenset(
 
 class _Skip(NamedTuple):
     reason: str
-
-
-def _round_half_away(v: float) -> int:
-    return int(np.trunc(v + np.copysign(0.5, v)))
 
 
 # -- the shared implementation -----------------------------------------------------------------
@@ -493,7 +490,7 @@ class ImageCrop(_ImageDecoder):
 def _anchor(pos: float, spare: int, truncate: bool) -> int:
     """DALI's anchor: ``round_half_away(double(float32(pos)) · spare)`` (§10)."""
     v = pos * spare
-    return int(np.trunc(v)) if truncate else _round_half_away(v)
+    return int(np.trunc(v)) if truncate else round_half_away_int(v)
 
 
 def _crop_window_fn(h: int, w: int, py: float, px: float, truncate: bool) -> WindowFn:
@@ -675,8 +672,8 @@ def _slice_window(op: Any, H: int, W: int, axes: Sequence[int], ends: dict[int, 
             raise op.error(
                 f"end coordinates can't be before start coordinates (start={a}, end={e})"
             )
-        start[dim] = _round_half_away(a)
-        size[dim] = _round_half_away(e) - start[dim]
+        start[dim] = round_half_away_int(a)
+        size[dim] = round_half_away_int(e) - start[dim]
     return Window(start[0], start[1], size[0], size[1])
 
 
