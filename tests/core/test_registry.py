@@ -180,3 +180,14 @@ def test_datanode_repr_gpu_and_guards():
         bool(node)
     with pytest.raises(TypeError, match="not iterable"):
         iter(node)
+
+
+def test_import_dali_loads_no_framework_cuda_or_codec():
+    # DESIGN §2/§5.3: `import dali` (which registers every operator) needs numpy alone
+    import subprocess
+    import sys
+
+    heavy = ["cupy", "torch", "jax", "cv2", "PIL", "nvidia"]
+    code = f"import dali, dali.fn, dali.ops, sys; print(sorted(set({heavy!r}) & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
