@@ -449,3 +449,17 @@ def test_gpu_matches_cpu(case):
     assert gpu.dtype == cpu.dtype and gpu.layout() == cpu.layout()
     for i in range(8):
         np.testing.assert_array_equal(gpu.at(i), cpu.at(i))
+
+
+def test_dense_host_outputs_are_64_byte_aligned():
+    # the batches handed to frameworks: XLA shares host memory only when 64-byte aligned
+    imgs = [np.full((40, 60, 3), i, np.uint8) for i in range(3)]
+    (cmn, crop) = _run(
+        lambda: (
+            fn.crop_mirror_normalize(fn.external_source(lambda: imgs, layout="HWC")),
+            fn.crop(fn.external_source(lambda: imgs, layout="HWC"), crop=(20, 30)),
+        ),
+        batch_size=3,
+    )
+    assert cmn._dense().ctypes.data % 64 == 0
+    assert crop._dense().ctypes.data % 64 == 0

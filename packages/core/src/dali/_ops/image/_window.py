@@ -36,6 +36,7 @@ from dali._ops.generic.cast import (
     per_sample_vectors,
     run_per_sample,
 )
+from dali._tensors.base import aligned_empty
 
 __all__ = [
     "CROP_ARGS",
@@ -179,11 +180,16 @@ def extract_window(
         if out is not None:
             out[...] = converted
             return out
-        if converted is region:
-            return xp.array(region, copy=True, order="C")
+        if converted is region:  # a copy is needed anyway: make it 64-byte aligned on the host
+            if xp is not np:
+                return xp.array(region, copy=True, order="C")
+            copy = aligned_empty(region.shape, region.dtype)
+            copy[...] = region
+            return copy
         return xp.ascontiguousarray(converted)
     if out is None:
-        out = xp.empty(x.shape[:lead] + tuple(shape), dtype=out_dtype)
+        shape_out = x.shape[:lead] + tuple(shape)
+        out = aligned_empty(shape_out, out_dtype) if xp is np else xp.empty(shape_out, out_dtype)
     out[...] = fill if xp is np or fill is None else xp.asarray(fill)
     if region.size:
         out[pre + dst] = convert_sat(xp, region, out_dtype, truncate=True)
@@ -228,7 +234,10 @@ def extract_windows(
         return tl_cls._make(out, layout)
     samples = tl._samples()
     uniform = all(w[1] == wins[0][1] for w in wins)
-    out = xp.empty((len(wins), *wins[0][1]), dtype=out_dtype) if uniform else None
+    out = None
+    if uniform:
+        shape = (len(wins), *wins[0][1])
+        out = aligned_empty(shape, out_dtype) if xp is np else xp.empty(shape, dtype=out_dtype)
 
     def one(i: int) -> Any:
         anchor, shape = wins[i]

@@ -326,13 +326,15 @@ class CropMirrorNormalize(Operator):
         out_layout: str,
     ) -> Any:
         from dali._tensors import TensorListCPU
+        from dali._tensors.base import aligned_empty
 
         samples = tl._samples()
         n = len(samples)
         out_shapes = [plan.out_shape(w[1]) for w in wins]
         uniform = all(s == out_shapes[0] for s in out_shapes)
         dtype = self._dtype
-        out = np.empty((n, *out_shapes[0]), dtype) if uniform else None
+        # aligned: this batch is usually handed to a framework (XLA shares only aligned memory)
+        out = aligned_empty((n, *out_shapes[0]), dtype) if uniform else None
         channels = [s.shape[plan.c_axis] for s in samples]
         shared = same_rows(list(mean)) and same_rows(list(inv)) and same_rows(channels)
         lut0 = (
