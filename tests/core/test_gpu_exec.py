@@ -20,7 +20,7 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 import dali
 from dali import fn
-from dali._exec.executor import PipelineError, split_stages
+from dali._exec.executor import PipelineError, split_gpu_stage, split_stages
 from dali._graph.build import BuildError, build_plan
 from dali._graph.schema import Arg, register
 from dali._graph.trace import call_operator
@@ -114,6 +114,50 @@ class _FailAt(Operator):
         return ws.inputs[0]
 
 
+@register("_test.stage_probe", devices=("mixed", "gpu"), inputs=1, args=[Arg("ms", "float")])
+class _StageProbe(Operator):
+    """Sleeps ``ms`` and records (iteration, thread); fails where the input says so."""
+
+    seen: ClassVar[list[tuple[str, int, str]]] = []
+
+    def _probe(self, ws):
+        import threading
+
+        time.sleep(self.arg("ms") / 1000)
+        type(self).seen.append((self.device, ws.iteration, threading.current_thread().name))
+        if ws.iteration == 2 and self.device == "mixed":
+            raise ValueError("mixed stage failed on purpose")
+        return ws.inputs[0]
+
+    run_mixed = run_gpu = _probe
+
+
+class _FakeCuda:
+    """The parts of `CudaContext` the executor calls, with no CUDA (CPU-only stage tests)."""
+
+    stream = None
+
+    def activate(self):
+        import contextlib
+
+        return contextlib.nullcontext(self)
+
+    def record(self, stream=None):
+        return None
+
+    def lease(self, tl):
+        pass
+
+    def reap(self):
+        pass
+
+    def error_hint(self, error):
+        return ""
+
+    def close(self):
+        pass
+
+
 @register("_test.gpu_source", devices=("gpu",), inputs=0, source=True)
 class _GpuSource(Operator):
     """A source that runs in the GPU stage (only planned, never run)."""
@@ -157,6 +201,71 @@ def test_split_stages_keeps_cpu_work_off_the_gpu_thread():
     assert names(cpu) == ["external_source", "external_source", "random.uniform"]
     assert names(gpu) == ["_transfer", "random.uniform", "_transfer"]
     assert [plan.steps[i].device for i in gpu] == ["gpu", "gpu", "cpu"]
+
+
+def test_the_gpu_stage_is_cut_after_the_last_mixed_operator():
+    # CPU -> mixed -> GPU, as DALI: the decode of iteration i+1 overlaps the GPU ops of i.
+    pipe = dali.Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pipe:
+        jpegs = fn.external_source(lambda: [np.zeros(3, np.uint8)] * 2, name="src")
+        images = fn.decoders.image(jpegs, device="mixed")
+        flip = fn.random.coin_flip()
+        out = fn.crop_mirror_normalize(fn.resize(images, size=8), mirror=flip)
+        pipe.set_outputs(out, fn.random.uniform(device="gpu"))
+    plan = build_plan(pipe._graph_outputs, pipe._ops, pipeline_info=pipe._info(), seed=1)
+    cpu, gpu = split_stages(plan)
+    parts = split_gpu_stage(plan, gpu)
+
+    def names(idx):
+        return [plan.steps[i].node.schema.fn_path for i in idx]
+
+    assert len(parts) == 2 and parts[0] + parts[1] == gpu
+    assert names(parts[0])[-1] == "decoders.image"
+    assert all(plan.steps[i].device != "mixed" for i in parts[1])
+    assert set(names(parts[1])) >= {"resize", "crop_mirror_normalize"}
+    # no mixed operator, or nothing after it: one GPU thread
+    assert split_gpu_stage(plan, parts[0]) == [parts[0]]
+    assert split_gpu_stage(plan, parts[1]) == [parts[1]]
+
+
+def test_mixed_and_gpu_parts_run_on_their_own_threads_in_order():
+    from dali._exec.executor import Executor, IterationRequest
+
+    pipe = dali.Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pipe:
+        src = fn.external_source(lambda: [np.zeros(3, np.float32)] * 2, name="src")
+        x = _call(_StageProbe, src, ms=30.0, device="mixed")
+        pipe.set_outputs(_call(_StageProbe, x, ms=30.0, device="gpu"))
+    plan = build_plan(pipe._graph_outputs, pipe._ops, pipeline_info=pipe._info(), seed=1)
+    _StageProbe.seen.clear()
+    ex = Executor(plan, num_threads=1, cuda=_FakeCuda())
+    batch = TensorListCPU._make(np.zeros((2, 3), np.float32))
+    from dali._exec.workspace import BatchMeta
+
+    src_step = next(i for i, st in enumerate(plan.steps) if st.device == "cpu")
+    n = 6
+    start = time.perf_counter()
+    for k in range(n):
+        fed = {src_step: (batch, BatchMeta.stream(2 * k, 2, 0))}
+        ex.submit(IterationRequest(k, 0, fed, 2, 2 * k))
+    got = []
+    for _ in range(n):
+        try:
+            ex.get()
+            got.append("ok")
+        except PipelineError as e:
+            got.append(str(e.__cause__))
+    elapsed = time.perf_counter() - start
+    ex.close()
+    assert got == ["ok", "ok", "mixed stage failed on purpose", "ok", "ok", "ok"]
+    seen = _StageProbe.seen
+    assert [k for d, k, _ in seen if d == "mixed"] == list(range(n))
+    assert [k for d, k, _ in seen if d == "gpu"] == [0, 1, 3, 4, 5]  # 2 failed before it
+    assert {t for d, _, t in seen if d == "mixed"} == {"dali-executor-mixed"}
+    assert {t for d, _, t in seen if d == "gpu"} == {"dali-executor-gpu"}
+    # the two parts overlap: ~ (n + 1) x 30 ms, not 2n x 30 ms
+    assert elapsed < (2 * n - 2) * 0.030, elapsed
+    assert not any(t.is_alive() for t in ex._threads)
 
 
 def test_input_less_cpu_ops_follow_a_gpu_identity_source():

@@ -11,9 +11,14 @@ of the plan. A pipeline with GPU work splits each iteration in two stages (`spli
   on the pipeline's one non-default stream; after the last one an event is recorded and put on
   every GPU output (``tl._event``), so consumers wait for it on the GPU, not on the host.
 
-So the CPU stage of iteration i+1 runs while iteration i is on the GPU. Each thread takes the
-iterations in order and each operator belongs to one stage, so every operator still runs its
-iterations one after another, in order: results are ordered and deterministic. The executor
+When mixed operators (decoders) are followed by GPU operators, the GPU stage is cut after the
+last mixed one (`split_gpu_stage`): a ``dali-executor-mixed`` thread runs the decoders and hands
+each iteration to the ``dali-executor-gpu`` thread, as DALI's CPU → mixed → GPU stages do.
+
+So the CPU stage of iteration i+1 runs while iteration i is on the GPU, and a decode of
+iteration i+1 while the GPU operators of iteration i plan and queue their kernels. Each thread
+takes the iterations in order and each operator belongs to one stage, so every operator still
+runs its iterations one after another, in order: results are ordered and deterministic. The executor
 itself never synchronises the host with the device (see `dali._exec.device` for the few places
 that do, each marked ``# synchronize!``).
 
@@ -39,7 +44,14 @@ import numpy as np
 from dali._exec import profile as _profile
 from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
 
-__all__ = ["Executor", "IterationRequest", "PipelineError", "run_iteration", "split_stages"]
+__all__ = [
+    "Executor",
+    "IterationRequest",
+    "PipelineError",
+    "run_iteration",
+    "split_gpu_stage",
+    "split_stages",
+]
 
 
 class PipelineError(RuntimeError):
@@ -234,6 +246,25 @@ def split_stages(plan: Any) -> tuple[list[int], list[int]]:
     return cpu_stage, gpu_stage
 
 
+def split_gpu_stage(plan: Any, gpu_stage: list[int]) -> list[list[int]]:
+    """The GPU stage cut after its last mixed operator: ``[mixed part, GPU part]``.
+
+    A mixed operator (a decoder) spends its time in one blocking library call, while the GPU
+    operators after it spend theirs planning on the host and queueing kernels. Run by two
+    threads, the decode of iteration i+1 overlaps the GPU operators of iteration i (DALI's
+    executor has the same three stages: CPU, mixed, GPU). Both threads queue work on the
+    pipeline's one stream, and iteration i's GPU part is queued after its mixed part, so the
+    device sees every dependency in order. Without a mixed operator, or when nothing follows
+    the last one, there is one part.
+    """
+    last = max(
+        (k for k, si in enumerate(gpu_stage) if plan.steps[si].device == "mixed"), default=-1
+    )
+    if last < 0 or last == len(gpu_stage) - 1:
+        return [gpu_stage]
+    return [gpu_stage[: last + 1], gpu_stage[last + 1 :]]
+
+
 def _sample_keys(meta: BatchMeta) -> list[tuple[int, int, int]]:
     """(id, epoch, occurrence) per sample: unique even when padding repeats a sample."""
     seen: dict[tuple[int, int], int] = {}
@@ -275,19 +306,22 @@ def _take_samples(tl: Any, index: list[int]) -> Any:
 class _WorkerState:
     """Everything the worker threads touch (no reference back to the Pipeline).
 
-    A CPU pipeline has one worker, running whole iterations. A pipeline with GPU work has two:
-    the CPU-stage worker runs the CPU stage of each iteration and hands it to the GPU-stage
-    worker, which runs the rest on the pipeline's stream, so the CPU stage of iteration i+1 runs
-    while iteration i is on the GPU. Both take iterations in order, so results stay ordered.
+    A CPU pipeline has one worker, running whole iterations. A pipeline with GPU work has one
+    worker per stage: the CPU-stage worker runs the CPU stage of each iteration and hands it to
+    the GPU-side workers (one, or two when `split_gpu_stage` cuts after a mixed operator), which
+    run the rest on the pipeline's stream, so the CPU stage of iteration i+1 runs while
+    iteration i is on the GPU. Every worker takes iterations in order, so results stay ordered.
     """
 
     def __init__(self, plan: Any, num_threads: int, cuda: Any = None) -> None:
         self.plan = plan
         self.cuda = cuda
         self.requests: queue.Queue[IterationRequest | None] = queue.Queue()
-        self.handoff: queue.Queue[tuple[IterationRequest, Any] | None] = queue.Queue()
         self.results: queue.Queue[Any] = queue.Queue()
         self.stages = split_stages(plan) if cuda is not None else None
+        #: the GPU side's parts (`split_gpu_stage`) and the queue that feeds each
+        self.gpu_parts = split_gpu_stage(plan, self.stages[1]) if self.stages else []
+        self.handoffs: list[queue.Queue[Any]] = [queue.Queue() for _ in self.gpu_parts]
         self.pool = (
             ThreadPoolExecutor(num_threads, thread_name_prefix="dali-op")
             if num_threads > 1
@@ -302,7 +336,8 @@ class _WorkerState:
             with span("cpu", -1, "<wait for a request>"):
                 req = self.requests.get()
             if req is None:
-                self.handoff.put(None)
+                if self.handoffs:
+                    self.handoffs[0].put(None)
                 return
             if self.stages is None:
                 try:
@@ -319,38 +354,56 @@ class _WorkerState:
                     _run_steps(self.plan, it, self.stages[0], self.pool, None, prof, "cpu")
             except BaseException as e:  # noqa: BLE001 - handed on, in order
                 it = _Failure(e)
-            self.handoff.put((req, it))
+            self.handoffs[0].put((req, it))
             del it  # the GPU stage adds its batches to it: do not keep them alive here
 
-    def gpu_loop(self) -> None:
+    def gpu_loop(self, part: int) -> None:
+        last = part == len(self.gpu_parts) - 1
+        inbox = self.handoffs[part]
         try:
             with self.cuda.activate():
-                self._gpu_iterations()
+                self._gpu_iterations(part, last)
         except BaseException as e:  # noqa: BLE001 - CUDA could not be set up: fail every iteration
-            while self.handoff.get() is not None:
-                self.results.put(_Failure(e))
+            while True:
+                item = inbox.get()
+                if item is None:
+                    if not last:
+                        self.handoffs[part + 1].put(None)
+                    return
+                if last:
+                    self.results.put(_Failure(e))
+                else:
+                    self.handoffs[part + 1].put((item[0], _Failure(e)))
 
-    def _gpu_iterations(self) -> None:
-        assert self.stages is not None
+    def _gpu_iterations(self, part: int, last: bool) -> None:
         prof = self.profile
         span = _profile.nothing if prof is None else prof.span
+        stage = "gpu" if last else "mixed"
+        steps = self.gpu_parts[part]
+        inbox = self.handoffs[part]
         while True:
-            with span("gpu", -1, "<wait for the CPU stage>"):
-                item = self.handoff.get()
+            with span(stage, -1, f"<wait for the {'CPU' if part == 0 else 'mixed'} stage>"):
+                item = inbox.get()
             if item is None:
+                if not last:
+                    self.handoffs[part + 1].put(None)
                 return
             it = item[1]
             k = item[0].iteration
             if not isinstance(it, _Failure):
                 try:
-                    with span("gpu", k, "<stage>"):
-                        _run_steps(self.plan, it, self.stages[1], self.pool, self.cuda, prof, "gpu")
-                        with span("gpu", k, "<finish: events, leases>"):
-                            it = _finish(self.plan, it, self.cuda)
-                except BaseException as e:  # noqa: BLE001 - handed to the consumer thread
+                    with span(stage, k, "<stage>"):
+                        _run_steps(self.plan, it, steps, self.pool, self.cuda, prof, stage)
+                        if last:
+                            with span(stage, k, "<finish: events, leases>"):
+                                it = _finish(self.plan, it, self.cuda)
+                except BaseException as e:  # noqa: BLE001 - handed on to the consumer thread
                     it = _Failure(e)
-            self.results.put(it)
-            with span("gpu", k, "<drop the iteration's inputs>"):
+            if last:
+                self.results.put(it)
+            else:
+                self.handoffs[part + 1].put((item[0], it))
+            with span(stage, k, "<drop the iteration's inputs>"):
                 del it, item  # drop this iteration's batches before waiting for the next
 
 
@@ -384,9 +437,12 @@ class Executor:
             self._threads.append(
                 threading.Thread(target=state.loop, name="dali-executor", daemon=True)
             )
-            if state.stages is not None:
+            names = ["dali-executor-gpu"]
+            if len(state.gpu_parts) > 1:
+                names = ["dali-executor-mixed", "dali-executor-gpu"]
+            for part, name in enumerate(names if state.gpu_parts else []):
                 self._threads.append(
-                    threading.Thread(target=state.gpu_loop, name="dali-executor-gpu", daemon=True)
+                    threading.Thread(target=state.gpu_loop, args=(part,), name=name, daemon=True)
                 )
             for thread in self._threads:
                 thread.start()
@@ -410,7 +466,7 @@ class Executor:
         self._closed = True
         state = self._state
         if self._threads:
-            state.requests.put(None)  # the CPU-stage worker passes it on to the GPU stage
+            state.requests.put(None)  # each worker passes it on to the next stage
             for thread in self._threads:
                 if thread is not threading.current_thread():
                     thread.join(timeout=60)

@@ -93,17 +93,9 @@ class Profile:
         for stage, _, name, t0, t1, _ in spans:
             if name == "<stage>":
                 busy.setdefault(stage, []).append((t0, t1))
-        if "cpu" in busy and "gpu" in busy:
-            cpu_iv, gpu_iv = sorted(busy["cpu"]), sorted(busy["gpu"])
-            both = _intersection(cpu_iv, gpu_iv)
-            gpu_total = sum(b - a for a, b in gpu_iv)
-            lo = min(cpu_iv[0][0], gpu_iv[0][0])
-            hi = max(cpu_iv[-1][1], gpu_iv[-1][1])
-            lines.append(
-                f"  stages: CPU busy {_share(cpu_iv, lo, hi):.0%} and GPU busy "
-                f"{_share(gpu_iv, lo, hi):.0%} of {hi - lo:.2f} s; overlap (CPU stage busy "
-                f"while the GPU stage is) {both / max(gpu_total, 1e-9):.0%}"
-            )
+        for first, second in (("cpu", "gpu"), ("cpu", "mixed"), ("mixed", "gpu")):
+            if first in busy and second in busy:
+                lines.append(_overlap_line(first, second, busy[first], busy[second]))
         waits = sorted(self.gil_waits)
         if waits:
             n = len(waits)
@@ -118,6 +110,21 @@ class Profile:
         self.close()
         if self.spans:
             print(self.report(), file=sys.stderr, flush=True)
+
+
+def _overlap_line(
+    first: str, second: str, a: list[tuple[float, float]], b: list[tuple[float, float]]
+) -> str:
+    a_iv, b_iv = sorted(a), sorted(b)
+    both = _intersection(a_iv, b_iv)
+    b_total = sum(hi - lo for lo, hi in b_iv)
+    lo = min(a_iv[0][0], b_iv[0][0])
+    hi = max(a_iv[-1][1], b_iv[-1][1])
+    return (
+        f"  stages: {first.upper()} busy {_share(a_iv, lo, hi):.0%} and {second.upper()} busy "
+        f"{_share(b_iv, lo, hi):.0%} of {hi - lo:.2f} s; overlap ({first.upper()} stage busy "
+        f"while the {second.upper()} stage is) {both / max(b_total, 1e-9):.0%}"
+    )
 
 
 def _share(iv: list[tuple[float, float]], lo: float, hi: float) -> float:
