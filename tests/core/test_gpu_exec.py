@@ -281,6 +281,21 @@ def test_input_less_cpu_ops_follow_a_gpu_identity_source():
     assert cpu == [] and len(gpu) == 3
 
 
+def test_large_requests_come_in_few_size_classes():
+    from dali._exec.device import size_class
+
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(1, 1 << 30, 2000).tolist() + [1, 1 << 20, (1 << 20) + 1, 3 << 28]
+    for n in sizes:
+        c = size_class(n)
+        assert n <= c <= max(n, 1 << 20) * 1.125
+        assert c == n or c % 65536 == 0
+    assert [size_class(n) for n in (1000, 1 << 20)] == [1000, 1 << 20]
+    # ragged batches (sums of 256 random crop sizes) fall into a handful of classes
+    batches = [int(rng.integers(40_000, 250_000, 256).sum()) * 3 for _ in range(500)]
+    assert len({size_class(b) for b in batches}) <= 4
+
+
 def test_memory_limits_are_checked_and_cpu_pipelines_have_no_pools():
     for bad in (-1, 1.5, "1G", True):
         with pytest.raises(ValueError, match="device_memory_limit"):

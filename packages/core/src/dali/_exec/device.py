@@ -44,6 +44,12 @@ Memory:
   once) and copied with one ``cudaMemcpyAsync`` on the pipeline stream. The buffer returns to the
   pool once an event recorded after the copy has completed. ``pinned_memory_limit`` bounds the
   staged bytes in flight.
+* Requests of 1 MiB and more are rounded up to one of 8 sizes per power of two
+  (`size_class`, at most 12.5 % more). Ragged batches (random crops) ask for a slightly
+  different size each iteration, and a plain pool keeps a new block whenever a request beats
+  every cached one: measured on an H100 (ResNet-50 pipeline, 2,048 images), the pool grew from
+  255 to 478 MiB over the first 13 epochs. With size classes a few classes cover those
+  requests and the cached blocks are reused.
 * `CudaContext.release_memory` (``Pipeline.release_memory()``) frees the cached blocks that no
   array uses.
 
@@ -73,7 +79,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CudaContext", "current", "require", "stream_ptr"]
+__all__ = ["CudaContext", "current", "require", "size_class", "stream_ptr"]
 
 _local = threading.local()
 
@@ -98,6 +104,19 @@ def require(device_id: int) -> None:
         ) from e
     if not 0 <= device_id < count:
         raise BuildError(f"device_id={device_id} is not a visible CUDA device ({count} visible).")
+
+
+def size_class(nbytes: int) -> int:
+    """``nbytes`` rounded up to one of 8 sizes per power of two from 1 MiB on (see above).
+
+    Example:
+        >>> size_class(1000), size_class(1 << 20), size_class((1 << 20) + 1)
+        (1000, 1048576, 1179648)
+    """
+    if nbytes <= 1 << 20:
+        return nbytes
+    step = 1 << (nbytes.bit_length() - 4)
+    return -(-nbytes // step) * step
 
 
 def current() -> CudaContext | None:
@@ -208,6 +227,9 @@ class CudaContext:
                 self.pinned_pool = cupy.cuda.PinnedMemoryPool()
                 self.stream = cupy.cuda.Stream(non_blocking=True)
 
+    def _malloc(self, nbytes: int) -> Any:
+        return self.pool.malloc(size_class(nbytes))
+
     @contextlib.contextmanager
     def activate(self) -> Iterator[CudaContext]:
         """Make the pipeline's device, stream and memory pool current for CuPy in this thread."""
@@ -219,7 +241,7 @@ class CudaContext:
         with (
             cupy.cuda.Device(self.device_id),
             self.stream,
-            cupy.cuda.using_allocator(self.pool.malloc),
+            cupy.cuda.using_allocator(self._malloc),
         ):
             _local.ctx = self
             try:

@@ -1,0 +1,121 @@
+"""Data-parallel scaling of the JAX iterator: the ResNet-50 input pipeline on 1, 2, ... GPUs.
+
+One process, one pipeline per GPU (what ``data_iterator`` with a ``NamedSharding`` over a
+1-D mesh builds): ``readers.file(shard_id, num_shards, random_shuffle=True)`` →
+``decoders.image_random_crop`` (mixed) → ``resize(224, 224)`` → ``crop_mirror_normalize``
+(fp16, NCHW, random mirror), batch 256 per GPU, on the same ImageNet-like JPEGs
+(`make_imagenet_like`). Each step yields one global ``jax.Array`` of ``256 × n`` images
+sharded over the ``n`` GPUs; the rate counts images of finished global batches (the last
+batch is waited for with ``block_until_ready``). Issue 5's target: 2 GPUs ≥ 1.9 × 1 GPU.
+
+Run: ``python benchmarks/jax_scaling.py [--images 4096] [--gpus 1,2] [--threads 8]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+BATCH = 256
+MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
+STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
+
+
+def make_iterator(root: Path, n: int, threads: int) -> Any:
+    import jax
+    import numpy as np
+    from dali import fn, types
+    from dali.plugin.jax import data_iterator
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    mesh = Mesh(np.array(jax.devices()[:n]), axis_names=("batch",))
+    sharding = NamedSharding(mesh, PartitionSpec("batch"))
+
+    @data_iterator(
+        output_map=["images", "labels"],
+        reader_name="reader",
+        sharding=sharding,
+        auto_reset=True,
+    )
+    def resnet50(num_shards: int = 1, shard_id: int = 0) -> Any:
+        jpegs, labels = fn.readers.file(
+            file_root=str(root),
+            random_shuffle=True,
+            num_shards=num_shards,
+            shard_id=shard_id,
+            name="reader",
+        )
+        images = fn.decoders.image_random_crop(jpegs, device="mixed")
+        images = fn.resize(images, resize_x=224, resize_y=224)
+        images = fn.crop_mirror_normalize(
+            images,
+            dtype=types.FLOAT16,
+            output_layout="CHW",
+            mean=MEAN,
+            std=STD,
+            mirror=fn.random.coin_flip(),
+        )
+        return images, labels.gpu()
+
+    return resnet50(batch_size=BATCH * n, num_threads=threads, seed=1)
+
+
+def rate(iterator: Any, seconds: float, warmup: int) -> tuple[float, Any]:
+    batch = None
+    for _ in range(warmup):
+        batch = next(iterator)
+    batch["images"].block_until_ready()
+    images = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        batch = next(iterator)
+        images += batch["images"].shape[0]
+    batch["images"].block_until_ready()
+    return images / (time.perf_counter() - t0), batch
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--images", type=int, default=4096)
+    parser.add_argument("--root", default=os.path.join(tempfile.gettempdir(), "dali_imagenet"))
+    parser.add_argument("--gpus", default="1,2", help="GPU counts to measure")
+    parser.add_argument("--threads", type=int, default=8, help="num_threads per pipeline")
+    parser.add_argument("--seconds", type=float, default=6.0)
+    args = parser.parse_args()
+
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    import jax
+    from dali._testing.images import make_imagenet_like
+
+    root = Path(args.root)
+    files = make_imagenet_like(root, args.images, seed=0, processes=os.cpu_count())
+    gpus = [int(v) for v in args.gpus.split(",") if int(v) <= len(jax.devices())]
+    print(
+        f"{len(files)} ImageNet-like JPEGs; devices: {jax.devices()}; {os.cpu_count()} CPU "
+        f"cores; batch {BATCH} per GPU; {args.threads} threads per pipeline"
+    )
+    rows = []
+    for n in gpus:
+        it = make_iterator(root, n, args.threads)
+        warmup = max(2, len(files) // (BATCH * n) // 2)
+        r, batch = rate(it, args.seconds, warmup)
+        shards = {s.device.id: s.data.shape for s in batch["images"].addressable_shards}
+        print(
+            f"  {n} GPU(s): {r:8.0f} img/s; global batch {batch['images'].shape}, shards {shards}"
+        )
+        rows.append((n, r))
+        del it, batch
+    print(f"\nJAX sharded iterator, ResNet-50 pipeline ({jax.devices()[0].device_kind})")
+    print(f"{'GPUs':>6}{'img/s':>10}{'vs 1 GPU':>10}")
+    base = rows[0][1] if rows and rows[0][0] == 1 else None
+    for n, r in rows:
+        ratio = f"{r / base:.2f}x" if base else ""
+        print(f"{n:>6}{r:>10.0f}{ratio:>10}")
+
+
+if __name__ == "__main__":
+    main()
