@@ -213,7 +213,7 @@ def test_the_gpu_stage_is_cut_after_the_last_mixed_operator():
         out = fn.crop_mirror_normalize(fn.resize(images, size=8), mirror=flip)
         pipe.set_outputs(out, fn.random.uniform(device="gpu"))
     plan = build_plan(pipe._graph_outputs, pipe._ops, pipeline_info=pipe._info(), seed=1)
-    cpu, gpu = split_stages(plan)
+    _, gpu = split_stages(plan)
     parts = split_gpu_stage(plan, gpu)
 
     def names(idx):

@@ -3,9 +3,11 @@
 Every GPU image operator here makes ONE kernel launch per batch (the separable fallback of
 `_resample_gpu` makes one per spatial axis), whatever the shapes of the samples:
 
-* the geometry (sizes, regions, filters, matrices) is computed on the host by the same code as
-  the CPU backend, then packed into one array of per-sample C structs (``numpy`` structured
-  dtypes with ``align=True`` mirror the CUDA structs; each kernel asserts the size);
+* the geometry (sizes, regions, filters, matrices) is computed on the host with the CPU
+  backend's arithmetic — over the whole batch with numpy where a per-sample Python loop would
+  cost more than the kernel (resize, crop_mirror_normalize) — then packed into one array of
+  per-sample C structs (``numpy`` structured dtypes with ``align=True`` mirror the CUDA structs;
+  each kernel asserts the size);
 * that array, the per-sample first block numbers and any small extra table travel to the device
   in ONE host-to-device copy (`upload`), on the current stream;
 * the grid is one-dimensional: sample ``s`` owns blocks ``block_start[s]`` to
@@ -45,6 +47,7 @@ __all__ = [
     "block_starts",
     "c_type",
     "device_id",
+    "input_batch",
     "input_pointers",
     "kernel_module",
     "make_output",
@@ -246,20 +249,59 @@ def input_pointers(tl: Any) -> tuple[list[tuple[int, ...]], np.ndarray, list[Any
     contiguous first when needed (a device copy, queued on the current stream). The returned
     arrays must stay referenced until the kernel is queued.
     """
-    import cupy
+    shapes, _, ptrs, keep = input_batch(tl)
+    return shapes, ptrs, keep
 
+
+def input_batch(tl: Any) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray, list[Any]]:
+    """`input_pointers`, plus the shapes as one ``(n, ndim)`` int64 array.
+
+    Per-sample work is kept to reading each shape: a dense batch and a batch whose samples lie
+    back to back in one buffer (``_flat_buf``: what the decoders and these kernels return) are
+    addressed as that buffer plus offsets, without touching the samples.
+
+    The arrays only need ``shape``, ``itemsize``, ``flags.c_contiguous`` and ``data.ptr``
+    (CuPy's); CuPy itself is imported only to copy a non-contiguous sample.
+    """
     dense = tl._dense_arr
     if dense is not None:
         if not dense.flags.c_contiguous:
-            dense = cupy.ascontiguousarray(dense)
+            dense = _contiguous(dense)
         n = int(dense.shape[0])
         shape = tuple(int(v) for v in dense.shape[1:])
         step = math.prod(shape) * dense.itemsize
         ptrs = np.uint64(dense.data.ptr) + np.arange(n, dtype=np.uint64) * np.uint64(step)
-        return [shape] * n, ptrs, [dense]
-    samples = [s if s.flags.c_contiguous else cupy.ascontiguousarray(s) for s in tl._samples()]
+        arr = np.empty((n, len(shape)), np.int64)
+        arr[:] = shape
+        return [shape] * n, arr, ptrs, [dense]
+    samples = tl._samples()
+    shapes = [s.shape for s in samples]
+    arr = np.array(shapes, np.int64).reshape(len(shapes), tl._ndim)
+    flat = tl._flat_buf
+    if flat is not None:  # the samples are views of `flat`, back to back, in order
+        sizes = arr.prod(axis=1)
+        offsets = np.zeros(len(sizes), np.uint64)
+        if len(sizes) > 1:
+            np.cumsum(sizes[:-1], out=offsets[1:], dtype=np.uint64)
+        ptrs = np.uint64(flat.data.ptr) + offsets * np.uint64(flat.itemsize)
+        return shapes, arr, ptrs, [flat]
+    samples = [s if s.flags.c_contiguous else _contiguous(s) for s in samples]
     ptrs = np.array([s.data.ptr for s in samples], dtype=np.uint64)
-    return [tuple(int(v) for v in s.shape) for s in samples], ptrs, samples
+    return shapes, arr, ptrs, samples
+
+
+def _contiguous(a: Any) -> Any:
+    """A C-contiguous copy of a device array (queued on the current stream)."""
+    import cupy
+
+    return cupy.ascontiguousarray(a)
+
+
+def _uniform(shapes: Sequence[tuple[int, ...]]) -> bool:
+    """Whether every shape equals the first (``list.count`` compares in C: no Python loop)."""
+    if not isinstance(shapes, (list, tuple)):
+        shapes = list(shapes)
+    return bool(shapes) and shapes.count(shapes[0]) == len(shapes)
 
 
 def alloc_outputs(shapes: Sequence[tuple[int, ...]], dtype: Any) -> tuple[Any, np.ndarray]:
@@ -267,7 +309,10 @@ def alloc_outputs(shapes: Sequence[tuple[int, ...]], dtype: Any) -> tuple[Any, n
     import cupy
 
     dtype = np.dtype(dtype)
-    sizes = np.array([math.prod(s) for s in shapes], dtype=np.int64)
+    if _uniform(shapes):
+        sizes = np.full(len(shapes), math.prod(shapes[0]), dtype=np.int64)
+    else:
+        sizes = np.array([math.prod(s) for s in shapes], dtype=np.int64)
     offsets = np.zeros(len(sizes), dtype=np.int64)
     if len(sizes) > 1:
         np.cumsum(sizes[:-1], out=offsets[1:])
@@ -284,7 +329,7 @@ def make_output(
 
     if not shapes:
         return TensorListGPU._make([], layout=layout, dtype=dtype, ndim=ndim)
-    if all(s == shapes[0] for s in shapes):
+    if _uniform(shapes):
         return TensorListGPU._make(flat.reshape((len(shapes), *shapes[0])), layout=layout)
     out = TensorListGPU._make(_split_flat(flat, shapes), layout=layout)
     out._flat_buf = flat  # the samples are back to back: no copy when made contiguous

@@ -18,13 +18,20 @@ Two kernels do the work:
   launch per spatial axis over float32 intermediates, with the weights of every axis of every
   sample computed first by ``dali_resample_weights``.
 
+The host plans a batch of images without a per-sample Python loop, which would cost far more
+than the kernel (tens of milliseconds for 256 images): `plan_batch` is `AxisPlan.make` on
+``(samples, axes)`` arrays, `_Images` and `_descs_2d` fill the descriptors column by column, with
+the same float32 operations in the same order, so the descriptors are byte for byte those of the
+per-sample code. That code (`_Sample`, `_descs_2d_reference`) remains for volumes and the
+separable passes, and as the reference the tests compare against.
+
 Example:
     >>> import numpy as np
     >>> from dali._ops.image import _resample
     >>> plan = _resample.AxisPlan.make(in_size=12, out_size=4, lo=0.0, hi=12.0)
     >>> rec = axis_record(plan, accumulate=False)
-    >>> int(rec["support"]), int(rec["table_n"])
-    (7, 3)
+    >>> int(rec["support"]), int(rec["table_n"])  # a triangle 3 input pixels wide each side
+    (6, 3)
 """
 
 from __future__ import annotations
@@ -32,14 +39,14 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from dali._ops.image import _gpu_common as G
 from dali._ops.image import _resample
 
-__all__ = ["AXIS", "axis_record", "filter_tables", "resample_batch"]
+__all__ = ["AXIS", "PlanBatch", "axis_record", "filter_tables", "plan_batch", "resample_batch"]
 
 _F32 = np.float32
 _SMEM_LIMIT = 48 * 1024  # the default dynamic shared memory a block may use
@@ -414,7 +421,251 @@ def _axis_tuple(plan: _resample.AxisPlan, accumulate: bool) -> tuple[Any, ...]:
     return (start, scale, tscale, support, _TABLE_OFFSETS[plan.kind], n, plan.in_size, 0)
 
 
-# -- the batch ----------------------------------------------------------------------------------
+# -- planning a batch of images, vectorised -----------------------------------------------------
+
+#: `AxisPlan.kind` values by code (the vectorised planning keeps codes, not names).
+_KINDS = ("nn", "triangular", "gaussian", "cubic", "lanczos3")
+_KIND_CODES = {k: i for i, k in enumerate(_KINDS)}
+_NN, _TRI, _GAUSS, _CUBIC, _LANCZOS = range(5)
+_KIND_TABLE_N = np.array([1] + [len(_resample._TABLES[k]) for k in _KINDS[1:]], np.int64)
+_KIND_TABLE_AT = np.array([-1] + [_TABLE_OFFSETS[k] for k in _KINDS[1:]], np.int64)
+#: DALIInterpType → filter code (`_resample._filter_kind`).
+_INTERP_KIND = np.array([_NN, _TRI, _CUBIC, _LANCZOS, _TRI, _GAUSS], np.int64)
+
+
+class PlanBatch(NamedTuple):
+    """The `AxisPlan` of every spatial axis of every sample, as ``(n, axes)`` arrays.
+
+    Row ``i``, column ``d`` holds sample ``i``'s plan of spatial axis ``d`` (outermost first),
+    with the values `AxisPlan` holds: float32 values are stored in float64 arrays, as `AxisPlan`
+    stores them in Python floats.
+
+    Example:
+        >>> pb = plan_batch([[12, 8]], [[4, 8]], [[0.0, 0.0]], [[12.0, 8.0]], 1, 1, True)
+        >>> pb.plans()[0][0] == _resample.AxisPlan.make(12, 4, 0.0, 12.0)
+        True
+    """
+
+    in_size: np.ndarray  # int64
+    out_size: np.ndarray  # int64
+    origin: np.ndarray  # float64 (float32 values)
+    scale: np.ndarray  # float64 (float32 values)
+    kind: np.ndarray  # int64, index into _KINDS
+    radius: np.ndarray  # float64
+
+    @staticmethod
+    def from_plans(plans: Sequence[Sequence[_resample.AxisPlan]], nsp: int) -> PlanBatch:
+        """The arrays of per-sample `AxisPlan` lists (one Python loop: for callers with plans)."""
+        flat = [p for row in plans for p in row]
+        n = len(plans)
+
+        def col(values: list[Any], dtype: Any) -> np.ndarray:
+            return np.array(values, dtype).reshape(n, nsp)
+
+        return PlanBatch(
+            col([p.in_size for p in flat], np.int64),
+            col([p.out_size for p in flat], np.int64),
+            col([p.origin for p in flat], np.float64),
+            col([p.scale for p in flat], np.float64),
+            col([_KIND_CODES[p.kind] for p in flat], np.int64),
+            col([p.radius for p in flat], np.float64),
+        )
+
+    def plans(self) -> list[list[_resample.AxisPlan]]:
+        """The per-sample `AxisPlan` lists (equal to what `AxisPlan.make` gives)."""
+        cols = zip(*(a.reshape(-1).tolist() for a in self))
+        flat = [_resample.AxisPlan(i, o, org, sc, _KINDS[k], r) for i, o, org, sc, k, r in cols]
+        nsp = self.in_size.shape[-1]
+        return [flat[i : i + nsp] for i in range(0, len(flat), nsp)]
+
+
+def plan_batch(
+    in_size: Any,
+    out_size: Any,
+    lo: Any,
+    hi: Any,
+    min_filter: Any,
+    mag_filter: Any,
+    antialias: bool,
+) -> PlanBatch:
+    """`AxisPlan.make` for every axis of every sample at once (arguments broadcast together).
+
+    The float32 arithmetic is `AxisPlan.make`'s, operation for operation, so the plans are
+    equal to the per-sample ones (``PlanBatch.plans()`` compares equal to them).
+
+    Args:
+        in_size: ``(n, axes)`` input extents.
+        out_size: ``(n, axes)`` output extents.
+        lo: ``(n, axes)`` ROI starts (float32 values or integers below 2**24).
+        hi: ``(n, axes)`` ROI ends (``lo > hi`` flips).
+        min_filter: DALIInterpType used when shrinking: one, or ``(n, 1)`` per sample.
+        mag_filter: DALIInterpType used otherwise: one, or ``(n, 1)`` per sample.
+        antialias: Widen the filter when shrinking.
+
+    Raises:
+        ValueError: An unknown interpolation type.
+    """
+    f32 = _F32
+    in_size = np.asarray(in_size, np.int64)
+    out_size = np.asarray(out_size, np.int64)
+    shape = np.broadcast_shapes(in_size.shape, out_size.shape, np.shape(lo), np.shape(hi))
+    in_size = np.broadcast_to(in_size, shape)
+    out_size = np.broadcast_to(out_size, shape)
+    lo = np.asarray(lo, np.float64)
+    hi = np.asarray(hi, np.float64)
+    degenerate = lo == hi  # "no ROI" in DALI's kernel
+    lo = np.where(degenerate, 0.0, lo)
+    hi = np.where(degenerate, in_size, hi)
+    lo32, hi32 = lo.astype(f32), hi.astype(f32)
+    span = hi32 - lo32
+    roi_size = np.abs(span)
+    down = out_size < roi_size.astype(np.float64)
+    filters = np.where(down, np.asarray(min_filter, np.int64), np.asarray(mag_filter, np.int64))
+    unknown = (filters < 0) | (filters >= len(_INTERP_KIND))
+    if unknown.any():
+        raise ValueError(f"unknown interpolation type {int(filters[unknown][0])}")
+    has_out = out_size != 0
+    out32 = np.where(has_out, out_size, 1).astype(f32)
+    ratio = np.where(has_out, (roi_size / out32).astype(np.float64), 1.0)
+    scale = np.where(has_out, (span / out32).astype(np.float64), 0.0)
+    widen = np.where(down, ratio, 1.0) if antialias else np.ones(shape)
+    kind = _INTERP_KIND[filters]
+    radius = np.where(kind == _CUBIC, np.maximum(2.0, 2.0 * widen), np.maximum(0.5, widen))
+    radius = np.where(kind == _LANCZOS, np.maximum(3.0, 3.0 * widen), radius)
+    radius = np.where(kind == _NN, 0.0, radius)
+    return PlanBatch(in_size.copy(), out_size.copy(), lo32.astype(np.float64), scale, kind, radius)
+
+
+def _axis_arrays(pb: PlanBatch) -> dict[str, np.ndarray]:
+    """`_axis_tuple` of every plan (``(n, axes)`` arrays keyed by the `AXIS` field names)."""
+    f32 = _F32
+    nn = pb.kind == _NN
+    scale = pb.scale.astype(f32)
+    origin = pb.origin.astype(f32)
+    table_n = _KIND_TABLE_N[pb.kind]
+    # the filters' float32 geometry, in `_axis_tuple`'s order (NN rows are replaced below)
+    support_len = np.where(nn, 1.0, 2.0 * pb.radius).astype(f32)
+    tscale = (table_n - 1).astype(f32) / support_len
+    anchor = support_len / f32(2)
+    start = origin + f32(0.5) * scale - f32(0.5) - anchor
+    with np.errstate(divide="ignore", invalid="ignore"):
+        steps = np.ceil((table_n - 1).astype(f32) / np.where(nn, f32(1), tscale))
+    support = np.maximum(1, np.where(nn, 1, steps.astype(np.int64)))
+    accumulate = np.zeros(pb.kind.shape, np.int64)
+    accumulate[:, :-1] = nn[:, :-1]  # NN steps the outer coordinates in float32
+    return {
+        "start": np.where(nn, origin, start),
+        "scale": scale,
+        "tscale": np.where(nn, f32(0), tscale),
+        "support": support,
+        "table": _KIND_TABLE_AT[pb.kind],
+        "table_n": np.where(nn, 0, table_n),
+        "in_size": pb.in_size,
+        "accumulate": accumulate,
+    }
+
+
+class _Images:
+    """The host-side geometry of a batch of images (2 spatial axes), one array per quantity.
+
+    What `_Sample` holds for one sample, for all of them at once.
+    """
+
+    __slots__ = ("axis", "first", "in_sp", "inner", "n", "out_elements", "out_shape", "out_sp",
+                 "outer", "pb", "zero")  # fmt: skip
+
+    def __init__(self, shapes: np.ndarray, axes: Sequence[int], pb: PlanBatch) -> None:
+        a0, a1 = axes
+        self.n = len(shapes)
+        self.pb = pb
+        self.outer = shapes[:, :a0].prod(axis=1)
+        self.inner = shapes[:, a1 + 1 :].prod(axis=1)
+        self.in_sp = shapes[:, [a0, a1]]
+        self.out_sp = pb.out_size
+        out_shape = shapes.copy()
+        out_shape[:, [a0, a1]] = pb.out_size
+        self.out_shape = out_shape
+        self.out_elements = out_shape.prod(axis=1)
+        self.zero = shapes.prod(axis=1) == 0
+        # `_resample._axis_order`: the most shrinking axis first (a stable sort of 2 keys)
+        ratio = pb.out_size / np.maximum(1, pb.in_size)
+        self.first = (ratio[:, 1] < ratio[:, 0]).astype(np.int64)
+        self.axis = _axis_arrays(pb)
+
+    def out_shapes(self) -> list[tuple[int, ...]]:
+        rows = self.out_shape
+        if self.n and (rows == rows[0]).all():
+            return [tuple(rows[0].tolist())] * self.n
+        return list(map(tuple, rows.tolist()))
+
+    def samples(self, shapes: Sequence[tuple[int, ...]], axes: Sequence[int]) -> list[_Sample]:
+        """The per-sample `_Sample` objects (for the separable passes)."""
+        return [_Sample(s, axes, p) for s, p in zip(shapes, self.pb.plans())]
+
+
+def _tile_needs(geo: _Images, tile_h: int, tile_w: int) -> np.ndarray:
+    """`_tile_need` of every sample."""
+    rows = np.arange(geo.n)
+    a1 = geo.first
+    a2 = 1 - a1
+    t1 = np.minimum(np.where(a1 == 1, tile_w, tile_h), geo.out_sp[rows, a1])
+    t2 = np.minimum(np.where(a1 == 1, tile_h, tile_w), geo.out_sp[rows, a2])
+    support = geo.axis["support"]
+    s1, s2 = support[rows, a1], support[rows, a2]
+    scale2 = np.abs(geo.axis["scale"][rows, a2].astype(np.float64))
+    lines = np.ceil((t2 - 1) * scale2 * 1.001).astype(np.int64) + s2 + 4
+    lines = np.minimum(geo.in_sp[rows, a2], lines)
+    return t1 * s1 + t2 * s2 + t1 + t2 + lines * t1 * geo.inner
+
+
+def _choose_tiles(geo: _Images) -> tuple[int, int, int] | None:
+    """``(tile_h, tile_w, shared floats)`` for the tiled kernel, or None if it cannot run."""
+    live = (geo.out_elements != 0) & ~geo.zero
+    inner = int(geo.inner[live].max()) if live.any() else 1
+    for th, tw in _tile_candidates(inner):
+        need = int(_tile_needs(geo, th, tw)[live].max()) if live.any() else 0
+        # zero-fill blocks need no shared memory, but every launch gets the same amount
+        if 4 * need <= _SMEM_LIMIT:
+            return th, tw, need
+    return None
+
+
+def _tile_candidates(inner: int) -> list[tuple[int, int]]:
+    """Tile shapes to try, largest first (none when a pixel has too many channels)."""
+    if inner > _MAX_INNER:
+        return []
+    if inner <= 2:
+        return [(32, 64), (16, 64), (16, 32), (8, 32), (8, 16), (4, 16)]
+    if inner <= 4:
+        return [(32, 32), (16, 32), (16, 16), (8, 16), (8, 8), (4, 8)]
+    return [(16, 16), (8, 16), (8, 8), (4, 8), (4, 4), (2, 4)]
+
+
+def _descs_2d(
+    geo: _Images, in_ptrs: np.ndarray, out_ptrs: np.ndarray, th: int, tw: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``dali_resample2d_desc`` of every sample and its number of blocks."""
+    desc = np.zeros(geo.n, _DESC_2D)
+    (h, w), (oh, ow) = geo.in_sp.T, geo.out_sp.T
+    tiles_y, tiles_x = -(-oh // th), -(-ow // tw)
+    desc["input"] = in_ptrs
+    desc["output"] = out_ptrs
+    desc["in_plane"] = h * w * geo.inner
+    desc["out_plane"] = oh * ow * geo.inner
+    desc["planes"] = geo.outer
+    desc["inner"] = geo.inner
+    desc["in_h"], desc["in_w"], desc["out_h"], desc["out_w"] = h, w, oh, ow
+    desc["tiles_y"], desc["tiles_x"] = tiles_y, tiles_x
+    desc["first"] = geo.first
+    desc["zero"] = geo.zero
+    axis = desc["axis"]
+    for name, values in geo.axis.items():
+        axis[name] = values
+    blocks = np.where(geo.out_elements != 0, geo.outer * tiles_y * tiles_x, 0)
+    return desc, blocks
+
+
+# -- the per-sample reference (volumes, the separable passes, the tests' oracle) ----------------
 
 
 class _Sample:
@@ -456,73 +707,21 @@ def _tile_need(smp: _Sample, tile_h: int, tile_w: int) -> int:
     return t1 * s1 + t2 * s2 + t1 + t2 + lines * t1 * smp.inner
 
 
-def _choose_tiles(samples: Sequence[_Sample]) -> tuple[int, int, int] | None:
-    """``(tile_h, tile_w, shared floats)`` for the tiled kernel, or None if it cannot run."""
+def _choose_tiles_reference(samples: Sequence[_Sample]) -> tuple[int, int, int] | None:
+    """`_choose_tiles`, one sample at a time."""
     live = [s for s in samples if s.out_elements and not s.zero]
     inner = max([s.inner for s in live], default=1)
-    if inner > _MAX_INNER:
-        return None
-    if inner <= 2:
-        candidates = [(32, 64), (16, 64), (16, 32), (8, 32), (8, 16), (4, 16)]
-    elif inner <= 4:
-        candidates = [(32, 32), (16, 32), (16, 16), (8, 16), (8, 8), (4, 8)]
-    else:
-        candidates = [(16, 16), (8, 16), (8, 8), (4, 8), (4, 4), (2, 4)]
-    for th, tw in candidates:
+    for th, tw in _tile_candidates(inner):
         need = max([_tile_need(s, th, tw) for s in live], default=0)
-        # zero-fill blocks need no shared memory, but every launch gets the same amount
         if 4 * need <= _SMEM_LIMIT:
             return th, tw, need
     return None
 
 
-def resample_batch(
-    tl: Any,
-    axes: Sequence[int],
-    plans: Sequence[Sequence[_resample.AxisPlan]],
-    out_dtype: Any,
-    layout: str,
-) -> Any:
-    """Resample every sample of a TensorListGPU with its own plans; one launch for images.
-
-    Args:
-        tl: The input batch (`TensorListGPU`).
-        axes: The spatial axes of the samples, outermost first (adjacent, 2 or 3 of them).
-        plans: Per sample, one `AxisPlan` per spatial axis.
-        out_dtype: The output numpy dtype.
-        layout: The output layout.
-
-    Returns:
-        A `TensorListGPU`, dense when all output shapes agree. Nothing waits for the GPU.
-    """
-    out_dtype = np.dtype(out_dtype)
-    shapes, in_ptrs, keep = G.input_pointers(tl)
-    samples = [_Sample(shape, axes, p) for shape, p in zip(shapes, plans)]
-    out_shapes = [s.out_shape for s in samples]
-    flat, out_ptrs = G.alloc_outputs(out_shapes, out_dtype)
-    result = G.make_output(flat, out_shapes, layout, out_dtype, tl._ndim)
-    if not any(s.out_elements for s in samples):
-        return result
-    kernels = _kernels(tl._np_dtype, out_dtype)
-    tiles = _choose_tiles(samples) if len(axes) == 2 else None
-    if tiles is not None:
-        _run_tiled(kernels, samples, in_ptrs, out_ptrs, tiles, tl._np_dtype, out_dtype)
-    else:
-        _run_separable(kernels, samples, in_ptrs, out_ptrs, tl._np_dtype, out_dtype)
-    del keep  # the inputs were referenced until the kernels were queued
-    return result
-
-
-def _run_tiled(
-    kernels: dict[str, Any],
-    samples: Sequence[_Sample],
-    in_ptrs: np.ndarray,
-    out_ptrs: np.ndarray,
-    tiles: tuple[int, int, int],
-    in_dtype: np.dtype[Any],
-    out_dtype: np.dtype[Any],
-) -> None:
-    th, tw, floats = tiles
+def _descs_2d_reference(
+    samples: Sequence[_Sample], in_ptrs: np.ndarray, out_ptrs: np.ndarray, th: int, tw: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """`_descs_2d`, one sample at a time."""
     rows = []
     blocks = []
     for smp, src, dst in zip(samples, in_ptrs.tolist(), out_ptrs.tolist()):
@@ -534,13 +733,86 @@ def _run_tiled(
              tiles_y, tiles_x, smp.order[0], int(smp.zero), smp.axes)
         )  # fmt: skip
         blocks.append(smp.outer * tiles_y * tiles_x if smp.out_elements else 0)
-    desc = np.array(rows, dtype=_DESC_2D)
+    return np.array(rows, dtype=_DESC_2D).reshape(len(rows)), np.array(blocks, np.int64)
+
+
+# -- the batch ----------------------------------------------------------------------------------
+
+
+def resample_batch(
+    tl: Any,
+    axes: Sequence[int],
+    plans: Sequence[Sequence[_resample.AxisPlan]] | PlanBatch,
+    out_dtype: Any,
+    layout: str,
+    *,
+    inputs: tuple[list[tuple[int, ...]], np.ndarray, np.ndarray, list[Any]] | None = None,
+) -> Any:
+    """Resample every sample of a TensorListGPU with its own plans; one launch for images.
+
+    Args:
+        tl: The input batch (`TensorListGPU`).
+        axes: The spatial axes of the samples, outermost first (adjacent, 2 or 3 of them).
+        plans: Per sample, one `AxisPlan` per spatial axis; or all of them as a `PlanBatch`
+            (`plan_batch`), which images are planned from without a per-sample loop.
+        out_dtype: The output numpy dtype.
+        layout: The output layout.
+        inputs: ``G.input_batch(tl)``, when the caller already has it.
+
+    Returns:
+        A `TensorListGPU`, dense when all output shapes agree. Nothing waits for the GPU.
+    """
+    out_dtype = np.dtype(out_dtype)
+    shapes, shape_arr, in_ptrs, keep = inputs if inputs is not None else G.input_batch(tl)
+    if len(axes) != 2 or not shapes:
+        if isinstance(plans, PlanBatch):
+            plans = plans.plans()
+        samples = [_Sample(shape, axes, p) for shape, p in zip(shapes, plans)]
+        out_shapes = [s.out_shape for s in samples]
+        flat, out_ptrs = G.alloc_outputs(out_shapes, out_dtype)
+        result = G.make_output(flat, out_shapes, layout, out_dtype, tl._ndim)
+        if not any(s.out_elements for s in samples):
+            return result
+        kernels = _kernels(tl._np_dtype, out_dtype)
+        _run_separable(kernels, samples, in_ptrs, out_ptrs, tl._np_dtype, out_dtype)
+        del keep  # the inputs were referenced until the kernels were queued
+        return result
+    if not isinstance(plans, PlanBatch):
+        plans = PlanBatch.from_plans(plans, 2)
+    geo = _Images(shape_arr, axes, plans)
+    out_shapes = geo.out_shapes()
+    flat, out_ptrs = G.alloc_outputs(out_shapes, out_dtype)
+    result = G.make_output(flat, out_shapes, layout, out_dtype, tl._ndim)
+    if not geo.out_elements.any():
+        return result
+    kernels = _kernels(tl._np_dtype, out_dtype)
+    tiles = _choose_tiles(geo)
+    if tiles is not None:
+        _run_tiled(kernels, geo, in_ptrs, out_ptrs, tiles, tl._np_dtype, out_dtype)
+    else:
+        samples = geo.samples(shapes, axes)
+        _run_separable(kernels, samples, in_ptrs, out_ptrs, tl._np_dtype, out_dtype)
+    del keep  # the inputs were referenced until the kernels were queued
+    return result
+
+
+def _run_tiled(
+    kernels: dict[str, Any],
+    geo: _Images,
+    in_ptrs: np.ndarray,
+    out_ptrs: np.ndarray,
+    tiles: tuple[int, int, int],
+    in_dtype: np.dtype[Any],
+    out_dtype: np.dtype[Any],
+) -> None:
+    th, tw, floats = tiles
+    desc, blocks = _descs_2d(geo, in_ptrs, out_ptrs, th, tw)
     starts, total = G.block_starts(blocks)
     d_desc, d_starts = G.upload(desc, starts)
     kernels[f"dali_resample_2d<{G.c_type(in_dtype)}, {G.c_type(out_dtype)}>"](
         (total,),
         (G.BLOCK,),
-        (d_desc, d_starts, np.int32(len(rows)), filter_tables(), np.int32(th), np.int32(tw),
+        (d_desc, d_starts, np.int32(geo.n), filter_tables(), np.int32(th), np.int32(tw),
          np.int32(floats)),
         shared_mem=4 * floats,
     )  # fmt: skip

@@ -37,6 +37,7 @@ from dali._ops.image._convert_gpu import CONVERT
 
 __all__ = [
     "GpuBatch",
+    "WindowArrays",
     "cmn_batch",
     "crop_batch",
     "desc_size",
@@ -191,12 +192,29 @@ class GpuBatch(NamedTuple):
     keep: list[Any]
     dtype: np.dtype[Any]
     ndim: int
+    shape_arr: np.ndarray | None = None  # the shapes as an ``(n, ndim)`` int64 array
+
+    def shape_array(self) -> np.ndarray:
+        """The shapes as an ``(n, ndim)`` int64 array."""
+        if self.shape_arr is not None:
+            return self.shape_arr
+        return np.array(self.shapes, np.int64).reshape(len(self.shapes), self.ndim)
+
+
+class WindowArrays(NamedTuple):
+    """The windows of a batch as two ``(n, ndim)`` int64 arrays (input axis order).
+
+    Accepted wherever a sequence of per-sample ``(anchor, shape)`` windows is.
+    """
+
+    anchors: np.ndarray
+    shapes: np.ndarray
 
 
 def gpu_batch(tl: Any) -> GpuBatch:
     """Shapes and device addresses of the samples of ``tl`` (no stacking of ragged samples)."""
-    shapes, ptrs, keep = G.input_pointers(tl)
-    return GpuBatch(shapes, ptrs, keep, np.dtype(tl._np_dtype), int(tl._ndim))
+    shapes, arr, ptrs, keep = G.input_batch(tl)
+    return GpuBatch(shapes, ptrs, keep, np.dtype(tl._np_dtype), int(tl._ndim), arr)
 
 
 def window_descs(
@@ -278,7 +296,7 @@ def _launch(
     counts = win_shapes.prod(axis=1) if n else np.zeros(0, np.int64)
     if n and int(counts.max()) >= 2**31:
         raise ValueError("a sample of more than 2^31 elements is too large for the GPU kernels")
-    in_shape = np.array(src.shapes, np.int64).reshape(n, nd)
+    in_shape = src.shape_array()
     channels = in_shape[:, c_axis] if c_axis >= 0 else np.zeros(n, np.int64)
     hwc = c_axis == 2 and nd == 3 and tuple(perm) in ((0, 1, 2), (2, 0, 1))
     if hwc:  # the window in its own (H, W, C) order; the kernel writes HWC or CHW
@@ -297,8 +315,9 @@ def _launch(
     if norm is not None:
         mean, inv, uniform = norm
         cmax = int(mean.shape[1])
-        rows = np.stack([mean, inv], axis=1).astype(np.float32)  # (n, 2, cmax)
-        table = rows[:1] if uniform else rows
+        if uniform:  # one row for all
+            mean, inv = mean[:1], inv[:1]
+        table = np.stack([mean, inv], axis=1).astype(np.float32)  # (rows, 2, cmax)
         norm_stride = 0 if uniform else 2 * cmax
     else:
         cmax, norm_stride = 0, 0
@@ -330,9 +349,13 @@ def _launch(
 
 
 def _windows(
-    wins: Sequence[tuple[Sequence[int], Sequence[int]]], nd: int
+    wins: Sequence[tuple[Sequence[int], Sequence[int]]] | WindowArrays, nd: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Anchors and shapes of the windows as ``(n, nd)`` int64 arrays."""
+    """Anchors and shapes of the windows as ``(n, nd)`` int64 arrays (new arrays)."""
+    if isinstance(wins, WindowArrays):
+        n = len(wins.anchors)
+        anchors = np.array(wins.anchors, np.int64).reshape(n, nd)
+        return anchors, np.array(wins.shapes, np.int64).reshape(n, nd)
     n = len(wins)
     if n and all(w == wins[0] for w in wins):  # one window for all: no per-sample conversion
         first = np.array([wins[0][0], wins[0][1]], np.int64).reshape(2, 1, nd)
@@ -344,7 +367,7 @@ def _windows(
 
 def crop_batch(
     src: GpuBatch,
-    wins: Sequence[tuple[Sequence[int], Sequence[int]]],
+    wins: Sequence[tuple[Sequence[int], Sequence[int]]] | WindowArrays,
     *,
     layout: str,
     out_dtype: Any,
@@ -355,7 +378,7 @@ def crop_batch(
     Args:
         src: The input batch (`gpu_batch`).
         wins: Per sample ``(anchor, shape)`` in the input's axes (after the out-of-bounds
-            policy; parts outside the input take ``fill``).
+            policy; parts outside the input take ``fill``), or `WindowArrays`.
         layout: The layout (kept).
         out_dtype: The output type; floats are truncated to integers (``convert_sat(...,
             truncate=True)``).
@@ -370,7 +393,7 @@ def crop_batch(
         src,
         anchors,
         shapes,
-        np.zeros((len(wins), nd), bool),
+        np.zeros((len(anchors), nd), bool),
         perm=tuple(range(nd)),
         c_axis=layout.find("C"),
         out_dtype=out_dtype,
@@ -402,7 +425,7 @@ def flip_batch(src: GpuBatch, flips: np.ndarray, *, layout: str) -> Any:
 
 def cmn_batch(
     src: GpuBatch,
-    wins: Sequence[tuple[Sequence[int], Sequence[int]]],
+    wins: Sequence[tuple[Sequence[int], Sequence[int]]] | WindowArrays,
     *,
     in_layout: str,
     out_layout: str,
@@ -418,7 +441,7 @@ def cmn_batch(
 
     Args:
         src: The input batch (`gpu_batch`), any element type.
-        wins: Per sample ``(anchor, shape)`` in the input's axes.
+        wins: Per sample ``(anchor, shape)`` in the input's axes, or `WindowArrays`.
         in_layout, out_layout: The layouts (``out_layout`` a permutation of ``in_layout``).
         out_dtype: float32, float16, uint8 or int8.
         mirror: ``(n,)`` bool, flip the window horizontally.
@@ -432,8 +455,8 @@ def cmn_batch(
         A `TensorListGPU`; nothing waits for the GPU.
     """
     nd = len(in_layout)
-    n = len(wins)
     anchors, shapes = _windows(wins, nd)
+    n = len(anchors)
     c_axis = in_layout.find("C")
     shapes[:, c_axis] = np.asarray(out_channels, np.int64)
     flips = np.zeros((n, nd), bool)

@@ -32,7 +32,7 @@ import numpy as np
 
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
-from dali._ops.base import Operator
+from dali._ops.base import Operator, OperatorError
 from dali._ops.generic.cast import (
     array_module,
     batch_array,
@@ -159,7 +159,7 @@ class CropMirrorNormalize(Operator):
         and whether every sample has the same ones."""
         n = len(channels)
         const = not (self.is_tensor_arg("mean") or self.is_tensor_arg("std"))
-        if const and all(c == channels[0] for c in channels):
+        if const and list(channels).count(channels[0]) == n:
             c = channels[0]
             rows = self._const_rows.get(c)
             if rows is None:  # computed once per channel count
@@ -201,6 +201,15 @@ class CropMirrorNormalize(Operator):
         return mean, inv
 
     def _mirror(self, ws: Any) -> np.ndarray:
+        """Per-sample mirror flags; integer flags in one array (`fn.random.coin_flip`) are read
+        without a per-sample loop."""
+        if ws.is_tensor_arg("mirror") and ws.batch_size:
+            try:
+                flags = np.asarray(ws.arg_batch("mirror"))
+            except OperatorError:  # the samples differ in shape: checked one by one below
+                flags = None
+            if flags is not None and flags.dtype.kind in "biu" and flags.size == ws.batch_size:
+                return flags.reshape(-1) != 0
         return per_sample_scalars(ws, self, "mirror", np.int64) != 0
 
     def _out_layout(self, in_layout: str) -> str:
@@ -266,11 +275,19 @@ class CropMirrorNormalize(Operator):
             return TensorListGPU._make([], out_layout, dtype=self._dtype, ndim=tl._ndim)
         src = _window_gpu.gpu_batch(tl)
         c_axis = in_layout.find("C")
-        channels = [s[c_axis] for s in src.shapes]
-        wins = self._win.windows(ws, src.shapes, in_layout)
+        shape_arr = src.shape_array()
+        channel_arr = shape_arr[:, c_axis]
+        channels = channel_arr.tolist()
+        wins: Any
+        if self._win.whole:  # the whole input: no per-sample window lists
+            wins = _window_gpu.WindowArrays(np.zeros_like(shape_arr), shape_arr)
+        else:
+            wins = self._win.windows(ws, src.shapes, in_layout)
         mean, inv, same_norm = self._norm_params(ws, channels)
-        pad = bool(self.arg("pad_output"))
-        out_channels = [_next_pow2(c) if pad else c for c in channels]
+        if self.arg("pad_output"):
+            out_channels = np.array([_next_pow2(c) for c in channels], np.int64)
+        else:
+            out_channels = channel_arr
         fill = self._gpu_fill(src.shapes, wins, channels, in_layout)
         return _window_gpu.cmn_batch(
             src,
@@ -289,7 +306,7 @@ class CropMirrorNormalize(Operator):
     def _gpu_fill(
         self,
         shapes: Sequence[tuple[int, ...]],
-        wins: Sequence[tuple[list[int], list[int]]],
+        wins: Sequence[tuple[list[int], list[int]]] | _window_gpu.WindowArrays,
         channels: Sequence[int],
         in_layout: str,
     ) -> np.ndarray:
@@ -301,6 +318,8 @@ class CropMirrorNormalize(Operator):
         values = np.asarray(self.arg("fill_values"), np.float64).reshape(-1)
         c_axis = in_layout.find("C")
         if values.size > 1:
+            if isinstance(wins, _window_gpu.WindowArrays):
+                wins = list(zip(wins.anchors.tolist(), wins.shapes.tolist()))
             checked = set()
             for i, (anchor, shape) in enumerate(wins):
                 c = channels[i]

@@ -3,9 +3,10 @@
 The windows come from the random crop generator shared with ``decoders.image_random_crop``
 (`dali._ops.image.crop_window`), computed for the whole batch at once from each sample's own
 random stream, so a sample gets the same window whatever the batch size, thread count or
-sharding, on the CPU and the GPU. The window is then resampled as `fn.resize` does with the window as its ROI, with the same filters
-(``interp_type``, ``min_filter``, ``mag_filter``, ``antialias``). All frames of a sequence share
-one window.
+sharding, on the CPU and the GPU. The window is then resampled as `fn.resize` does with the
+window as its ROI, with the same filters (``interp_type``, ``min_filter``, ``mag_filter``,
+``antialias``). All frames of a sequence share one window. On the GPU the whole batch is planned
+with numpy (`_resample_gpu.plan_batch`) and cropped and resized in one kernel launch.
 
 Example:
     >>> import numpy as np
@@ -74,12 +75,18 @@ class RandomResizedCrop(ResamplingMixin):
     ) -> list[list[int]]:
         """Each sample's window ``[y, x, h, w]``, computed for the batch in one call."""
         hw = np.array([(s[axes[0]], s[axes[1]]) for s in shapes], dtype=np.int64).reshape(-1, 2)
-        for i, (H, W) in enumerate(hw):
-            if H == 0 or W == 0:
-                raise self.error(f"sample {i}: cannot crop an empty image ({H}x{W})")
-        p = self.params
-        anchors, sizes = random_crop_windows(ws, hw, p.area, p.aspect_ratio, p.num_attempts)
+        anchors, sizes = self.window_arrays(ws, hw)
         return np.concatenate([anchors, sizes], axis=1).tolist()
+
+    def window_arrays(self, ws: Any, hw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The windows of images of ``(batch, 2)`` extents: ``(y, x)`` and ``(h, w)`` arrays."""
+        empty = (hw == 0).any(axis=1)
+        if empty.any():
+            i = int(np.flatnonzero(empty)[0])
+            H, W = hw[i].tolist()
+            raise self.error(f"sample {i}: cannot crop an empty image ({H}x{W})")
+        p = self.params
+        return random_crop_windows(ws, hw, p.area, p.aspect_ratio, p.num_attempts)
 
     def run_cpu(self, ws: Any) -> TensorListCPU:
         tl = ws.inputs[0]
@@ -114,7 +121,7 @@ class RandomResizedCrop(ResamplingMixin):
 
     def run_gpu(self, ws: Any) -> Any:
         """The same windows as `run_cpu` (drawn on the host); crop + resize in one kernel."""
-        from dali._ops.image import _resample_gpu
+        from dali._ops.image import _gpu_common, _resample_gpu
 
         tl = ws.inputs[0]
         layout, axes = self.layout_of(tl, allowed=(2,))
@@ -123,28 +130,38 @@ class RandomResizedCrop(ResamplingMixin):
                 f'unsupported input layout "{layout}"; expected one of {", ".join(_LAYOUTS)}'
             )
         out_dtype = self.output_dtype(tl._np_dtype)
-        filters = self.filters(ws)
         antialias = self.arg("antialias")
         out_h, out_w = self.size
-        shapes = tl.shape()
-        windows = self.crop_windows(ws, shapes, axes)
-        plans = []
-        for i, shape in enumerate(shapes):
-            H, W = shape[axes[0]], shape[axes[1]]
-            y0, x0, h, w = windows[i]
-            mn, mg = filters[i]
-            plans.append(
-                [
-                    _resample.AxisPlan.make(
-                        H, out_h, y0, y0 + h, mn, mag_interp=mg, antialias=antialias
-                    ),
-                    _resample.AxisPlan.make(
-                        W, out_w, x0, x0 + w, mn, mag_interp=mg, antialias=antialias
-                    ),
-                ]
+        inputs = _gpu_common.input_batch(tl)
+        shapes = inputs[0]
+        plans: Any
+        hw = inputs[1][:, list(axes)]
+        if len(shapes) and hw.max() < 2**24:  # (float32 holds the windows' integers exactly)
+            mins, mags = self.filter_arrays(ws)
+            anchors, sizes = self.window_arrays(ws, hw)
+            plans = _resample_gpu.plan_batch(
+                hw, [[out_h, out_w]], anchors, anchors + sizes, mins, mags, antialias
             )
+        else:  # one sample at a time, as the CPU does
+            filters = self.filters(ws)
+            windows = self.crop_windows(ws, shapes, axes)
+            plans = []
+            for i, shape in enumerate(shapes):
+                H, W = shape[axes[0]], shape[axes[1]]
+                y0, x0, h, w = windows[i]
+                mn, mg = filters[i]
+                plans.append(
+                    [
+                        _resample.AxisPlan.make(
+                            H, out_h, y0, y0 + h, mn, mag_interp=mg, antialias=antialias
+                        ),
+                        _resample.AxisPlan.make(
+                            W, out_w, x0, x0 + w, mn, mag_interp=mg, antialias=antialias
+                        ),
+                    ]
+                )
         try:
-            return _resample_gpu.resample_batch(tl, axes, plans, out_dtype, layout)
+            return _resample_gpu.resample_batch(tl, axes, plans, out_dtype, layout, inputs=inputs)
         except TypeError as e:
             raise self.error(str(e)) from None
 

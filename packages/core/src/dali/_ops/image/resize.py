@@ -28,7 +28,7 @@ import numpy as np
 
 from dali._dtypes import dali_dtype, np_dtype, type_name
 from dali._graph.schema import Arg, register
-from dali._ops.base import Operator
+from dali._ops.base import Operator, OperatorError
 from dali._ops.image import _resample
 from dali._tensors import TensorListCPU
 
@@ -37,6 +37,7 @@ __all__ = [
     "Resize",
     "axis_plans",
     "output_geometry",
+    "output_geometry_batch",
     "spatial_axes",
 ]
 
@@ -243,6 +244,151 @@ def output_geometry(
     return out_size, src_lo, src_hi
 
 
+def _f32_array(x: np.ndarray) -> np.ndarray:
+    """Round float64 values to float32 and back (what `_f32` does to one value)."""
+    return x.astype(_F32).astype(np.float64)
+
+
+def output_geometry_batch(
+    in_shape: np.ndarray,
+    requested: np.ndarray,
+    *,
+    mode: str = "default",
+    max_size: Sequence[float] | None = None,
+    roi_start: np.ndarray | None = None,
+    roi_end: np.ndarray | None = None,
+    roi_relative: bool = False,
+    subpixel_scale: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`output_geometry` of a batch of images (2 spatial axes), without a per-sample loop.
+
+    The float32/float64 arithmetic is `output_geometry`'s, operation for operation. Samples
+    that take a rare path there (an empty input or ROI, which may fail; non-finite or huge
+    values) are only flagged: compute those with `output_geometry`.
+
+    Args:
+        in_shape: ``(n, 2)`` spatial input extents.
+        requested: ``(n, 2)`` requested extents (0: not given, negative: flip).
+        mode, max_size, roi_relative, subpixel_scale: As in `output_geometry`.
+        roi_start, roi_end: ``(n, 2)`` ROI coordinates, or None.
+
+    Returns:
+        ``(out_size, lo, hi, rare)``: ``(n, 2)`` int64 output extents, ``(n, 2)`` float64 input
+        coordinates of the output's edges, and the ``(n,)`` bool mask of the samples to compute
+        with `output_geometry` instead (their rows here are meaningless).
+
+    Example:
+        >>> out, lo, hi, rare = output_geometry_batch([[100, 200]], [[0.0, 50.0]])
+        >>> out.tolist(), lo.tolist(), hi.tolist(), rare.tolist()
+        ([[25, 50]], [[0.0, 0.0]], [[100.0, 200.0]], [False])
+    """
+    with np.errstate(all="ignore"):  # the rare rows may divide by zero; they are redone
+        return _geometry_rows(
+            np.asarray(in_shape, np.int64),
+            np.asarray(requested, np.float64),
+            mode,
+            max_size,
+            roi_start,
+            roi_end,
+            roi_relative,
+            subpixel_scale,
+        )
+
+
+def _geometry_rows(
+    in_shape: np.ndarray,
+    requested: np.ndarray,
+    mode: str,
+    max_size: Sequence[float] | None,
+    roi_start: np.ndarray | None,
+    roi_end: np.ndarray | None,
+    roi_relative: bool,
+    subpixel_scale: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    extent = in_shape.astype(np.float64)
+    if roi_start is not None and roi_end is not None:
+        a = np.asarray(roi_start, np.float64)
+        b = np.asarray(roi_end, np.float64)
+        if roi_relative:
+            a = a * extent
+            b = b * extent
+        point = np.abs(b - a) < 1e-3  # a zero-size ROI samples one point
+        off = np.where(a <= b, 0.5e-3, -0.5e-3)
+        a = np.where(point, a - off, a)
+        b = np.where(point, b + off, b)
+        has_roi = in_shape > 0
+        lo = np.where(has_roi, _f32_array(a), 0.0)
+        hi = np.where(has_roi, _f32_array(b), extent)
+    else:
+        lo = np.zeros(extent.shape)
+        hi = extent
+    req = _f32_array(requested)
+    sz = _f32_array(hi - lo)
+    flipped = sz < 0
+    lo, hi = np.where(flipped, hi, lo), np.where(flipped, lo, hi)
+    req = np.where(flipped, -req, req)
+    in_size = np.where(flipped, -sz, sz)
+    # rare: an empty input or region (errors, divisions by zero), non-finite or huge values
+    # (NaN fails every comparison, so "not all below the limit" catches it too)
+    limit = 2.0**30
+    rare = (in_size == 0).any(axis=1) | ~(np.abs(req) + np.abs(lo) + np.abs(hi) < limit).all(axis=1)
+    req = _adjust_rows(req, in_size, mode, max_size)
+    rare |= ~(np.abs(req) < limit).all(axis=1)
+    # the output size, and the region adjusted to it (`output_geometry`'s last loop)
+    size = np.maximum(1, np.floor(np.abs(req) + 0.5)).astype(np.int64)
+    neg = req < 0
+    src_lo = np.where(neg, hi, lo)
+    src_hi = np.where(neg, lo, hi)
+    if subpixel_scale:
+        adjust = (size != np.abs(req)) & (req != 0)
+        factor = np.clip(size / np.abs(req), -10.0, 10.0)
+        center = (src_lo + src_hi) * 0.5
+        new_lo = _f32_array(np.clip(center + (src_lo - center) * factor, -1e9, 1e9))
+        new_hi = _f32_array(np.clip(center + (src_hi - center) * factor, -1e9, 1e9))
+        src_lo = np.where(adjust, new_lo, src_lo)
+        src_hi = np.where(adjust, new_hi, src_hi)
+    return size, src_lo, src_hi, rare
+
+
+def _adjust_rows(
+    out: np.ndarray, in_size: np.ndarray, mode: str, max_size: Sequence[float] | None
+) -> np.ndarray:
+    """`_adjust_output_size` of every row of a 2-axis batch (``in_size`` is nonzero)."""
+    mask = (out != 0) & (in_size != 0)
+    scale = np.where(
+        in_size != 0, (out.astype(_F32) / in_size.astype(_F32)).astype(np.float64), 1.0
+    )
+    provided = mask.sum(axis=1, keepdims=True)
+
+    def clamp_to_max(x: np.ndarray) -> np.ndarray:
+        if max_size is None:
+            return x
+        for d, limit in enumerate(max_size):
+            if limit > 0:
+                col = x[:, d]
+                x[:, d] = np.where(np.abs(col) > limit, np.copysign(limit, col), col)
+        return x
+
+    if mode == "default":  # one given extent (2 axes): the other gets its scale
+        avg = np.abs(np.where(mask[:, :1], scale[:, :1], scale[:, 1:]))
+        res = clamp_to_max(np.where(mask, out, _f32_array(in_size * avg)))
+    elif mode == "stretch":
+        res = clamp_to_max(np.where(mask, out, in_size))
+    else:  # not_larger / not_smaller: one scale for all axes
+        s = np.abs(scale)
+        if mode == "not_smaller":
+            final = np.where(mask, s, -np.inf).max(axis=1, keepdims=True)
+        else:
+            final = np.where(mask, s, np.inf).min(axis=1, keepdims=True)
+        if max_size is not None:
+            for d, limit in enumerate(max_size):
+                if limit > 0:
+                    final = np.minimum(final, limit / in_size[:, d : d + 1])
+        change = ~mask | (np.abs(scale) != final)
+        res = np.where(change, _f32_array(in_size * np.copysign(final, scale)), out)
+    return np.where(provided == 0, in_size, res)  # no size at all: keep the input size
+
+
 def axis_plans(
     in_shape: Sequence[int],
     out_size: Sequence[int],
@@ -352,6 +498,34 @@ class ResamplingMixin(Operator):
                 if v not in _resample.INTERP_NAMES:
                     raise self.arg_error(name, f"sample {i}: unknown interpolation type {v}")
         return list(zip(mins, mags))
+
+    def filter_arrays(self, ws: Any) -> tuple[np.ndarray, np.ndarray]:
+        """`filters` as two ``(batch, 1)`` int64 arrays: min and mag filters.
+
+        Scalar arguments (the usual case) cost no per-sample work.
+        """
+        n = ws.batch_size
+        if any(ws.is_tensor_arg(a) for a in ("interp_type", "min_filter", "mag_filter")):
+            pairs = np.array(self.filters(ws), np.int64).reshape(n, 2)
+            return pairs[:, :1], pairs[:, 1:]
+        interp = int(self.arg("interp_type")) if self.has_arg("interp_type") else None
+        chosen = {}
+        for name, default in (
+            ("min_filter", _resample.TRIANGULAR),
+            ("mag_filter", _resample.LINEAR),
+        ):
+            if self.has_arg(name):
+                chosen[name] = int(self.arg(name))
+            else:
+                chosen[name] = interp if interp is not None else default
+        given = {"interp_type": interp, **chosen}
+        for name, v in given.items():
+            if n and v is not None and v not in _resample.INTERP_NAMES:
+                raise self.arg_error(name, f"sample 0: unknown interpolation type {v}")
+        return (
+            np.full((n, 1), chosen["min_filter"], np.int64),
+            np.full((n, 1), chosen["mag_filter"], np.int64),
+        )
 
     def output_dtype(self, in_dtype: np.dtype[Any]) -> np.dtype[Any]:
         dtype = self.arg("dtype")
@@ -519,22 +693,113 @@ class Resize(ResamplingMixin):
         cols = [self._scalars(ws, a) if self.has_arg(a) else [0.0] * b for a in names]
         return [[cols[d][i] for d in range(n)] for i in range(b)]
 
+    def _arg_rows(self, ws: Any, name: str) -> np.ndarray | None:
+        """A tensor argument as ``(batch, k)`` float64 rows; None when the samples differ in
+        shape (the per-sample helpers then check them one by one)."""
+        try:
+            batch = ws.arg_batch(name)
+        except OperatorError:
+            return None
+        return np.asarray(batch, np.float64).reshape(ws.batch_size, -1)
+
+    def _scalar_array(self, ws: Any, name: str) -> np.ndarray:
+        """`_scalars` as a ``(batch,)`` float64 array."""
+        if not ws.is_tensor_arg(name):
+            return np.full(ws.batch_size, float(self.arg(name)))
+        rows = self._arg_rows(ws, name)
+        if rows is not None and rows.shape[1] == 1:
+            return rows[:, 0]
+        return np.array(self._scalars(ws, name), np.float64)
+
+    def _vector_array(self, ws: Any, name: str, n: int) -> np.ndarray:
+        """`_vectors` as a ``(batch, n)`` float64 array (float32 values)."""
+        b = ws.batch_size
+        if not ws.is_tensor_arg(name):
+            v = list(self.arg(name))
+            if len(v) == 1:
+                v = v * n
+            if len(v) != n:
+                return np.array(self._vectors(ws, name, n), np.float64)  # raises the error
+            return np.broadcast_to(_f32_array(np.array(v, np.float64)), (b, n))
+        rows = self._arg_rows(ws, name)
+        if rows is not None and rows.shape[1] in (1, n):
+            return _f32_array(np.broadcast_to(rows, (b, n)))
+        return np.array(self._vectors(ws, name, n), np.float64).reshape(b, n)
+
+    def requested_array(self, ws: Any, n: int) -> np.ndarray:
+        """`requested_sizes` as a ``(batch, n)`` float64 array."""
+        if self.has_arg("size"):
+            return self._vector_array(ws, "size", n)
+        if self.has_arg("resize_shorter") or self.has_arg("resize_longer"):
+            name = "resize_shorter" if self.has_arg("resize_shorter") else "resize_longer"
+            return np.repeat(self._scalar_array(ws, name)[:, None], n, axis=1)
+        names = ["resize_z", "resize_y", "resize_x"][3 - n :]
+        b = ws.batch_size
+        cols = [self._scalar_array(ws, a) if self.has_arg(a) else np.zeros(b) for a in names]
+        return np.stack(cols, axis=1)
+
+    def _max_size(self, n: int) -> list[float] | None:
+        if not self.has_arg("max_size"):
+            return None
+        ms = list(self.arg("max_size"))
+        if len(ms) == 1:
+            ms = ms * n
+        if len(ms) != n:
+            raise self.arg_error(
+                "max_size", f"expected 1 or {n} values (one per spatial dimension)"
+            )
+        return [_f32(v) for v in ms]
+
+    def geometry_arrays(
+        self, ws: Any, in_spatial: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`geometry` of images (2 spatial axes) as ``(batch, 2)`` arrays: out_size, lo, hi.
+
+        Equal to `geometry`, computed for the batch at once (`output_geometry_batch`); the
+        rare samples it flags go through `output_geometry` one by one.
+        """
+        n = in_spatial.shape[1]
+        requested = self.requested_array(ws, n)
+        max_size = self._max_size(n)
+        roi_start = roi_end = None
+        if self.has_arg("roi_start"):
+            roi_start = self._vector_array(ws, "roi_start", n)
+            roi_end = self._vector_array(ws, "roi_end", n)
+        roi_relative = self.arg("roi_relative")
+        subpixel_scale = self.arg("subpixel_scale")
+        out, lo, hi, rare = output_geometry_batch(
+            in_spatial,
+            requested,
+            mode=self.mode,
+            max_size=max_size,
+            roi_start=roi_start,
+            roi_end=roi_end,
+            roi_relative=roi_relative,
+            subpixel_scale=subpixel_scale,
+        )
+        for i in np.flatnonzero(rare).tolist():
+            try:
+                out[i], lo[i], hi[i] = _cached_geometry(
+                    tuple(in_spatial[i].tolist()),
+                    tuple(requested[i].tolist()),
+                    self.mode,
+                    tuple(max_size) if max_size is not None else None,
+                    tuple(roi_start[i].tolist()) if roi_start is not None else None,
+                    tuple(roi_end[i].tolist()) if roi_end is not None else None,
+                    roi_relative,
+                    subpixel_scale,
+                )
+            except ValueError as e:
+                raise self.error(f"sample {i}: {e}") from None
+        return out, lo, hi
+
     def geometry(
         self, ws: Any, shapes: Sequence[tuple[int, ...]], axes: tuple[int, ...]
     ) -> list[tuple[list[int], list[float], list[float]]]:
         """Per sample ``(out_size, lo, hi)`` (see `output_geometry`)."""
         n = len(axes)
         requested = self.requested_sizes(ws, n)
-        max_size = None
-        if self.has_arg("max_size"):
-            ms = list(self.arg("max_size"))
-            if len(ms) == 1:
-                ms = ms * n
-            if len(ms) != n:
-                raise self.arg_error(
-                    "max_size", f"expected 1 or {n} values (one per spatial dimension)"
-                )
-            max_size = [_f32(v) for v in ms]
+        max_size = self._max_size(n)
         roi_start = roi_end = None
         if self.has_arg("roi_start"):
             roi_start = self._vectors(ws, "roi_start", n)
@@ -586,23 +851,36 @@ class Resize(ResamplingMixin):
         return out, TensorListCPU._make(attrs, layout="")
 
     def run_gpu(self, ws: Any) -> Any:
-        """Same geometry as `run_cpu`; the pixels in one batched kernel (`_resample_gpu`)."""
-        from dali._ops.image import _resample_gpu
+        """Same geometry as `run_cpu`; the pixels in one batched kernel (`_resample_gpu`).
+
+        Images (2 spatial axes) are planned for the whole batch at once with numpy
+        (`geometry_arrays`, `_resample_gpu.plan_batch`): the executor's GPU thread does no
+        per-sample Python work, which would cost more than the kernel.
+        """
+        from dali._ops.image import _gpu_common, _resample_gpu
         from dali._tensors import TensorListGPU
 
         tl = ws.inputs[0]
         layout, axes = self.layout_of(tl)
         out_dtype = self.output_dtype(tl._np_dtype)
-        shapes = tl.shape()
-        geoms = self.geometry(ws, shapes, axes)
-        filters = self.filters(ws)
+        inputs = _gpu_common.input_batch(tl)
+        shapes = inputs[0]
         antialias = self.arg("antialias")
-        plans = [
-            _cached_plans(tuple(shape[a] for a in axes), *geom, *flt, antialias)
-            for shape, geom, flt in zip(shapes, geoms, filters)
-        ]
+        plans: Any
+        if len(axes) == 2 and shapes:
+            spatial = inputs[1][:, list(axes)]
+            out_size, lo, hi = self.geometry_arrays(ws, spatial)
+            mins, mags = self.filter_arrays(ws)
+            plans = _resample_gpu.plan_batch(spatial, out_size, lo, hi, mins, mags, antialias)
+        else:
+            geoms = self.geometry(ws, shapes, axes)
+            filters = self.filters(ws)
+            plans = [
+                _cached_plans(tuple(shape[a] for a in axes), *geom, *flt, antialias)
+                for shape, geom, flt in zip(shapes, geoms, filters)
+            ]
         try:
-            out = _resample_gpu.resample_batch(tl, axes, plans, out_dtype, layout)
+            out = _resample_gpu.resample_batch(tl, axes, plans, out_dtype, layout, inputs=inputs)
         except TypeError as e:
             raise self.error(str(e)) from None
         if not self.arg("save_attrs"):
