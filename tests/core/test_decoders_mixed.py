@@ -292,7 +292,7 @@ def test_output_is_a_gpu_batch_of_views(gpu, photos) -> None:
     assert samples[1].data.ptr == flat.data.ptr + samples[0].size  # one buffer, back to back
     impl = p._plan.by_name["dec"].impl
     used_gpu(p, 6)
-    assert impl._mixed._decoder is not None
+    assert len(impl._mixed._decoders) == 1  # 6 samples: one part
     p.close()
     assert impl._mixed is None
 
@@ -625,3 +625,29 @@ def test_decodes_on_a_non_default_stream(gpu, photos) -> None:
     ws.stream.synchronize()
     for a, b in zip(cpu, host):
         assert np.array_equal(a, b)
+
+
+@pytest.mark.gpu
+def test_a_batch_decoded_in_parallel_parts_equals_one_call(tmp_path, monkeypatch):
+    cp = pytest.importorskip("cupy")
+    from dali._testing.images import make_imagenet_like
+
+    files = make_imagenet_like(tmp_path, 48, seed=0)
+
+    @pipeline_def(batch_size=48, num_threads=4, device_id=0, seed=5)
+    def pipe():
+        jpegs, _ = fn.readers.file(files=[str(f) for f in files])
+        return fn.decoders.image_random_crop(jpegs, device="mixed", name="dec")
+
+    outs = {}
+    for parts in (1, 3):
+        monkeypatch.setattr(_nvimgcodec, "PARALLEL_DECODES", parts)
+        p = pipe()
+        (tl,) = p.run()
+        outs[parts] = [cp.asnumpy(s) for s in tl._samples()]
+        assert len(p._plan.by_name["dec"].impl._mixed._decoders) == parts
+        used_gpu(p, 48)
+        p.close()
+    assert len(outs[1]) == len(outs[3]) == 48
+    for a, b in zip(outs[1], outs[3]):
+        np.testing.assert_array_equal(a, b)

@@ -132,6 +132,30 @@ class _StageProbe(Operator):
     run_mixed = run_gpu = _probe
 
 
+@register("_test.prepared", devices=("mixed",), inputs=1)
+class _Prepared(Operator):
+    """A mixed op whose CPU part (``prepare``) runs in the CPU stage; fails there at iter. 1."""
+
+    seen: ClassVar[list[tuple[str, int, str, object]]] = []
+
+    def prepare(self, ws):
+        import threading
+
+        type(self).seen.append(("prepare", ws.iteration, threading.current_thread().name, None))
+        if ws.iteration == 1:
+            raise ValueError("prepare failed on purpose")
+        return ("planned", ws.iteration, len(ws.inputs[0]))
+
+    def run_mixed(self, ws):
+        import threading
+
+        if isinstance(ws.prepared, BaseException):
+            raise ws.prepared
+        name = threading.current_thread().name
+        type(self).seen.append(("run", ws.iteration, name, ws.prepared))
+        return ws.inputs[0]
+
+
 class _FakeCuda:
     """The parts of `CudaContext` the executor calls, with no CUDA (CPU-only stage tests)."""
 
@@ -266,6 +290,41 @@ def test_mixed_and_gpu_parts_run_on_their_own_threads_in_order():
     # the two parts overlap: ~ (n + 1) x 30 ms, not 2n x 30 ms
     assert elapsed < (2 * n - 2) * 0.030, elapsed
     assert not any(t.is_alive() for t in ex._threads)
+
+
+def test_a_mixed_operators_prepare_runs_in_the_cpu_stage():
+    from dali._exec.executor import Executor, IterationRequest, preparable
+    from dali._exec.workspace import BatchMeta
+
+    pipe = dali.Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pipe:
+        src = fn.external_source(lambda: [np.zeros(3, np.float32)] * 2, name="src")
+        x = _call(_Prepared, src, device="mixed")
+        pipe.set_outputs(_call(_StageProbe, x, ms=1.0, device="gpu"))
+    plan = build_plan(pipe._graph_outputs, pipe._ops, pipeline_info=pipe._info(), seed=1)
+    cpu, gpu = split_stages(plan)
+    assert [plan.steps[i].node.schema.fn_path for i in preparable(plan, cpu, gpu)] == [
+        "_test.prepared"
+    ]
+    _Prepared.seen.clear()
+    ex = Executor(plan, num_threads=1, cuda=_FakeCuda())
+    batch = TensorListCPU._make(np.zeros((2, 3), np.float32))
+    src_step = next(i for i, st in enumerate(plan.steps) if st.device == "cpu")
+    for k in range(3):
+        fed = {src_step: (batch, BatchMeta.stream(2 * k, 2, 0))}
+        ex.submit(IterationRequest(k, 0, fed, 2, 2 * k))
+    ex.get()
+    with pytest.raises(PipelineError, match="prepare failed on purpose") as info:
+        ex.get()
+    assert "_test.prepared" in str(info.value) or "Prepared" in str(info.value)
+    ex.get()
+    ex.close()
+    seen = _Prepared.seen
+    assert {t for kind, _, t, _ in seen if kind == "prepare"} == {"dali-executor"}
+    assert [(k, p) for kind, k, _, p in seen if kind == "run"] == [
+        (0, ("planned", 0, 2)),
+        (2, ("planned", 2, 2)),
+    ]
 
 
 def test_input_less_cpu_ops_follow_a_gpu_identity_source():

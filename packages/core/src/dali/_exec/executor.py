@@ -48,6 +48,7 @@ __all__ = [
     "Executor",
     "IterationRequest",
     "PipelineError",
+    "preparable",
     "run_iteration",
     "split_gpu_stage",
     "split_stages",
@@ -99,13 +100,83 @@ def _normalize_outputs(result: Any, n: int, step: Any) -> tuple[Any, ...]:
 class _Iteration:
     """The batches and sample identities of one iteration while its steps run."""
 
-    __slots__ = ("metas", "req", "root", "values")
+    __slots__ = ("metas", "prepared", "req", "root", "values")
 
     def __init__(self, plan: Any, req: IterationRequest) -> None:
         self.req = req
         self.values: list[Any] = [None] * plan.n_slots
         self.metas: list[BatchMeta | None] = [None] * plan.n_slots
         self.root: BatchMeta | None = None
+        #: step index -> what its operator's ``prepare`` gave in the CPU stage
+        self.prepared: dict[int, Any] = {}
+
+
+def _workspace(
+    step: Any, si: int, it: _Iteration, pool: ThreadPoolExecutor | None, cuda: Any
+) -> tuple[Workspace, BatchMeta]:
+    """The workspace of one step of one iteration (and the sample identities it runs on)."""
+    req, values, metas = it.req, it.values, it.metas
+    if step.batch is not None:
+        meta = metas[step.batch]
+    elif it.root is not None:
+        meta = it.root
+    else:
+        meta = BatchMeta.stream(req.stream_start, req.max_batch_size, req.epoch)
+    fed = req.fed.get(si)
+    if fed is not None:
+        meta = fed[1]
+    ws = Workspace(
+        step.impl,
+        [values[i] for i in step.inputs],
+        {k: values[i] for k, i in step.args.items()},
+        meta,
+        req.iteration,
+        req.epoch,
+        pool,
+        step.key,
+        fed[0] if fed is not None else None,
+        cuda if cuda is not None and step.device != "cpu" else None,
+    )
+    ws.prepared = it.prepared.pop(si, None)
+    return ws, meta
+
+
+def _prepare_steps(
+    plan: Any, it: _Iteration, indices: Any, pool: ThreadPoolExecutor | None
+) -> None:
+    """Run the CPU part (``prepare``) of mixed operators in the CPU stage (see `preparable`).
+
+    An exception is kept and raised by the operator's own run, in the mixed stage, so that the
+    error names the operator and comes in iteration order like any other.
+    """
+    for si in indices:
+        ws, _ = _workspace(plan.steps[si], si, it, pool, None)
+        try:
+            it.prepared[si] = plan.steps[si].impl.prepare(ws)
+        except Exception as e:  # noqa: BLE001 - raised again when the operator runs
+            it.prepared[si] = e
+
+
+def preparable(plan: Any, cpu_stage: list[int], gpu_stage: list[int]) -> list[int]:
+    """Mixed steps whose CPU part can run in the CPU stage: they define ``prepare`` and every
+    input and argument comes from the CPU stage.
+
+    A decoder's host planning (headers, windows) then runs on the CPU-stage thread, ahead, and
+    the mixed stage only decodes: the mixed stage is the pipeline's bottleneck, the CPU stage
+    has time to spare.
+    """
+    cpu_slots = {slot for si in cpu_stage for slot in plan.steps[si].outputs}
+    out = []
+    for si in gpu_stage:
+        step = plan.steps[si]
+        if step.device != "mixed" or getattr(step.impl, "prepare", None) is None:
+            continue
+        deps = [*step.inputs, *step.args.values()]
+        if step.batch is not None:
+            deps.append(step.batch)
+        if all(d in cpu_slots for d in deps):
+            out.append(si)
+    return out
 
 
 def _run_steps(
@@ -124,27 +195,7 @@ def _run_steps(
     req, values, metas = it.req, it.values, it.metas
     for si in indices:
         step = plan.steps[si]
-        if step.batch is not None:
-            meta = metas[step.batch]
-        elif it.root is not None:
-            meta = it.root
-        else:
-            meta = BatchMeta.stream(req.stream_start, req.max_batch_size, req.epoch)
-        fed = req.fed.get(si)
-        if fed is not None:
-            meta = fed[1]
-        ws = Workspace(
-            step.impl,
-            [values[i] for i in step.inputs],
-            {k: values[i] for k, i in step.args.items()},
-            meta,
-            req.iteration,
-            req.epoch,
-            pool,
-            step.key,
-            fed[0] if fed is not None else None,
-            cuda if cuda is not None and step.device != "cpu" else None,
-        )
+        ws, meta = _workspace(step, si, it, pool, cuda)
         try:
             if prof is None:
                 result = step.impl.run(ws)
@@ -322,6 +373,7 @@ class _WorkerState:
         #: the GPU side's parts (`split_gpu_stage`) and the queue that feeds each
         self.gpu_parts = split_gpu_stage(plan, self.stages[1]) if self.stages else []
         self.handoffs: list[queue.Queue[Any]] = [queue.Queue() for _ in self.gpu_parts]
+        self.prepare = preparable(plan, *self.stages) if self.stages else []
         self.pool = (
             ThreadPoolExecutor(num_threads, thread_name_prefix="dali-op")
             if num_threads > 1
@@ -352,6 +404,9 @@ class _WorkerState:
                 with span("cpu", req.iteration, "<stage>"):
                     it = _Iteration(self.plan, req)
                     _run_steps(self.plan, it, self.stages[0], self.pool, None, prof, "cpu")
+                    if self.prepare:
+                        with span("cpu", req.iteration, "<prepare mixed operators>"):
+                            _prepare_steps(self.plan, it, self.prepare, self.pool)
             except BaseException as e:  # noqa: BLE001 - handed on, in order
                 it = _Failure(e)
             self.handoffs[0].put((req, it))

@@ -86,6 +86,7 @@ class Workspace:
         "meta",
         "op",
         "out_meta",
+        "prepared",
         "stream",
     )
 
@@ -110,6 +111,9 @@ class Workspace:
         self.epoch = epoch
         self.fed = fed
         self.out_meta: BatchMeta | None = None
+        #: what the operator's ``prepare`` returned for this iteration in the CPU stage (or
+        #: the exception it raised there), for mixed operators that have one; else None
+        self.prepared: Any = None
         self._args = args
         self._pool = pool
         self._key = key

@@ -274,6 +274,12 @@ class _ImageDecoder(Operator):
         results = self.drop_skipped(ws, results)
         return TensorListCPU._make(results, layout="HWC", dtype=self.out_dtype, ndim=3)
 
+    def prepare(self, ws: Any) -> Any:
+        """The mixed backend's host planning, run by the executor in the CPU stage."""
+        from dali._ops.decoders import _nvimgcodec
+
+        return _nvimgcodec.prepare(self, ws)
+
     def run_mixed(self, ws: Any) -> Any:
         """Decode on the GPU with nvImageCodec (`_nvimgcodec`); see that module for the design."""
         from dali._ops.decoders import _nvimgcodec
