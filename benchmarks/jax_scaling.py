@@ -8,7 +8,13 @@ One process, one pipeline per GPU (what ``data_iterator`` with a ``NamedSharding
 sharded over the ``n`` GPUs; the rate counts images of finished global batches (the last
 batch is waited for with ``block_until_ready``). Issue 5's target: 2 GPUs ≥ 1.9 × 1 GPU.
 
-Run: ``python benchmarks/jax_scaling.py [--images 4096] [--gpus 1,2] [--threads 8]``
+``--processes`` runs one process per GPU instead (``jax.distributed`` on localhost, each
+process's iterator feeding its own GPU's shard of the same global array), the multi-host layout
+on one host: each process then has its own interpreter and GIL, where one process's pipelines
+share one GIL. The rate is the sum of the processes' rates.
+
+Run: ``python benchmarks/jax_scaling.py [--images 4096] [--gpus 1,2] [--threads 8]
+[--processes]``
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ def make_iterator(root: Path, n: int, threads: int) -> Any:
     from dali.plugin.jax import data_iterator
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-    mesh = Mesh(np.array(jax.devices()[:n]), axis_names=("batch",))
+    mesh = Mesh(np.array(jax.devices()[:n]), axis_names=("batch",))  # global devices
     sharding = NamedSharding(mesh, PartitionSpec("batch"))
 
     @data_iterator(
@@ -64,18 +70,71 @@ def make_iterator(root: Path, n: int, threads: int) -> Any:
     return resnet50(batch_size=BATCH * n, num_threads=threads, seed=1)
 
 
+def step(iterator: Any) -> Any:
+    """The next global batch; an epoch's end (auto_reset restarts the reader) is skipped."""
+    try:
+        return next(iterator)
+    except StopIteration:
+        return next(iterator)
+
+
 def rate(iterator: Any, seconds: float, warmup: int) -> tuple[float, Any]:
     batch = None
     for _ in range(warmup):
-        batch = next(iterator)
+        batch = step(iterator)
     batch["images"].block_until_ready()
     images = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        batch = next(iterator)
+        batch = step(iterator)
         images += batch["images"].shape[0]
     batch["images"].block_until_ready()
     return images / (time.perf_counter() - t0), batch
+
+
+def worker(rank: int, n: int, port: int, root: Path, threads: int, seconds: float) -> None:
+    """One process of a ``--processes`` run: its GPU's shard; prints its rate."""
+    import jax
+
+    jax.distributed.initialize(
+        coordinator_address=f"localhost:{port}",
+        num_processes=n,
+        process_id=rank,
+        local_device_ids=[rank],
+    )
+    it = make_iterator(root, n, threads)
+    files = sum(1 for _ in root.rglob("*.jpg")) + sum(1 for _ in root.rglob("*.JPEG"))
+    warmup = max(2, files // (BATCH * n) // 2)
+    r, batch = rate(it, seconds, warmup)
+    local = [s.data.shape for s in batch["images"].addressable_shards]
+    print(f"RATE {rank} {r / n:.1f} {batch['images'].shape} {local}", flush=True)
+
+
+def processes(n: int, root: Path, threads: int, seconds: float) -> float:
+    """Run ``n`` worker processes (one GPU each); the sum of their local image rates."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as sock:
+        sock.bind(("localhost", 0))
+        port = sock.getsockname()[1]
+    cmd = [sys.executable, __file__, "--worker", "--root", str(root), "--threads", str(threads)]
+    cmd += ["--seconds", str(seconds), "--port", str(port), "--world", str(n)]
+    procs = [
+        subprocess.Popen([*cmd, "--rank", str(k)], stdout=subprocess.PIPE, text=True)
+        for k in range(n)
+    ]
+    total = 0.0
+    for k, proc in enumerate(procs):
+        out, _ = proc.communicate(timeout=600)
+        lines = [line for line in out.splitlines() if line.startswith("RATE")]
+        if proc.returncode or not lines:
+            raise RuntimeError(f"worker {k} failed ({proc.returncode}): {out[-2000:]}")
+        _, _, local_rate, *shape = lines[-1].split(" ", 3)
+        print(f"    process {k}: {float(local_rate):.0f} img/s of its shard; {shape[-1]}")
+        total += float(local_rate)
+    return total
 
 
 def main() -> None:
@@ -85,7 +144,16 @@ def main() -> None:
     parser.add_argument("--gpus", default="1,2", help="GPU counts to measure")
     parser.add_argument("--threads", type=int, default=8, help="num_threads per pipeline")
     parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--processes", action="store_true", help="one process per GPU")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--rank", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--world", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+        worker(args.rank, args.world, args.port, Path(args.root), args.threads, args.seconds)
+        return
 
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     import jax
@@ -100,6 +168,12 @@ def main() -> None:
     )
     rows = []
     for n in gpus:
+        if args.processes:
+            print(f"  {n} process(es), one GPU each:")
+            r = processes(n, root, args.threads, args.seconds)
+            print(f"  {n} GPU(s): {r:8.0f} img/s")
+            rows.append((n, r))
+            continue
         it = make_iterator(root, n, args.threads)
         warmup = max(2, len(files) // (BATCH * n) // 2)
         r, batch = rate(it, args.seconds, warmup)
@@ -109,7 +183,8 @@ def main() -> None:
         )
         rows.append((n, r))
         del it, batch
-    print(f"\nJAX sharded iterator, ResNet-50 pipeline ({jax.devices()[0].device_kind})")
+    mode = "one process per GPU" if args.processes else "one process"
+    print(f"\nJAX sharded iterator, ResNet-50 pipeline, {mode} ({jax.devices()[0].device_kind})")
     print(f"{'GPUs':>6}{'img/s':>10}{'vs 1 GPU':>10}")
     base = rows[0][1] if rows and rows[0][0] == 1 else None
     for n, r in rows:

@@ -469,7 +469,12 @@ class MixedDecoder:
                 datas[a:b], regions[a:b], outputs[a:b], shapes[a:b], **kw
             )
 
-        return np.concatenate(ws.map(one, parts))
+        try:
+            return np.concatenate(ws.map(one, parts))
+        except RuntimeError as e:  # the pool is shut down (interpreter exit): one call
+            if "shutdown" not in str(e):
+                raise
+            return self.decoder().decode(datas, regions, outputs, shapes, **kw)
 
     def ycc(self, dtype: np.dtype) -> Any:
         import cupy as cp
@@ -535,7 +540,7 @@ def run_mixed(op: _ImageDecoder, ws: Any) -> Any:
 
     from dali._tensors import TensorListGPU
 
-    prepared = ws.prepared
+    prepared = getattr(ws, "prepared", None)
     if isinstance(prepared, BaseException):
         raise prepared  # `prepare` failed in the CPU stage: the error, now, in order
     if prepared is None:
