@@ -92,7 +92,9 @@ def rate(iterator: Any, seconds: float, warmup: int) -> tuple[float, Any]:
     return images / (time.perf_counter() - t0), batch
 
 
-def worker(rank: int, n: int, port: int, root: Path, threads: int, seconds: float) -> None:
+def worker(
+    rank: int, n: int, port: int, root: Path, images: int, threads: int, seconds: float
+) -> None:
     """One process of a ``--processes`` run: its GPU's shard; prints its rate."""
     import jax
 
@@ -103,14 +105,13 @@ def worker(rank: int, n: int, port: int, root: Path, threads: int, seconds: floa
         local_device_ids=[rank],
     )
     it = make_iterator(root, n, threads)
-    files = sum(1 for _ in root.rglob("*.jpg")) + sum(1 for _ in root.rglob("*.JPEG"))
-    warmup = max(2, files // (BATCH * n) // 2)
+    warmup = max(2, images // (BATCH * n) // 2)
     r, batch = rate(it, seconds, warmup)
     local = [s.data.shape for s in batch["images"].addressable_shards]
     print(f"RATE {rank} {r / n:.1f} {batch['images'].shape} {local}", flush=True)
 
 
-def processes(n: int, root: Path, threads: int, seconds: float) -> float:
+def processes(n: int, root: Path, images: int, threads: int, seconds: float) -> float:
     """Run ``n`` worker processes (one GPU each); the sum of their local image rates."""
     import socket
     import subprocess
@@ -121,6 +122,7 @@ def processes(n: int, root: Path, threads: int, seconds: float) -> float:
         port = sock.getsockname()[1]
     cmd = [sys.executable, __file__, "--worker", "--root", str(root), "--threads", str(threads)]
     cmd += ["--seconds", str(seconds), "--port", str(port), "--world", str(n)]
+    cmd += ["--images", str(images)]
     procs = [
         subprocess.Popen([*cmd, "--rank", str(k)], stdout=subprocess.PIPE, text=True)
         for k in range(n)
@@ -152,7 +154,15 @@ def main() -> None:
     args = parser.parse_args()
     if args.worker:
         os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
-        worker(args.rank, args.world, args.port, Path(args.root), args.threads, args.seconds)
+        worker(
+            args.rank,
+            args.world,
+            args.port,
+            Path(args.root),
+            args.images,
+            args.threads,
+            args.seconds,
+        )
         return
 
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
@@ -170,7 +180,7 @@ def main() -> None:
     for n in gpus:
         if args.processes:
             print(f"  {n} process(es), one GPU each:")
-            r = processes(n, root, args.threads, args.seconds)
+            r = processes(n, root, len(files), args.threads, args.seconds)
             print(f"  {n} GPU(s): {r:8.0f} img/s")
             rows.append((n, r))
             continue

@@ -355,6 +355,17 @@ def test_large_requests_come_in_few_size_classes():
     assert len({size_class(b) for b in batches}) <= 4
 
 
+def test_workspace_map_runs_on_the_calling_thread_once_the_pool_is_shut_down():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dali._exec.workspace import BatchMeta, Workspace
+
+    pool = ThreadPoolExecutor(3)
+    pool.shutdown()
+    ws = Workspace(None, [], {}, BatchMeta.stream(0, 5, 0), 0, 0, pool, None)
+    assert ws.map(lambda i: i * i, 5) == [0, 1, 4, 9, 16]
+
+
 def test_memory_limits_are_checked_and_cpu_pipelines_have_no_pools():
     for bad in (-1, 1.5, "1G", True):
         with pytest.raises(ValueError, match="device_memory_limit"):

@@ -223,7 +223,12 @@ class Workspace:
                         failures[i] = e
                         stop = True
 
-        helpers = [self._pool.submit(worker) for _ in range(min(n, self._pool._max_workers) - 1)]
+        helpers = []
+        for _ in range(min(n, self._pool._max_workers) - 1):
+            try:
+                helpers.append(self._pool.submit(worker))
+            except RuntimeError:  # the pool is shut down (closing, interpreter exit)
+                break  # the calling thread's worker below takes every sample
         worker()
         for h in helpers:
             h.result()

@@ -469,12 +469,7 @@ class MixedDecoder:
                 datas[a:b], regions[a:b], outputs[a:b], shapes[a:b], **kw
             )
 
-        try:
-            return np.concatenate(ws.map(one, parts))
-        except RuntimeError as e:  # the pool is shut down (interpreter exit): one call
-            if "shutdown" not in str(e):
-                raise
-            return self.decoder().decode(datas, regions, outputs, shapes, **kw)
+        return np.concatenate(ws.map(one, parts))
 
     def ycc(self, dtype: np.dtype) -> Any:
         import cupy as cp
@@ -787,8 +782,6 @@ def _assemble(
     conversion kernel over the decoded images plus copies of the CPU backend's results."""
     import cupy as cp
 
-    from dali._tensors import TensorListGPU, _split_flat
-
     stats = op._mixed.stats
     n = len(samples)
     stats["gpu"] += len(decoded)
@@ -812,13 +805,7 @@ def _assemble(
         and all((r.g.oh, r.g.ow, r.g.oc) == (r.g.ih, r.g.iw, r.sc) for r in results)
     ):
         # uint8 RGB/GRAY, no padding, nothing from the CPU: nvImageCodec wrote the output
-        shapes = [(r.g.ih, r.g.iw, r.sc) for r in results]
-        if len(set(shapes)) == 1:
-            dense = buf[: len(shapes) * math.prod(shapes[0])]
-            return TensorListGPU._make(dense.reshape(len(shapes), *shapes[0]), layout="HWC")
-        out = TensorListGPU._make(_split_flat(buf, shapes), layout="HWC")
-        out._flat_buf = buf
-        return out
+        return _batch(buf, [(r.g.ih, r.g.iw, r.sc) for r in results])
     shapes = [(r.g.oh, r.g.ow, r.g.oc) if isinstance(r, _Decoded) else r.shape for r in results]
     sizes = [math.prod(s) for s in shapes]
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
@@ -855,8 +842,17 @@ def _assemble(
             (table, flat, cp.asarray(fill), ycc, np.int32(mode), np.float32(factor)),
         )
     del buf  # back to the pool after the kernel above (stream-ordered)
+    return _batch(flat, shapes)
+
+
+def _batch(flat: Any, shapes: list[tuple[int, ...]]) -> Any:
+    """The HWC ``TensorListGPU`` of samples of ``shapes`` back to back in ``flat`` (dense when
+    all shapes agree)."""
+    from dali._tensors import TensorListGPU, _split_flat
+
     if len(set(shapes)) == 1:
-        return TensorListGPU._make(flat.reshape(len(shapes), *shapes[0]), layout="HWC")
+        dense = flat[: len(shapes) * math.prod(shapes[0])]
+        return TensorListGPU._make(dense.reshape(len(shapes), *shapes[0]), layout="HWC")
     out = TensorListGPU._make(_split_flat(flat, shapes), layout="HWC")
     out._flat_buf = flat
     return out
