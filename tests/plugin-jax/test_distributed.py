@@ -4,7 +4,8 @@ Each process runs `_distributed_worker.py`: it joins a `jax.distributed` job, bu
 for its own two devices only (shards 0, 1 in process 0 and 2, 3 in process 1 of 4) and gets
 global arrays of 8 samples whose addressable shards are its own; a replicated per-output
 sharding makes every device hold all 8 labels (gathered from both processes), and a jitted
-sum runs over both processes' shards.
+sum runs over both processes' shards (the last two only where the JAX CPU backend's
+collectives are reliable: not JAX 0.4.26, see the worker).
 """
 
 from __future__ import annotations
@@ -87,12 +88,15 @@ def test_two_processes_build_one_global_array(image_tree):
         assert r["len"] == 3
         assert r["shape"] == [8, 1] and r["images_shape"] == [8, 8, 8, 3]
         assert r["fully_addressable"] is False and r["sharding_ok"] is True
-        assert r["all_labels"] == [
-            [2 * proc + k, 0, [0, 1, 5, 6, 10, 11, 15, 16]] for k in range(2)
-        ]
-        # 0+1+5+6+10+11+15+16, computed over both processes' shards (None: this JAX's CPU
-        # backend cannot compute across processes; see the worker)
-        assert r["total"] in (64, None)
+        # None where this JAX's CPU backend cannot move data or compute across processes
+        # reliably (see the worker); then neither is checked
+        assert (r["all_labels"] is None) == (r["total"] is None)
+        if r["total"] is not None:
+            assert r["all_labels"] == [
+                [2 * proc + k, 0, [0, 1, 5, 6, 10, 11, 15, 16]] for k in range(2)
+            ]
+            # 0+1+5+6+10+11+15+16, computed over both processes' shards
+            assert r["total"] == 64
     # [global device index, first row, labels]: shard k (files from floor(21k/4)) on device k
     assert first["labels"] == [[0, 0, [0, 1]], [1, 2, [5, 6]]]
     assert second["labels"] == [[2, 4, [10, 11]], [3, 6, [15, 16]]]
