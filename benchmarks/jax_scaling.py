@@ -13,14 +13,18 @@ process's iterator feeding its own GPU's shard of the same global array), the mu
 on one host: each process then has its own interpreter and GIL, where one process's pipelines
 share one GIL. The rate is the sum of the processes' rates.
 
+``--pin`` passes ``set_affinity=True`` (pipeline threads on the GPU's NUMA cores);
+``--repeat N`` measures every GPU count N times, alternating, and reports medians.
+
 Run: ``python benchmarks/jax_scaling.py [--images 4096] [--gpus 1,2] [--threads 8]
-[--processes]``
+[--processes] [--pin] [--repeat 3]``
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -31,7 +35,7 @@ MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 
-def make_iterator(root: Path, n: int, threads: int) -> Any:
+def make_iterator(root: Path, n: int, threads: int, pin: bool = False) -> Any:
     import jax
     import numpy as np
     from dali import fn, types
@@ -67,7 +71,7 @@ def make_iterator(root: Path, n: int, threads: int) -> Any:
         )
         return images, labels.gpu()
 
-    return resnet50(batch_size=BATCH * n, num_threads=threads, seed=1)
+    return resnet50(batch_size=BATCH * n, num_threads=threads, seed=1, set_affinity=pin)
 
 
 def step(iterator: Any) -> Any:
@@ -93,7 +97,7 @@ def rate(iterator: Any, seconds: float, warmup: int) -> tuple[float, Any]:
 
 
 def worker(
-    rank: int, n: int, port: int, root: Path, images: int, threads: int, seconds: float
+    rank: int, n: int, port: int, root: Path, images: int, threads: int, seconds: float, pin: bool
 ) -> None:
     """One process of a ``--processes`` run: its GPU's shard; prints its rate."""
     import jax
@@ -104,14 +108,16 @@ def worker(
         process_id=rank,
         local_device_ids=[rank],
     )
-    it = make_iterator(root, n, threads)
+    it = make_iterator(root, n, threads, pin)
     warmup = max(2, images // (BATCH * n) // 2)
     r, batch = rate(it, seconds, warmup)
     local = [s.data.shape for s in batch["images"].addressable_shards]
-    print(f"RATE {rank} {r / n:.1f} {batch['images'].shape} {local}", flush=True)
+    cores = it._pipes[0]._executor._state.affinity
+    pinned = f"pinned to {len(cores)} cores" if cores else "not pinned"
+    print(f"RATE {rank} {r / n:.1f} {pinned}; {batch['images'].shape} {local}", flush=True)
 
 
-def processes(n: int, root: Path, images: int, threads: int, seconds: float) -> float:
+def processes(n: int, root: Path, images: int, threads: int, seconds: float, pin: bool) -> float:
     """Run ``n`` worker processes (one GPU each); the sum of their local image rates."""
     import socket
     import subprocess
@@ -122,7 +128,7 @@ def processes(n: int, root: Path, images: int, threads: int, seconds: float) -> 
         port = sock.getsockname()[1]
     cmd = [sys.executable, __file__, "--worker", "--root", str(root), "--threads", str(threads)]
     cmd += ["--seconds", str(seconds), "--port", str(port), "--world", str(n)]
-    cmd += ["--images", str(images)]
+    cmd += ["--images", str(images)] + (["--pin"] if pin else [])
     procs = [
         subprocess.Popen([*cmd, "--rank", str(k)], stdout=subprocess.PIPE, text=True)
         for k in range(n)
@@ -147,6 +153,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=8, help="num_threads per pipeline")
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--processes", action="store_true", help="one process per GPU")
+    parser.add_argument(
+        "--pin", action="store_true", help="set_affinity=True: threads on the GPU's NUMA cores"
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="measure every GPU count N times")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--rank", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--world", type=int, default=1, help=argparse.SUPPRESS)
@@ -162,6 +172,7 @@ def main() -> None:
             args.images,
             args.threads,
             args.seconds,
+            args.pin,
         )
         return
 
@@ -176,30 +187,45 @@ def main() -> None:
         f"{len(files)} ImageNet-like JPEGs; devices: {jax.devices()}; {os.cpu_count()} CPU "
         f"cores; batch {BATCH} per GPU; {args.threads} threads per pipeline"
     )
-    rows = []
-    for n in gpus:
-        if args.processes:
-            print(f"  {n} process(es), one GPU each:")
-            r = processes(n, root, len(files), args.threads, args.seconds)
-            print(f"  {n} GPU(s): {r:8.0f} img/s")
-            rows.append((n, r))
-            continue
-        it = make_iterator(root, n, args.threads)
-        warmup = max(2, len(files) // (BATCH * n) // 2)
-        r, batch = rate(it, args.seconds, warmup)
-        shards = {s.device.id: s.data.shape for s in batch["images"].addressable_shards}
-        print(
-            f"  {n} GPU(s): {r:8.0f} img/s; global batch {batch['images'].shape}, shards {shards}"
-        )
-        rows.append((n, r))
-        del it, batch
+    rows: dict[int, list[float]] = {n: [] for n in gpus}
+    for trial in range(args.repeat):
+        for n in gpus:
+            rows[n].append(measure(n, root, len(files), args))
     mode = "one process per GPU" if args.processes else "one process"
-    print(f"\nJAX sharded iterator, ResNet-50 pipeline, {mode} ({jax.devices()[0].device_kind})")
-    print(f"{'GPUs':>6}{'img/s':>10}{'vs 1 GPU':>10}")
-    base = rows[0][1] if rows and rows[0][0] == 1 else None
-    for n, r in rows:
+    pinned = ", set_affinity=True" if args.pin else ""
+    print(
+        f"\nJAX sharded iterator, ResNet-50 pipeline, {mode}{pinned} "
+        f"({jax.devices()[0].device_kind}); trials in the order run, alternating GPU counts"
+    )
+    print(f"{'GPUs':>6}{'median img/s':>14}{'vs 1 GPU':>10}  trials")
+    base = statistics.median(rows[1]) if 1 in rows else None
+    for n, rates in rows.items():
+        r = statistics.median(rates)
         ratio = f"{r / base:.2f}x" if base else ""
-        print(f"{n:>6}{r:>10.0f}{ratio:>10}")
+        trials = ", ".join(f"{v:.0f}" for v in rates)
+        print(f"{n:>6}{r:>14.0f}{ratio:>10}  {trials}")
+    if base and args.repeat > 1:
+        per_trial = [rows[n][t] / rows[1][t] for n in gpus for t in range(args.repeat) if n > 1]
+        print(
+            "per-trial ratios (each against the 1-GPU run just before it): "
+            + ", ".join(f"{v:.2f}x" for v in per_trial)
+        )
+
+
+def measure(n: int, root: Path, images: int, args: argparse.Namespace) -> float:
+    """One measurement of ``n`` GPUs: total img/s."""
+    if args.processes:
+        print(f"  {n} process(es), one GPU each:")
+        r = processes(n, root, images, args.threads, args.seconds, args.pin)
+        print(f"  {n} GPU(s): {r:8.0f} img/s")
+        return r
+    it = make_iterator(root, n, args.threads, args.pin)
+    warmup = max(2, images // (BATCH * n) // 2)
+    r, batch = rate(it, args.seconds, warmup)
+    shards = {s.device.id: s.data.shape for s in batch["images"].addressable_shards}
+    print(f"  {n} GPU(s): {r:8.0f} img/s; global batch {batch['images'].shape}, shards {shards}")
+    del it, batch
+    return r
 
 
 if __name__ == "__main__":

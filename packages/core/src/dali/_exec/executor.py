@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from dali._exec import profile as _profile
+from dali._exec.affinity import pin_current_thread
 from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
 
 __all__ = [
@@ -364,9 +365,11 @@ class _WorkerState:
     iteration i is on the GPU. Every worker takes iterations in order, so results stay ordered.
     """
 
-    def __init__(self, plan: Any, num_threads: int, cuda: Any = None) -> None:
+    def __init__(self, plan: Any, num_threads: int, cuda: Any = None, affinity: Any = None) -> None:
         self.plan = plan
         self.cuda = cuda
+        #: the cores every pipeline thread pins itself to (`set_affinity`), or None
+        self.affinity = affinity
         self.requests: queue.Queue[IterationRequest | None] = queue.Queue()
         self.results: queue.Queue[Any] = queue.Queue()
         self.stages = split_stages(plan) if cuda is not None else None
@@ -375,13 +378,19 @@ class _WorkerState:
         self.handoffs: list[queue.Queue[Any]] = [queue.Queue() for _ in self.gpu_parts]
         self.prepare = preparable(plan, *self.stages) if self.stages else []
         self.pool = (
-            ThreadPoolExecutor(num_threads, thread_name_prefix="dali-op")
+            ThreadPoolExecutor(
+                num_threads,
+                thread_name_prefix="dali-op",
+                initializer=pin_current_thread,
+                initargs=(affinity,),
+            )
             if num_threads > 1
             else None
         )
         self.profile = _profile.from_env()  # None unless DALI_PROFILE is set
 
     def loop(self) -> None:
+        pin_current_thread(self.affinity)
         prof = self.profile
         span = _profile.nothing if prof is None else prof.span
         while True:
@@ -413,6 +422,7 @@ class _WorkerState:
             del it  # the GPU stage adds its batches to it: do not keep them alive here
 
     def gpu_loop(self, part: int) -> None:
+        pin_current_thread(self.affinity)
         last = part == len(self.gpu_parts) - 1
         inbox = self.handoffs[part]
         try:
@@ -470,12 +480,19 @@ class Executor:
         num_threads: Size of the per-sample thread pool.
         asynchronous: Run ahead on worker threads (else each `get` runs one iteration inline).
         cuda: The pipeline's `dali._exec.device.CudaContext` when the plan has GPU work.
+        affinity: Cores every pipeline thread pins itself to (`dali._exec.affinity`), or None.
     """
 
     def __init__(
-        self, plan: Any, *, num_threads: int, asynchronous: bool = True, cuda: Any = None
+        self,
+        plan: Any,
+        *,
+        num_threads: int,
+        asynchronous: bool = True,
+        cuda: Any = None,
+        affinity: Any = None,
     ) -> None:
-        self._state = _WorkerState(plan, num_threads, cuda)
+        self._state = _WorkerState(plan, num_threads, cuda, affinity)
         self._async = asynchronous
         self._pending: list[IterationRequest] = []
         self._threads: list[threading.Thread] = []

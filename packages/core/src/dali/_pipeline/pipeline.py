@@ -66,6 +66,9 @@ class Pipeline(PipelineProperties):
     DALI's bound its memory: ``device_memory_limit`` (bytes of the pipeline's device memory
     pool; allocating more fails naming the operator) and ``pinned_memory_limit`` (bytes of
     pinned host staging in flight). `release_memory` frees what the pools cache.
+    ``set_affinity=True`` pins the pipeline's threads of a GPU pipeline to the cores nearest
+    its GPU (its NUMA node, `dali._exec.affinity`), as DALI does; use it with one process
+    per GPU.
 
     A GPU output stays valid, never overwritten by later iterations, for as long as you hold a
     reference to it (or to a framework tensor made from it through DLPack); once you drop it,
@@ -315,10 +318,19 @@ class Pipeline(PipelineProperties):
                 num_threads=self._num_threads or 1,
                 asynchronous=self._exec_async and self._exec_pipelined,
                 cuda=self._cuda if self._plan.uses_gpu else None,
+                affinity=self._affinity(),
             )
             self._executor = ex
             self._finalizer = weakref.finalize(self, ex.close)
         return self._executor
+
+    def _affinity(self) -> frozenset[int] | None:
+        """`set_affinity=True`: the cores nearest the pipeline's GPU (None: no pinning)."""
+        if not self._set_affinity or self._cuda is None or not self._plan.uses_gpu:
+            return None
+        from dali._exec.affinity import gpu_local_cpus
+
+        return gpu_local_cpus(self._device_id)
 
     # -- running ---------------------------------------------------------------------------
     @contextlib.contextmanager
