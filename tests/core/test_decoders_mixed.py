@@ -647,9 +647,65 @@ def test_a_batch_decoded_in_parallel_parts_equals_one_call(tmp_path, monkeypatch
         p = pipe()
         (tl,) = p.run()
         outs[parts] = [cp.asnumpy(s) for s in tl._samples()]
-        assert len(p._plan.by_name["dec"].impl._mixed._decoders) == parts
+        mixed = p._plan.by_name["dec"].impl._mixed
+        assert len(mixed._decoders) == parts
+        # the pipeline's 4 threads shared by the decoders, not 4 each
+        assert mixed.threads_per_decoder() == max(1, 4 // parts)
         used_gpu(p, 48)
         p.close()
     assert len(outs[1]) == len(outs[3]) == 48
     for a, b in zip(outs[1], outs[3]):
         np.testing.assert_array_equal(a, b)
+
+
+def test_the_parallel_decoders_share_the_pipelines_threads(monkeypatch):
+    from types import SimpleNamespace
+
+    args = {
+        "jpeg_fancy_upsampling": False,
+        "hybrid_huffman_threshold": 1000 * 1000,
+        "preallocate_width_hint": 0,
+        "preallocate_height_hint": 0,
+    }
+
+    class _Op:
+        pipeline = SimpleNamespace(device_id=0, num_threads=12, max_batch_size=256)
+
+        def has_arg(self, name):
+            return False
+
+        def arg(self, name):
+            return args[name]
+
+    for parts, threads in ((1, 12), (2, 6), (3, 4), (5, 2), (24, 1)):
+        monkeypatch.setattr(_nvimgcodec, "PARALLEL_DECODES", parts)
+        assert _nvimgcodec.MixedDecoder(_Op()).threads_per_decoder() == threads
+
+
+@pytest.mark.gpu
+def test_the_mixed_decoder_needs_only_the_c_library(gpu, photos):
+    """nvImageCodec's Python binding is never imported (it would start a second instance):
+    the C library finds nvJPEG on its own, for the hardware and the CUDA decoders."""
+    import subprocess
+    import sys
+
+    script = f"""
+import sys
+from dali import fn, pipeline_def
+from dali._ops.decoders import _nvimgcodec
+
+@pipeline_def(batch_size=8, num_threads=2, device_id=0, seed=1)
+def pipe():
+    jpegs, _ = fn.readers.file(files={[str(f) for f in photos[:8]]!r})
+    return fn.decoders.image(jpegs, device="mixed", name="dec", hw_decoder_load=0.5)
+
+p = pipe()
+(out,) = p.run()
+stats = p._plan.by_name["dec"].impl._mixed.stats
+print(len(out), int(stats["gpu"]), int(stats["cpu_samples"]), "nvidia.nvimgcodec" in sys.modules)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split()[-4:] == ["8", "8", "0", "False"], done.stdout + done.stderr[-2000:]

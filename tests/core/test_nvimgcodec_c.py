@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 from dali._ops.decoders import _nvimgcodec_c as nvc
+from dali._ops.decoders import _nvimgcodec_capi as capi
 
 if not nvc.available():
     pytest.skip("nvImageCodec's C library is not installed", allow_module_level=True)
@@ -134,23 +135,23 @@ def display_shape(data: np.ndarray, gray: bool, orient: bool) -> tuple[int, int,
 # -- layout ------------------------------------------------------------------------------------
 
 C_NAMES = {
-    nvc._InstanceCreateInfo: "nvimgcodecInstanceCreateInfo_t",
+    capi._InstanceCreateInfo: "nvimgcodecInstanceCreateInfo_t",
     nvc._BackendParams: "nvimgcodecBackendParams_t",
     nvc._Backend: "nvimgcodecBackend_t",
     nvc._ExecutionParams: "nvimgcodecExecutionParams_t",
     nvc._DecodeParams: "nvimgcodecDecodeParams_t",
-    nvc._OutOfBoundsSample: "nvimgcodecOutOfBoundsSample_t",
-    nvc._Region: "nvimgcodecRegion_t",
-    nvc._CodeStreamView: "nvimgcodecCodeStreamView_t",
-    nvc._Orientation: "nvimgcodecOrientation_t",
+    capi._OutOfBoundsSample: "nvimgcodecOutOfBoundsSample_t",
+    capi._Region: "nvimgcodecRegion_t",
+    capi._CodeStreamView: "nvimgcodecCodeStreamView_t",
+    capi._Orientation: "nvimgcodecOrientation_t",
     nvc._ImagePlaneInfo: "nvimgcodecImagePlaneInfo_t",
-    nvc._ImageInfo: "nvimgcodecImageInfo_t",
+    capi._ImageInfo: "nvimgcodecImageInfo_t",
 }
 
 #: constants the module uses: C expression -> the module's value
 C_CONSTANTS = {
     **{f"NVIMGCODEC_STRUCTURE_TYPE_{n}": v for n, v in nvc._ST.items()},
-    **{f"NVIMGCODEC_STATUS_{n}": v for v, n in nvc._STATUS_NAMES.items()},
+    **{f"NVIMGCODEC_STATUS_{n}": v for v, n in capi._STATUS_NAMES.items()},
     "NVIMGCODEC_BACKEND_KIND_CPU_ONLY": nvc.BACKEND_KINDS["cpu"],
     "NVIMGCODEC_BACKEND_KIND_GPU_ONLY": nvc.BACKEND_KINDS["gpu"],
     "NVIMGCODEC_BACKEND_KIND_HYBRID_CPU_GPU": nvc.BACKEND_KINDS["hybrid"],
@@ -165,25 +166,25 @@ C_CONSTANTS = {
     "NVIMGCODEC_SAMPLEFORMAT_I_RGB": nvc._SAMPLEFORMAT_I_RGB,
     "NVIMGCODEC_IMAGE_BUFFER_KIND_STRIDED_DEVICE": nvc._BUFFER_KIND_STRIDED_DEVICE,
     "NVIMGCODEC_IMAGE_BUFFER_KIND_STRIDED_HOST": nvc._BUFFER_KIND_STRIDED_HOST,
-    "NVIMGCODEC_DEBUG_MESSAGE_SEVERITY_DEFAULT": nvc._DEBUG_SEVERITY_DEFAULT,
-    "NVIMGCODEC_DEBUG_MESSAGE_SEVERITY_ALL": nvc._DEBUG_SEVERITY_ALL,
-    "NVIMGCODEC_DEBUG_MESSAGE_CATEGORY_ALL": nvc._DEBUG_CATEGORY_ALL,
+    "NVIMGCODEC_DEBUG_MESSAGE_SEVERITY_DEFAULT": capi._DEBUG_SEVERITY_DEFAULT,
+    "NVIMGCODEC_DEBUG_MESSAGE_SEVERITY_ALL": capi._DEBUG_SEVERITY_ALL,
+    "NVIMGCODEC_DEBUG_MESSAGE_CATEGORY_ALL": capi._DEBUG_CATEGORY_ALL,
     "NVIMGCODEC_DEVICE_CPU_ONLY": nvc.CPU_ONLY_DEVICE,
     "NVIMGCODEC_DEVICE_CURRENT": nvc.CURRENT_DEVICE,
-    "NVIMGCODEC_MAX_NUM_DIM": nvc._MAX_NUM_DIM,
-    "NVIMGCODEC_MAX_ROI_FILL_CHANNELS": nvc._MAX_ROI_FILL_CHANNELS,
-    "NVIMGCODEC_MAX_NUM_PLANES": nvc._MAX_NUM_PLANES,
-    "NVIMGCODEC_MAX_CODEC_NAME_SIZE": nvc._MAX_CODEC_NAME_SIZE,
+    "NVIMGCODEC_MAX_NUM_DIM": capi._MAX_NUM_DIM,
+    "NVIMGCODEC_MAX_ROI_FILL_CHANNELS": capi._MAX_ROI_FILL_CHANNELS,
+    "NVIMGCODEC_MAX_NUM_PLANES": capi._MAX_NUM_PLANES,
+    "NVIMGCODEC_MAX_CODEC_NAME_SIZE": capi._MAX_CODEC_NAME_SIZE,
 }
 
 
 def test_layout_matches_the_recorded_header_layout():
-    assert nvc._layout_errors() == []
-    assert nvc._INFO_DTYPE.itemsize == ctypes.sizeof(nvc._ImageInfo) == 2160
-    assert nvc._VIEW_DTYPE.itemsize == ctypes.sizeof(nvc._CodeStreamView) == 152
+    assert capi._layout_errors() == []
+    assert nvc._INFO_DTYPE.itemsize == ctypes.sizeof(capi._ImageInfo) == 2160
+    assert nvc._VIEW_DTYPE.itemsize == ctypes.sizeof(capi._CodeStreamView) == 152
     # the numpy record puts every field where the C structure has it
     for name in ("color_spec", "orientation", "num_planes", "plane_info", "buffer", "cuda_stream"):
-        assert nvc._INFO_DTYPE.fields[name][1] == getattr(nvc._ImageInfo, name).offset
+        assert nvc._INFO_DTYPE.fields[name][1] == getattr(capi._ImageInfo, name).offset
 
 
 def test_layout_and_constants_match_the_compiled_header(tmp_path: Path):

@@ -85,6 +85,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dali._ops.decoders import _codecs
+from dali._ops.decoders._convert_gpu import (
+    MODES,
+    TABLE_COLS,
+    conversion,
+    convert_kernel,
+    ycc_coefficients,
+)
+from dali._ops.decoders._jpeg_header import JpegInfo, jpeg_info
 
 if TYPE_CHECKING:
     from dali._ops.decoders.image import _ImageDecoder
@@ -114,268 +122,11 @@ PARALLEL_DECODES = 2
 #: module docstring for the table).
 DEFAULT_HW_LOAD = 0.9
 
-# -- nvImageCodec ------------------------------------------------------------------------------
-
-_nv: Any = None
-
-
-def nvimgcodec() -> Any:
-    """The ``nvidia.nvimgcodec`` module, imported on first use, with an install hint."""
-    global _nv
-    if _nv is None:
-        try:
-            from nvidia import nvimgcodec as nv
-        except ImportError as e:
-            raise ImportError(
-                'decoders with device="mixed" need nvImageCodec: pip install "dali-core[cuda13]" '
-                '(or "dali-core[cuda12]"), which installs nvidia-nvimgcodec-cu13 and nvJPEG'
-            ) from e
-        _nv = nv
-    return _nv
-
-
 # -- the JPEG header ---------------------------------------------------------------------------
 
 #: SOF markers of the Huffman-coded, 8/12-bit DCT processes nvJPEG decodes (baseline, extended,
 #: progressive); lossless and arithmetic-coded JPEGs go to the CPU backend.
 _GPU_SOF = frozenset({0xC0, 0xC1, 0xC2})
-
-
-class JpegInfo:
-    """What the planner needs from a JPEG header (see `jpeg_info`)."""
-
-    __slots__ = ("height", "ncomp", "orientation", "precision", "sof", "sos", "width")
-
-    def __init__(
-        self, sof: int, precision: int, height: int, width: int, ncomp: int, orient: int, sos: int
-    ) -> None:
-        self.sof = sof
-        self.precision = precision
-        self.height = height
-        self.width = width
-        self.ncomp = ncomp
-        self.orientation = orient
-        self.sos = sos
-
-
-def _walk(b: bytes) -> JpegInfo | None | bool:
-    """Walk the markers of ``b`` up to SOS: the info, None (unusual file) or False (need more)."""
-    i, n = 2, len(b)
-    info = None
-    orient = 1
-    while i + 4 <= n:
-        if b[i] != 0xFF:
-            return None  # garbage between markers: the exact parser skips it as libjpeg does
-        m = b[i + 1]
-        if m == 0xFF:
-            i += 1
-            continue
-        if m == 0x01 or 0xD0 <= m <= 0xD8:
-            i += 2
-            continue
-        if m == 0xD9:
-            return None
-        if m == 0xDA:
-            if info is None:
-                return None
-            info.orientation = orient
-            info.sos = i
-            return info
-        seglen = (b[i + 2] << 8) | b[i + 3]
-        if i + 2 + seglen > n:
-            return False
-        if m in _codecs._SOF_MARKERS:
-            if info is not None or seglen < 8:
-                return None
-            h, w = (b[i + 5] << 8) | b[i + 6], (b[i + 7] << 8) | b[i + 8]
-            info = JpegInfo(m, b[i + 4], h, w, b[i + 9], 1, -1)
-        elif m == 0xE1 and b[i + 4 : i + 10] == b"Exif\x00\x00":
-            orient = _codecs._tiff_orientation(b[i + 10 : i + 2 + seglen])
-        i += 2 + seglen
-    return False
-
-
-def jpeg_info(data: np.ndarray) -> JpegInfo | None:
-    """Frame size, components, precision, EXIF orientation and SOS offset of a JPEG.
-
-    A fast walk over the first few KiB (the markers before the scan are usually under 1 KiB);
-    None for files it does not understand, which then take the CPU backend's path. Where it
-    answers, it agrees with `_codecs.decode`'s parser (the last EXIF block before the scan wins).
-    """
-    n = data.size
-    limit = 4096
-    while True:
-        got = _walk(data[:limit].tobytes())
-        if got is not False:
-            return got  # type: ignore[return-value]
-        if limit >= n:
-            return None
-        limit = min(n, limit * 16)
-
-
-# -- the conversion kernel ---------------------------------------------------------------------
-
-_CTYPES = {
-    "uint8": "unsigned char",
-    "int8": "signed char",
-    "uint16": "unsigned short",
-    "int16": "short",
-    "uint32": "unsigned int",
-    "int32": "int",
-    "float32": "float",
-}
-
-_KERNEL_SOURCE = r"""
-typedef __CTYPE__ T;
-#define CONV __CONV__
-#define UNSIGNED_OUT __UNSIGNED__
-#define FLOAT_OUT __FLOAT_OUT__
-
-// DALI's ConvertSat from float: round half away from zero (in double, exact), saturate.
-__device__ __forceinline__ T dali_round_sat(double y) {
-#if UNSIGNED_OUT
-    y = floor(y + 0.5);
-#else
-    y = trunc(y + copysign(0.5, y));
-#endif
-    return (T)fmin(fmax(y, __LO__), __HI__);
-}
-
-// DALI's ConvertSatNorm of a uint8 value, as _codecs.convert_dtype computes it.
-__device__ __forceinline__ T dali_cvt(unsigned char v, float factor) {
-#if CONV == 0
-    return (T)v;
-#elif CONV == 1
-    return (T)__fmul_rn((float)v, factor);
-#elif CONV == 2
-    return (T)((unsigned int)v * (unsigned int)factor);
-#else
-    return dali_round_sat((double)__fmul_rn((float)v, factor));
-#endif
-}
-
-// One block row per sample (blockIdx.y); the table holds 12 int64 per sample:
-// src pointer, src row pitch (bytes), src channels, dst offset (elements), out h, w, c,
-// the decoded part's y, x, h, w inside the output (the rest is padding), src pixel stride.
-extern "C" __global__ void __NAME__(
-        const long long* __restrict__ table, T* __restrict__ out,
-        const T* __restrict__ fill, const float* __restrict__ ycc, int mode, float factor) {
-    const long long* p = table + 12LL * blockIdx.y;
-    const unsigned char* src = (const unsigned char*)p[0];
-    const long long pitch = p[1];
-    const int sc = (int)p[2];
-    T* dst = out + p[3];
-    const int ow = (int)p[5], oc = (int)p[6];
-    const int iy = (int)p[7], ix = (int)p[8], ih = (int)p[9], iw = (int)p[10];
-    const int px = (int)p[11];
-    const long long npix = p[4] * (long long)ow;
-    const T* f = oc == 1 ? fill : fill + 1;
-    for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < npix;
-         q += (long long)gridDim.x * blockDim.x) {
-        const int y = (int)(q / ow);
-        const int x = (int)(q - (long long)y * ow);
-        T* o = dst + q * oc;
-        const int sy = y - iy, sx = x - ix;
-        if (sy < 0 || sx < 0 || sy >= ih || sx >= iw) {
-            for (int c = 0; c < oc; ++c) o[c] = f[c];
-            continue;
-        }
-        const unsigned char* s = src + sy * pitch + (long long)sx * px;
-        if (oc == 1) {
-            o[0] = dali_cvt(s[0], factor);
-            continue;
-        }
-        const unsigned char r = s[0], g = s[sc > 1 ? 1 : 0], b = s[sc > 2 ? 2 : 0];
-        if (mode == 1) {  // BGR
-            o[0] = dali_cvt(b, factor);
-            o[1] = dali_cvt(g, factor);
-            o[2] = dali_cvt(r, factor);
-        } else if (mode == 2) {  // BT.601 YCbCr of the converted RGB, float32 step by step
-            const float fr = (float)dali_cvt(r, factor);
-            const float fg = (float)dali_cvt(g, factor);
-            const float fb = (float)dali_cvt(b, factor);
-            for (int k = 0; k < 3; ++k) {
-                const float* cf = ycc + 4 * k;
-                float v = __fadd_rn(__fmul_rn(fr, cf[0]), __fmul_rn(fg, cf[1]));
-                v = __fadd_rn(__fadd_rn(v, __fmul_rn(fb, cf[2])), cf[3]);
-#if FLOAT_OUT
-                o[k] = (T)v;
-#else
-                o[k] = dali_round_sat((double)v);
-#endif
-            }
-        } else {
-            o[0] = dali_cvt(r, factor);
-            o[1] = dali_cvt(g, factor);
-            o[2] = dali_cvt(b, factor);
-        }
-    }
-}
-"""
-
-_TABLE_COLS = 12
-_MODES = {"RGB": 0, "ANY_DATA": 0, "GRAY": 0, "BGR": 1, "YCbCr": 2}
-
-
-def conversion(dtype: np.dtype) -> tuple[int, np.float32]:
-    """``(kind, factor)`` of uint8 → ``dtype`` exactly as `_codecs.convert_dtype` does it.
-
-    Kinds: 0 copy, 1 float (``v * factor``), 2 exact integer multiply, 3 float32 multiply then
-    round and saturate.
-    """
-    if dtype == np.uint8:
-        return 0, np.float32(1)
-    src_max = _codecs._max_value(np.dtype(np.uint8))
-    if dtype.kind == "f":
-        return 1, np.float32(1) / np.float32(src_max)
-    factor = np.float32(np.float32(_codecs._max_value(dtype)) / np.float32(src_max))
-    if factor.is_integer() and src_max * float(factor) < 2**24:
-        return 2, factor
-    return 3, factor
-
-
-def ycc_coefficients(dtype: np.dtype) -> np.ndarray:
-    """The 3×4 float32 BT.601 coefficients `_codecs.rgb_to_ycbcr` uses for ``dtype``."""
-    if dtype.kind == "f":
-        bias_scale = 1.0
-    else:
-        info = np.iinfo(dtype)
-        bias_scale = 2.0 * 2.0 ** (info.bits - 1 - (info.min < 0))
-    coeffs = [
-        (np.float32(a), np.float32(b), np.float32(c), np.float32(d * bias_scale))
-        for a, b, c, d in _codecs._YCC_EXACT
-    ]
-    return np.asarray(coeffs, dtype=np.float32).reshape(-1)
-
-
-_kernels: dict[str, Any] = {}
-
-
-def _convert_kernel(dtype: np.dtype) -> Any:
-    """The conversion kernel for ``dtype`` (compiled once per type; CuPy caches per device)."""
-    kern = _kernels.get(dtype.name)
-    if kern is None:
-        import cupy as cp
-
-        kind, _ = conversion(dtype)
-        if dtype.kind == "f":
-            lo, hi = "0.0", "0.0"
-        else:
-            info = np.iinfo(dtype)
-            lo, hi = f"{float(info.min)!r}", f"{float(info.max)!r}"
-        name = f"dali_decoder_convert_{dtype.name}"
-        src = (
-            _KERNEL_SOURCE.replace("__CTYPE__", _CTYPES[dtype.name])
-            .replace("__CONV__", str(kind))
-            .replace("__UNSIGNED__", "1" if dtype.kind == "u" else "0")
-            .replace("__FLOAT_OUT__", "1" if dtype.kind == "f" else "0")
-            .replace("__LO__", lo)
-            .replace("__HI__", hi)
-            .replace("__NAME__", name)
-        )
-        kern = cp.RawKernel(src, name, options=("--std=c++11",))
-        _kernels[dtype.name] = kern
-    return kern
 
 
 # -- the per-operator decoder ------------------------------------------------------------------
@@ -436,20 +187,25 @@ class MixedDecoder:
             0.0,
         )
 
+    def threads_per_decoder(self) -> int:
+        """nvImageCodec's own threads per decoder: the pipeline's ``num_threads`` shared by
+        the `PARALLEL_DECODES` decoders, so that they start ``num_threads`` in all, not that
+        many each (on a 16-core H100 host, 2 decoders of 12 threads each ran 20 % slower than
+        2 of 6)."""
+        return max(1, self.num_threads // max(1, PARALLEL_DECODES))
+
     def decoder(self, k: int = 0) -> Any:
         """The ``k``-th C-API decoder (`_nvimgcodec_c.Decoder`), created on first use."""
         while len(self._decoders) <= k:
             from dali._ops.decoders import _nvimgcodec_c
 
-            nvimgcodec()  # the install hint when the package is missing
             backends = [("hw_gpu", self.hw_load), ("gpu", 1.0), ("hybrid", 1.0)]
+            threads = self.threads_per_decoder()
             try:
-                dec = _nvimgcodec_c.Decoder(
-                    self.device_id, backends, self.num_threads, self.options
-                )
+                dec = _nvimgcodec_c.Decoder(self.device_id, backends, threads, self.options)
             except _nvimgcodec_c.CodecError as e:  # an option this version does not know
                 _log.warning("nvImageCodec rejected the options %r (%s)", self.options, e)
-                dec = _nvimgcodec_c.Decoder(self.device_id, backends, self.num_threads)
+                dec = _nvimgcodec_c.Decoder(self.device_id, backends, threads)
             self._decoders.append(dec)
         return self._decoders[k]
 
@@ -796,7 +552,7 @@ def _assemble(
     if not results:
         return None
     dtype = op.out_dtype
-    mode = _MODES[op._out_name]
+    mode = MODES[op._out_name]
     if (
         not host
         and len(results) == len(decoded)
@@ -832,11 +588,11 @@ def _assemble(
                 fill[0] = op.fill_for(1, dtype)[0]
             if any(r[6] == 3 for r in rows):
                 fill[1:] = op.fill_for(3, dtype)
-        table = cp.asarray(np.asarray(rows, dtype=np.int64).reshape(-1, _TABLE_COLS))
+        table = cp.asarray(np.asarray(rows, dtype=np.int64).reshape(-1, TABLE_COLS))
         _, factor = conversion(dtype)
         ycc = op._mixed.ycc(dtype) if mode == 2 else table  # unused unless YCbCr
         blocks = min(max(1, -(-max_pix // 256)), 128)
-        _convert_kernel(dtype)(
+        convert_kernel(dtype)(
             (blocks, len(rows)),
             (256,),
             (table, flat, cp.asarray(fill), ycc, np.int32(mode), np.float32(factor)),

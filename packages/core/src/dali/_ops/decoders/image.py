@@ -183,7 +183,7 @@ def header_shapes(samples: Sequence[np.ndarray], orientation: bool) -> np.ndarra
         >>> header_shapes([np.frombuffer(b"GIF89a...", np.uint8)], True).tolist()
         [[-1, -1]]
     """
-    from dali._ops.decoders._nvimgcodec import jpeg_info
+    from dali._ops.decoders._jpeg_header import jpeg_info
 
     out = np.full((len(samples), 2), -1, dtype=np.int64)
     for i, data in enumerate(samples):
