@@ -114,10 +114,9 @@ def main() -> None:
     import cupy
     from dali import fn
     from dali._exec.rng import SampleRNG, combine
-    from dali._ops.image import _resample, _resample_gpu, _warp_gpu
+    from dali._ops.image import _gpu_common, _resample, _resample_gpu, _warp_gpu
     from dali._ops.image.crop_window import random_crop_windows
     from dali._ops.image.paste import paste_geometry
-    from dali._ops.image.resize import _cached_geometry, _cached_plans
     from dali._ops.image.rotate import rotated_canvas_size, rotation_matrix_2d
     from dali._tensors import TensorListGPU
 
@@ -132,26 +131,22 @@ def main() -> None:
     axes = (0, 1)
     results: dict[str, dict[str, float]] = {}
 
-    def resize_step() -> Any:  # what Resize.run_gpu does for size=(224, 224)
-        plans = []
-        for s in shapes:
-            geom = _cached_geometry(s[:2], (224.0, 224.0), "default", None, None, None, False, True)
-            plans.append(_cached_plans(s[:2], *geom, 1, 1, True))
-        return _resample_gpu.resample_batch(tl, axes, plans, np.uint8, "HWC")
+    tri, lin = _resample.TRIANGULAR, _resample.LINEAR  # the operators' default filters
+
+    def resize_step() -> Any:  # what Resize.run_gpu does for size=(224, 224): no per-sample loop
+        inputs = _gpu_common.input_batch(tl)
+        hw = inputs[1][:, [0, 1]]
+        plans = _resample_gpu.plan_batch(hw, [[224, 224]], np.zeros_like(hw), hw, tri, lin, True)
+        return _resample_gpu.resample_batch(tl, axes, plans, np.uint8, "HWC", inputs=inputs)
 
     crop_rng = SampleRNG(combine(0, np.arange(b)))
 
     def rrc_step() -> Any:  # what RandomResizedCrop.run_gpu does for size=(224, 224)
-        plans = []
-        anchors, sizes = random_crop_windows(crop_rng, [s[:2] for s in shapes])
-        for (h, w, _), (y0, x0), (ch, cw) in zip(shapes, anchors.tolist(), sizes.tolist()):
-            plans.append(
-                [
-                    _resample.AxisPlan.make(h, 224, y0, y0 + ch, 1),
-                    _resample.AxisPlan.make(w, 224, x0, x0 + cw, 1),
-                ]
-            )
-        return _resample_gpu.resample_batch(tl, axes, plans, np.uint8, "HWC")
+        inputs = _gpu_common.input_batch(tl)
+        hw = inputs[1][:, [0, 1]]
+        anchors, sizes = random_crop_windows(crop_rng, hw)
+        plans = _resample_gpu.plan_batch(hw, [[224, 224]], anchors, anchors + sizes, tri, lin, True)
+        return _resample_gpu.resample_batch(tl, axes, plans, np.uint8, "HWC", inputs=inputs)
 
     angles = rng.uniform(-30, 30, b)
 
