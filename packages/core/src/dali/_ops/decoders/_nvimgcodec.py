@@ -190,7 +190,7 @@ class MixedDecoder:
     def threads_per_decoder(self) -> int:
         """nvImageCodec's own threads per decoder: the pipeline's ``num_threads`` shared by
         the `PARALLEL_DECODES` decoders, so that they start ``num_threads`` in all, not that
-        many each (on a 16-core H100 host, 2 decoders of 12 threads each ran 20 % slower than
+        many each (on a 16-core H100 host, 2 decoders of 12 threads each ran ~10 % slower than
         2 of 6)."""
         return max(1, self.num_threads // max(1, PARALLEL_DECODES))
 
