@@ -39,8 +39,9 @@ that stream when `Decoder.decode` returns, without any host synchronisation.
 The C declarations and the loaded library live in `_nvimgcodec_capi`: the library is found as
 the ``nvidia.nvimgcodec`` package (without importing it) and loaded once; one process-wide
 library instance, created on first use, loads its built-in codecs and the extension modules
-shipped with the wheel (which find nvJPEG through their own run paths). Set ``DALI_NVIMGCODEC_DEBUG=1`` (warnings and
-errors) or ``=all`` (everything) to have nvImageCodec's debug messenger print to stderr.
+shipped with the wheel (which find nvJPEG through their own run paths). Set
+``DALI_NVIMGCODEC_DEBUG=1`` (warnings and errors) or ``=all`` (everything) to have
+nvImageCodec's debug messenger print to stderr.
 
 Example:
     >>> import numpy as np
@@ -115,8 +116,9 @@ __all__ = [
 _VIEW_TEMPLATE_BYTES = _VIEW_TEMPLATE.tobytes()
 
 
-def _records(data: bytes, dtype: np.dtype) -> np.ndarray:
-    """A writable record array over a copy of ``data``, made without releasing the GIL.
+def _records(data: bytes | int, dtype: np.dtype) -> np.ndarray:
+    """A writable record array over a copy of ``data`` (an int: that many zero bytes), made
+    without releasing the GIL.
 
     ``np.zeros(n, dtype)`` of a large record dtype and broadcasting a template record into an
     array release the GIL (numpy does so around bulk zeroing and copying). Taking it back
@@ -332,7 +334,7 @@ class Decoder:
             region["end"][:, :2] = box[:, 2:]
         view_addr = views.ctypes.data
 
-        infos = _records(bytes(n * _INFO_SIZE), _INFO_DTYPE)
+        infos = _records(n * _INFO_SIZE, _INFO_DTYPE)
         infos["struct_type"] = _ST["IMAGE_INFO"]
         infos["struct_size"] = _INFO_SIZE
         info_addr = infos.ctypes.data
