@@ -185,10 +185,12 @@ def decode_call_profile(datas: list[np.ndarray], windows: Any) -> str:
 # -- this library --------------------------------------------------------------------------------
 
 
-def dali_pipeline(root: Path, threads: int, kind: str, **dec_kw: Any) -> Any:
+def dali_pipeline(root: Path, threads: int, kind: str, depth: int = 2, **dec_kw: Any) -> Any:
     from dali import fn, pipeline_def, types
 
-    @pipeline_def(batch_size=BATCH, num_threads=threads, device_id=0, seed=1)
+    @pipeline_def(
+        batch_size=BATCH, num_threads=threads, device_id=0, seed=1, prefetch_queue_depth=depth
+    )
     def pipe() -> Any:
         jpegs, labels = fn.readers.file(file_root=str(root), random_shuffle=True, name="reader")
         if kind == "decode":
@@ -403,6 +405,11 @@ def main() -> None:
     parser.add_argument("--sweep", action="store_true", help="measure hw_decoder_load values")
     parser.add_argument("--loads", default="0,0.5,0.65,0.8,0.9,1", help="loads for --sweep")
     parser.add_argument("--epochs-memory", type=int, default=0, help="GPU memory over N epochs")
+    parser.add_argument(
+        "--depths",
+        default="2,4",
+        help="prefetch_queue_depth values of the pipeline rows (2: DALI's default)",
+    )
     parser.add_argument("--skip-torch", action="store_true")
     args = parser.parse_args()
 
@@ -478,20 +485,23 @@ def main() -> None:
         )
     )
     profiles: dict[str, dict[str, float]] = {}
+    depths = [int(d) for d in args.depths.split(",")]
     for kind, label in (
         ("decode", "dali file -> decoders.image mixed"),
         ("crop", "dali file -> image_random_crop mixed"),
         ("full", "dali ResNet-50 pipeline (fp16 NCHW)"),
     ):
+        for depth in depths:
 
-        def one(kind: str = kind) -> float:
-            pipe = dali_pipeline(root, args.threads, kind)
-            r, stats = dali_rate(pipe, secs, per_epoch)
-            profiles[kind] = stats
-            pipe.close()
-            return r
+            def one(kind: str = kind, depth: int = depth) -> float:
+                pipe = dali_pipeline(root, args.threads, kind, depth)
+                r, stats = dali_rate(pipe, secs, per_epoch)
+                profiles[f"{kind}, prefetch {depth}"] = stats
+                pipe.close()
+                return r
 
-        rows.append((label, attempt(label, one)))
+            name = f"{label}, prefetch {depth}"
+            rows.append((name, attempt(name, one)))
     if not args.skip_torch:
         rows.append(
             (
@@ -507,25 +517,26 @@ def main() -> None:
         )
 
     print(f"\nGPU ResNet-50 input pipeline, {gpu_name()}, batch {BATCH}, {len(files)} JPEGs")
-    print(f"{'row':<46}{'img/s':>10}{'vs ceiling':>12}")
+    print(f"{'row':<58}{'img/s':>10}{'vs ceiling':>12}")
     for name, value in rows:
         if value is None:
-            print(f"{name:<46}{'n/a':>10}")
+            print(f"{name:<58}{'n/a':>10}")
             continue
         ratio = f"{value / ceiling:.2f}x" if ceiling else ""
-        print(f"{name:<46}{value:>10.0f}{ratio:>12}")
+        print(f"{name:<58}{value:>10.0f}{ratio:>12}")
     for kind, stats in profiles.items():
         b = max(stats["batches"], 1)
         print(
             f"profile [{kind}] ms/batch in the decoder: plan {1e3 * stats['plan'] / b:.2f}, "
-            f"nvImageCodec decode call {1e3 * stats['decode'] / b:.2f}, CPU fallback "
+            f"waiting for the decode {1e3 * stats['decode'] / b:.2f} ({stats['ahead']:.0f} "
+            f"batches started ahead), CPU fallback "
             f"{1e3 * stats['cpu'] / b:.2f}, convert {1e3 * stats['convert'] / b:.2f}; "
             f"GPU samples {stats['gpu']:.0f}, CPU samples {stats['cpu_samples']:.0f}"
         )
     if args.epochs_memory:
 
         def memory() -> dict[str, float]:
-            pipe = dali_pipeline(root, args.threads, "full")
+            pipe = dali_pipeline(root, args.threads, "full", max(depths))
             try:
                 return memory_over_epochs(pipe, args.epochs_memory, per_epoch)
             finally:

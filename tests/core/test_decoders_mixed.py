@@ -15,6 +15,8 @@ from __future__ import annotations
 import io
 import logging
 from pathlib import Path
+from types import SimpleNamespace
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -292,7 +294,9 @@ def test_output_is_a_gpu_batch_of_views(gpu, photos) -> None:
     assert samples[1].data.ptr == flat.data.ptr + samples[0].size  # one buffer, back to back
     impl = p._plan.by_name["dec"].impl
     used_gpu(p, 6)
-    assert len(impl._mixed._decoders) == 1  # 6 samples: one part
+    # planned and decoded ahead, whole, by one of the operator's decoders
+    assert impl._mixed.stats["ahead"] == 1
+    assert len(impl._mixed._decoders) == _nvimgcodec.PARALLEL_DECODES
     p.close()
     assert impl._mixed is None
 
@@ -634,52 +638,115 @@ def test_a_batch_decoded_in_parallel_parts_equals_one_call(tmp_path, monkeypatch
 
     files = make_imagenet_like(tmp_path, 48, seed=0)
 
-    @pipeline_def(batch_size=48, num_threads=4, device_id=0, seed=5)
-    def pipe():
-        jpegs, _ = fn.readers.file(files=[str(f) for f in files])
-        # every JPEG to the hardware decoder: the load split is per call, and the hardware
-        # and CUDA decoders differ by a few levels, so a partial load would differ by parts
-        return fn.decoders.image_random_crop(jpegs, device="mixed", name="dec", hw_decoder_load=1.0)
+    def pipe(**kw):
+        @pipeline_def(batch_size=48, num_threads=4, device_id=0, seed=5, **kw)
+        def graph():
+            jpegs, _ = fn.readers.file(files=[str(f) for f in files])
+            # every JPEG to the hardware decoder: the load split is per call, and the hardware
+            # and CUDA decoders differ by a few levels, so a partial load would differ by parts
+            return fn.decoders.image_random_crop(
+                jpegs, device="mixed", name="dec", hw_decoder_load=1.0
+            )
+
+        return graph()
 
     outs = {}
-    for parts in (1, 3):
+    # not pipelined: the mixed stage cuts each batch into parts; pipelined: the CPU stage
+    # starts each whole batch's decode on the next free decoder
+    for parts, kw in ((1, {"exec_pipelined": False}), (3, {"exec_pipelined": False}), (3, {})):
         monkeypatch.setattr(_nvimgcodec, "PARALLEL_DECODES", parts)
-        p = pipe()
-        (tl,) = p.run()
-        outs[parts] = [cp.asnumpy(s) for s in tl._samples()]
+        p = pipe(**kw)
+        for _ in range(3):
+            (tl,) = p.run()
+        outs[parts, bool(kw)] = [cp.asnumpy(s) for s in tl._samples()]
         mixed = p._plan.by_name["dec"].impl._mixed
         assert len(mixed._decoders) == parts
+        assert mixed.stats["ahead"] == (0 if kw else 3)
         # the pipeline's 4 threads shared by the decoders, not 4 each
         assert mixed.threads_per_decoder() == max(1, 4 // parts)
-        used_gpu(p, 48)
+        used_gpu(p, 3 * 48)
         p.close()
-    assert len(outs[1]) == len(outs[3]) == 48
-    for a, b in zip(outs[1], outs[3]):
-        np.testing.assert_array_equal(a, b)
+    assert len(outs[1, True]) == 48
+    for key in ((3, True), (3, False)):
+        for a, b in zip(outs[1, True], outs[key]):
+            np.testing.assert_array_equal(a, b)
 
 
-def test_the_parallel_decoders_share_the_pipelines_threads(monkeypatch):
-    from types import SimpleNamespace
+def test_the_decoders_take_whole_batches_at_once(monkeypatch):
+    """`MixedDecoder.submit`: up to `PARALLEL_DECODES` jobs run at the same time, each with a
+    decoder no other job holds, in the pipeline's CUDA context; results come back per job."""
+    import contextlib
+    import threading
 
-    args = {
+    monkeypatch.setattr(_nvimgcodec, "PARALLEL_DECODES", 3)
+    made = []
+
+    class _Dec:
+        def __init__(self, *a):
+            made.append(self)
+
+        def close(self):
+            pass
+
+    from dali._ops.decoders import _nvimgcodec_c
+
+    monkeypatch.setattr(_nvimgcodec_c, "Decoder", _Dec)
+    mixed = _nvimgcodec.MixedDecoder(_FakeOp())
+    active: list[int] = []
+
+    class _Cuda:
+        @contextlib.contextmanager
+        def activate(self):
+            active.append(threading.get_ident())
+            yield self
+
+    lock = threading.Lock()
+    running = {"now": 0, "max": 0}
+    held: set[int] = set()
+    gate = threading.Barrier(3, timeout=10)
+
+    def job(k, dec):
+        with lock:
+            assert id(dec) not in held  # a decoder serves one job at a time
+            held.add(id(dec))
+            running["now"] += 1
+            running["max"] = max(running["max"], running["now"])
+        if k < 3:
+            gate.wait()  # the first three jobs can only pass together: they run at once
+        with lock:
+            running["now"] -= 1
+            held.discard(id(dec))
+        return k * 10
+
+    futures = [mixed.submit(_Cuda(), lambda dec, k=k: job(k, dec)) for k in range(7)]
+    assert [f.result(timeout=10) for f in futures] == [k * 10 for k in range(7)]
+    assert running["max"] == 3 and len(made) == 3 and len(active) == 7
+    mixed.close()
+    assert mixed._decoders == [] and mixed._ahead is None
+
+
+class _FakeOp:
+    """What `MixedDecoder` reads of its operator."""
+
+    pipeline = SimpleNamespace(device_id=0, num_threads=12, max_batch_size=256)
+    args: ClassVar[dict[str, object]] = {
         "jpeg_fancy_upsampling": False,
         "hybrid_huffman_threshold": 1000 * 1000,
         "preallocate_width_hint": 0,
         "preallocate_height_hint": 0,
     }
 
-    class _Op:
-        pipeline = SimpleNamespace(device_id=0, num_threads=12, max_batch_size=256)
+    def has_arg(self, name):
+        return False
 
-        def has_arg(self, name):
-            return False
+    def arg(self, name):
+        return self.args[name]
 
-        def arg(self, name):
-            return args[name]
 
+def test_the_parallel_decoders_share_the_pipelines_threads(monkeypatch):
     for parts, threads in ((1, 12), (2, 6), (3, 4), (5, 2), (24, 1)):
         monkeypatch.setattr(_nvimgcodec, "PARALLEL_DECODES", parts)
-        assert _nvimgcodec.MixedDecoder(_Op()).threads_per_decoder() == threads
+        assert _nvimgcodec.MixedDecoder(_FakeOp()).threads_per_decoder() == threads
 
 
 @pytest.mark.gpu

@@ -143,15 +143,18 @@ def _workspace(
 
 
 def _prepare_steps(
-    plan: Any, it: _Iteration, indices: Any, pool: ThreadPoolExecutor | None
+    plan: Any, it: _Iteration, indices: Any, pool: ThreadPoolExecutor | None, cuda: Any = None
 ) -> None:
     """Run the CPU part (``prepare``) of mixed operators in the CPU stage (see `preparable`).
 
-    An exception is kept and raised by the operator's own run, in the mixed stage, so that the
-    error names the operator and comes in iteration order like any other.
+    The workspace carries the pipeline's CUDA context (``ws.stream``), which is *not* current
+    on this thread: ``prepare`` may hand device work to threads of its own that activate it
+    (the image decoders start their decode there). An exception is kept and raised by the
+    operator's own run, in the mixed stage, so that the error names the operator and comes in
+    iteration order like any other.
     """
     for si in indices:
-        ws, _ = _workspace(plan.steps[si], si, it, pool, None)
+        ws, _ = _workspace(plan.steps[si], si, it, pool, cuda)
         try:
             it.prepared[si] = plan.steps[si].impl.prepare(ws)
         except Exception as e:  # noqa: BLE001 - raised again when the operator runs
@@ -162,9 +165,9 @@ def preparable(plan: Any, cpu_stage: list[int], gpu_stage: list[int]) -> list[in
     """Mixed steps whose CPU part can run in the CPU stage: they define ``prepare`` and every
     input and argument comes from the CPU stage.
 
-    A decoder's host planning (headers, windows) then runs on the CPU-stage thread, ahead, and
-    the mixed stage only decodes: the mixed stage is the pipeline's bottleneck, the CPU stage
-    has time to spare.
+    A decoder's ``prepare`` then starts the batch's host planning (headers, windows) and its
+    decode ahead, on a worker of the decoder's own, as soon as the CPU stage has the batch: the
+    decodes of consecutive iterations overlap, and the mixed stage only collects the result.
     """
     cpu_slots = {slot for si in cpu_stage for slot in plan.steps[si].outputs}
     out = []
@@ -415,7 +418,7 @@ class _WorkerState:
                     _run_steps(self.plan, it, self.stages[0], self.pool, None, prof, "cpu")
                     if self.prepare:
                         with span("cpu", req.iteration, "<prepare mixed operators>"):
-                            _prepare_steps(self.plan, it, self.prepare, self.pool)
+                            _prepare_steps(self.plan, it, self.prepare, self.pool, self.cuda)
             except BaseException as e:  # noqa: BLE001 - handed on, in order
                 it = _Failure(e)
             self.handoffs[0].put((req, it))

@@ -119,9 +119,20 @@ def _supported(arr: Any) -> Any:
 
 
 def _split_flat(flat: Any, shapes: Sequence[tuple[int, ...]]) -> list[Any]:
-    """Per-sample views into a flat buffer holding the samples back to back."""
+    """Per-sample views into a flat buffer holding the samples back to back.
+
+    A CuPy view is made directly on its memory pointer (one array per sample instead of a
+    slice and a reshape: half the host time, which a GPU batch of 256 pays in the mixed stage).
+    """
     views = []
     offset = 0
+    memptr = getattr(flat, "data", None)
+    if hasattr(memptr, "ptr") and flat.flags.c_contiguous:  # CuPy
+        ndarray, dtype, item = type(flat), flat.dtype, flat.itemsize
+        for shape in shapes:
+            views.append(ndarray(shape, dtype, memptr + offset * item))
+            offset += math.prod(shape)
+        return views
     for shape in shapes:
         n = math.prod(shape)
         views.append(flat[offset : offset + n].reshape(shape))

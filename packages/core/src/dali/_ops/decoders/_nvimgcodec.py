@@ -79,7 +79,10 @@ from __future__ import annotations
 
 import logging
 import math
+import queue
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -100,22 +103,26 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_HW_LOAD",
     "PARALLEL_DECODES",
+    "Ahead",
     "MixedDecoder",
     "Prepared",
     "jpeg_info",
+    "plan_batch",
     "prepare",
     "run_mixed",
 ]
 
 _log = logging.getLogger("dali")
 
-#: Each batch is cut into this many contiguous parts, decoded at the same time by as many
-#: nvImageCodec decoders on the thread pool (each call is GIL-free). One decoder's call has a
+#: Decoders per operator, each a GIL-free nvImageCodec call at a time. One decoder's call has a
 #: serial host part (parsing, batching for the hardware decoder) that leaves the GPU idle;
-#: concurrent decoders fill it. Raw C-API region decode, 2,048 ImageNet-like JPEGs, one H200:
-#: one decoder 19.7k img/s; two on halves of each batch 22.3k; three decoders on parts of
-#: 128 25.5k, four on parts of 64 24.1k.
-PARALLEL_DECODES = 2
+#: concurrent decoders fill it. In a pipelined executor each batch goes whole to the next free
+#: decoder as soon as the CPU stage has planned it (`prepare`), so that up to this many batches
+#: decode at once; otherwise one batch is cut into this many parts decoded at the same time on
+#: the thread pool. Raw C-API decode, 2,048 ImageNet-like JPEGs, batch 256, one H100, decoders
+#: each on whole batches: 1 decoder 12.9k img/s (regions 10.0k), 2 20.5k (19.5k), 3 21.9k
+#: (24.4k), 4 20.2k (22.0k).
+PARALLEL_DECODES = 3
 
 #: ``hw_decoder_load`` used when the argument is not given: the share of each batch's JPEGs that
 #: goes to the hardware decoder, measured with ``benchmarks/gpu_resnet.py --sweep`` (see the
@@ -142,7 +149,8 @@ class MixedDecoder:
             calling thread's CPU seconds in three of them (``plan_thread_cpu``,
             ``decode_thread_cpu``, ``convert_thread_cpu``: well below the wall time means the
             thread waited, for the GIL or for nvImageCodec); and the counts ``gpu`` and
-            ``cpu_samples`` of samples each way, and ``batches``.
+            ``cpu_samples`` of samples each way, ``batches``, and ``ahead`` (batches whose
+            decode `prepare` started, `submit`).
     """
 
     def __init__(self, op: _ImageDecoder) -> None:
@@ -170,6 +178,10 @@ class MixedDecoder:
         self.options = " ".join(opts)
         self._decoders: list[Any] = []
         self._ycc: Any = None
+        #: `submit`'s worker threads and the decoders not in use by one of them
+        self._ahead: ThreadPoolExecutor | None = None
+        self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._lock = threading.Lock()
         #: on the same stream, so their memory is never reused before the conversion kernel ran
         self.stats: dict[str, float] = dict.fromkeys(
             (
@@ -180,6 +192,7 @@ class MixedDecoder:
                 "gpu",
                 "cpu_samples",
                 "batches",
+                "ahead",
                 "plan_thread_cpu",
                 "decode_thread_cpu",
                 "convert_thread_cpu",
@@ -227,6 +240,30 @@ class MixedDecoder:
 
         return np.concatenate(ws.map(one, parts))
 
+    def submit(self, cuda: Any, job: Any) -> Future:
+        """Run ``job(decoder)`` on the next free decoder in a worker thread of this operator,
+        with the pipeline's device, stream and memory pool current (``cuda.activate()``).
+
+        There are `PARALLEL_DECODES` workers and as many decoders, so that many batches
+        decode at once; more jobs wait in submission order.
+        """
+        with self._lock:
+            if self._ahead is None:
+                for k in range(PARALLEL_DECODES):
+                    self._idle.put(self.decoder(k))
+                self._ahead = ThreadPoolExecutor(
+                    PARALLEL_DECODES, thread_name_prefix="dali-nvimgcodec"
+                )
+            return self._ahead.submit(self._job, cuda, job)
+
+    def _job(self, cuda: Any, job: Any) -> Any:
+        dec = self._idle.get()
+        try:
+            with cuda.activate():
+                return job(dec)
+        finally:
+            self._idle.put(dec)
+
     def ycc(self, dtype: np.dtype) -> Any:
         import cupy as cp
 
@@ -235,12 +272,32 @@ class MixedDecoder:
         return self._ycc[1]
 
     def close(self) -> None:
+        with self._lock:
+            ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            ahead.shutdown(wait=True)  # the decodes in flight finish before their decoder goes
         decs, self._decoders = self._decoders, []
+        self._idle = queue.SimpleQueue()
         for dec in decs:
             try:
                 dec.close()
             except Exception:  # noqa: BLE001,S110 - best effort on shutdown
                 pass
+
+
+_MIXED_LOCK = threading.Lock()
+
+
+def mixed_of(op: _ImageDecoder) -> MixedDecoder:
+    """The operator's `MixedDecoder` (made once, by whichever of the CPU-stage and mixed-stage
+    threads asks first)."""
+    mixed = getattr(op, "_mixed", None)
+    if mixed is None:
+        with _MIXED_LOCK:
+            mixed = getattr(op, "_mixed", None)
+            if mixed is None:
+                mixed = op._mixed = MixedDecoder(op)
+    return mixed
 
 
 # -- running a batch ---------------------------------------------------------------------------
@@ -294,11 +351,11 @@ def run_mixed(op: _ImageDecoder, ws: Any) -> Any:
     prepared = getattr(ws, "prepared", None)
     if isinstance(prepared, BaseException):
         raise prepared  # `prepare` failed in the CPU stage: the error, now, in order
-    if prepared is None:
-        prepared = prepare(op, ws)
-    mixed = getattr(op, "_mixed", None)
-    if mixed is None:
-        mixed = op._mixed = MixedDecoder(op)
+    if isinstance(prepared, Ahead):
+        prepared = prepared.future.result()  # a planning error is raised here, in order
+    elif prepared is None:
+        prepared = plan_batch(op, ws)
+    mixed = mixed_of(op)
     stream = _stream_of(ws)
     with cp.cuda.Device(mixed.device_id), stream:
         out = _run(op, mixed, ws, stream, prepared)
@@ -308,22 +365,55 @@ def run_mixed(op: _ImageDecoder, ws: Any) -> Any:
 
 
 class Prepared:
-    """The host planning of one batch (`prepare`), made before the decode."""
+    """The host planning of one batch (`plan_batch`); ``decoded``: `_decode_gpu`'s result
+    when the GPU samples were already decoded (`prepare`), else None."""
 
-    __slots__ = ("cpu", "gpu", "heads", "samples", "seconds", "thread_seconds", "windows")
+    __slots__ = (
+        "cpu",
+        "decoded",
+        "gpu",
+        "heads",
+        "samples",
+        "seconds",
+        "thread_seconds",
+        "windows",
+    )
 
     def __init__(self, samples, heads, windows, gpu, cpu, seconds, thread_seconds) -> None:
         self.samples, self.heads, self.windows = samples, heads, windows
         self.gpu, self.cpu = gpu, cpu
         self.seconds, self.thread_seconds = seconds, thread_seconds
+        self.decoded: tuple[Any, Any, list[int], int] | None = None
 
 
-def prepare(op: _ImageDecoder, ws: Any) -> Prepared:
-    """Step 1 of the module docstring: headers, windows and the GPU/CPU split; no CUDA.
+class Ahead:
+    """What `prepare` gives when a decoder's worker plans and decodes the batch: the future
+    of its `Prepared`."""
 
-    The executor calls it in the CPU stage (`dali._exec.executor.preparable`), one iteration
-    ahead of the decode, so that the mixed stage only decodes.
+    __slots__ = ("future",)
+
+    def __init__(self, future: Future) -> None:
+        self.future = future
+
+
+def prepare(op: _ImageDecoder, ws: Any) -> Prepared | Ahead:
+    """Start the batch's host planning and decode ahead of the mixed stage.
+
+    The executor calls it in the CPU stage (`dali._exec.executor.preparable`), with the
+    pipeline's CUDA context in the workspace. The batch then goes to the next free decoder
+    (`MixedDecoder.submit`), whose worker thread plans it (`plan_batch`) and decodes its GPU
+    samples, while the CPU stage reads the next batch: the decodes of consecutive batches
+    overlap, and the mixed stage only waits for the result and converts. Without a CUDA
+    context the plan is made here.
     """
+    cuda = getattr(ws, "_cuda", None)
+    if cuda is None:
+        return plan_batch(op, ws)
+    return Ahead(mixed_of(op).submit(cuda, lambda dec: _plan_and_decode(op, ws, dec)))
+
+
+def plan_batch(op: _ImageDecoder, ws: Any) -> Prepared:
+    """Step 1 of the module docstring: headers, windows and the GPU/CPU split; no CUDA."""
     c0 = time.thread_time()
     t0 = time.perf_counter()
     samples = ws.inputs[0]._samples()
@@ -339,6 +429,13 @@ def prepare(op: _ImageDecoder, ws: Any) -> Prepared:
         time.perf_counter() - t0,
         time.thread_time() - c0,
     )
+
+
+def _plan_and_decode(op: _ImageDecoder, ws: Any, dec: Any) -> Prepared:
+    prep = plan_batch(op, ws)
+    if prep.gpu:
+        prep.decoded = _decode_gpu(op, prep.heads, prep.gpu, dec.decode)
+    return prep
 
 
 def _headers(
@@ -461,9 +558,47 @@ def _cpu_samples(
     return {i: results[i] for i in idx}
 
 
-def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any, prep: Prepared) -> Any:
+def _decode_gpu(
+    op: _ImageDecoder, heads: list[tuple[np.ndarray, JpegInfo | None]], gpu: list[_Gpu], decode: Any
+) -> tuple[Any, Any, list[int], int]:
+    """Decode the GPU samples with ``decode`` (a decoder's, or `MixedDecoder.decode`) on CuPy's
+    current stream: (the buffer, ok per sample or None when the call failed, each image's
+    address in the buffer, channels).
+
+    Every image decodes, interleaved and unpadded, into one buffer from the pipeline's pool
+    (ordered on its stream, like everything else the pipeline allocates).
+    """
     import cupy as cp
 
+    sc = 1 if op._out_name == "GRAY" else 3
+    sizes = np.fromiter((g.ih * g.iw for g in gpu), dtype=np.int64, count=len(gpu)) * sc
+    offsets = np.zeros(len(gpu), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=offsets[1:])
+    buf = cp.empty(int(sizes.sum()), dtype=np.uint8)
+    ptrs = offsets + buf.data.ptr
+    shapes_hwc = np.empty((len(gpu), 3), dtype=np.int64)
+    shapes_hwc[:, 0] = [g.ih for g in gpu]
+    shapes_hwc[:, 1] = [g.iw for g in gpu]
+    shapes_hwc[:, 2] = sc
+    pitches = shapes_hwc[:, 1] * sc
+    ok = None
+    try:
+        ok = decode(
+            [heads[g.sample][0] for g in gpu],
+            [g.region for g in gpu],
+            np.stack([ptrs, pitches], axis=1),
+            shapes_hwc,
+            gray=sc == 1,
+            apply_orientation=op._orientation,
+            device=True,
+            cuda_stream=cp.cuda.get_current_stream().ptr,
+        )
+    except Exception as e:  # noqa: BLE001 - never fail a batch the CPU backend can decode
+        _log.warning("%s: nvImageCodec batch decode failed (%s); using the CPU", op.name, e)
+    return buf, ok, ptrs.tolist(), sc
+
+
+def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any, prep: Prepared) -> Any:
     stats = mixed.stats
     samples, heads, windows, gpu, cpu = prep.samples, prep.heads, prep.windows, prep.gpu, prep.cpu
     if not samples:
@@ -473,35 +608,14 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any, prep: Pre
     decoded: dict[int, _Decoded] = {}
     buf = None
     if gpu:
-        # every image decodes, interleaved and unpadded, into one buffer from the pipeline's
-        # pool (ordered on its stream, like everything else the pipeline allocates)
-        sc = 1 if op._out_name == "GRAY" else 3
-        sizes = np.fromiter((g.ih * g.iw for g in gpu), dtype=np.int64, count=len(gpu)) * sc
-        offsets = np.zeros(len(gpu), dtype=np.int64)
-        np.cumsum(sizes[:-1], out=offsets[1:])
-        buf = cp.empty(int(sizes.sum()), dtype=np.uint8)
-        ptrs = offsets + buf.data.ptr
-        shapes_hwc = np.empty((len(gpu), 3), dtype=np.int64)
-        shapes_hwc[:, 0] = [g.ih for g in gpu]
-        shapes_hwc[:, 1] = [g.iw for g in gpu]
-        shapes_hwc[:, 2] = sc
-        pitches = shapes_hwc[:, 1] * sc
-        ok = None
-        try:
-            ok = mixed.decode(
-                ws,
-                [heads[g.sample][0] for g in gpu],
-                [g.region for g in gpu],
-                np.stack([ptrs, pitches], axis=1),
-                shapes_hwc,
-                gray=sc == 1,
-                apply_orientation=op._orientation,
-                device=True,
-                cuda_stream=stream.ptr,
+        if prep.decoded is not None:
+            buf, ok, ptr_list, sc = prep.decoded
+            prep.decoded = None
+            stats["ahead"] += 1
+        else:
+            buf, ok, ptr_list, sc = _decode_gpu(
+                op, heads, gpu, lambda *a, **kw: mixed.decode(ws, *a, **kw)
             )
-        except Exception as e:  # noqa: BLE001 - never fail a batch the CPU backend can decode
-            _log.warning("%s: nvImageCodec batch decode failed (%s); using the CPU", op.name, e)
-        ptr_list = ptrs.tolist()
         for k, g in enumerate(gpu):
             if ok is not None and ok[k]:
                 decoded[g.sample] = _Decoded(g, ptr_list[k], g.iw * sc, sc, sc)

@@ -275,7 +275,8 @@ class _ImageDecoder(Operator):
         return TensorListCPU._make(results, layout="HWC", dtype=self.out_dtype, ndim=3)
 
     def prepare(self, ws: Any) -> Any:
-        """The mixed backend's host planning, run by the executor in the CPU stage."""
+        """Start the mixed backend's planning and decode of a batch (the executor calls it in
+        the CPU stage, ahead of `run_mixed`)."""
         from dali._ops.decoders import _nvimgcodec
 
         return _nvimgcodec.prepare(self, ws)
