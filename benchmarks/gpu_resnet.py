@@ -529,7 +529,8 @@ def main() -> None:
         print(
             f"profile [{kind}] ms/batch in the decoder: plan {1e3 * stats['plan'] / b:.2f}, "
             f"waiting for the decode {1e3 * stats['decode'] / b:.2f} ({stats['ahead']:.0f} "
-            f"batches started ahead), CPU fallback "
+            f"batches started ahead, each decode call "
+            f"{1e3 * stats['decode_call'] / max(stats['ahead'], 1):.2f}), CPU fallback "
             f"{1e3 * stats['cpu'] / b:.2f}, convert {1e3 * stats['convert'] / b:.2f}; "
             f"GPU samples {stats['gpu']:.0f}, CPU samples {stats['cpu_samples']:.0f}"
         )

@@ -661,7 +661,8 @@ def test_a_batch_decoded_in_parallel_parts_equals_one_call(tmp_path, monkeypatch
         outs[parts, bool(kw)] = [cp.asnumpy(s) for s in tl._samples()]
         mixed = p._plan.by_name["dec"].impl._mixed
         assert len(mixed._decoders) == parts
-        assert mixed.stats["ahead"] == (0 if kw else 3)
+        # pipelined, the next iteration may already be decoded too
+        assert (mixed.stats["ahead"] >= 3) if not kw else (mixed.stats["ahead"] == 0)
         # the pipeline's 4 threads shared by the decoders, not 4 each
         assert mixed.threads_per_decoder() == max(1, 4 // parts)
         used_gpu(p, 3 * 48)

@@ -372,6 +372,25 @@ def test_broken_samples_fail_alone(files, dec, edge_images):
         assert (rows[i] == SENTINEL).all()
 
 
+def test_a_large_batch_is_decoded_in_calls_of_max_call(files, dec, edge_images, monkeypatch):
+    """Beyond `MAX_CALL` samples the batch goes in several calls: the same pixels, ok flags
+    and statuses as one call, in sample order."""
+    good = files["baseline"]
+    corrupt = np.fromfile(edge_images["corrupt"], dtype=np.uint8)
+    shape = display_shape(good, False, True)
+    datas = [good, corrupt, good, good, corrupt, good, good]
+    regions = [None, None, (5, 6, 50, 70), None, None, (0, 0, 8, 8), None]
+    shapes = [shape, (10, 10, 3), (45, 64, 3), shape, (10, 10, 3), (8, 8, 3), shape]
+    ok1, got1, _ = decode_host(dec, datas, regions, shapes, gray=False)
+    status1 = dec.last_status.copy()
+    monkeypatch.setattr(nvc, "MAX_CALL", 3)
+    ok3, got3, _ = decode_host(dec, datas, regions, shapes, gray=False)
+    assert ok1.tolist() == ok3.tolist() == [True, False, True, True, False, True, True]
+    assert dec.last_status.tolist() == status1.tolist()
+    for i in np.flatnonzero(ok1):
+        np.testing.assert_array_equal(got1[i], got3[i])
+
+
 def test_mismatched_shapes_and_regions_are_refused(files, dec):
     """A shape or region that does not fit the image is False and its buffer is untouched."""
     good = files["baseline"]  # 123 x 187

@@ -149,8 +149,9 @@ class MixedDecoder:
             calling thread's CPU seconds in three of them (``plan_thread_cpu``,
             ``decode_thread_cpu``, ``convert_thread_cpu``: well below the wall time means the
             thread waited, for the GIL or for nvImageCodec); and the counts ``gpu`` and
-            ``cpu_samples`` of samples each way, ``batches``, and ``ahead`` (batches whose
-            decode `prepare` started, `submit`).
+            ``cpu_samples`` of samples each way, ``batches``, ``ahead`` (batches whose
+            decode `prepare` started, `submit`) and ``decode_call`` (seconds those decodes
+            took in the decoders' workers, summed: several run at once).
     """
 
     def __init__(self, op: _ImageDecoder) -> None:
@@ -193,6 +194,7 @@ class MixedDecoder:
                 "cpu_samples",
                 "batches",
                 "ahead",
+                "decode_call",
                 "plan_thread_cpu",
                 "decode_thread_cpu",
                 "convert_thread_cpu",
@@ -434,7 +436,9 @@ def plan_batch(op: _ImageDecoder, ws: Any) -> Prepared:
 def _plan_and_decode(op: _ImageDecoder, ws: Any, dec: Any) -> Prepared:
     prep = plan_batch(op, ws)
     if prep.gpu:
+        t0 = time.perf_counter()
         prep.decoded = _decode_gpu(op, prep.heads, prep.gpu, dec.decode)
+        op._mixed.stats["decode_call"] += time.perf_counter() - t0
     return prep
 
 
