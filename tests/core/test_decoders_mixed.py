@@ -25,7 +25,7 @@ Image = pytest.importorskip("PIL.Image")
 pytest.importorskip("cv2")
 
 from dali import fn, pipeline_def, types
-from dali._ops.decoders import _codecs, _nvimgcodec
+from dali._ops.decoders import _codecs, _mixed_plan, _nvimgcodec
 from dali._testing.images import make_edge_cases, make_image_tree, make_imagenet_like, photo
 
 #: Largest per-pixel difference between nvJPEG and libjpeg-turbo on the test JPEGs, and the
@@ -189,7 +189,7 @@ def test_the_planner_predicts_the_cpu_backends_sizes(tree, edge, extra) -> None:
     samples = [np.fromfile(f, dtype=np.uint8) for f in files]
     for orient in (True, False):
         Op._orientation = orient
-        heads, shapes = _nvimgcodec._headers(Op(), samples)
+        heads, shapes = _mixed_plan._headers(Op(), samples)
         np.testing.assert_array_equal(shapes, header_shapes(samples, orient))
         assert [h[0] is s for h, s in zip(heads, samples)] == [True] * len(samples)
         # the GPU takes the complete 8-bit JPEGs with 1 or 3 components only
@@ -219,8 +219,8 @@ def test_the_planner_asks_for_the_cpu_backends_windows(tree, edge, extra, orient
     class Ws:
         rng = SampleRNG(combine(3, np.arange(len(files))))
 
-    heads, shapes = _nvimgcodec._headers(op, samples)
-    gpu, cpu = _nvimgcodec._plan(op, heads, op.windows(Ws, len(files), shapes))
+    heads, shapes = _mixed_plan._headers(op, samples)
+    gpu, cpu = _mixed_plan._plan(op, heads, op.windows(Ws, len(files), shapes))
     assert cpu == [files.index(edge["png_rgb"])]
     cpu_windows = op.windows(Ws, len(files), None)  # every window from the decoded size
     for g in gpu:

@@ -126,9 +126,8 @@ def _split_flat(flat: Any, shapes: Sequence[tuple[int, ...]]) -> list[Any]:
     """
     views = []
     offset = 0
-    memptr = getattr(flat, "data", None)
-    if hasattr(memptr, "ptr") and flat.flags.c_contiguous:  # CuPy
-        ndarray, dtype, item = type(flat), flat.dtype, flat.itemsize
+    if type(flat).__module__.startswith("cupy") and flat.flags.c_contiguous:
+        ndarray, dtype, item, memptr = type(flat), flat.dtype, flat.itemsize, flat.data
         for shape in shapes:
             views.append(ndarray(shape, dtype, memptr + offset * item))
             offset += math.prod(shape)

@@ -1,9 +1,14 @@
 """The mixed (GPU) backend of the image decoders: nvImageCodec batch decoding into device memory.
 
-One `run_mixed` call decodes a whole batch with **one** nvImageCodec decode call, made through
-its C API (`_nvimgcodec_c`, ctypes) so that the call runs without the GIL:
+A batch is decoded with **one** nvImageCodec decode call (`_nvimgcodec_c.MAX_CALL` samples at
+most per call), made through its C API (`_nvimgcodec_c`, ctypes) so that the call runs without
+the GIL. In a pipelined executor the CPU stage hands each batch, as soon as it has it, to the
+next free of the operator's `PARALLEL_DECODES` decoders (`prepare`, `MixedDecoder.submit`),
+whose worker thread plans and decodes it while the CPU stage reads the next batch, so that
+several batches decode at once; `run_mixed` then only collects the result and converts.
+Otherwise `run_mixed` does every step itself, the decode cut into parts on the thread pool.
 
-1. **Plan (host, executor thread).** Each sample's JPEG header is read (`jpeg_info`, a fast
+1. **Plan (host, `plan_batch`).** Each sample's JPEG header is read (`jpeg_info`, a fast
    walk over the markers that falls back to the CPU backend's exact parser), its display size
    worked out (EXIF orientations 5–8 swap height and width) and its window chosen with the
    *same* window functions as the CPU backend (`image.py`: crop, slice, and the random windows,
@@ -60,7 +65,7 @@ engines of the H100), img/s of two runs (3 s and 1 s per point; about ±5 % nois
 pipeline's ``image_random_crop`` asks for) in both runs and within the noise for whole images;
 below 0.5 the CUDA decoder becomes the bottleneck, and the adaptive policy lost on regions.
 
-Host cost per sample (Python, in the executor's mixed-stage thread): header walk 2.5 µs, the
+Host cost per sample (Python, in a decoder's worker thread): header walk 2.5 µs, the
 random windows of ``image_random_crop`` one vectorised call per batch
 (`crop_window.random_crop_windows`; 1.5–2.5 µs per sample at batch 256); ``DALI_PROFILE=1``
 and `MixedDecoder.stats` show the rest per batch.
@@ -87,7 +92,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dali._ops.decoders import _codecs
 from dali._ops.decoders._convert_gpu import (
     MODES,
     TABLE_COLS,
@@ -96,6 +100,7 @@ from dali._ops.decoders._convert_gpu import (
     ycc_coefficients,
 )
 from dali._ops.decoders._jpeg_header import JpegInfo, jpeg_info
+from dali._ops.decoders._mixed_plan import Prepared, _Gpu, plan_batch
 
 if TYPE_CHECKING:
     from dali._ops.decoders.image import _ImageDecoder
@@ -128,13 +133,6 @@ PARALLEL_DECODES = 3
 #: goes to the hardware decoder, measured with ``benchmarks/gpu_resnet.py --sweep`` (see the
 #: module docstring for the table).
 DEFAULT_HW_LOAD = 0.9
-
-# -- the JPEG header ---------------------------------------------------------------------------
-
-#: SOF markers of the Huffman-coded, 8/12-bit DCT processes nvJPEG decodes (baseline, extended,
-#: progressive); lossless and arithmetic-coded JPEGs go to the CPU backend.
-_GPU_SOF = frozenset({0xC0, 0xC1, 0xC2})
-
 
 # -- the per-operator decoder ------------------------------------------------------------------
 
@@ -305,21 +303,6 @@ def mixed_of(op: _ImageDecoder) -> MixedDecoder:
 # -- running a batch ---------------------------------------------------------------------------
 
 
-class _Gpu:
-    """A sample planned for the GPU: its region and where its pixels go."""
-
-    __slots__ = ("ih", "iw", "ix", "iy", "oc", "oh", "ow", "region", "sample")
-
-    def __init__(
-        self, sample: int, region: tuple | None, oh: int, ow: int, oc: int, inner: tuple, off: tuple
-    ) -> None:
-        self.sample = sample
-        self.region = region
-        self.oh, self.ow, self.oc = oh, ow, oc
-        self.iy, self.ix = off
-        self.ih, self.iw = inner
-
-
 class _Decoded:
     """A sample nvImageCodec decoded: its plan and where its pixels are on the device."""
 
@@ -366,28 +349,6 @@ def run_mixed(op: _ImageDecoder, ws: Any) -> Any:
     return out
 
 
-class Prepared:
-    """The host planning of one batch (`plan_batch`); ``decoded``: `_decode_gpu`'s result
-    when the GPU samples were already decoded (`prepare`), else None."""
-
-    __slots__ = (
-        "cpu",
-        "decoded",
-        "gpu",
-        "heads",
-        "samples",
-        "seconds",
-        "thread_seconds",
-        "windows",
-    )
-
-    def __init__(self, samples, heads, windows, gpu, cpu, seconds, thread_seconds) -> None:
-        self.samples, self.heads, self.windows = samples, heads, windows
-        self.gpu, self.cpu = gpu, cpu
-        self.seconds, self.thread_seconds = seconds, thread_seconds
-        self.decoded: tuple[Any, Any, list[int], int] | None = None
-
-
 class Ahead:
     """What `prepare` gives when a decoder's worker plans and decodes the batch: the future
     of its `Prepared`."""
@@ -414,25 +375,6 @@ def prepare(op: _ImageDecoder, ws: Any) -> Prepared | Ahead:
     return Ahead(mixed_of(op).submit(cuda, lambda dec: _plan_and_decode(op, ws, dec)))
 
 
-def plan_batch(op: _ImageDecoder, ws: Any) -> Prepared:
-    """Step 1 of the module docstring: headers, windows and the GPU/CPU split; no CUDA."""
-    c0 = time.thread_time()
-    t0 = time.perf_counter()
-    samples = ws.inputs[0]._samples()
-    heads, shapes = _headers(op, samples)
-    windows = op.windows(ws, len(samples), shapes if op.needs_shapes else None) if samples else None
-    gpu, cpu = _plan(op, heads, windows)
-    return Prepared(
-        samples,
-        heads,
-        windows,
-        gpu,
-        cpu,
-        time.perf_counter() - t0,
-        time.thread_time() - c0,
-    )
-
-
 def _plan_and_decode(op: _ImageDecoder, ws: Any, dec: Any) -> Prepared:
     prep = plan_batch(op, ws)
     if prep.gpu:
@@ -440,100 +382,6 @@ def _plan_and_decode(op: _ImageDecoder, ws: Any, dec: Any) -> Prepared:
         prep.decoded = _decode_gpu(op, prep.heads, prep.gpu, dec.decode)
         op._mixed.stats["decode_call"] += time.perf_counter() - t0
     return prep
-
-
-def _headers(
-    op: _ImageDecoder, samples: list[np.ndarray]
-) -> tuple[list[tuple[np.ndarray, JpegInfo | None]], np.ndarray]:
-    """Each sample's bytes and header, and the display sizes the windows are computed from.
-
-    The header is None for the samples nvImageCodec's GPU decoders do not take (they go to the
-    CPU backend); the sizes are ``(n, 2)`` ``(height, width)``, ``-1`` where not known, as
-    `image.header_shapes` gives them to the CPU backend.
-    """
-    from dali._exec.workspace import SampleFailure
-    from dali._ops.decoders.image import size_hint
-
-    orient_on = op._orientation
-    heads: list[tuple[np.ndarray, JpegInfo | None]] = []
-    shapes = np.full((len(samples), 2), -1, dtype=np.int64)
-    for i, sample in enumerate(samples):
-        try:
-            data = op.check_encoded(sample)
-            info = None
-            if data.size > 4 and data[0] == 0xFF and data[1] == 0xD8:
-                info = jpeg_info(data)
-            elif data.size > 4:
-                size = size_hint(data)
-                if size is not None:
-                    shapes[i] = size
-            if info is not None and info.height > 0 and info.width > 0:
-                swap = orient_on and info.orientation >= 5
-                shapes[i] = (info.width, info.height) if swap else (info.height, info.width)
-            if info is not None and (
-                info.sof not in _GPU_SOF
-                or info.ncomp not in (1, 3)
-                or info.precision != 8
-                or info.height == 0
-                or info.width == 0
-            ):
-                info = None
-            if info is not None:
-                try:
-                    _codecs._check_jpeg_complete(data, info.sos)
-                except _codecs.DecodeError:
-                    info = None  # the CPU backend raises (or skips) with its own message
-        except SampleFailure:
-            raise
-        except Exception as e:
-            raise SampleFailure(i, e) from e
-        heads.append((data, info))
-    return heads, shapes
-
-
-def _plan(
-    op: _ImageDecoder,
-    heads: list[tuple[np.ndarray, JpegInfo | None]],
-    windows: list[Any] | None,
-) -> tuple[list[_Gpu], list[int]]:
-    """Split the samples: those for nvImageCodec (with their regions), those for the CPU."""
-    from dali._exec.workspace import SampleFailure
-
-    orient_on = op._orientation
-    out_name = op._out_name
-    gpu: list[_Gpu] = []
-    cpu: list[int] = []
-    for i, (_, info) in enumerate(heads):
-        if info is None:
-            cpu.append(i)
-            continue
-        try:
-            H, W = info.height, info.width
-            if orient_on and info.orientation >= 5:
-                H, W = W, H
-            if out_name == "GRAY" or (out_name == "ANY_DATA" and info.ncomp == 1):
-                oc = 1
-            else:
-                oc = 3
-            if windows is None:
-                inner, pad = (0, 0, H, W), None
-            else:
-                inner, pad = op.clip(H, W, windows[i](H, W))
-            y, x, h, w = inner
-            if h <= 0 or w <= 0:
-                cpu.append(i)
-                continue
-            region = None if (y, x, h, w) == (0, 0, H, W) else (y, x, y + h, x + w)
-            if pad is None:
-                gpu.append(_Gpu(i, region, h, w, oc, (h, w), (0, 0)))
-            else:
-                oy, ox, ph, pw = pad
-                gpu.append(_Gpu(i, region, ph, pw, oc, (h, w), (oy, ox)))
-        except SampleFailure:
-            raise
-        except Exception as e:
-            raise SampleFailure(i, e) from e
-    return gpu, cpu
 
 
 def _cpu_samples(
