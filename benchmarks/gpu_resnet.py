@@ -16,8 +16,8 @@ All rows run in one process on the same ImageNet-like JPEGs (`make_imagenet_like
 
 The pipeline rows run at each ``--depths`` value of ``prefetch_queue_depth`` (default 2, DALI's
 default, and 4: a pipeline of three stages keeps them all busy only with more iterations in
-flight than two). ``--sweep`` also measures the raw decode at several ``hw_decoder_load`` values (our backend
-list: hardware decoder, then CUDA nvJPEG, then hybrid), the numbers behind
+flight than two). ``--sweep`` also measures the raw decode at several ``hw_decoder_load``
+values (our backend list: hardware decoder, then CUDA nvJPEG, then hybrid), the numbers behind
 ``dali._ops.decoders._nvimgcodec.DEFAULT_HW_LOAD``. ``--epochs-memory 20`` reports the GPU
 memory of the pipeline over 20 epochs (first, peak, final).
 

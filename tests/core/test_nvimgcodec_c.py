@@ -384,7 +384,16 @@ def test_a_large_batch_is_decoded_in_calls_of_max_call(files, dec, edge_images, 
     ok1, got1, _ = decode_host(dec, datas, regions, shapes, gray=False)
     status1 = dec.last_status.copy()
     monkeypatch.setattr(nvc, "MAX_CALL", 3)
+    calls = []
+    one_call = dec._decode
+
+    def counted(handle, part, *rest):
+        calls.append(len(part))
+        return one_call(handle, part, *rest)
+
+    monkeypatch.setattr(dec, "_decode", counted)
     ok3, got3, _ = decode_host(dec, datas, regions, shapes, gray=False)
+    assert calls == [3, 3, 1]
     assert ok1.tolist() == ok3.tolist() == [True, False, True, True, False, True, True]
     assert dec.last_status.tolist() == status1.tolist()
     for i in np.flatnonzero(ok1):

@@ -65,7 +65,7 @@ class Prepared:
 
 
 def plan_batch(op: _ImageDecoder, ws: Any) -> Prepared:
-    """Step 1 of the module docstring: headers, windows and the GPU/CPU split; no CUDA."""
+    """Step 1 of `_nvimgcodec`'s docstring: headers, windows and the GPU/CPU split; no CUDA."""
     c0 = time.thread_time()
     t0 = time.perf_counter()
     samples = ws.inputs[0]._samples()

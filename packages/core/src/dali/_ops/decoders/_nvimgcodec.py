@@ -372,15 +372,16 @@ def prepare(op: _ImageDecoder, ws: Any) -> Prepared | Ahead:
     cuda = getattr(ws, "_cuda", None)
     if cuda is None:
         return plan_batch(op, ws)
-    return Ahead(mixed_of(op).submit(cuda, lambda dec: _plan_and_decode(op, ws, dec)))
+    mixed = mixed_of(op)
+    return Ahead(mixed.submit(cuda, lambda dec: _plan_and_decode(op, ws, dec, mixed.stats)))
 
 
-def _plan_and_decode(op: _ImageDecoder, ws: Any, dec: Any) -> Prepared:
+def _plan_and_decode(op: _ImageDecoder, ws: Any, dec: Any, stats: dict[str, float]) -> Prepared:
     prep = plan_batch(op, ws)
     if prep.gpu:
         t0 = time.perf_counter()
         prep.decoded = _decode_gpu(op, prep.heads, prep.gpu, dec.decode)
-        op._mixed.stats["decode_call"] += time.perf_counter() - t0
+        stats["decode_call"] += time.perf_counter() - t0
     return prep
 
 
