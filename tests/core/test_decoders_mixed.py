@@ -278,7 +278,8 @@ def test_hw_decoder_load_is_checked(tree) -> None:
 def test_output_is_a_gpu_batch_of_views(gpu, photos) -> None:
     import cupy as cp
 
-    @pipeline_def(batch_size=6, num_threads=2, device_id=0, seed=1)
+    # one iteration in flight: the counters then hold exactly the returned batch
+    @pipeline_def(batch_size=6, num_threads=2, device_id=0, seed=1, prefetch_queue_depth=1)
     def pipe():
         jpegs, _ = fn.readers.file(files=[str(f) for f in photos[:6]])
         return fn.decoders.image_random_crop(jpegs, device="mixed", name="dec")
@@ -494,7 +495,9 @@ def test_bad_input_names_the_file(gpu, edge, photos, op, bad) -> None:
 
 
 def skip_pipeline(files, device):
-    @pipeline_def(batch_size=len(files), num_threads=2, device_id=0, seed=1)
+    # one iteration in flight: the skip counters then count exactly the batches returned (with
+    # two, the prefetched batch may be decoded, and its skips counted, by the time they are read)
+    @pipeline_def(batch_size=len(files), num_threads=2, device_id=0, seed=1, prefetch_queue_depth=1)
     def pipe():
         jpegs, labels = fn.readers.file(files=[str(f) for f in files])
         kw = {"jpeg_fancy_upsampling": True} if device == "mixed" else {}
@@ -757,12 +760,13 @@ def test_the_mixed_decoder_needs_only_the_c_library(gpu, photos):
     import subprocess
     import sys
 
+    # one iteration in flight: the counters then hold exactly the returned batch
     script = f"""
 import sys
 from dali import fn, pipeline_def
 from dali._ops.decoders import _nvimgcodec
 
-@pipeline_def(batch_size=8, num_threads=2, device_id=0, seed=1)
+@pipeline_def(batch_size=8, num_threads=2, device_id=0, seed=1, prefetch_queue_depth=1)
 def pipe():
     jpegs, _ = fn.readers.file(files={[str(f) for f in photos[:8]]!r})
     return fn.decoders.image(jpegs, device="mixed", name="dec", hw_decoder_load=0.5)
