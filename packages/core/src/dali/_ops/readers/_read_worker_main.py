@@ -1,0 +1,141 @@
+"""The file-reading worker process of `fn.readers.file` (see `_read_worker`); standard library only.
+
+Run as a script (``python -I -S _read_worker_main.py FD``) with one end of a Unix socket pair as
+``FD``. Each request is a list of paths; for each, the worker copies the file's bytes into one
+new anonymous memory file per batch (``memfd_create``, the copy made in the kernel with
+``sendfile``), each file starting at a multiple of `ALIGN` bytes, and answers with the batch's
+entries and the memory file's descriptor. It exits when the socket closes: when the pipeline
+closes, or when the process that started it dies.
+
+Messages are length-prefixed pickles (8-byte little-endian length, then the body); the reply's
+descriptor travels with its first bytes (``SCM_RIGHTS``).
+
+Request: ``(paths, map_min_bytes)``. Reply entries, one per path in order:
+
+* ``int``: the file's size; its bytes follow the previous file's in the memory file,
+  at the next multiple of `ALIGN`;
+* ``None``: a regular file of ``map_min_bytes`` or more, left for the caller to map;
+* ``(errno, strerror)``: the file could not be opened or read.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import socket
+import stat
+import struct
+import sys
+
+#: Each file's bytes start at a multiple of this in the batch's memory file.
+ALIGN = 64
+
+_LEN = struct.Struct("<Q")
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
+    chunks = []
+    while n:
+        chunk = sock.recv(n)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def _copy(dst: int, src: int, size: int, regular: bool) -> int:
+    """Append ``src``'s bytes to ``dst``; the count copied (less if the file shrank)."""
+    done = 0
+    if regular:
+        try:
+            while done < size:
+                n = os.sendfile(dst, src, done, size - done)
+                if n == 0:
+                    return done
+                done += n
+            return done
+        except OSError:
+            if done:
+                raise
+            # a file system without sendfile: read and write below (errors are the read's)
+    while True:
+        chunk = os.read(src, 1 << 20)
+        if not chunk:
+            return done
+        os.write(dst, chunk)
+        done += len(chunk)
+
+
+def read_batch(paths: list[str], map_min_bytes: int | None) -> tuple[list, int | None]:
+    """The reply entries for ``paths`` and the memory file holding their bytes (None if empty)."""
+    entries: list = []
+    mem = None
+    end = 0
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as e:
+            entries.append((e.errno, e.strerror))
+            continue
+        try:
+            info = os.fstat(fd)
+            regular = stat.S_ISREG(info.st_mode)
+            size = info.st_size
+            if regular and map_min_bytes is not None and size >= map_min_bytes:
+                entries.append(None)
+                continue
+            if mem is None:
+                mem = os.memfd_create("dali-readers-file", os.MFD_CLOEXEC)
+            start = -(-end // ALIGN) * ALIGN
+            os.lseek(mem, start, os.SEEK_SET)
+            try:
+                got = _copy(mem, fd, size, regular)
+            except OSError as e:
+                os.ftruncate(mem, start)
+                entries.append((e.errno, e.strerror))
+                continue
+            entries.append(got)
+            end = start + got
+        finally:
+            os.close(fd)
+    if mem is not None and os.fstat(mem).st_size != end:
+        os.ftruncate(mem, end)
+    return entries, mem
+
+
+def serve(sock: socket.socket) -> None:
+    while True:
+        head = _recv_exact(sock, _LEN.size)
+        if head is None:
+            return
+        body = _recv_exact(sock, _LEN.unpack(head)[0])
+        if body is None:
+            return
+        paths, map_min_bytes = pickle.loads(body)  # from our own parent process
+        entries, mem = read_batch(paths, map_min_bytes)
+        reply = pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
+        data = _LEN.pack(len(reply)) + reply
+        if mem is None:
+            sock.sendall(data)
+            continue
+        try:
+            sent = socket.send_fds(sock, [data], [mem])
+            if sent < len(data):
+                sock.sendall(data[sent:])
+        finally:
+            os.close(mem)
+
+
+def main() -> None:
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    try:
+        serve(sock)
+    except (BrokenPipeError, ConnectionResetError, KeyboardInterrupt):
+        pass
+    finally:
+        sock.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+"""`fn.readers.file` reading through worker processes (`dali._ops.readers._read_worker`).
+
+Issue 4: in a GPU pipeline every GIL re-take of the reader's system calls waited behind the other
+Python threads; the worker processes read with no GIL time here. Same bytes, same errors.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import dali
+import numpy as np
+import pytest
+from dali import fn
+from dali._ops.readers import _read_worker
+from dali._ops.readers import file as reader_file
+
+pytestmark = pytest.mark.skipif(
+    not _read_worker.supported(), reason="the read worker needs Linux (memfd, SCM_RIGHTS)"
+)
+
+
+def _pipe(batch, *, worker, device_id=None, **kw):
+    pipe = dali.Pipeline(
+        batch_size=batch,
+        num_threads=2,
+        device_id=device_id,
+        seed=3,
+        exec_async=False,
+        exec_pipelined=False,
+    )
+    with pipe:
+        data, label = fn.readers.file(name="Reader", **kw)
+        pipe.set_outputs(data, label)
+    pipe.build()
+    impl = pipe._plan.by_name["Reader"].impl
+    impl._worker_wanted = worker  # this reader's own READ_WORKER
+    return pipe, impl
+
+
+def _batches(pipe, n):
+    out = []
+    for _ in range(n):
+        data, label = pipe.run()
+        out.append(
+            (
+                [data.at(i).tobytes() for i in range(len(data))],
+                label.as_array().ravel().tolist(),
+                [data[i].source_info() for i in range(len(data))],
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize("processes", [1, 3])
+def test_worker_batches_equal_reading_here(image_tree, monkeypatch, processes):
+    monkeypatch.setattr(reader_file, "READ_PROCESSES", processes)
+    here, _ = _pipe(8, worker=False, file_root=str(image_tree), random_shuffle=True)
+    there, impl = _pipe(8, worker=True, file_root=str(image_tree), random_shuffle=True)
+    assert _batches(there, 5) == _batches(here, 5)
+    assert impl._worker is not None and len(impl._worker) == processes
+    there.close()
+    here.close()
+
+
+def test_worker_samples_are_aligned_writable_and_their_own(image_tree):
+    pipe, _ = _pipe(21, worker=True, file_root=str(image_tree))
+    data, _ = pipe.run()
+    kept = [data.at(i) for i in range(21)]
+    for _ in range(3):
+        pipe.run()
+    for i, arr in enumerate(kept):
+        assert arr.dtype == np.uint8 and arr.ndim == 1
+        assert arr.ctypes.data % _read_worker.ALIGN == 0
+        assert arr.tobytes() == (image_tree / data[i].source_info()).read_bytes()
+        for other in kept[:i]:
+            assert not np.shares_memory(arr, other)
+    path = image_tree / data[0].source_info()
+    before = path.read_bytes()
+    kept[0][:4] = 0  # copy-on-write: neither the file nor the next sample changes
+    assert path.read_bytes() == before
+    assert kept[1].tobytes() == (image_tree / data[1].source_info()).read_bytes()
+    pipe.close()
+
+
+def test_worker_empty_large_and_unmapped_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader_file, "MMAP_MIN_BYTES", 1000)
+    (tmp_path / "c").mkdir()
+    sizes = [0, 10, 999, 1000, 5000, 3]
+    for i, size in enumerate(sizes):
+        (tmp_path / "c" / f"{i}.bin").write_bytes(bytes([i + 1]) * size)
+    for dont in (False, True):
+        pipe, _ = _pipe(
+            len(sizes),
+            worker=True,
+            file_root=str(tmp_path),
+            file_filters=["*.bin"],
+            dont_use_mmap=dont,
+        )
+        data, _ = pipe.run()
+        assert data.shape() == [(s,) for s in sizes]
+        for i, size in enumerate(sizes):
+            assert data.at(i).tobytes() == bytes([i + 1]) * size
+        with open("/proc/self/maps") as f:
+            mapped = f.read()
+        # files of MMAP_MIN_BYTES or more are mapped by this process itself, unless told not to
+        assert (str(tmp_path / "c" / "3.bin") in mapped) is not dont
+        del data
+        pipe.close()
+
+
+def test_worker_error_names_the_vanished_file(image_tree, tmp_path):
+    for name in ("a.jpg", "b.jpg"):
+        shutil.copy(image_tree / "0" / "img_00.jpg", tmp_path / name)
+    pipe, impl = _pipe(2, worker=True, files=[str(tmp_path / "a.jpg"), str(tmp_path / "b.jpg")])
+    pipe.run()
+    os.remove(tmp_path / "b.jpg")
+    with pytest.raises(RuntimeError, match=r"dali\.fn\.readers\.file.*b\.jpg.*No such file"):
+        pipe.run()
+    assert impl._worker is not None  # a bad file is not a broken worker
+
+
+def test_a_file_turned_directory_is_an_error_naming_it(tmp_path):
+    (tmp_path / "ok.jpg").write_bytes(b"abc")
+    (tmp_path / "d.jpg").write_bytes(b"abc")
+    files = [str(tmp_path / "ok.jpg"), str(tmp_path / "d.jpg")]
+    pipes = [_pipe(2, worker=worker, files=files)[0] for worker in (False, True)]
+    os.remove(tmp_path / "d.jpg")
+    (tmp_path / "d.jpg").mkdir()
+    messages = []
+    for pipe in pipes:
+        with pytest.raises(RuntimeError, match=r"d\.jpg.*Is a directory") as info:
+            pipe.run()
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]  # the same error, read here or by the worker
+
+
+def test_a_killed_worker_warns_and_reading_goes_on_here(image_tree, caplog):
+    pipe, impl = _pipe(4, worker=True, file_root=str(image_tree))
+    ref, _ = _pipe(4, worker=False, file_root=str(image_tree))
+    assert _batches(pipe, 1) == _batches(ref, 1)
+    (proc,) = [w._proc for w in impl._worker._workers]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    with caplog.at_level(logging.WARNING, logger="dali"):
+        assert _batches(pipe, 2) == _batches(ref, 2)
+    assert "file-reading worker process exited with code -9" in caplog.text
+    assert impl._worker is None and impl._worker_off
+    pipe.close()
+
+
+def test_close_stops_the_workers(image_tree, monkeypatch):
+    monkeypatch.setattr(reader_file, "READ_PROCESSES", 2)
+    pipe, impl = _pipe(4, worker=True, file_root=str(image_tree))
+    pipe.run()
+    procs = [w._proc for w in impl._worker._workers]
+    assert all(p.poll() is None for p in procs)
+    pipe.close()
+    assert all(p.poll() is not None for p in procs)
+
+
+def test_a_dropped_reader_stops_its_worker(image_tree):
+    pipe, impl = _pipe(4, worker=True, file_root=str(image_tree))
+    pipe.run()
+    (proc,) = [w._proc for w in impl._worker._workers]
+    del pipe, impl
+    deadline = time.monotonic() + 10
+    while proc.poll() is None and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.05)
+    assert proc.poll() is not None
+
+
+@pytest.mark.parametrize(
+    ("setting", "device_id", "expected"),
+    [(None, None, False), (None, 0, True), (False, 0, False), (True, None, True)],
+)
+def test_read_worker_setting(image_tree, monkeypatch, setting, device_id, expected):
+    monkeypatch.setattr(reader_file, "READ_WORKER", setting)
+    pipe = dali.Pipeline(
+        batch_size=2, num_threads=1, device_id=device_id, exec_async=False, exec_pipelined=False
+    )
+    with pipe:
+        data, label = fn.readers.file(file_root=str(image_tree), name="Reader")
+        pipe.set_outputs(data, label)
+    pipe.run()
+    impl = pipe._plan.by_name["Reader"].impl
+    assert (impl._worker is not None) is expected
+    pipe.close()
+
+
+def test_worker_script_needs_only_the_standard_library():
+    # it runs with `python -I -S`: no site-packages, so no numpy and no dali
+    script = _read_worker._SCRIPT
+    code = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", f"import runpy; runpy.run_path({script!r})"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert code.returncode == 0, code.stderr
