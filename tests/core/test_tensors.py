@@ -582,3 +582,47 @@ def test_stacked_host_batches_are_64_byte_aligned():
         dense = TensorListCPU(samples)._dense()
         assert dense.ctypes.data % 64 == 0
         np.testing.assert_array_equal(dense[:, 0, 0], np.arange(n))
+
+
+# -- lazy flat batches (`_make_flat`: samples back to back, views made on demand) ---------------
+
+
+@pytest.mark.parametrize(
+    "shapes", [[(2, 3, 3), (4, 1, 3), (1, 5, 3)], [(2, 2, 3)] * 3, [(0, 2, 3), (1, 1, 3)]]
+)
+def test_a_lazy_flat_batch_behaves_like_its_samples(shapes):
+    from dali._tensors import TensorListCPU, _split_flat
+
+    total = sum(int(np.prod(s)) for s in shapes)
+    flat = np.arange(total, dtype=np.float32)
+    eager = TensorListCPU([v.copy() for v in _split_flat(flat, shapes)], layout="HWC")
+    lazy = TensorListCPU._make_flat(flat, list(shapes), layout="HWC")
+    assert lazy._slist is None  # nothing made yet
+    assert len(lazy) == len(shapes) and lazy.shape() == eager.shape()
+    assert lazy.is_dense_tensor() == eager.is_dense_tensor()
+    assert lazy._flat_shapes()[1] == list(shapes) and lazy._slist is None
+    assert lazy.layout() == "HWC" and lazy.dtype == eager.dtype and lazy.ndim == 3
+    for i in range(len(shapes)):
+        assert np.array_equal(lazy.at(i), eager.at(i))
+        assert np.shares_memory(lazy.at(i), flat) or lazy.at(i).size == 0
+    if eager.is_dense_tensor():
+        assert np.array_equal(lazy.as_array(), eager.as_array())
+        assert np.array_equal(np.asarray(lazy.as_tensor()), np.asarray(eager.as_tensor()))
+    else:
+        for tl in (lazy, eager):
+            with pytest.raises(RuntimeError, match="uniform shape"):
+                tl.as_tensor()
+
+
+def test_a_lazy_flat_batch_makes_its_views_once_and_shares_like_any_batch():
+    from dali._tensors import TensorListCPU
+
+    flat = np.arange(10, dtype=np.int32)
+    lazy = TensorListCPU._make_flat(flat, [(2, 2), (3, 2)], layout="HW")
+    shared = TensorListCPU(lazy)  # shares, still lazy
+    assert shared._slist is None and shared.shape() == [(2, 2), (3, 2)]
+    first = lazy._samples()
+    assert lazy._samples() is first and lazy._lazy_shapes is None
+    assert [s.tolist() for s in first] == [[[0, 1], [2, 3]], [[4, 5], [6, 7], [8, 9]]]
+    lazy._sample_list = None  # setting the samples ends the laziness
+    assert lazy._lazy_shapes is None

@@ -333,8 +333,8 @@ class CudaContext:
         if dense is not None or all(s == shapes[0] for s in shapes):
             out = TensorListGPU._make(flat.reshape(n, *shapes[0]), tl._layout, tl._source_info)
         else:
-            out = TensorListGPU._make(_split_flat(flat, shapes), tl._layout, tl._source_info)
-            out._flat_buf = flat
+            out = TensorListGPU._make_flat(flat, shapes, tl._layout)
+            out._source_info = tl._source_info
         return out
 
     def _stage(self, nbytes: int) -> Any:
@@ -368,8 +368,6 @@ class CudaContext:
         """Re-point the arrays of a GPU output at memory owned by a new `_Lease` (no copy)."""
         import cupy
 
-        from dali._tensors import _split_flat
-
         lease = _Lease(self)
         owned: dict[int, Any] = {}
 
@@ -388,9 +386,10 @@ class CudaContext:
             tl._sample_list = None
             tl._flat_buf = None
         elif tl._flat_buf is not None:
-            shapes = [s.shape for s in tl._sample_list]
-            tl._flat_buf = wrap(tl._flat_buf)
-            tl._sample_list = _split_flat(tl._flat_buf, shapes)
+            flat, shapes = tl._flat_shapes()
+            tl._sample_list = None
+            tl._flat_buf = wrap(flat)
+            tl._lazy_shapes = list(shapes)  # the views are made when asked for
         elif tl._sample_list:
             tl._sample_list = [wrap(s) for s in tl._sample_list]
 

@@ -571,11 +571,10 @@ def _assemble(
 def _batch(flat: Any, shapes: list[tuple[int, ...]]) -> Any:
     """The HWC ``TensorListGPU`` of samples of ``shapes`` back to back in ``flat`` (dense when
     all shapes agree)."""
-    from dali._tensors import TensorListGPU, _split_flat
+    from dali._tensors import TensorListGPU
 
-    if len(set(shapes)) == 1:
+    if shapes.count(shapes[0]) == len(shapes):
         dense = flat[: len(shapes) * math.prod(shapes[0])]
         return TensorListGPU._make(dense.reshape(len(shapes), *shapes[0]), layout="HWC")
-    out = TensorListGPU._make(_split_flat(flat, shapes), layout="HWC")
-    out._flat_buf = flat
-    return out
+    # the next operator's kernel reads the buffer plus offsets: views only when asked for
+    return TensorListGPU._make_flat(flat, shapes, layout="HWC")

@@ -274,17 +274,19 @@ def input_batch(tl: Any) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray,
         arr = np.empty((n, len(shape)), np.int64)
         arr[:] = shape
         return [shape] * n, arr, ptrs, [dense]
-    samples = tl._samples()
-    shapes = [s.shape for s in samples]
-    arr = np.array(shapes, np.int64).reshape(len(shapes), tl._ndim)
-    flat = tl._flat_buf
-    if flat is not None:  # the samples are views of `flat`, back to back, in order
+    packed = tl._flat_shapes()
+    if packed is not None:  # the samples lie back to back in one buffer, in order
+        flat, shapes = packed
+        arr = np.array(shapes, np.int64).reshape(len(shapes), tl._ndim)
         sizes = arr.prod(axis=1)
         offsets = np.zeros(len(sizes), np.uint64)
         if len(sizes) > 1:
             np.cumsum(sizes[:-1], out=offsets[1:], dtype=np.uint64)
         ptrs = np.uint64(flat.data.ptr) + offsets * np.uint64(flat.itemsize)
         return shapes, arr, ptrs, [flat]
+    samples = tl._samples()
+    shapes = [s.shape for s in samples]
+    arr = np.array(shapes, np.int64).reshape(len(shapes), tl._ndim)
     samples = [s if s.flags.c_contiguous else _contiguous(s) for s in samples]
     ptrs = np.array([s.data.ptr for s in samples], dtype=np.uint64)
     return shapes, arr, ptrs, samples
@@ -325,12 +327,11 @@ def make_output(
     flat: Any, shapes: Sequence[tuple[int, ...]], layout: str, dtype: Any, ndim: int
 ) -> Any:
     """The TensorListGPU over ``flat``: dense when all shapes agree, else per-sample views."""
-    from dali._tensors import TensorListGPU, _split_flat
+    from dali._tensors import TensorListGPU
 
     if not shapes:
         return TensorListGPU._make([], layout=layout, dtype=dtype, ndim=ndim)
     if _uniform(shapes):
         return TensorListGPU._make(flat.reshape((len(shapes), *shapes[0])), layout=layout)
-    out = TensorListGPU._make(_split_flat(flat, shapes), layout=layout)
-    out._flat_buf = flat  # the samples are back to back: no copy when made contiguous
-    return out
+    # back to back: kernels address it as the buffer plus offsets, views only when asked for
+    return TensorListGPU._make_flat(flat, list(shapes), layout=layout)
