@@ -207,3 +207,26 @@ def test_worker_script_needs_only_the_standard_library():
         check=False,
     )
     assert code.returncode == 0, code.stderr
+
+
+def _batch_mappings():
+    with open("/proc/self/maps") as f:
+        return sum("memfd:dali-readers-file" in line for line in f)
+
+
+def test_batch_mappings_are_unmapped_once_their_samples_are_gone(image_tree):
+    pipe, _ = _pipe(8, worker=True, file_root=str(image_tree))
+    kept = [pipe.run()[0] for _ in range(3)]
+    assert _batch_mappings() >= 3  # each batch lives in a mapping of its own
+    pipe.close()
+    sample = kept[0].at(0)
+    del kept, pipe
+    gc.collect()
+    deadline = time.monotonic() + 10
+    while _batch_mappings() > 1 and time.monotonic() < deadline:
+        time.sleep(0.02)  # unmapped by the "dali-unmap" thread
+    assert _batch_mappings() == 1  # the one that still has a sample alive
+    del sample
+    while _batch_mappings() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _batch_mappings() == 0
