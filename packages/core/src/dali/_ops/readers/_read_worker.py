@@ -22,6 +22,7 @@ and descriptor passing): `supported` says whether this platform has what it need
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import functools
 import logging
@@ -80,20 +81,33 @@ class ReadWorkers:
             self.close()
             raise
         self._lock = threading.Lock()
+        self._pending: collections.deque[list[list[str]]] = collections.deque()
 
     def __len__(self) -> int:
         return len(self._workers)
 
-    def read(
-        self, paths: list[str], map_min_bytes: int | None
-    ) -> list[np.ndarray | OSError | None]:
-        """The files ``paths``, as `ReadWorker.receive` gives them, in order (thread-safe)."""
+    def send(self, paths: list[str], map_min_bytes: int | None) -> None:
+        """Ask for the files ``paths`` (the answer: `receive`, in order of the requests).
+
+        The workers start at once, so a request sent one batch ahead is read meanwhile.
+        """
         n, k = len(paths), min(len(self._workers), max(1, len(paths)))
         parts = [paths[n * i // k : n * (i + 1) // k] for i in range(k)]
+        with self._lock:
+            try:
+                for worker, part in zip(self._workers, parts):
+                    worker.send(part, map_min_bytes)
+            except WorkerDied:
+                self.close()
+                raise
+            self._pending.append(parts)
+
+    def receive(self) -> list[np.ndarray | OSError | None]:
+        """The files of the oldest request not yet received, as `ReadWorker.receive` gives
+        them, in order."""
         out: list[np.ndarray | OSError | None] = []
         with self._lock:
-            for worker, part in zip(self._workers, parts):
-                worker.send(part, map_min_bytes)
+            parts = self._pending.popleft()
             try:
                 for worker, part in zip(self._workers, parts):
                     out.extend(worker.receive(part))
@@ -101,6 +115,18 @@ class ReadWorkers:
                 self.close()  # the others' answers are never read: stop them all
                 raise
         return out
+
+    def read(
+        self, paths: list[str], map_min_bytes: int | None
+    ) -> list[np.ndarray | OSError | None]:
+        """`send` then `receive` (no request may be pending)."""
+        self.send(paths, map_min_bytes)
+        return self.receive()
+
+    @property
+    def pending(self) -> int:
+        """Requests sent and not yet received."""
+        return len(self._pending)
 
     def close(self) -> None:
         for worker in self._workers:

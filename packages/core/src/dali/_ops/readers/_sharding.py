@@ -281,6 +281,15 @@ class ReaderCursor:
             buf_passes[j] = new_pass
         return out_ids, out_passes
 
+    def copy(self) -> ReaderCursor:
+        """An independent cursor at the same place (the stream is shared, not copied)."""
+        other = ReaderCursor(self.stream, self.shuffle_buffer)
+        other.position, other.draws = self.position, self.draws
+        if self._buf_ids is not None:
+            other._buf_ids = list(self._buf_ids)
+            other._buf_passes = list(self._buf_passes or ())
+        return other
+
     def get_state(self) -> dict[str, Any]:
         """The cursor as a JSON-serialisable dict."""
         state: dict[str, Any] = {

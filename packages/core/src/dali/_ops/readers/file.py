@@ -452,6 +452,8 @@ class File(Operator):
         self._worker: _read_worker.ReadWorkers | None = None
         self._worker_off = False  # it could not start, or died: read here from then on
         self._worker_wanted: bool | None = None  # None: `READ_WORKER` decides
+        self._ahead_paths: list[str] | None = None  # the files asked for one batch ahead
+        self._key: int | None = None
 
         shuffle_after = bool(self.arg("shuffle_after_epoch"))
         epoch_seed = None
@@ -620,6 +622,7 @@ class File(Operator):
         n = self._batch_size
         ids, passes = self._cursor.next_batch(n, ws.key)
         paths = [self._full[k] for k in ids.tolist()]
+        self._key = ws.key
         use_mmap, read_ahead = self._use_mmap, self._read_ahead
         # module constants read at each run, so that benchmarks may change them
         min_bytes, k = MMAP_MIN_BYTES, max(1, min(READ_THREADS, n))
@@ -676,13 +679,28 @@ class File(Operator):
     def _read_by_worker(
         self, worker: _read_worker.ReadWorkers, paths: list[str], read: Any
     ) -> list:
-        """The batch read by ``worker``; files it leaves to us (large ones: mapped) read here."""
+        """The batch read by ``worker``; files it leaves to us (large ones: mapped) read here.
+
+        The next batch's files are asked for at once (the workers read them while the pipeline
+        works on this one), from a copy of the cursor: if the next batch turns out different
+        (the state was restored meanwhile), that answer is dropped.
+        """
         map_min = MMAP_MIN_BYTES if self._use_mmap else None
+        data = None
         try:
-            data = worker.read(paths, map_min)
+            ahead, self._ahead_paths = self._ahead_paths, None
+            if ahead is not None and worker.pending:
+                data = worker.receive()
+                if ahead != paths:
+                    data = None
+            if data is None:
+                data = worker.read(paths, map_min)
+            nxt, _ = self._cursor.copy().next_batch(self._batch_size, self._key)
+            self._ahead_paths = [self._full[k] for k in nxt.tolist()]
+            worker.send(self._ahead_paths, map_min)
         except _read_worker.WorkerDied as e:
             _log.warning("%s: %s; reading the files here from now on", self.name, e)
-            self._worker, self._worker_off = None, True
+            self._worker, self._worker_off, self._ahead_paths = None, True, None
             return [read(i) for i in range(len(paths))]
         return [read(i) if d is None else d for i, d in enumerate(data)]
 
