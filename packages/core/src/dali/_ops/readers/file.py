@@ -453,6 +453,7 @@ class File(Operator):
         self._worker_off = False  # it could not start, or died: read here from then on
         self._worker_wanted: bool | None = None  # None: `READ_WORKER` decides
         self._ahead_paths: list[str] | None = None  # the files asked for one batch ahead
+        self._closed = False
         self._key: int | None = None
 
         shuffle_after = bool(self.arg("shuffle_after_epoch"))
@@ -699,12 +700,14 @@ class File(Operator):
             self._ahead_paths = [self._full[k] for k in nxt.tolist()]
             worker.send(self._ahead_paths, map_min)
         except _read_worker.WorkerDied as e:
-            _log.warning("%s: %s; reading the files here from now on", self.name, e)
+            if not self._closed:  # (closed: the pipeline drops this iteration anyway)
+                _log.warning("%s: %s; reading the files here from now on", self.name, e)
             self._worker, self._worker_off, self._ahead_paths = None, True, None
             return [read(i) for i in range(len(paths))]
         return [read(i) if d is None else d for i, d in enumerate(data)]
 
     def close(self) -> None:
+        self._closed = True
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.close()
