@@ -134,11 +134,15 @@ class ReadWorkers:
 
 
 def _stop(proc: subprocess.Popen, sock: socket.socket) -> None:
-    """Close the socket (the worker exits on end of file) and reap the process."""
+    """Close the socket and end the worker (it has nothing to clean up: its memory files go
+    with their last descriptor). Terminated, not left to see the end of the socket: a process
+    forked from this one meanwhile holds a copy of the socket, which would keep it open."""
     try:
         sock.close()
     except OSError:
         pass
+    if proc.poll() is None:
+        proc.terminate()
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
