@@ -220,6 +220,13 @@ def test_arguments_are_checked() -> None:
     assert anchors.shape == sizes.shape == (0, 2)
 
 
+def test_unknown_sizes_get_empty_windows() -> None:
+    rng = SampleRNG(combine(0, np.arange(4)))
+    anchors, sizes = random_crop_windows(rng, [(-1, -1), (-1, 50), (40, 0), (40, 50)])
+    assert anchors[:3].tolist() == sizes[:3].tolist() == [[0, 0]] * 3
+    assert (sizes[3] > 0).all()
+
+
 def test_a_workspace_is_a_source() -> None:
     class Ws:
         rng = SampleRNG(combine(4, np.arange(3)))

@@ -25,7 +25,7 @@ Image = pytest.importorskip("PIL.Image")
 pytest.importorskip("cv2")
 
 from dali import fn, pipeline_def, types
-from dali._ops.decoders import _codecs, _mixed_plan, _nvimgcodec
+from dali._ops.decoders import _codecs, _jpeg_header, _mixed_plan, _nvimgcodec
 from dali._testing.images import make_edge_cases, make_image_tree, make_imagenet_like, photo
 
 #: Largest per-pixel difference between nvJPEG and libjpeg-turbo on the test JPEGs, and the
@@ -189,7 +189,8 @@ def test_the_planner_predicts_the_cpu_backends_sizes(tree, edge, extra) -> None:
     samples = [np.fromfile(f, dtype=np.uint8) for f in files]
     for orient in (True, False):
         Op._orientation = orient
-        heads, shapes = _mixed_plan._headers(Op(), samples)
+        hd = _mixed_plan._headers(Op(), samples)
+        heads, shapes = hd.heads, hd.shapes
         np.testing.assert_array_equal(shapes, header_shapes(samples, orient))
         assert [h[0] is s for h, s in zip(heads, samples)] == [True] * len(samples)
         # the GPU takes the complete 8-bit JPEGs with 1 or 3 components only
@@ -219,8 +220,8 @@ def test_the_planner_asks_for_the_cpu_backends_windows(tree, edge, extra, orient
     class Ws:
         rng = SampleRNG(combine(3, np.arange(len(files))))
 
-    heads, shapes = _mixed_plan._headers(op, samples)
-    gpu, cpu = _mixed_plan._plan(op, heads, op.windows(Ws, len(files), shapes))
+    hd = _mixed_plan._headers(op, samples)
+    gpu, cpu = _mixed_plan._plan(op, hd, op.windows(Ws, len(files), hd.shapes))
     assert cpu == [files.index(edge["png_rgb"])]
     cpu_windows = op.windows(Ws, len(files), None)  # every window from the decoded size
     for g in gpu:
@@ -231,6 +232,324 @@ def test_the_planner_asks_for_the_cpu_backends_windows(tree, edge, extra, orient
         assert got == tuple(want), files[g.sample]
         assert (g.oh, g.ow) == (want.h, want.w)
     p.close()
+
+
+def reference_jpeg_info(data: np.ndarray) -> tuple[int, ...] | None:
+    """The header walk `jpeg_info` replaced (byte by byte, 4 KiB first), as a tuple."""
+
+    def walk(b: bytes) -> tuple[int, ...] | None | bool:
+        i, n = 2, len(b)
+        info, orient = None, 1
+        while i + 4 <= n:
+            if b[i] != 0xFF:
+                return None
+            m = b[i + 1]
+            if m == 0xFF:
+                i += 1
+                continue
+            if m == 0x01 or 0xD0 <= m <= 0xD8:
+                i += 2
+                continue
+            if m == 0xD9:
+                return None
+            if m == 0xDA:
+                return None if info is None else (*info, orient, i)
+            seglen = (b[i + 2] << 8) | b[i + 3]
+            if i + 2 + seglen > n:
+                return False
+            if m in _codecs._SOF_MARKERS:
+                if info is not None or seglen < 8:
+                    return None
+                h, w = (b[i + 5] << 8) | b[i + 6], (b[i + 7] << 8) | b[i + 8]
+                info = (m, b[i + 4], h, w, b[i + 9])
+            elif m == 0xE1 and b[i + 4 : i + 10] == b"Exif\x00\x00":
+                orient = _codecs._tiff_orientation(b[i + 10 : i + 2 + seglen])
+            i += 2 + seglen
+        return False
+
+    limit = 4096
+    while True:
+        got = walk(data[:limit].tobytes())
+        if got is not False:
+            return got  # type: ignore[return-value]
+        if limit >= data.size:
+            return None
+        limit = min(data.size, limit * 16)
+
+
+def unusual_jpegs(jpeg: bytes) -> dict[str, bytes]:
+    """Variants of a baseline JPEG's header that take every branch of the header walks."""
+
+    def seg(marker: int, body: bytes) -> bytes:
+        return bytes((0xFF, marker)) + (len(body) + 2).to_bytes(2, "big") + body
+
+    segs, i = [], 2
+    while jpeg[i + 1] != 0xDA:
+        n = int.from_bytes(jpeg[i + 2 : i + 4], "big")
+        segs.append(jpeg[i : i + 2 + n])
+        i += 2 + n
+    scan = jpeg[i:]
+    (sof,) = [s for s in segs if s[1] == 0xC0]
+    k = segs.index(sof)
+
+    def build(*parts: bytes) -> bytes:
+        return b"\xff\xd8" + b"".join(parts)
+
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    tiff = exif.tobytes()[6:] if exif.tobytes().startswith(b"Exif") else exif.tobytes()
+    head = b"".join(segs)
+    out = {
+        "plain": jpeg,
+        "long APP2": build(seg(0xE2, bytes(5000)), head, scan),
+        "APP2 across the prefix": build(seg(0xE2, bytes(_jpeg_header.PREFIX - 40)), head, scan),
+        "huge APP2": build(seg(0xE2, bytes(65000)), seg(0xE2, bytes(65000)), head, scan),
+        "XMP": build(seg(0xE1, b"http://ns.adobe.com/xap/1.0/\x00<x/>"), head, scan),
+        "EXIF 6": build(seg(0xE1, b"Exif\x00\x00" + tiff), head, scan),
+        "EXIF after the frame": build(head, seg(0xE1, b"Exif\x00\x00" + tiff), scan),
+        "two EXIF": build(
+            seg(0xE1, b"Exif\x00\x00" + tiff), seg(0xE1, b"Exif\x00\x00II"), head, scan
+        ),
+        "short APP1": build(seg(0xE1, b"Exi"), head, scan),
+        "fill bytes": build(b"\xff\xff\xff", head, scan),
+        "RST and TEM": build(b"\xff\xd0\xff\x01", head, scan),
+        "garbage": build(b"\x00", head, scan),
+        "EOI first": build(b"\xff\xd9", head, scan),
+        "scan first": build(scan[: scan.index(b"\xff", 2)], head, scan),
+        "two frames": build(head, sof, scan),
+        "short frame": build(*segs[:k], seg(0xC0, sof[4:9]), *segs[k + 1 :], scan),
+        "lossless": build(*segs[:k], b"\xff\xc3" + sof[2:], *segs[k + 1 :], scan),
+        "12-bit": build(*segs[:k], sof[:4] + b"\x0c" + sof[5:], *segs[k + 1 :], scan),
+        "zero height": build(*segs[:k], sof[:5] + b"\x00\x00" + sof[7:], *segs[k + 1 :], scan),
+        "trailing bytes": jpeg + bytes(7),
+        "no EOI": jpeg[:-2],
+        "EOI in the middle only": jpeg[:-2] + b"\x00\xff\xd9\x00",
+    }
+    sos = len(jpeg) - len(scan)
+    for cut in (3, 4, 5, 6, 8, 21, 100, sos - 2, sos, sos + 3, len(jpeg) // 2):
+        out[f"cut at {cut}"] = jpeg[:cut]
+    return out
+
+
+def fuzzed_jpegs(jpeg: bytes, n: int, seed: int) -> list[bytes]:
+    """``jpeg`` with a few random header bytes changed, or cut short."""
+    rng = np.random.default_rng(seed)
+    sos = jpeg.index(b"\xff\xda")
+    out = []
+    for _ in range(n):
+        b = bytearray(jpeg)
+        for at in rng.integers(2, sos + 4, rng.integers(1, 4)):
+            b[at] = rng.choice([0x00, 0x01, 0xD0, 0xD9, 0xDA, 0xE1, 0xFF, int(rng.integers(256))])
+        if rng.random() < 0.3:
+            b = b[: rng.integers(2, sos + 20)]
+        out.append(bytes(b))
+    return out
+
+
+def test_jpeg_headers_give_jpeg_infos_answers(tree, edge, extra) -> None:
+    """The batch walk answers what `jpeg_info` answers, and that what the walk it replaced
+    answered, on every branch, on random damage and on other formats."""
+    files = [*tree, *edge.values(), *extra.values()]
+    raw = [Path(f).read_bytes() for f in files]
+    raw += list(unusual_jpegs(Path(tree[0]).read_bytes()).values())
+    raw += fuzzed_jpegs(Path(extra["exif6.jpg"]).read_bytes(), 300, seed=1)
+    raw += fuzzed_jpegs(Path(tree[1]).read_bytes(), 300, seed=2)
+    raw += [b"", b"\xff", b"\xff\xd8", b"\xff\xd8\xff\xd9", b"\xff\xd8\xff\xe0\x00", b"GIF89a"]
+    datas = [np.frombuffer(b, dtype=np.uint8) for b in raw]
+    for ends in (True, False):
+        hd = _jpeg_header.jpeg_headers(datas, ends=ends)
+        for i, (b, d) in enumerate(zip(raw, datas)):
+            assert hd.jpeg[i] == (len(b) > 4 and b[:2] == b"\xff\xd8"), i
+            if ends:
+                assert hd.ends[i] == b.endswith(b"\xff\xd9"), i
+            if not hd.jpeg[i]:
+                assert not hd.found[i]
+                continue
+            info = _jpeg_header.jpeg_info(d)
+            assert hd.info(i) == info, i
+            assert (None if info is None else tuple(info)) == reference_jpeg_info(d), i
+    assert _jpeg_header.jpeg_headers([], ends=True).jpeg.shape == (0,)
+
+
+def reference_plan(op, samples, windows_for):
+    """The per-sample planner `_mixed_plan` replaced: (the infos of ``heads``, the display
+    sizes, the `_Gpu` rows as tuples, the CPU samples)."""
+    from dali._exec.workspace import SampleFailure
+    from dali._ops.decoders.image import size_hint
+
+    heads, shapes = [], np.full((len(samples), 2), -1, dtype=np.int64)
+    for i, sample in enumerate(samples):
+        try:
+            data = op.check_encoded(sample)
+        except Exception as e:
+            raise SampleFailure(i, e) from e
+        info = None
+        if data.size > 4 and data[0] == 0xFF and data[1] == 0xD8:
+            info = reference_jpeg_info(data)
+        elif data.size > 4:
+            size = size_hint(data)
+            if size is not None:
+                shapes[i] = size
+        if info is not None:
+            sof, precision, height, width, ncomp, orientation, _ = info
+            if height > 0 and width > 0:
+                swap = op._orientation and orientation >= 5
+                shapes[i] = (width, height) if swap else (height, width)
+            usable = sof in (0xC0, 0xC1, 0xC2) and ncomp in (1, 3) and precision == 8
+            if not usable or height == 0 or width == 0:
+                info = None
+        if info is not None:
+            try:
+                _codecs._check_jpeg_complete(data, info[6])
+            except _codecs.DecodeError:
+                info = None
+        heads.append(info)
+    windows = windows_for(shapes)
+    gpu, cpu = [], []
+    for i, info in enumerate(heads):
+        if info is None:
+            cpu.append(i)
+            continue
+        try:
+            H, W = info[2], info[3]
+            if op._orientation and info[5] >= 5:
+                H, W = W, H
+            oc = 3
+            if op._out_name == "GRAY" or (op._out_name == "ANY_DATA" and info[4] == 1):
+                oc = 1
+            if windows is None:
+                inner, pad = (0, 0, H, W), None
+            else:
+                inner, pad = op.clip(H, W, windows[i](H, W))
+            y, x, h, w = inner
+            if h <= 0 or w <= 0:
+                cpu.append(i)
+                continue
+            region = None if (y, x, h, w) == (0, 0, H, W) else (y, x, y + h, x + w)
+            oy, ox, ph, pw = pad or (0, 0, h, w)
+            gpu.append((i, region, ph, pw, oc, h, w, oy, ox))
+        except Exception as e:
+            raise SampleFailure(i, e) from e
+    return heads, shapes, gpu, cpu
+
+
+PLAN_CASES = [
+    ("image", {}),
+    ("image", {"output_type": types.GRAY}),
+    ("image", {"output_type": types.ANY_DATA, "adjust_orientation": False}),
+    ("image_random_crop", {}),
+    ("image_random_crop", {"adjust_orientation": False, "random_area": (0.5, 1.0)}),
+    ("image_crop", {"crop": (40, 70), "crop_pos_x": 0.3, "out_of_bounds_policy": "pad"}),
+    ("image_crop", {"crop": (300, 30), "out_of_bounds_policy": "trim_to_shape"}),
+    ("image_crop", {"crop": (20, 30), "crop_pos_y": 0.7, "rounding": "truncate"}),
+    ("image_crop", {"crop": (300, 30), "out_of_bounds_policy": "error"}),
+    (
+        "image_slice",
+        {"rel_start": (-0.2, 0.5), "rel_shape": (0.7, 0.8), "out_of_bounds_policy": "pad"},
+    ),
+    ("image_slice", {"start": (3, 0), "shape": (0, 10)}),
+]
+
+
+@pytest.mark.parametrize(("op", "kw"), PLAN_CASES, ids=lambda v: str(v))
+def test_the_vectorised_plan_is_the_per_sample_plan(tree, edge, extra, op, kw) -> None:
+    """Headers, sizes, windows, regions, padding, the GPU/CPU split and errors are those of the
+    per-sample planner, on a batch of every kind of sample."""
+    from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
+    from dali._ops.decoders.image import BatchWindows
+    from dali._tensors import TensorListCPU
+
+    files = [*tree[:6], *(edge[k] for k in ("jpeg_cmyk", "truncated", "png_rgb", "jpeg_gray"))]
+    files += [edge[k] for k in ("jpeg_progressive", "tiny", "wide", "tall", "corrupt", "empty")]
+    files += [edge["text"], edge["bmp"], *(extra[f"exif{o}.jpg"] for o in (3, 6, 8))]
+    files += [extra["rgb16.png"]]
+    samples = [np.fromfile(f, dtype=np.uint8) for f in files]
+    raw = unusual_jpegs(Path(tree[2]).read_bytes())
+    samples += [np.frombuffer(raw[k], dtype=np.uint8) for k in ("trailing bytes", "no EOI")]
+    samples += [np.frombuffer(raw[k], dtype=np.uint8) for k in ("EXIF 6", "fill bytes")]
+    samples.append(np.repeat(samples[0], 2)[::2])  # not contiguous
+
+    @pipeline_def(batch_size=len(samples), num_threads=1, device_id=None, seed=3)
+    def pipe():
+        jpegs, _ = fn.readers.file(files=[str(files[0])])
+        return getattr(fn.decoders, op)(jpegs, name="dec", **kw)
+
+    p = pipe()
+    p.build()
+    node = p._plan.by_name["dec"]
+    impl = node.impl
+    n = len(samples)
+    ws = Workspace(
+        impl, [TensorListCPU._make(samples)], {}, BatchMeta.stream(0, n, 0), 0, 0, None,
+        node.key, None, None,
+    )  # fmt: skip
+
+    def windows_for(shapes):
+        return impl.windows(ws, n, shapes if impl.needs_shapes else None)
+
+    def outcome(plan):
+        try:
+            heads, shapes, gpu, cpu = plan()
+        except SampleFailure as e:
+            return ("error", e.index, type(e.error), str(e.error))
+        return heads, shapes.tolist(), [tuple(g) for g in gpu], cpu
+
+    def vectorised(windows=None):
+        hd = _mixed_plan._headers(impl, samples)
+        if windows is None:  # the whole planning of the batch, as the decoder runs it
+            prep = _mixed_plan.plan_batch(impl, ws)
+            heads, gpu, cpu = prep.heads, prep.gpu, prep.cpu
+            assert all(isinstance(g, _mixed_plan._Gpu) for g in gpu)
+            assert all(type(v) is int for g in gpu for v in (*g[:1], *g[2:], *(g[1] or ())))
+        else:
+            heads, (gpu, cpu) = hd.heads, _mixed_plan._plan(impl, hd, windows)
+        assert all(np.array_equal(h[0], s.reshape(-1)) for h, s in zip(heads, samples))
+        return [None if i is None else tuple(i) for _, i in heads], hd.shapes, gpu, cpu
+
+    want = outcome(lambda: reference_plan(impl, samples, windows_for))
+    assert outcome(vectorised) == want
+    hd = _mixed_plan._headers(impl, samples)
+    if op == "image_random_crop":  # windows for other sizes than the header's, one by one
+        hints = hd.shapes.copy()
+        hints[::3] += 1
+        for shapes in (None, hints):
+            wins = impl.windows(ws, n, shapes)
+            got = outcome(lambda: vectorised(wins))  # noqa: B023
+            assert got == outcome(lambda: reference_plan(impl, samples, lambda _: wins))  # noqa: B023
+    elif op != "image":  # the same windows as arrays, those reaching outside clipped one by one
+        wins = windows_for(None)
+        boxes = np.zeros((n, 4), dtype=np.int64)
+        for i in np.flatnonzero(hd.gpu):
+            boxes[i] = wins[i](*hd.shapes[i].tolist())
+        batch = BatchWindows(boxes[:, :2], boxes[:, 2:], hd.shapes, None)
+        assert outcome(lambda: vectorised(batch)) == want
+    p.close()
+
+
+def test_batch_windows_are_window_functions() -> None:
+    from dali._ops.decoders.image import BatchWindows, Window
+
+    calls = []
+
+    def fallback(i: int, H: int, W: int) -> Window:
+        calls.append((i, H, W))
+        return Window(i, 0, H // 2, W // 2)
+
+    anchors, sizes = np.array([[1, 2], [5, 6], [0, 0]]), np.array([[3, 4], [7, 8], [1, 1]])
+    wins = BatchWindows(anchors, sizes, np.array([[10, 10], [20, 30], [-1, -1]]), fallback)
+    assert len(wins) == 3 and len(list(wins)) == 3
+    assert wins[1](20, 30) == Window(5, 6, 7, 8)
+    assert wins[-3](10, 10) == (1, 2, 3, 4)
+    assert wins[2](8, 6) == Window(2, 0, 4, 3)
+    assert calls == [(2, 8, 6)]
+    with pytest.raises(IndexError):
+        wins[3]
+    got = wins.boxes_for(np.array([2, 0, 1]), np.array([8, 10, 21]), np.array([6, 10, 30]))
+    assert np.stack(got, axis=1).tolist() == [[2, 0, 4, 3], [1, 2, 3, 4], [1, 0, 10, 15]]
+    assert (anchors.tolist(), sizes.tolist()) == (
+        [[1, 2], [5, 6], [0, 0]],
+        [[3, 4], [7, 8], [1, 1]],
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

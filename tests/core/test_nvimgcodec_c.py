@@ -435,6 +435,32 @@ def test_a_failing_code_stream_fails_alone(files, dec, monkeypatch):
     np.testing.assert_array_equal(got[2], full)
 
 
+def test_code_streams_get_the_arrays_addresses(files, dec, monkeypatch):
+    """Writable, read-only, offset and empty arrays: each code stream gets the array's address
+    and size (read through the buffer protocol where it can be), and the same pixels."""
+    lib = nvc._library()
+    create = lib.CodeStreamCreateFromHostMem
+    seen = []
+
+    def recorded(*args: Any) -> int:
+        seen.append(args[2:4])
+        return create(*args)
+
+    monkeypatch.setattr(lib, "CodeStreamCreateFromHostMem", recorded)
+    good = files["baseline"]
+    readonly = np.frombuffer(good.tobytes(), dtype=np.uint8)
+    offset = np.concatenate([np.zeros(3, dtype=np.uint8), good])[3:]
+    datas = [good, readonly, offset, np.zeros(0, dtype=np.uint8), good[:1]]
+    shape = display_shape(good, False, True)
+    regions = [None, (1, 2, 30, 40), None, None, None]
+    shapes = [shape, (29, 38, 3), shape, (10, 10, 3), (10, 10, 3)]
+    ok, got, _ = decode_host(dec, datas, regions, shapes, gray=False)
+    assert ok.tolist() == [True, True, True, False, False]
+    assert seen == [(d.ctypes.data, d.nbytes) for d in datas]
+    np.testing.assert_array_equal(got[1], got[0][1:30, 2:40])
+    np.testing.assert_array_equal(got[2], got[0])
+
+
 @pytest.mark.parametrize("gray", [False, True], ids=["rgb", "gray"])
 def test_row_pitch_larger_than_the_row(files, dec, gray):
     datas = [files["baseline"], files["jpeg_exif6"], files["baseline_big"]]

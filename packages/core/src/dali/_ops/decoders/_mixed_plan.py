@@ -1,45 +1,73 @@
 """The host planning of the mixed image decoders: headers, windows, the GPU/CPU split.
 
-`plan_batch` reads each sample's JPEG header (`jpeg_info`), works out its display size, asks
-the operator for its window (the *same* window functions as the CPU backend, so CPU and mixed
-cut the same windows) and splits the batch: the samples nvImageCodec's GPU decoders take, each
-with its region and output geometry (`_Gpu`), and the samples left to the CPU backend. No CUDA
-here: `_nvimgcodec` runs it in a decoder's worker thread, or in the mixed stage.
+`plan_batch` reads the batch's JPEG headers (`jpeg_headers`), works out each sample's display
+size, asks the operator for the windows (the *same* window functions as the CPU backend, so CPU
+and mixed cut the same windows) and splits the batch: the samples nvImageCodec's GPU decoders
+take, each with its region and output geometry (`_Gpu`), and the samples left to the CPU
+backend. No CUDA here: `_nvimgcodec` runs it in a decoder's worker thread, or in the mixed stage.
+
+The planning holds the GIL, which a training pipeline is bound by, so it is vectorised over the
+batch: the headers are walked together, the sizes, the GPU/CPU split, the windows of a
+`BatchWindows` (``image_random_crop``'s), their regions and padding are numpy arrays of one
+value per sample. Per sample, Python only slices the bytes the walk reads and builds the records
+(`JpegInfo`, `_Gpu`) from lists; other window functions (crop, slice) are called one by one, as
+the CPU backend calls them. ``image_random_crop``, 256 ImageNet-like JPEGs, 2-core development
+machine: 0.75 ms per batch (1.85 ms with the per-sample planning it replaced).
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from dali._ops.decoders import _codecs
-from dali._ops.decoders._jpeg_header import JpegInfo, jpeg_info
+from dali._ops.decoders._jpeg_header import JpegInfo, jpeg_headers
 
 if TYPE_CHECKING:
-    from dali._ops.decoders.image import _ImageDecoder
+    from dali._ops.decoders.image import Windows, _ImageDecoder
 
 __all__ = ["Prepared", "plan_batch"]
 
 #: SOF markers of the Huffman-coded, 8/12-bit DCT processes nvJPEG decodes (baseline, extended,
-#: progressive); lossless and arithmetic-coded JPEGs go to the CPU backend.
-_GPU_SOF = frozenset({0xC0, 0xC1, 0xC2})
+#: progressive: 0xC0-0xC2); lossless and arithmetic-coded JPEGs go to the CPU backend.
+_GPU_SOF = range(0xC0, 0xC3)
 
 
-class _Gpu:
-    """A sample planned for the GPU: its region and where its pixels go."""
+class _Gpu(NamedTuple):
+    """A sample planned for the GPU: its region and where its pixels go.
 
-    __slots__ = ("ih", "iw", "ix", "iy", "oc", "oh", "ow", "region", "sample")
+    ``region``: ``(y0, x0, y1, x1)`` for nvImageCodec (None: the whole image); the decoded
+    ``ih×iw`` image goes at ``(iy, ix)`` of the ``oh×ow×oc`` output (larger when padded).
+    """
 
-    def __init__(
-        self, sample: int, region: tuple | None, oh: int, ow: int, oc: int, inner: tuple, off: tuple
-    ) -> None:
-        self.sample = sample
-        self.region = region
-        self.oh, self.ow, self.oc = oh, ow, oc
-        self.iy, self.ix = off
-        self.ih, self.iw = inner
+    sample: int
+    region: tuple[int, int, int, int] | None
+    oh: int
+    ow: int
+    oc: int
+    ih: int
+    iw: int
+    iy: int
+    ix: int
+
+
+#: `_Gpu` from a row of its fields (what ``_Gpu._make`` does, without the length check)
+_gpu_row = partial(tuple.__new__, _Gpu)
+
+
+class _Headers(NamedTuple):
+    """What `_headers` read from a batch: ``heads``, each sample's bytes and header (None for
+    the samples the GPU does not take); ``shapes``, the ``(n, 2)`` display sizes (``-1`` where
+    not known); ``gpu``, ``(n,)`` bool, the samples nvImageCodec's GPU decoders take, and
+    ``ncomp``, their components."""
+
+    heads: list[tuple[np.ndarray, JpegInfo | None]]
+    shapes: np.ndarray
+    gpu: np.ndarray
+    ncomp: np.ndarray
 
 
 class Prepared:
@@ -69,12 +97,14 @@ def plan_batch(op: _ImageDecoder, ws: Any) -> Prepared:
     c0 = time.thread_time()
     t0 = time.perf_counter()
     samples = ws.inputs[0]._samples()
-    heads, shapes = _headers(op, samples)
-    windows = op.windows(ws, len(samples), shapes if op.needs_shapes else None) if samples else None
-    gpu, cpu = _plan(op, heads, windows)
+    hd = _headers(op, samples)
+    windows = None
+    if samples:
+        windows = op.windows(ws, len(samples), hd.shapes if op.needs_shapes else None)
+    gpu, cpu = _plan(op, hd, windows)
     return Prepared(
         samples,
-        heads,
+        hd.heads,
         windows,
         gpu,
         cpu,
@@ -83,95 +113,134 @@ def plan_batch(op: _ImageDecoder, ws: Any) -> Prepared:
     )
 
 
-def _headers(
-    op: _ImageDecoder, samples: list[np.ndarray]
-) -> tuple[list[tuple[np.ndarray, JpegInfo | None]], np.ndarray]:
+def _headers(op: _ImageDecoder, samples: list[np.ndarray]) -> _Headers:
     """Each sample's bytes and header, and the display sizes the windows are computed from.
 
     The header is None for the samples nvImageCodec's GPU decoders do not take (they go to the
     CPU backend); the sizes are ``(n, 2)`` ``(height, width)``, ``-1`` where not known, as
-    `image.header_shapes` gives them to the CPU backend.
+    `image.header_shapes` gives them to the CPU backend. The JPEG headers of the batch are read
+    together (`jpeg_headers`).
     """
     from dali._exec.workspace import SampleFailure
     from dali._ops.decoders.image import size_hint
 
-    orient_on = op._orientation
-    heads: list[tuple[np.ndarray, JpegInfo | None]] = []
-    shapes = np.full((len(samples), 2), -1, dtype=np.int64)
-    for i, sample in enumerate(samples):
+    check = op.check_encoded
+    try:
+        datas = [check(sample) for sample in samples]
+    except Exception:
+        for i, sample in enumerate(samples):  # again, to name the sample
+            try:
+                check(sample)
+            except Exception as e:
+                raise SampleFailure(i, e) from e
+        raise
+    n = len(datas)
+    hd = jpeg_headers(datas, ends=True)
+    shapes = np.full((n, 2), -1, dtype=np.int64)
+    for i in np.flatnonzero(~hd.jpeg).tolist():
+        if datas[i].size > 4:
+            size = size_hint(datas[i])
+            if size is not None:
+                shapes[i] = size
+    known = hd.found & (hd.height > 0) & (hd.width > 0)
+    h, w = hd.height, hd.width
+    if op._orientation:
+        swap = hd.orientation >= 5
+        h, w = np.where(swap, w, h), np.where(swap, h, w)
+    shapes[:, 0] = np.where(known, h, shapes[:, 0])
+    shapes[:, 1] = np.where(known, w, shapes[:, 1])
+    gpu = (
+        known
+        & (hd.sof >= _GPU_SOF.start)
+        & (hd.sof < _GPU_SOF.stop)
+        & ((hd.ncomp == 1) | (hd.ncomp == 3))
+        & (hd.precision == 8)
+    )
+    for i in np.flatnonzero(gpu & ~hd.ends).tolist():  # no end-of-image marker at the end
         try:
-            data = op.check_encoded(sample)
-            info = None
-            if data.size > 4 and data[0] == 0xFF and data[1] == 0xD8:
-                info = jpeg_info(data)
-            elif data.size > 4:
-                size = size_hint(data)
-                if size is not None:
-                    shapes[i] = size
-            if info is not None and info.height > 0 and info.width > 0:
-                swap = orient_on and info.orientation >= 5
-                shapes[i] = (info.width, info.height) if swap else (info.height, info.width)
-            if info is not None and (
-                info.sof not in _GPU_SOF
-                or info.ncomp not in (1, 3)
-                or info.precision != 8
-                or info.height == 0
-                or info.width == 0
-            ):
-                info = None
-            if info is not None:
-                try:
-                    _codecs._check_jpeg_complete(data, info.sos)
-                except _codecs.DecodeError:
-                    info = None  # the CPU backend raises (or skips) with its own message
-        except SampleFailure:
-            raise
-        except Exception as e:
-            raise SampleFailure(i, e) from e
-        heads.append((data, info))
-    return heads, shapes
+            _codecs._check_jpeg_complete(datas[i], int(hd.sos[i]))
+        except _codecs.DecodeError:
+            gpu[i] = False  # the CPU backend raises (or skips) with its own message
+    sel = np.flatnonzero(gpu)
+    fields = (hd.sof, hd.precision, hd.height, hd.width, hd.ncomp, hd.orientation, hd.sos)
+    infos: list[JpegInfo | None] = list(map(_info_row, zip(*(a[sel].tolist() for a in fields))))
+    if len(infos) < n:  # in their places, None for the others
+        got, infos = infos, [None] * n
+        for i, info in zip(sel.tolist(), got):
+            infos[i] = info
+    return _Headers(list(zip(datas, infos)), shapes, gpu, hd.ncomp)
 
 
-def _plan(
-    op: _ImageDecoder,
-    heads: list[tuple[np.ndarray, JpegInfo | None]],
-    windows: list[Any] | None,
-) -> tuple[list[_Gpu], list[int]]:
-    """Split the samples: those for nvImageCodec (with their regions), those for the CPU."""
+#: `JpegInfo` from a row of its fields
+_info_row = partial(tuple.__new__, JpegInfo)
+
+
+def _plan(op: _ImageDecoder, hd: _Headers, windows: Windows | None) -> tuple[list[_Gpu], list[int]]:
+    """Split the samples: those for nvImageCodec (with their regions), those for the CPU.
+
+    Vectorised over the batch: the windows of a `BatchWindows` are read from its arrays where
+    the header's size is the one they were computed for, and only windows reaching outside
+    the image are clipped one by one (`_ImageDecoder.clip`, which raises for policy "error");
+    other window functions are called per sample, as the CPU backend calls them.
+    """
     from dali._exec.workspace import SampleFailure
+    from dali._ops.decoders.image import BatchWindows, Window
 
-    orient_on = op._orientation
-    out_name = op._out_name
-    gpu: list[_Gpu] = []
-    cpu: list[int] = []
-    for i, (_, info) in enumerate(heads):
-        if info is None:
-            cpu.append(i)
-            continue
-        try:
-            H, W = info.height, info.width
-            if orient_on and info.orientation >= 5:
-                H, W = W, H
-            if out_name == "GRAY" or (out_name == "ANY_DATA" and info.ncomp == 1):
-                oc = 1
-            else:
-                oc = 3
-            if windows is None:
-                inner, pad = (0, 0, H, W), None
-            else:
-                inner, pad = op.clip(H, W, windows[i](H, W))
-            y, x, h, w = inner
-            if h <= 0 or w <= 0:
-                cpu.append(i)
-                continue
-            region = None if (y, x, h, w) == (0, 0, H, W) else (y, x, y + h, x + w)
-            if pad is None:
-                gpu.append(_Gpu(i, region, h, w, oc, (h, w), (0, 0)))
-            else:
-                oy, ox, ph, pw = pad
-                gpu.append(_Gpu(i, region, ph, pw, oc, (h, w), (oy, ox)))
-        except SampleFailure:
-            raise
-        except Exception as e:
-            raise SampleFailure(i, e) from e
-    return gpu, cpu
+    idx = np.flatnonzero(hd.gpu)
+    m = idx.size
+    H, W = hd.shapes[idx, 0], hd.shapes[idx, 1]
+    # the part of each window inside the image (y, x, h, w), and where it goes in the output
+    # (iy, ix, oh, ow): larger than the part when padded
+    if windows is None:
+        y = x = iy = ix = np.zeros(m, dtype=np.int64)
+        h, w, oh, ow = H, W, H, W
+    elif isinstance(windows, BatchWindows):
+        y, x, h, w = windows.boxes_for(idx, H, W)  # (its functions never raise)
+        iy = ix = np.zeros(m, dtype=np.int64)
+        oh, ow = h, w
+        outside = ~((y >= 0) & (x >= 0) & (y + h <= H) & (x + w <= W))
+        if np.count_nonzero(outside):
+            iy, ix, oh, ow = iy.copy(), ix.copy(), h.copy(), w.copy()
+            for k in np.flatnonzero(outside).tolist():
+                win = Window(int(y[k]), int(x[k]), int(h[k]), int(w[k]))
+                try:
+                    inner, pad = op.clip(int(H[k]), int(W[k]), win)
+                except Exception as e:
+                    raise SampleFailure(int(idx[k]), e) from e
+                y[k], x[k], h[k], w[k] = inner
+                iy[k], ix[k], oh[k], ow[k] = pad or (0, 0, inner[2], inner[3])
+    else:
+        rows = []
+        for i, Hi, Wi in zip(idx.tolist(), H.tolist(), W.tolist()):
+            try:  # the window and its clipping, in sample order (the first error is raised)
+                inner, pad = op.clip(Hi, Wi, windows[i](Hi, Wi))
+            except Exception as e:
+                raise SampleFailure(i, e) from e
+            rows.append((*inner, *(pad or (0, 0, inner[2], inner[3]))))
+        y, x, h, w, iy, ix, oh, ow = np.asarray(rows, dtype=np.int64).reshape(m, 8).T
+    keep = (h > 0) & (w > 0)
+    if np.count_nonzero(keep) < m:  # nothing to decode: the CPU backend's result
+        cpu_mask = ~hd.gpu
+        cpu_mask[idx[~keep]] = True
+        cpu = np.flatnonzero(cpu_mask).tolist()
+        idx, H, W = idx[keep], H[keep], W[keep]
+        y, x, h, w, iy, ix, oh, ow = (a[keep] for a in (y, x, h, w, iy, ix, oh, ow))
+    else:
+        cpu = np.flatnonzero(~hd.gpu).tolist()
+    whole = (y == 0) & (x == 0) & (h == H) & (w == W)
+    n_whole = np.count_nonzero(whole)
+    if n_whole == idx.size:
+        regions: list[Any] = [None] * idx.size
+    else:
+        regions = list(zip(y.tolist(), x.tolist(), (y + h).tolist(), (x + w).tolist()))
+        if n_whole:
+            for k in np.flatnonzero(whole).tolist():
+                regions[k] = None
+    if op._out_name == "GRAY":
+        oc: list[int] = [1] * idx.size
+    elif op._out_name == "ANY_DATA":
+        oc = np.where(hd.ncomp[idx] == 1, 1, 3).tolist()
+    else:
+        oc = [3] * idx.size
+    geometry = (oh.tolist(), ow.tolist(), oc, h.tolist(), w.tolist(), iy.tolist(), ix.tolist())
+    return list(map(_gpu_row, zip(idx.tolist(), regions, *geometry))), cpu

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -58,11 +59,13 @@ from dali._ops.image.crop_window import RANDOM_CROP_ARGS, RandomCropParams, rand
 from dali._tensors import TensorListCPU
 
 __all__ = [
+    "BatchWindows",
     "Image",
     "ImageCrop",
     "ImageRandomCrop",
     "ImageSlice",
     "Window",
+    "Windows",
     "header_shapes",
     "size_hint",
 ]
@@ -81,6 +84,8 @@ class Window(NamedTuple):
 
 #: A sample's window as a function of the decoded image's (height, width).
 WindowFn = Callable[[int, int], Window]
+#: The window functions of a batch's samples (a list, or a `BatchWindows`).
+Windows = Sequence[WindowFn]
 
 # -- schemas -----------------------------------------------------------------------------------
 
@@ -143,6 +148,7 @@ class _Skip(NamedTuple):
 
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_U8 = np.dtype(np.uint8)
 
 
 def size_hint(data: np.ndarray) -> tuple[int, int] | None:
@@ -183,25 +189,99 @@ def header_shapes(samples: Sequence[np.ndarray], orientation: bool) -> np.ndarra
         >>> header_shapes([np.frombuffer(b"GIF89a...", np.uint8)], True).tolist()
         [[-1, -1]]
     """
-    from dali._ops.decoders._jpeg_header import jpeg_info
+    from dali._ops.decoders._jpeg_header import jpeg_headers
 
     out = np.full((len(samples), 2), -1, dtype=np.int64)
+    datas: list[np.ndarray] = []
+    where: list[int] = []
     for i, data in enumerate(samples):
         if data.dtype != np.uint8 or data.ndim != 1 or data.size <= 4:
             continue
-        if data[0] != 0xFF or data[1] != 0xD8:
-            size = size_hint(data)
-            if size is not None:
-                out[i] = size
-            continue
-        info = jpeg_info(data)  # None (not an error) for data it does not understand
-        if info is None or info.height <= 0 or info.width <= 0:
-            continue
-        if orientation and info.orientation >= 5:
-            out[i] = info.width, info.height
-        else:
-            out[i] = info.height, info.width
+        where.append(i)
+        datas.append(data if data.flags.c_contiguous else np.ascontiguousarray(data))
+    hd = jpeg_headers(datas)  # not found (not an error) for data the walk does not understand
+    for k in np.flatnonzero(~hd.jpeg).tolist():
+        size = size_hint(datas[k])
+        if size is not None:
+            out[where[k]] = size
+    known = hd.found & (hd.height > 0) & (hd.width > 0)
+    h, w = hd.height, hd.width
+    if orientation:
+        swap = hd.orientation >= 5
+        h, w = np.where(swap, w, h), np.where(swap, h, w)
+    rows = np.asarray(where, dtype=np.int64)[known]
+    out[rows, 0] = h[known]
+    out[rows, 1] = w[known]
     return out
+
+
+class BatchWindows(Sequence[WindowFn]):
+    """The window functions of a batch (`Windows`) over windows computed together.
+
+    Sample ``i``'s function (``wins[i]``, an integer index) gives the window of anchor
+    ``anchors[i]`` and size ``sizes[i]`` (``(n, 2)`` arrays, ``(y, x)`` and ``(h, w)``) for an
+    image of the size ``expected[i]`` (the size its header predicted), and ``fallback(i, H, W)``
+    for any other size. The functions never raise. The mixed backend's planner takes the
+    windows of many samples at once (`boxes_for`), the CPU backend calls the functions.
+
+    Example:
+        >>> wins = BatchWindows(np.array([[1, 2]]), np.array([[3, 4]]), np.array([[10, 10]]), None)
+        >>> wins[0](10, 10)
+        Window(y=1, x=2, h=3, w=4)
+    """
+
+    __slots__ = ("_fallback", "_lists", "anchors", "expected", "sizes")
+
+    def __init__(
+        self,
+        anchors: np.ndarray,
+        sizes: np.ndarray,
+        expected: np.ndarray,
+        fallback: Callable[[int, int, int], Window] | None,
+    ) -> None:
+        self.anchors, self.sizes, self.expected = anchors, sizes, expected
+        self._fallback = fallback
+        self._lists: tuple[list, list, list] | None = None
+
+    def __len__(self) -> int:
+        return len(self.anchors)
+
+    def __getitem__(self, i: int) -> WindowFn:  # type: ignore[override]
+        n = len(self.anchors)
+        if not -n <= i < n:
+            raise IndexError(f"sample {i} of a batch of {n}")
+        return partial(self._window, i % n)
+
+    def boxes_for(self, idx: np.ndarray, H: np.ndarray, W: np.ndarray) -> list[np.ndarray]:
+        """The windows of the samples ``idx`` for images of ``H×W`` (arrays of one value per
+        sample): ``self[i](h, w)`` of each, vectorised, as the columns ``[y, x, h, w]``.
+
+        (Gathered column by column: numpy releases the GIL around the larger copies, see
+        `_nvimgcodec_c.MAX_CALL`.)
+        """
+        cols = [a[:, k][idx] for a in (self.anchors, self.sizes) for k in (0, 1)]
+        other = (self.expected[:, 0][idx] != H) | (self.expected[:, 1][idx] != W)
+        if np.count_nonzero(other):
+            assert self._fallback is not None
+            for k in np.flatnonzero(other).tolist():
+                window = self._fallback(int(idx[k]), int(H[k]), int(W[k]))
+                for col, v in zip(cols, window):
+                    col[k] = v
+        return cols
+
+    def _window(self, i: int, H: int, W: int) -> Window:
+        lists = self._lists
+        if lists is None:  # made once, by whichever thread asks first
+            lists = self._lists = (
+                self.expected.tolist(),
+                self.anchors.tolist(),
+                self.sizes.tolist(),
+            )
+        (eh, ew), anchor, size = lists[0][i], lists[1][i], lists[2][i]
+        if eh == H and ew == W:
+            return Window(*anchor, *size)
+        assert self._fallback is not None
+        return self._fallback(i, H, W)
 
 
 class _ImageDecoder(Operator):
@@ -250,8 +330,9 @@ class _ImageDecoder(Operator):
                 raise self.arg_error("fill_values", "must not be empty")
 
     # -- the window (overridden) ---------------------------------------------------------------
-    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> list[WindowFn] | None:
-        """Per-sample window functions, prepared in the executor thread (None: whole image).
+    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> Windows | None:
+        """Per-sample window functions, prepared in the executor thread (None: whole image);
+        a `BatchWindows` where they were computed for the whole batch.
 
         ``shapes`` (with `needs_shapes`): each image's ``(height, width)`` from its header,
         ``(-1, -1)`` where not known; a window function is still called with the actual size.
@@ -296,7 +377,8 @@ class _ImageDecoder(Operator):
     # -- shared by the CPU and the mixed backends ----------------------------------------------
     def check_encoded(self, data: np.ndarray) -> np.ndarray:
         """``data`` as a contiguous 1-D uint8 array (file bytes), or an error naming the type."""
-        if data.dtype != np.uint8:
+        dtype = data.dtype
+        if dtype is not _U8 and dtype != _U8:
             raise self.error(
                 f"expects encoded images as 1-D uint8 arrays (file bytes), got {data.dtype}"
             )
@@ -460,7 +542,7 @@ class ImageCrop(_ImageDecoder):
             )
         self._whole = not (has_crop or has_w)
 
-    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> list[WindowFn] | None:
+    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> Windows | None:
         if self._whole:
             return None
         if self.has_arg("crop"):
@@ -532,31 +614,22 @@ class ImageRandomCrop(_ImageDecoder):
         super().setup()
         self.crop_params = RandomCropParams.from_op(self)
 
-    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> list[WindowFn] | None:
+    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> Windows | None:
         rng = ws.rng  # created here, in the executor thread, not in the workers
         p = self.crop_params
         if shapes is None:
             shapes = np.full((n, 2), -1, dtype=np.int64)
-        # one call for the batch; the unknown sizes get a dummy (empty) window, never used
-        anchors, sizes = random_crop_windows(
-            rng, np.maximum(shapes, 0), p.area, p.aspect_ratio, p.num_attempts
-        )
-        ready = [Window(*w) for w in np.concatenate([anchors, sizes], axis=1).tolist()]
-        expected = [tuple(s) for s in shapes.tolist()]
+        # one call for the batch; the unknown sizes (-1) get a dummy (empty) window, never used
+        anchors, sizes = random_crop_windows(rng, shapes, p.area, p.aspect_ratio, p.num_attempts)
 
-        def window_for(i: int) -> WindowFn:
-            def window(H: int, W: int) -> Window:
-                if expected[i] == (H, W):
-                    return ready[i]
-                # the decoded size was not known: the same function, for this sample alone
-                a, s = random_crop_windows(
-                    rng.subset([i]), [(H, W)], p.area, p.aspect_ratio, p.num_attempts
-                )
-                return Window(int(a[0, 0]), int(a[0, 1]), int(s[0, 0]), int(s[0, 1]))
+        def fallback(i: int, H: int, W: int) -> Window:
+            # the decoded size was not known: the same function, for this sample alone
+            a, s = random_crop_windows(
+                rng.subset([i]), [(H, W)], p.area, p.aspect_ratio, p.num_attempts
+            )
+            return Window(int(a[0, 0]), int(a[0, 1]), int(s[0, 0]), int(s[0, 1]))
 
-            return window
-
-        return [window_for(i) for i in range(n)]
+        return BatchWindows(anchors, sizes, shapes, fallback)
 
 
 @register(
@@ -622,7 +695,7 @@ class ImageSlice(_ImageDecoder):
                 f"positional inputs (data, anchor, shape); got {n_inputs} input(s)"
             )
 
-    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> list[WindowFn] | None:
+    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> Windows | None:
         k = len(self.axes)
         if self._named:
             vals: dict[str, list[np.ndarray]] = {}

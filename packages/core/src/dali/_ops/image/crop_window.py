@@ -6,14 +6,18 @@
 up to ``num_attempts`` times, with DALI's float32 arithmetic and its fallbacks for images that are
 too wide, too tall or too small. The anchor is uniform over the positions where the window fits.
 
-`random_crop_windows` computes the windows of a whole batch at once with numpy: every attempt of
-every sample is evaluated together and the first accepted one is kept, which is the same window
-the sequential loop would stop at. DALI draws from one stream per sample slot (so a sample's crop
+`random_crop_windows` computes the windows of a whole batch at once with numpy: the attempts of
+every sample are evaluated together, in a couple of rounds over the samples still searching
+(`_windows`), and the first accepted one is kept, which is the same window the sequential loop
+would stop at. DALI draws from one stream per sample slot (so a sample's crop
 depends on its position in the batch); we draw a fixed ``2·num_attempts + 2`` values per sample
 from the sample's own counter-based stream (``ws.rng``, sub-stream `CROP_WINDOW_STREAM`), so the
 same sample gets the same window whatever the batch size, thread count, sharding or backend
 (DESIGN §5.1). A batch of 256 takes 0.16–0.3 ms, where a numpy ``Generator`` per sample and
-the Python loop took 5.5–9 ms (the same shared 2-core development machine, medians).
+the Python loop took 5.5–9 ms (the same shared 2-core development machine, medians), and it
+keeps the GIL throughout (but in `SampleRNG.bits`): evaluating every attempt at once took 0.04
+ms less but released the GIL in 20-odd numpy calls, each of which can wait for Python's switch
+interval to take it back, which made it 22 ms (median) with one busy Python thread beside it.
 
 Example:
     >>> import numpy as np
@@ -110,8 +114,8 @@ def random_crop_windows(
     Args:
         source: A workspace (its ``rng`` is used) or a `dali._exec.rng.SampleRNG` with one
             stream per sample.
-        shapes: ``(batch, 2)`` integers, each image's ``(height, width)``; an empty image gets
-            an empty window at (0, 0).
+        shapes: ``(batch, 2)`` integers, each image's ``(height, width)``; an empty image (a
+            side of 0, or below: an unknown size) gets an empty window at (0, 0).
         random_area: ``(lo, hi)`` fraction of the image area, or ``(batch, 2)`` per sample.
         random_aspect_ratio: ``(lo, hi)`` range of w/h, or ``(batch, 2)`` per sample.
         num_attempts: Attempts before the fallback window (at least 1).
@@ -144,8 +148,16 @@ def random_crop_windows(
     )
 
 
+#: numpy releases the GIL around loops over more elements than this (``NPY_BEGIN_THREADS``'s
+#: threshold) and, whatever their size, in an argmax along an axis or a fancy index in two
+#: dimensions; taking it back waits for Python's switch interval (5 ms) whenever another Python
+#: thread is busy (`_nvimgcodec_c.MAX_CALL`). The attempts are evaluated in blocks of at most
+#: this many values, without either operation.
+_GIL_HELD = 500
+
+
 def _per_sample(v: Any, n: int) -> tuple[Any, Any]:
-    """``(lo, hi)`` as float32: scalars for one pair, ``(n, 1)`` columns for ``n`` pairs.
+    """``(lo, hi)`` as float32: scalars for one pair, ``(n,)`` arrays for ``n`` pairs.
 
     One value means lo = hi (DALI's ``GetSingleOrRepeatedArg``).
     """
@@ -156,18 +168,36 @@ def _per_sample(v: Any, n: int) -> tuple[Any, Any]:
     if a.shape[-1] == 1:
         a = np.concatenate([a, a], axis=-1)
     a = np.broadcast_to(a, (n, 2))
-    return a[:, :1], a[:, 1:]
+    return np.ascontiguousarray(a[:, 0]), np.ascontiguousarray(a[:, 1])
+
+
+def _rows(v: Any, rows: Any) -> Any:
+    """The ``rows`` of a per-sample value as a column (a scalar is everyone's), gathered in
+    one dimension (see `_GIL_HELD`)."""
+    return v if np.ndim(v) == 0 else v[rows][:, None]
+
+
+def _uniform(drawn: np.ndarray) -> np.ndarray:
+    """float32 uniforms in [0, 1) with 24 random bits, as numpy's
+    ``Generator.random(dtype=float32)`` makes them."""
+    return (drawn >> np.uint64(40)).astype(np.float32) * np.float32(2.0**-24)
 
 
 def _windows(
     shapes: np.ndarray, random_area: Any, random_aspect_ratio: Any, bits: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """`random_crop_windows` from the drawn bits (``(batch, 2·attempts + 2)`` uint64)."""
+    """`random_crop_windows` from the drawn bits (``(batch, 2·attempts + 2)`` uint64).
+
+    The attempts are tried in rounds, each on the samples still searching: first attempt
+    for every sample, then as many of the next ones at once as fit in `_GIL_HELD` values (an
+    ImageNet-like image accepts its first attempt about 70 % of the time, so a batch of 256
+    usually takes two rounds). A sample's window is the first accepted attempt, as in DALI's
+    loop; every value is computed element-wise as the sequential loop would.
+    """
     f32, i64 = np.float32, np.int64
     n = len(shapes)
     attempts = (bits.shape[1] - 2) // 2
-    # (n, 1) columns throughout, so that they broadcast against the (n, attempts) candidates
-    H, W = shapes[:, :1], shapes[:, 1:]
+    H, W = shapes[:, 0], shapes[:, 1]
     empty = (H <= 0) | (W <= 0)
     H, W = np.maximum(H, 1), np.maximum(W, 1)
     area_lo, area_hi = _per_sample(random_area, n)
@@ -181,44 +211,67 @@ def _windows(
         max_h = np.maximum(1, (Wf * max_hw).astype(i64))
         too_wide = (H * max_w).astype(f32) < min_area
         too_tall = ~too_wide & ((W * max_h).astype(f32) < min_area)
-
-        # every attempt at once: float32 uniforms in [0, 1) with 24 random bits, as
-        # numpy's Generator.random(dtype=float32) makes them
-        u = (bits[:, : 2 * attempts] >> np.uint64(40)).astype(f32) * f32(2.0**-24)
-        u_area, u_ratio = u[:, 0::2], u[:, 1::2]
-        target_area = (area_lo + (area_hi - area_lo) * u_area) * original_area
         log_lo, log_hi = np.log(min_wh), np.log(max_wh)
-        ratio = np.exp(log_lo + (log_hi - log_lo) * u_ratio)
-        # C roundf (half away from zero) of positive float32 values, computed in double
-        w = np.maximum(1, np.floor(np.sqrt(target_area * ratio).astype(np.float64) + 0.5))
-        h = np.maximum(1, np.floor(np.sqrt(target_area / ratio).astype(np.float64) + 0.5))
-        r = w.astype(f32) / h.astype(f32)
-        ok = (w <= W) & (h <= H) & (min_wh <= r) & (r <= max_wh)
-        rows = np.arange(n)[:, None]
-        first = ok.argmax(axis=1)[:, None]  # the attempt the sequential loop stops at
-        found = ok[rows, first]
-        att_h = h[rows, first].astype(i64)
-        att_w = w[rows, first].astype(i64)
+        h = np.where(too_wide, H, max_h)  # the too-tall windows' too; the others' follow
+        w = np.where(too_wide, max_w, W)
 
-        # every attempt failed: the whole image cut to the aspect limits, shrunk to area_hi
-        whole_r = Wf / Hf
-        fb_h = np.where(whole_r > max_wh, H, np.where(whole_r < min_wh, max_h, H))
-        fb_w = np.where(whole_r > max_wh, max_w, np.where(whole_r < min_wh, W, W))
-        max_area = area_hi * Wf * Hf
-        scale = np.minimum(f32(1.0), max_area / (fb_w * fb_h).astype(f32))
-        s = np.sqrt(scale)
-        fb_h = np.maximum(1, (fb_h.astype(f32) * s).astype(i64))
-        fb_w = np.maximum(1, (fb_w.astype(f32) * s).astype(i64))
+        todo = np.flatnonzero(~(too_wide | too_tall))  # the samples still searching
+        flat = bits.reshape(-1)
+        a0 = 0
+        while todo.size and a0 < attempts:
+            k = todo.size
+            b = min(attempts - a0, max(1, _GIL_HELD // k))  # this round's attempts
+            rows: Any = slice(None) if k == n else todo
+            # this round's draws of these samples, gathered from the flat bits (see `_GIL_HELD`)
+            at = (todo * bits.shape[1])[:, None] + np.arange(2 * a0, 2 * (a0 + b), 2)
+            u_area, u_ratio = _uniform(flat[at]), _uniform(flat[at + 1])
+            lo, hi = _rows(area_lo, rows), _rows(area_hi, rows)
+            target_area = (lo + (hi - lo) * u_area) * _rows(original_area, rows)
+            llo, lhi = _rows(log_lo, rows), _rows(log_hi, rows)
+            ratio = np.exp(llo + (lhi - llo) * u_ratio)
+            # C roundf (half away from zero) of positive float32 values, computed in double
+            cw = np.maximum(1, np.floor(np.sqrt(target_area * ratio).astype(np.float64) + 0.5))
+            ch = np.maximum(1, np.floor(np.sqrt(target_area / ratio).astype(np.float64) + 0.5))
+            r = cw.astype(f32) / ch.astype(f32)
+            ok = (cw <= _rows(W, rows)) & (ch <= _rows(H, rows))
+            ok &= (_rows(min_wh, rows) <= r) & (r <= _rows(max_wh, rows))
+            first = np.where(ok, np.arange(b), b).min(axis=1)  # b: none accepted
+            hit = first < b
+            chosen = np.flatnonzero(hit) * b + first[hit]
+            h[todo[hit]] = ch.ravel()[chosen]
+            w[todo[hit]] = cw.ravel()[chosen]
+            todo = todo[~hit]
+            a0 += b
 
-    h = np.where(too_wide, H, np.where(too_tall, max_h, np.where(found, att_h, fb_h)))
-    w = np.where(too_wide, max_w, np.where(too_tall, W, np.where(found, att_w, fb_w)))
+        if todo.size:  # every attempt failed: the whole image cut to the aspect limits, shrunk
+            Ht, Wt, Hft, Wft = H[todo], W[todo], Hf[todo], Wf[todo]
+            lo_r, hi_r = _at(min_wh, todo), _at(max_wh, todo)
+            whole_r = Wft / Hft
+            fb_h = np.where(whole_r > hi_r, Ht, np.where(whole_r < lo_r, max_h[todo], Ht))
+            fb_w = np.where(whole_r > hi_r, max_w[todo], np.where(whole_r < lo_r, Wt, Wt))
+            max_area = _at(area_hi, todo) * Wft * Hft
+            scale = np.minimum(f32(1.0), max_area / (fb_w * fb_h).astype(f32))
+            s = np.sqrt(scale)
+            h[todo] = np.maximum(1, (fb_h.astype(f32) * s).astype(i64))
+            w[todo] = np.maximum(1, (fb_w.astype(f32) * s).astype(i64))
+
     # only a random_area above 1 (the argument checks allow it) can make the too-wide/too-tall
     # window larger than the image; DALI's anchor is then undefined, ours is 0
     h, w = np.minimum(h, H), np.minimum(w, W)
-    sizes = np.concatenate([h, w], axis=1)
-    sizes[empty[:, 0]] = 0
+    h[empty] = 0
+    w[empty] = 0
     # the anchor: uniform over the 0..(extent - size) positions, from the top 32 bits
-    spans = (np.concatenate([H, W], axis=1) - sizes + 1).astype(np.uint64)
-    anchors = ((bits[:, -2:] >> np.uint64(32)) * spans >> np.uint64(32)).astype(i64)
-    anchors[empty[:, 0]] = 0
+    u32 = np.uint64(32)
+    y = (bits[:, -2] >> u32) * (H - h + 1).astype(np.uint64) >> u32
+    x = (bits[:, -1] >> u32) * (W - w + 1).astype(np.uint64) >> u32
+    y[empty] = 0
+    x[empty] = 0
+    # (n, 2) results assembled column by column (see `_GIL_HELD`)
+    anchors, sizes = np.empty((n, 2), dtype=i64), np.empty((n, 2), dtype=i64)
+    anchors[:, 0], anchors[:, 1], sizes[:, 0], sizes[:, 1] = y, x, h, w
     return anchors, sizes
+
+
+def _at(v: Any, index: np.ndarray) -> Any:
+    """``v[index]``, or the scalar ``v`` itself (a value for every sample)."""
+    return v if np.ndim(v) == 0 else v[index]
