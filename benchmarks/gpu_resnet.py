@@ -308,7 +308,7 @@ def reader_rate(root: Path, threads: int, seconds: float) -> float:
     return n * BATCH / (time.perf_counter() - t0)
 
 
-def memory_over_epochs(pipe: Any, epochs: int, per_epoch: int) -> dict[str, float]:
+def memory_over_epochs(pipe: Any, epochs: int, per_epoch: int) -> dict[str, Any]:
     import cupy
 
     used, device_used = [], []
@@ -328,6 +328,8 @@ def memory_over_epochs(pipe: Any, epochs: int, per_epoch: int) -> dict[str, floa
         "device_used_first_MiB": device_used[0] / mib,
         "device_used_peak_MiB": max(device_used) / mib,
         "device_used_final_MiB": device_used[-1] / mib,
+        # per epoch, so that a plateau (in-flight iterations) reads apart from a leak
+        "device_used_per_epoch_MiB": [round(v / mib) for v in device_used],
     }
 
 
@@ -539,7 +541,7 @@ def main() -> None:
         )
     if args.epochs_memory:
 
-        def memory() -> dict[str, float]:
+        def memory() -> dict[str, Any]:
             pipe = dali_pipeline(root, args.threads, "full", max(depths))
             try:
                 return memory_over_epochs(pipe, args.epochs_memory, per_epoch)
@@ -549,7 +551,7 @@ def main() -> None:
         mem = attempt("memory full", memory)
         if mem is None:
 
-            def memory_crop() -> dict[str, float]:
+            def memory_crop() -> dict[str, Any]:
                 pipe = dali_pipeline(root, args.threads, "crop")
                 try:
                     return memory_over_epochs(pipe, args.epochs_memory, per_epoch)
@@ -560,7 +562,9 @@ def main() -> None:
         if mem is not None:
             print(
                 f"GPU memory over {args.epochs_memory} epochs: "
-                + ", ".join(f"{k} {v:.0f}" for k, v in mem.items())
+                + ", ".join(
+                    f"{k} {v}" if isinstance(v, list) else f"{k} {v:.0f}" for k, v in mem.items()
+                )
             )
 
 
