@@ -1048,6 +1048,72 @@ def test_the_decoders_take_whole_batches_at_once(monkeypatch):
     assert mixed._decoders == [] and mixed._ahead is None
 
 
+def test_a_batch_is_split_over_the_decoders_idle_at_the_time(monkeypatch):
+    """`MixedDecoder.decode_with`: a job's decode borrows the idle decoders and decodes the batch
+    in parts at once (at least `MIN_PART` samples each), results in sample order; with no idle
+    decoder, or a small batch, its own decoder takes the whole batch."""
+    import contextlib
+    import threading
+
+    monkeypatch.setattr(_nvimgcodec, "PARALLEL_DECODES", 3)
+    monkeypatch.setattr(_nvimgcodec, "MIN_PART", 64)
+    calls = []
+    lock = threading.Lock()
+
+    class _Dec:
+        def __init__(self, *a):
+            pass
+
+        def decode(self, datas, regions, outputs, shapes, **kw):
+            with lock:
+                calls.append((id(self), len(datas), kw["gray"]))
+            return np.asarray(datas) % 2 == 0
+
+        def close(self):
+            pass
+
+    from dali._ops.decoders import _nvimgcodec_c
+
+    monkeypatch.setattr(_nvimgcodec_c, "Decoder", _Dec)
+    mixed = _nvimgcodec.MixedDecoder(_FakeOp())
+
+    class _Cuda:
+        @contextlib.contextmanager
+        def activate(self):
+            yield self
+
+    cuda = _Cuda()
+
+    def job(n, hold=0):
+        def run(dec):
+            held = [mixed._idle.get() for _ in range(hold)]  # busy with other batches
+            try:
+                data = list(range(n))
+                return mixed.decode_with(cuda, dec)(data, data, data, data, gray=True)
+            finally:
+                for d in held:
+                    mixed._idle.put(d)
+
+        return mixed.submit(cuda, run).result(timeout=10)
+
+    assert job(256).tolist() == [i % 2 == 0 for i in range(256)]
+    assert sorted(c[1] for c in calls) == [85, 85, 86] and len({c[0] for c in calls}) == 3
+    assert all(c[2] for c in calls)  # the keyword arguments reach every part
+    calls.clear()
+    assert job(256, hold=1).tolist() == [i % 2 == 0 for i in range(256)]
+    assert sorted(c[1] for c in calls) == [128, 128]  # one decoder busy: two parts
+    calls.clear()
+    job(256, hold=2)
+    assert [c[1] for c in calls] == [256]  # none idle: whole
+    calls.clear()
+    job(100)
+    assert [c[1] for c in calls] == [100]  # two parts would be under MIN_PART
+    assert mixed.stats["split_parts"] == 3
+    assert mixed._idle.qsize() == 3  # every borrowed decoder went back
+    mixed.close()
+    assert mixed._parts is None
+
+
 class _FakeOp:
     """What `MixedDecoder` reads of its operator."""
 
