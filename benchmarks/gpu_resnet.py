@@ -535,8 +535,7 @@ def main() -> None:
             f"profile [{kind}] ms/batch in the decoder: plan {1e3 * stats['plan'] / b:.2f}, "
             f"waiting for the decode {1e3 * stats['decode'] / b:.2f} ({stats['ahead']:.0f} "
             f"batches started ahead, each decode call "
-            f"{1e3 * stats['decode_call'] / max(stats['ahead'], 1):.2f}, decoders borrowed "
-            f"for parts {stats.get('split_parts', 0):.0f}), CPU fallback "
+            f"{1e3 * stats['decode_call'] / max(stats['ahead'], 1):.2f}), CPU fallback "
             f"{1e3 * stats['cpu'] / b:.2f}, convert {1e3 * stats['convert'] / b:.2f}; "
             f"GPU samples {stats['gpu']:.0f}, CPU samples {stats['cpu_samples']:.0f}"
         )

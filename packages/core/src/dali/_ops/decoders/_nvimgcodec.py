@@ -5,8 +5,7 @@ most per call), made through its C API (`_nvimgcodec_c`, ctypes) so that the cal
 the GIL. In a pipelined executor the CPU stage hands each batch, as soon as it has it, to the
 next free of the operator's `PARALLEL_DECODES` decoders (`prepare`, `MixedDecoder.submit`),
 whose worker thread plans and decodes it while the CPU stage reads the next batch, so that
-several batches decode at once (and a batch is split over the decoders idle at the time,
-`MixedDecoder.decode_with`); `run_mixed` then only collects the result and converts.
+several batches decode at once; `run_mixed` then only collects the result and converts.
 Otherwise `run_mixed` does every step itself, the decode cut into parts on the thread pool.
 
 1. **Plan (host, `plan_batch`).** Each sample's JPEG header is read (`jpeg_info`, a fast
@@ -131,10 +130,6 @@ _log = logging.getLogger("dali")
 #: (24.4k), 4 20.2k (22.0k).
 PARALLEL_DECODES = 3
 
-#: The fewest samples a part of a batch gets when `MixedDecoder.decode_with` splits a batch over
-#: idle decoders (the hardware decoder's throughput drops on small batches).
-MIN_PART = 64
-
 #: ``hw_decoder_load`` used when the argument is not given: the share of each batch's JPEGs that
 #: goes to the hardware decoder, measured with ``benchmarks/gpu_resnet.py --sweep`` (see the
 #: module docstring for the table).
@@ -154,9 +149,8 @@ class MixedDecoder:
             ``decode_thread_cpu``, ``convert_thread_cpu``: well below the wall time means the
             thread waited, for the GIL or for nvImageCodec); and the counts ``gpu`` and
             ``cpu_samples`` of samples each way, ``batches``, ``ahead`` (batches whose
-            decode `prepare` started, `submit`), ``decode_call`` (seconds those decodes
-            took in the decoders' workers, summed: several run at once) and ``split_parts``
-            (decoders borrowed to decode a part of another's batch, `decode_with`).
+            decode `prepare` started, `submit`) and ``decode_call`` (seconds those decodes
+            took in the decoders' workers, summed: several run at once).
     """
 
     def __init__(self, op: _ImageDecoder) -> None:
@@ -186,8 +180,6 @@ class MixedDecoder:
         self._ycc: Any = None
         #: `submit`'s worker threads and the decoders not in use by one of them
         self._ahead: ThreadPoolExecutor | None = None
-        #: threads decoding the parts of a batch split over borrowed decoders (`decode_with`)
-        self._parts: ThreadPoolExecutor | None = None
         self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
         #: on the same stream, so their memory is never reused before the conversion kernel ran
@@ -202,7 +194,6 @@ class MixedDecoder:
                 "batches",
                 "ahead",
                 "decode_call",
-                "split_parts",
                 "plan_thread_cpu",
                 "decode_thread_cpu",
                 "convert_thread_cpu",
@@ -264,9 +255,6 @@ class MixedDecoder:
                 self._ahead = ThreadPoolExecutor(
                     PARALLEL_DECODES, thread_name_prefix="dali-nvimgcodec"
                 )
-                self._parts = ThreadPoolExecutor(
-                    PARALLEL_DECODES - 1 or 1, thread_name_prefix="dali-nvimgcodec-part"
-                )
             return self._ahead.submit(self._job, cuda, job)
 
     def _job(self, cuda: Any, job: Any) -> Any:
@@ -276,46 +264,6 @@ class MixedDecoder:
                 return job(dec)
         finally:
             self._idle.put(dec)
-
-    def decode_with(self, cuda: Any, dec: Any) -> Any:
-        """A decode function (`_decode_gpu`'s ``decode``) for a job holding the decoder ``dec``.
-
-        It borrows the decoders idle at the time of the call and decodes the batch in as many
-        parts at once (`MIN_PART` samples each at least): when fewer batches are in flight than
-        there are decoders (``prefetch_queue_depth`` 2, DALI's default), a batch's decode then
-        takes a fraction of the time, which is what bounds a pipeline with few iterations in
-        flight. Borrowed decoders go back when every part is done.
-        """
-
-        def decode(datas: list, regions: list, outputs: Any, shapes: Any, **kw: Any) -> Any:
-            n = len(datas)
-            extra: list[Any] = []
-            while len(extra) + 1 < PARALLEL_DECODES and n // (len(extra) + 2) >= MIN_PART:
-                try:
-                    extra.append(self._idle.get_nowait())
-                except queue.Empty:
-                    break
-            if not extra:
-                return dec.decode(datas, regions, outputs, shapes, **kw)
-            try:
-                k = len(extra) + 1
-                cut = [n * i // k for i in range(k + 1)]
-
-                def part(d: Any, i: int) -> Any:
-                    a, b = cut[i], cut[i + 1]
-                    with cuda.activate():
-                        return d.decode(datas[a:b], regions[a:b], outputs[a:b], shapes[a:b], **kw)
-
-                assert self._parts is not None
-                others = [self._parts.submit(part, d, i) for i, d in enumerate(extra, 1)]
-                first = part(dec, 0)
-                self.stats["split_parts"] += len(extra)
-                return np.concatenate([first, *(f.result() for f in others)])
-            finally:
-                for d in extra:
-                    self._idle.put(d)
-
-        return decode
 
     def ycc(self, dtype: np.dtype) -> Any:
         import cupy as cp
@@ -327,11 +275,8 @@ class MixedDecoder:
     def close(self) -> None:
         with self._lock:
             ahead, self._ahead = self._ahead, None
-            parts, self._parts = self._parts, None
         if ahead is not None:
             ahead.shutdown(wait=True)  # the decodes in flight finish before their decoder goes
-        if parts is not None:
-            parts.shutdown(wait=True)
         decs, self._decoders = self._decoders, []
         self._idle = queue.SimpleQueue()
         for dec in decs:
@@ -429,18 +374,14 @@ def prepare(op: _ImageDecoder, ws: Any) -> Prepared | Ahead:
     if cuda is None:
         return plan_batch(op, ws)
     mixed = mixed_of(op)
-    return Ahead(
-        mixed.submit(
-            cuda, lambda dec: _plan_and_decode(op, ws, mixed.decode_with(cuda, dec), mixed.stats)
-        )
-    )
+    return Ahead(mixed.submit(cuda, lambda dec: _plan_and_decode(op, ws, dec, mixed.stats)))
 
 
-def _plan_and_decode(op: _ImageDecoder, ws: Any, decode: Any, stats: dict[str, float]) -> Prepared:
+def _plan_and_decode(op: _ImageDecoder, ws: Any, dec: Any, stats: dict[str, float]) -> Prepared:
     prep = plan_batch(op, ws)
     if prep.gpu:
         t0 = time.perf_counter()
-        prep.decoded = _decode_gpu(op, prep.heads, prep.gpu, decode)
+        prep.decoded = _decode_gpu(op, prep.heads, prep.gpu, dec.decode)
         stats["decode_call"] += time.perf_counter() - t0
     return prep
 
