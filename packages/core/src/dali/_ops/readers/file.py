@@ -105,7 +105,10 @@ READ_THREADS = 1
 #: Whether the files are read by a worker process of the reader (`_read_worker`), which takes
 #: no GIL time in this process: True, False, or None for "where it pays and the platform allows
 #: it" (Linux, in pipelines with a ``device_id``, whose GPU stages compete for the GIL). Where
-#: the worker cannot start, or dies, the reader warns and reads in this process.
+#: the worker cannot start, or dies, the reader warns and reads in this process. The ResNet-50
+#: GPU pipeline (H100, batch 256, three interleaved rounds in one run): 15.4k img/s with the
+#: workers against 12.7k without at prefetch 2, 15.9k against 13.0k at prefetch 4 (medians;
+#: the workers won every round).
 READ_WORKER: bool | None = None
 
 #: How many worker processes read one batch (each a contiguous part of it), when `READ_WORKER`.
