@@ -23,13 +23,8 @@ and descriptor passing): `supported` says whether this platform has what it need
 from __future__ import annotations
 
 import collections
-import ctypes
-import functools
-import logging
-import mmap
 import os
 import pickle
-import queue
 import socket
 import struct
 import subprocess
@@ -41,11 +36,10 @@ from typing import Any
 
 import numpy as np
 
+from dali._ops.readers._mapping import LIBC, map_memory
 from dali._ops.readers._read_worker_main import ALIGN
 
 __all__ = ["ReadWorker", "ReadWorkers", "WorkerDied", "supported"]
-
-_log = logging.getLogger("dali")
 
 _LEN = struct.Struct("<Q")
 _SCRIPT = str(Path(__file__).with_name("_read_worker_main.py"))
@@ -57,15 +51,13 @@ class WorkerDied(RuntimeError):
 
 def supported() -> bool:
     """Whether this platform can run the worker (memory files, descriptor passing, mmap)."""
-    from dali._ops.readers import file as reader_file
-
     return (
         sys.platform.startswith("linux")
         and hasattr(os, "memfd_create")
         and hasattr(socket, "send_fds")
         and bool(sys.executable)
-        and reader_file._LIBC is not None
-        and _mprotect is not None
+        and LIBC is not None
+        and LIBC.mprotect is not None
     )
 
 
@@ -173,10 +165,6 @@ class ReadWorker:
         self._sock = ours
         self._finalizer = weakref.finalize(self, _stop, self._proc, ours)
 
-    @property
-    def pid(self) -> int:
-        return self._proc.pid
-
     def close(self) -> None:
         self._finalizer()
 
@@ -225,8 +213,6 @@ class ReadWorker:
                 if not more:
                     raise self._died("end of file")
                 head += more
-            if not head:
-                raise self._died("end of file")
             size = _LEN.unpack_from(head)[0]
             body = [head[_LEN.size :]]
             got = len(body[0])
@@ -245,101 +231,23 @@ class ReadWorker:
 
     @staticmethod
     def _samples(paths: list[str], entries: list, mem: int | None) -> list[Any]:
-        total = 0
-        for e in entries:
-            if type(e) is int:
-                total = -(-total // ALIGN) * ALIGN + e
-        flat = map_memory(mem, total) if mem is not None and total else None
-        out: list[Any] = []
+        # where each file's bytes start in the memory file (laid out by `read_batch`)
+        spans: list[tuple[int, int] | None] = []
         end = 0
-        for path, e in zip(paths, entries):
+        for e in entries:
             if type(e) is int:
                 start = -(-end // ALIGN) * ALIGN
                 end = start + e
-                out.append(flat[start:end] if e else np.empty(0, dtype=np.uint8))
+                spans.append((start, end))
+            else:
+                spans.append(None)
+        flat = map_memory(mem, end) if mem is not None and end else None
+        out: list[Any] = []
+        for path, e, span in zip(paths, entries, spans):
+            if span is not None:
+                out.append(flat[span[0] : span[1]] if e else np.empty(0, dtype=np.uint8))
             elif e is None:
                 out.append(None)
             else:
                 out.append(OSError(e[0], e[1], path))
         return out
-
-
-def map_memory(fd: int, size: int) -> np.ndarray:
-    """The first ``size`` bytes of the memory file ``fd`` as a writable uint8 array that unmaps
-    when the last view of it is freed.
-
-    The mapping is private (copy-on-write) and populated at once, read-only, then made writable:
-    its pages are in place without copies (populating a writable private mapping would copy
-    every page: 11 ms instead of 2.5 for a batch of 21 MB) and without the page faults that
-    Python code reading the headers would otherwise take with the GIL held (1.2 ms per batch),
-    and a write still copies just the page it touches.
-    """
-    from dali._ops.readers.file import _LIBC, _MAP_FAILED
-
-    assert _LIBC is not None
-    flags = mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0)
-    addr = _LIBC[0](None, size, mmap.PROT_READ, flags, fd, 0)
-    if addr is None or addr == _MAP_FAILED:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
-    owner = _batch_mapping_class()(addr, size)  # unmaps when freed, also if mprotect fails
-    if _mprotect(addr, size, mmap.PROT_READ | mmap.PROT_WRITE) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
-    return np.asarray(owner)
-
-
-class _Unmapper:
-    """Unmaps batch mappings in a daemon thread of its own, started on first use.
-
-    Unmapping a batch (21 MB for 256 ImageNet JPEGs) tears down its page tables and frees its
-    memory: kernel work, ~3 ms on an H100 host, that fell on whichever pipeline thread dropped
-    the batch last (the GPU stage), which then also had to take the GIL back.
-    """
-
-    def __init__(self, munmap: Any) -> None:
-        self._munmap = munmap
-        self._queue: queue.SimpleQueue[tuple[int, int]] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-
-    def __call__(self, addr: int, size: int) -> None:
-        if self._thread is None:
-            with self._lock:
-                if self._thread is None:
-                    thread = threading.Thread(target=self._loop, name="dali-unmap", daemon=True)
-                    thread.start()
-                    self._thread = thread
-        self._queue.put((addr, size))
-
-    def _loop(self) -> None:
-        get, munmap = self._queue.get, self._munmap
-        while True:
-            addr, size = get()
-            munmap(addr, size)
-
-
-@functools.cache
-def _batch_mapping_class() -> Any:
-    from dali._ops.readers.file import _LIBC, _Mapping
-
-    class _BatchMapping(_Mapping):
-        """A batch's mapping (`map_memory`), unmapped by the `_Unmapper` thread."""
-
-        __slots__ = ()
-        _munmap = None if _LIBC is None else _Unmapper(_LIBC[1])
-
-    return _BatchMapping
-
-
-def _load_mprotect() -> Any:
-    try:
-        fn = ctypes.CDLL(None, use_errno=True).mprotect
-    except (OSError, AttributeError):
-        return None
-    fn.restype = ctypes.c_int
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    return fn
-
-
-_mprotect = _load_mprotect()

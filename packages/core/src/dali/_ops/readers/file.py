@@ -16,10 +16,8 @@ a file gets the same augmentation whatever the shard, the number of shards or th
 
 from __future__ import annotations
 
-import ctypes
 import fnmatch
 import logging
-import mmap
 import os
 import re
 from collections.abc import Sequence
@@ -32,6 +30,7 @@ from dali._exec.workspace import BatchMeta, SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.readers import _read_worker
+from dali._ops.readers._mapping import LIBC, map_file
 from dali._ops.readers._sharding import (
     DEFAULT_SHUFFLE_SEED,
     ReaderCursor,
@@ -120,79 +119,6 @@ READ_PROCESSES = max(1, min(4, (os.cpu_count() or 1) // 4))
 # -- reading ----------------------------------------------------------------------------------
 
 
-def _load_libc_mmap() -> tuple[Any, Any, Any] | None:
-    """libc's mmap/munmap/madvise through ctypes, or None where they are not available.
-
-    Python's `mmap.mmap` keeps a duplicate of the file descriptor open for as long as the
-    mapping lives (before Python 3.13), so zero-copy samples would each hold a descriptor and
-    a deep prefetch could exhaust the process's limit. Calling libc directly maps the file,
-    closes the descriptor at once and unmaps when the last array using the bytes is freed.
-    """
-    if os.name != "posix" or ctypes.sizeof(ctypes.c_void_p) != 8:
-        return None
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        do_mmap, do_munmap = libc.mmap, libc.munmap
-    except (OSError, AttributeError):
-        return None
-    do_mmap.restype = ctypes.c_void_p
-    do_mmap.argtypes = [
-        ctypes.c_void_p,
-        ctypes.c_size_t,
-        ctypes.c_int,
-        ctypes.c_int,
-        ctypes.c_int,
-        ctypes.c_int64,
-    ]
-    do_munmap.restype = ctypes.c_int
-    do_munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-    do_madvise = getattr(libc, "madvise", None)
-    if do_madvise is not None:
-        do_madvise.restype = ctypes.c_int
-        do_madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    return do_mmap, do_munmap, do_madvise
-
-
-_LIBC = _load_libc_mmap()
-_MAP_FAILED = ctypes.c_void_p(-1).value
-
-
-class _Mapping:
-    """Owns one private file mapping; the numpy arrays made from it keep it alive."""
-
-    __slots__ = ("__array_interface__", "_addr", "_size")
-    # bound here, not looked up in module globals: __del__ may run at interpreter shutdown
-    _munmap = None if _LIBC is None else _LIBC[1]
-
-    def __init__(self, addr: int, size: int) -> None:
-        self._addr = addr
-        self._size = size
-        self.__array_interface__ = {
-            "shape": (size,),
-            "typestr": "|u1",
-            # writable: the mapping is private (copy-on-write), writes never reach the file
-            "data": (addr, False),
-            "version": 3,
-        }
-
-    def __del__(self) -> None:
-        if self._munmap is not None:
-            self._munmap(self._addr, self._size)
-
-
-def _read_mmap(fd: int, size: int, read_ahead: bool) -> np.ndarray | None:
-    """Map ``size`` bytes of ``fd``; None when the file cannot be mapped (pipes, some FUSE)."""
-    assert _LIBC is not None
-    do_mmap, _, do_madvise = _LIBC
-    addr = do_mmap(None, size, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_PRIVATE, fd, 0)
-    if addr is None or addr == _MAP_FAILED:
-        return None
-    owner = _Mapping(addr, size)
-    if read_ahead and do_madvise is not None and hasattr(mmap, "MADV_WILLNEED"):
-        do_madvise(addr, size, mmap.MADV_WILLNEED)
-    return np.asarray(owner)
-
-
 def _read_plain(fd: int, size: int) -> np.ndarray:
     out = np.empty(size, dtype=np.uint8)
     got = os.readv(fd, [out])  # one call reads a regular file whole
@@ -235,8 +161,8 @@ def read_file(
         size = os.fstat(fd).st_size
         if size == 0:
             return np.empty(0, dtype=np.uint8)
-        if use_mmap and _LIBC is not None and size >= mmap_min_bytes:
-            out = _read_mmap(fd, size, read_ahead)
+        if use_mmap and LIBC is not None and size >= mmap_min_bytes:
+            out = map_file(fd, size, read_ahead)
             if out is not None:
                 return out
         return _read_plain(fd, size)
