@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import dali
@@ -230,6 +231,8 @@ def test_batch_mappings_are_unmapped_once_their_samples_are_gone(image_tree):
     while _batch_mappings() > 1 and time.monotonic() < deadline:
         time.sleep(0.02)  # unmapped by the "dali-unmap" thread
     assert _batch_mappings() == 1  # the one that still has a sample alive
+    # unmapped off the pipeline's threads, by the unmapping thread
+    assert "dali-unmap" in [t.name for t in threading.enumerate()]
     del sample
     while _batch_mappings() and time.monotonic() < deadline:
         time.sleep(0.02)
