@@ -183,6 +183,66 @@ def test_a_dropped_reader_stops_its_worker(image_tree):
     assert all(p.poll() is not None for p in procs)
 
 
+def test_replies_are_received_and_mapped_by_the_read_thread(image_tree, monkeypatch):
+    # the batch asked for ahead is mapped off the pipeline's thread, as soon as it arrives
+    mapped_by = []
+    real = _read_worker.map_memory
+
+    def spy(fd, size):
+        mapped_by.append(threading.current_thread().name)
+        return real(fd, size)
+
+    monkeypatch.setattr(_read_worker, "map_memory", spy)
+    pipe, impl = _pipe(4, worker=True, file_root=str(image_tree))
+    ref, _ = _pipe(4, worker=False, file_root=str(image_tree))
+    assert _batches(pipe, 3) == _batches(ref, 3)
+    assert mapped_by and set(mapped_by) == {"dali-read"}
+    (answer,) = impl._worker._pending  # the next batch, asked for ahead
+    answer.result(timeout=10)  # received with nobody waiting for it
+    assert len(mapped_by) == 4 * len(impl._worker)
+    pipe.close()
+
+
+def test_the_read_thread_ends_with_its_workers(image_tree):
+    paths = sorted(str(p) for p in image_tree.rglob("*.jpg"))[:4]
+    workers = _read_worker.ReadWorkers(2)
+    assert [a.tobytes() for a in workers.read(paths, None)] == [
+        open(p, "rb").read() for p in paths
+    ]
+    thread = workers._receiver
+    assert thread.name == "dali-read" and thread.is_alive()
+    workers.close()
+    thread.join(10)
+    assert not thread.is_alive()
+    # dropped without close: the thread ends too (it holds no reference to the workers)
+    workers = _read_worker.ReadWorkers(1)
+    workers.send(paths, None)
+    thread, procs = workers._receiver, [w._proc for w in workers._workers]
+    del workers
+    deadline = time.monotonic() + 10
+    while (thread.is_alive() or any(p.poll() is None for p in procs)) and (
+        time.monotonic() < deadline
+    ):
+        gc.collect()
+        time.sleep(0.02)
+    assert not thread.is_alive()
+    assert all(p.poll() is not None for p in procs)
+
+
+def test_a_worker_killed_while_its_reply_is_awaited(image_tree):
+    workers = _read_worker.ReadWorkers(1)
+    proc = workers._workers[0]._proc
+    os.kill(proc.pid, signal.SIGSTOP)  # the request waits, unanswered
+    try:
+        workers.send(sorted(str(p) for p in image_tree.rglob("*.jpg"))[:2], None)
+        time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        with pytest.raises(_read_worker.WorkerDied, match="exited with code -9|is gone"):
+            workers.receive()
+    finally:
+        workers.close()
+
+
 @pytest.mark.parametrize(
     ("setting", "device_id", "expected"),
     [(None, None, False), (None, 0, True), (False, 0, False), (True, None, True)],
