@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import dali
 import numpy as np
@@ -206,9 +207,7 @@ def test_replies_are_received_and_mapped_by_the_read_thread(image_tree, monkeypa
 def test_the_read_thread_ends_with_its_workers(image_tree):
     paths = sorted(str(p) for p in image_tree.rglob("*.jpg"))[:4]
     workers = _read_worker.ReadWorkers(2)
-    assert [a.tobytes() for a in workers.read(paths, None)] == [
-        open(p, "rb").read() for p in paths
-    ]
+    assert [a.tobytes() for a in workers.read(paths, None)] == [Path(p).read_bytes() for p in paths]
     thread = workers._receiver
     assert thread.name == "dali-read" and thread.is_alive()
     workers.close()
