@@ -134,9 +134,12 @@ def test_a_file_turned_directory_is_an_error_naming_it(tmp_path):
     (tmp_path / "ok.jpg").write_bytes(b"abc")
     (tmp_path / "d.jpg").write_bytes(b"abc")
     files = [str(tmp_path / "ok.jpg"), str(tmp_path / "d.jpg")]
-    pipes = [_pipe(2, worker=worker, files=files)[0] for worker in (False, True)]
+    (pipe, _), (worker_pipe, impl) = (_pipe(2, worker=w, files=files) for w in (False, True))
+    pipes = [pipe, worker_pipe]
     for pipe in pipes:
         pipe.run()
+    for answer in impl._worker._pending:
+        answer.result(timeout=10)  # the batch read ahead is read before the change
     os.remove(tmp_path / "d.jpg")
     (tmp_path / "d.jpg").mkdir()
     messages = []
