@@ -125,7 +125,7 @@ def test_worker_error_names_the_vanished_file(image_tree, tmp_path):
     pipe.run()  # the next batch is being read ahead: it may be read before the file goes
     os.remove(tmp_path / "b.jpg")
     with pytest.raises(RuntimeError, match=r"dali\.fn\.readers\.file.*b\.jpg.*No such file"):
-        for _ in range(2):
+        for _ in range(reader_file.READ_AHEAD + 1):
             pipe.run()
     assert impl._worker is not None  # a bad file is not a broken worker
 
@@ -139,13 +139,13 @@ def test_a_file_turned_directory_is_an_error_naming_it(tmp_path):
     for pipe in pipes:
         pipe.run()
     for answer in impl._worker._pending:
-        answer.result(timeout=10)  # the batch read ahead is read before the change
+        answer.result(timeout=10)  # the batches read ahead are read before the change
     os.remove(tmp_path / "d.jpg")
     (tmp_path / "d.jpg").mkdir()
     messages = []
     for pipe in pipes:
         with pytest.raises(RuntimeError, match=r"d\.jpg.*Is a directory") as info:
-            for _ in range(2):  # (the batch read ahead may predate the change)
+            for _ in range(reader_file.READ_AHEAD + 1):  # (batches read ahead predate it)
                 pipe.run()
         messages.append(str(info.value))
     assert messages[0] == messages[1]  # the same error, read here or by the worker
@@ -201,9 +201,11 @@ def test_replies_are_received_and_mapped_by_the_read_thread(image_tree, monkeypa
     ref, _ = _pipe(4, worker=False, file_root=str(image_tree))
     assert _batches(pipe, 3) == _batches(ref, 3)
     assert mapped_by and set(mapped_by) == {"dali-read"}
-    (answer,) = impl._worker._pending  # the next batch, asked for ahead
-    answer.result(timeout=10)  # received with nobody waiting for it
-    assert len(mapped_by) == 4 * len(impl._worker)
+    pending = list(impl._worker._pending)  # the next batches, asked for ahead
+    assert len(pending) == reader_file.READ_AHEAD
+    for answer in pending:
+        answer.result(timeout=10)  # received with nobody waiting for them
+    assert len(mapped_by) == (3 + reader_file.READ_AHEAD) * len(impl._worker)
     pipe.close()
 
 
@@ -301,9 +303,12 @@ def test_batch_mappings_are_unmapped_once_their_samples_are_gone(image_tree):
     assert _batch_mappings() == 0
 
 
+@pytest.mark.parametrize("ahead", [1, 2, 3])
 @pytest.mark.parametrize("shuffle", [False, True])
-def test_reading_ahead_follows_restored_state(image_tree, shuffle):
-    # the worker reads one batch ahead; a restored state makes that batch the wrong one
+def test_reading_ahead_follows_restored_state(image_tree, monkeypatch, shuffle, ahead):
+    # the workers read batches ahead; a restored state makes them the wrong ones
+    monkeypatch.setattr(reader_file, "READ_AHEAD", ahead)
+
     def pipe(worker):
         return _pipe(5, worker=worker, file_root=str(image_tree), random_shuffle=shuffle)
 
@@ -311,11 +316,13 @@ def test_reading_ahead_follows_restored_state(image_tree, shuffle):
     there, impl = pipe(True)
     assert _batches(there, 2) == _batches(here, 2)
     state = impl.get_state()
-    assert impl._worker.pending == 1  # the next batch is being read
+    assert impl._worker.pending == ahead  # the next batches are being read
     expected = _batches(here, 3)
     assert _batches(there, 3) == expected
     impl.set_state(state)
-    assert _batches(there, 3) == expected  # the read-ahead batch was dropped, not served
-    assert impl._worker.pending == 1
+    assert _batches(there, 3) == expected  # the read-ahead batches were dropped, not served
+    assert impl._worker.pending == ahead
+    impl.set_state(state)  # restored to where the batches asked for ahead do follow
+    assert _batches(there, 3) == expected
     there.close()
     here.close()

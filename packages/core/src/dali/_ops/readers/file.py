@@ -16,6 +16,7 @@ a file gets the same augmentation whatever the shard, the number of shards or th
 
 from __future__ import annotations
 
+import collections
 import fnmatch
 import logging
 import os
@@ -115,6 +116,14 @@ READ_WORKER: bool | None = None
 #: it the kernel allocating and zeroing the pages), so one process would cap a pipeline near
 #: 16k files/s; a quarter of the cores, up to four.
 READ_PROCESSES = max(1, min(4, (os.cpu_count() or 1) // 4))
+
+#: How many batches the worker processes are asked for ahead of the one being read. With one,
+#: asking for batch i + 1 waited for batch i to be received and mapped (populating the mapping
+#: is ~4 ms of kernel time per batch of 256 ImageNet JPEGs), so reading and mapping took turns
+#: and the ResNet-50 GPU pipeline's CPU stage waited for the reader 83 % of the time (H200,
+#: prefetch 8, sampled with py-spy); with two, the processes read one batch while the last is
+#: mapped.
+READ_AHEAD = 2
 
 # -- reading ----------------------------------------------------------------------------------
 
@@ -381,7 +390,10 @@ class File(Operator):
         self._worker: _read_worker.ReadWorkers | None = None
         self._worker_off = False  # it could not start, or died: read here from then on
         self._worker_wanted: bool | None = None  # None: `READ_WORKER` decides
-        self._ahead_paths: list[str] | None = None  # the files asked for one batch ahead
+        # the files asked for ahead, in order, and the cursor after the last of them (None:
+        # the requests in flight, if any, are not the batches that follow: drop them)
+        self._ahead: collections.deque[list[str]] = collections.deque()
+        self._ahead_cursor: ReaderCursor | None = None
         self._closed = False
         self._key: int | None = None
 
@@ -611,28 +623,36 @@ class File(Operator):
     ) -> list:
         """The batch read by ``worker``; files it leaves to us (large ones: mapped) read here.
 
-        The next batch's files are asked for at once (the workers read them while the pipeline
-        works on this one), from a copy of the cursor: if the next batch turns out different
-        (the state was restored meanwhile), that answer is dropped.
+        The next `READ_AHEAD` batches' files are asked for at once (the workers read them while
+        the pipeline works on this one), from a copy of the cursor; a batch asked for ahead is
+        used only if it is the one wanted (it is not after the state was restored).
         """
         map_min = MMAP_MIN_BYTES if self._use_mmap else None
-        data = None
+        ahead = self._ahead
         try:
-            ahead, self._ahead_paths = self._ahead_paths, None
-            if ahead is not None and worker.pending:
+            data = None
+            if ahead and self._ahead_cursor is not None and ahead[0] == paths:
+                ahead.popleft()
                 data = worker.receive()
-                if ahead != paths:
-                    data = None
-            if data is None:
+            else:
+                while ahead:  # not the batches that follow: their answers are dropped
+                    ahead.popleft()
+                    worker.receive()
+                self._ahead_cursor = None
                 data = worker.read(paths, map_min)
-            nxt, _ = self._cursor.copy().next_batch(self._batch_size, self._key)
-            self._ahead_paths = [self._full[k] for k in nxt.tolist()]
-            worker.send(self._ahead_paths, map_min)
+            if self._ahead_cursor is None:
+                self._ahead_cursor = self._cursor.copy()
+            while len(ahead) < max(1, READ_AHEAD):
+                nxt, _ = self._ahead_cursor.next_batch(self._batch_size, self._key)
+                ahead.append([self._full[k] for k in nxt.tolist()])
+                worker.send(ahead[-1], map_min)
         except _read_worker.WorkerDied as e:
             if not self._closed:  # (closed: the pipeline drops this iteration anyway)
                 _log.warning("%s: %s; reading the files here from now on", self.name, e)
-            self._worker, self._worker_off, self._ahead_paths = None, True, None
-            return [read(i) for i in range(len(paths))]
+            self._worker, self._worker_off, self._ahead_cursor = None, True, None
+            ahead.clear()
+            if data is None:
+                return [read(i) for i in range(len(paths))]
         return [read(i) if d is None else d for i, d in enumerate(data)]
 
     def close(self) -> None:
@@ -650,6 +670,7 @@ class File(Operator):
         return self._cursor.get_state()
 
     def set_state(self, state: dict[str, Any]) -> None:
+        self._ahead_cursor = None  # the batches asked for ahead may not follow any more
         try:
             self._cursor.set_state(state)
         except (KeyError, ValueError) as e:
