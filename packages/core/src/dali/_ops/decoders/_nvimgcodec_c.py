@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dali._exec import gil
 from dali._ops.decoders._nvimgcodec_capi import (
     _BUFFER_KIND_STRIDED_DEVICE,
     _BUFFER_KIND_STRIDED_HOST,
@@ -383,7 +384,7 @@ class Decoder:
         images_addr = ctypes.addressof(images)
         # each sample's addresses, computed together: its stream and sub stream handles, its
         # image info record, its region's view (the views are packed, one per region)
-        slot = np.arange(n, dtype=np.int64)
+        slot = gil.arange(n)
         stream_at = (slot * _HANDLE_SIZE + ctypes.addressof(streams)).tolist()
         sub_at = (slot * _HANDLE_SIZE + ctypes.addressof(subs)).tolist()
         info_at = slot * _INFO_SIZE + info_addr

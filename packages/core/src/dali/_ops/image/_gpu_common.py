@@ -39,6 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from dali._exec import gil
+
 __all__ = [
     "BLOCK",
     "C_TYPES",
@@ -47,6 +49,7 @@ __all__ = [
     "block_starts",
     "c_type",
     "device_id",
+    "host_image",
     "input_batch",
     "input_pointers",
     "kernel_module",
@@ -229,17 +232,34 @@ def upload(*arrays: np.ndarray) -> list[Any]:
     """
     import cupy
 
+    host, offsets = host_image(*arrays)
+    dev = cupy.asarray(host)
+    return [dev[off : off + max(a.nbytes, 1)] for a, off in zip(arrays, offsets)]
+
+
+def host_image(*arrays: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """The bytes `upload` sends: the arrays back to back, each 16-byte aligned, and where each
+    starts.
+
+    Made of Python bytes (``tobytes`` copies with the GIL held), not by zeroing a numpy buffer
+    and copying into it: numpy gives the GIL up for both above a few hundred elements, and each
+    re-take can wait for the switch interval (`dali._exec.gil`).
+    """
+    parts: list[bytes] = []
     offsets = []
     size = 0
     for a in arrays:
-        size = (size + 15) // 16 * 16
+        pad = -size % 16
+        if pad:
+            parts.append(bytes(pad))
+            size += pad
         offsets.append(size)
-        size += a.nbytes
-    host = np.zeros(max(size, 16), dtype=np.uint8)
-    for a, off in zip(arrays, offsets):
-        host[off : off + a.nbytes] = np.ascontiguousarray(a).view(np.uint8).reshape(-1)
-    dev = cupy.asarray(host)
-    return [dev[off : off + max(a.nbytes, 1)] for a, off in zip(arrays, offsets)]
+        data = a.tobytes()  # C order, whatever the array's strides
+        parts.append(data)
+        size += len(data)
+    if size < 16:
+        parts.append(bytes(16 - size))
+    return np.frombuffer(b"".join(parts), np.uint8), offsets
 
 
 def input_pointers(tl: Any) -> tuple[list[tuple[int, ...]], np.ndarray, list[Any]]:
@@ -270,9 +290,10 @@ def input_batch(tl: Any) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray,
         n = int(dense.shape[0])
         shape = tuple(int(v) for v in dense.shape[1:])
         step = math.prod(shape) * dense.itemsize
-        ptrs = np.uint64(dense.data.ptr) + np.arange(n, dtype=np.uint64) * np.uint64(step)
-        arr = np.empty((n, len(shape)), np.int64)
-        arr[:] = shape
+        ptrs = np.uint64(dense.data.ptr) + gil.arange(n, np.uint64) * np.uint64(step)
+        # the rows from bytes: filling an array gives the GIL up (`dali._exec.gil`)
+        row = np.array(shape, np.int64).tobytes()
+        arr = np.frombuffer(bytearray(row * n), np.int64).reshape(n, len(shape))
         return [shape] * n, arr, ptrs, [dense]
     packed = tl._flat_shapes()
     if packed is not None:  # the samples lie back to back in one buffer, in order

@@ -43,6 +43,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from dali._exec import gil
 from dali._ops.image import _gpu_common as G
 from dali._ops.image import _resample
 
@@ -505,14 +506,42 @@ def plan_batch(
     Raises:
         ValueError: An unknown interpolation type.
     """
-    f32 = _F32
     in_size = np.asarray(in_size, np.int64)
     out_size = np.asarray(out_size, np.int64)
-    shape = np.broadcast_shapes(in_size.shape, out_size.shape, np.shape(lo), np.shape(hi))
-    in_size = np.broadcast_to(in_size, shape)
-    out_size = np.broadcast_to(out_size, shape)
     lo = np.asarray(lo, np.float64)
     hi = np.asarray(hi, np.float64)
+    shape = np.broadcast_shapes(in_size.shape, out_size.shape, lo.shape, hi.shape)
+    min_filter = np.asarray(min_filter, np.int64)
+    mag_filter = np.asarray(mag_filter, np.int64)
+    if len(shape) < 2:  # (one plan, or one sample's axes)
+        return PlanBatch(*_plan_rows(shape, in_size, out_size, lo, hi, min_filter, mag_filter,
+                                     antialias))  # fmt: skip
+    n = shape[0]
+    # in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`)
+    rows = gil.by_rows(
+        lambda *a: _plan_rows((len(a[0]), *shape[1:]), *a, antialias),
+        n,
+        shape[-1],
+        *(np.broadcast_to(a, shape) for a in (in_size, out_size, lo, hi)),
+        *(np.broadcast_to(f, (n, 1)) if f.ndim == 2 else f for f in (min_filter, mag_filter)),
+    )
+    return PlanBatch(*rows)
+
+
+def _plan_rows(
+    shape: tuple[int, ...],
+    in_size: np.ndarray,
+    out_size: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    min_filter: np.ndarray,
+    mag_filter: np.ndarray,
+    antialias: bool,
+) -> tuple[np.ndarray, ...]:
+    """`plan_batch` of a block of rows (``shape``: the block's)."""
+    f32 = _F32
+    in_size = np.broadcast_to(in_size, shape)
+    out_size = np.broadcast_to(out_size, shape)
     degenerate = lo == hi  # "no ROI" in DALI's kernel
     lo = np.where(degenerate, 0.0, lo)
     hi = np.where(degenerate, in_size, hi)
@@ -520,7 +549,7 @@ def plan_batch(
     span = hi32 - lo32
     roi_size = np.abs(span)
     down = out_size < roi_size.astype(np.float64)
-    filters = np.where(down, np.asarray(min_filter, np.int64), np.asarray(mag_filter, np.int64))
+    filters = np.where(down, min_filter, mag_filter)
     unknown = (filters < 0) | (filters >= len(_INTERP_KIND))
     if unknown.any():
         raise ValueError(f"unknown interpolation type {int(filters[unknown][0])}")
@@ -528,41 +557,58 @@ def plan_batch(
     out32 = np.where(has_out, out_size, 1).astype(f32)
     ratio = np.where(has_out, (roi_size / out32).astype(np.float64), 1.0)
     scale = np.where(has_out, (span / out32).astype(np.float64), 0.0)
-    widen = np.where(down, ratio, 1.0) if antialias else np.ones(shape)
+    widen = np.where(down, ratio, 1.0) if antialias else np.ones_like(ratio)
     kind = _INTERP_KIND[filters]
     radius = np.where(kind == _CUBIC, np.maximum(2.0, 2.0 * widen), np.maximum(0.5, widen))
     radius = np.where(kind == _LANCZOS, np.maximum(3.0, 3.0 * widen), radius)
     radius = np.where(kind == _NN, 0.0, radius)
-    return PlanBatch(in_size.copy(), out_size.copy(), lo32.astype(np.float64), scale, kind, radius)
+    return in_size.copy(), out_size.copy(), lo32.astype(np.float64), scale, kind, radius
+
+
+#: The `AXIS` fields `_axis_rows` computes, in its order.
+_AXIS_FIELDS = ("start", "scale", "tscale", "support", "table", "table_n", "in_size", "accumulate")
 
 
 def _axis_arrays(pb: PlanBatch) -> dict[str, np.ndarray]:
     """`_axis_tuple` of every plan (``(n, axes)`` arrays keyed by the `AXIS` field names)."""
+    n, nsp = pb.kind.shape
+    return dict(zip(_AXIS_FIELDS, gil.by_rows(_axis_rows, n, nsp, *pb)))
+
+
+def _axis_rows(
+    in_size: np.ndarray,
+    out_size: np.ndarray,
+    origin: np.ndarray,
+    scale: np.ndarray,
+    kind: np.ndarray,
+    radius: np.ndarray,
+) -> tuple[np.ndarray, ...]:
+    """`_axis_arrays` of a block of rows (`PlanBatch`'s arrays), in `_AXIS_FIELDS` order."""
     f32 = _F32
-    nn = pb.kind == _NN
-    scale = pb.scale.astype(f32)
-    origin = pb.origin.astype(f32)
-    table_n = _KIND_TABLE_N[pb.kind]
+    nn = kind == _NN
+    scale = scale.astype(f32)
+    origin = origin.astype(f32)
+    table_n = _KIND_TABLE_N[kind]
     # the filters' float32 geometry, in `_axis_tuple`'s order (NN rows are replaced below)
-    support_len = np.where(nn, 1.0, 2.0 * pb.radius).astype(f32)
+    support_len = np.where(nn, 1.0, 2.0 * radius).astype(f32)
     tscale = (table_n - 1).astype(f32) / support_len
     anchor = support_len / f32(2)
     start = origin + f32(0.5) * scale - f32(0.5) - anchor
     with np.errstate(divide="ignore", invalid="ignore"):
         steps = np.ceil((table_n - 1).astype(f32) / np.where(nn, f32(1), tscale))
     support = np.maximum(1, np.where(nn, 1, steps.astype(np.int64)))
-    accumulate = np.zeros(pb.kind.shape, np.int64)
+    accumulate = np.zeros_like(kind)
     accumulate[:, :-1] = nn[:, :-1]  # NN steps the outer coordinates in float32
-    return {
-        "start": np.where(nn, origin, start),
-        "scale": scale,
-        "tscale": np.where(nn, f32(0), tscale),
-        "support": support,
-        "table": _KIND_TABLE_AT[pb.kind],
-        "table_n": np.where(nn, 0, table_n),
-        "in_size": pb.in_size,
-        "accumulate": accumulate,
-    }
+    return (
+        np.where(nn, origin, start),
+        scale,
+        np.where(nn, f32(0), tscale),
+        support,
+        _KIND_TABLE_AT[kind],
+        np.where(nn, 0, table_n),
+        in_size,
+        accumulate,
+    )
 
 
 class _Images:
@@ -575,46 +621,76 @@ class _Images:
                  "outer", "pb", "zero")  # fmt: skip
 
     def __init__(self, shapes: np.ndarray, axes: Sequence[int], pb: PlanBatch) -> None:
-        a0, a1 = axes
         self.n = len(shapes)
         self.pb = pb
-        self.outer = shapes[:, :a0].prod(axis=1)
-        self.inner = shapes[:, a1 + 1 :].prod(axis=1)
-        self.in_sp = shapes[:, [a0, a1]]
+        # in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`)
+        rows = gil.by_rows(
+            lambda s, i, o: _image_rows(s, i, o, axes), self.n, shapes.shape[1],
+            shapes, pb.in_size, pb.out_size,
+        )  # fmt: skip
+        (self.outer, self.inner, self.in_sp, self.out_shape, self.out_elements, self.zero,
+         self.first) = rows  # fmt: skip
         self.out_sp = pb.out_size
-        out_shape = shapes.copy()
-        out_shape[:, [a0, a1]] = pb.out_size
-        self.out_shape = out_shape
-        self.out_elements = out_shape.prod(axis=1)
-        self.zero = shapes.prod(axis=1) == 0
-        # `_resample._axis_order`: the most shrinking axis first (a stable sort of 2 keys)
-        ratio = pb.out_size / np.maximum(1, pb.in_size)
-        self.first = (ratio[:, 1] < ratio[:, 0]).astype(np.int64)
         self.axis = _axis_arrays(pb)
 
     def out_shapes(self) -> list[tuple[int, ...]]:
-        rows = self.out_shape
-        if self.n and (rows == rows[0]).all():
-            return [tuple(rows[0].tolist())] * self.n
-        return list(map(tuple, rows.tolist()))
+        rows = list(map(tuple, self.out_shape.tolist()))
+        if rows and rows.count(rows[0]) == len(rows):  # (compared in C, with the GIL)
+            return [rows[0]] * self.n
+        return rows
+
+    def rows(self, blocks: slice) -> _Images:
+        """The same geometry for the samples ``blocks`` only (views)."""
+        part = object.__new__(_Images)
+        for name in ("outer", "inner", "in_sp", "out_shape", "out_elements", "zero", "first",
+                     "out_sp"):  # fmt: skip
+            setattr(part, name, getattr(self, name)[blocks])
+        part.axis = {k: v[blocks] for k, v in self.axis.items()}
+        part.pb = PlanBatch(*(a[blocks] for a in self.pb))
+        part.n = len(part.first)
+        return part
 
     def samples(self, shapes: Sequence[tuple[int, ...]], axes: Sequence[int]) -> list[_Sample]:
         """The per-sample `_Sample` objects (for the separable passes)."""
         return [_Sample(s, axes, p) for s, p in zip(shapes, self.pb.plans())]
 
 
+def _image_rows(
+    shapes: np.ndarray, in_size: np.ndarray, out_size: np.ndarray, axes: Sequence[int]
+) -> tuple[np.ndarray, ...]:
+    """`_Images`' per-sample arrays for a block of rows: outer, inner, in_sp, out_shape,
+    out_elements, zero, first."""
+    a0, a1 = axes
+    outer = shapes[:, :a0].prod(axis=1)
+    inner = shapes[:, a1 + 1 :].prod(axis=1)
+    out_shape = shapes.copy()
+    out_shape[:, a0] = out_size[:, 0]  # (a fancy index in two dimensions gives the GIL up)
+    out_shape[:, a1] = out_size[:, 1]
+    # `_resample._axis_order`: the most shrinking axis first (a stable sort of 2 keys)
+    ratio = out_size / np.maximum(1, in_size)
+    first = (ratio[:, 1] < ratio[:, 0]).astype(np.int64)
+    in_sp = np.stack([shapes[:, a0], shapes[:, a1]], axis=1)
+    return (outer, inner, in_sp, out_shape, out_shape.prod(axis=1), shapes.prod(axis=1) == 0,
+            first)  # fmt: skip
+
+
+def _column(values: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``values[i, second[i]]`` of an ``(n, 2)`` array (a fancy index in two dimensions would
+    give the GIL up, whatever its size)."""
+    return np.where(second, values[:, 1], values[:, 0])
+
+
 def _tile_needs(geo: _Images, tile_h: int, tile_w: int) -> np.ndarray:
     """`_tile_need` of every sample."""
-    rows = np.arange(geo.n)
-    a1 = geo.first
-    a2 = 1 - a1
-    t1 = np.minimum(np.where(a1 == 1, tile_w, tile_h), geo.out_sp[rows, a1])
-    t2 = np.minimum(np.where(a1 == 1, tile_h, tile_w), geo.out_sp[rows, a2])
+    a1 = geo.first == 1
+    a2 = ~a1
+    t1 = np.minimum(np.where(a1, tile_w, tile_h), _column(geo.out_sp, a1))
+    t2 = np.minimum(np.where(a1, tile_h, tile_w), _column(geo.out_sp, a2))
     support = geo.axis["support"]
-    s1, s2 = support[rows, a1], support[rows, a2]
-    scale2 = np.abs(geo.axis["scale"][rows, a2].astype(np.float64))
+    s1, s2 = _column(support, a1), _column(support, a2)
+    scale2 = np.abs(_column(geo.axis["scale"], a2).astype(np.float64))
     lines = np.ceil((t2 - 1) * scale2 * 1.001).astype(np.int64) + s2 + 4
-    lines = np.minimum(geo.in_sp[rows, a2], lines)
+    lines = np.minimum(_column(geo.in_sp, a2), lines)
     return t1 * s1 + t2 * s2 + t1 + t2 + lines * t1 * geo.inner
 
 
@@ -622,8 +698,13 @@ def _choose_tiles(geo: _Images) -> tuple[int, int, int] | None:
     """``(tile_h, tile_w, shared floats)`` for the tiled kernel, or None if it cannot run."""
     live = (geo.out_elements != 0) & ~geo.zero
     inner = int(geo.inner[live].max()) if live.any() else 1
+    # in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`)
+    parts = [(geo.rows(b), live[b]) for b in gil.row_blocks(geo.n, 2)]
     for th, tw in _tile_candidates(inner):
-        need = int(_tile_needs(geo, th, tw)[live].max()) if live.any() else 0
+        need = max(
+            (int(_tile_needs(part, th, tw)[on].max()) for part, on in parts if on.any()),
+            default=0,
+        )
         # zero-fill blocks need no shared memory, but every launch gets the same amount
         if 4 * need <= _SMEM_LIMIT:
             return th, tw, need
@@ -645,7 +726,11 @@ def _descs_2d(
     geo: _Images, in_ptrs: np.ndarray, out_ptrs: np.ndarray, th: int, tw: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``dali_resample2d_desc`` of every sample and its number of blocks."""
-    desc = np.zeros(geo.n, _DESC_2D)
+    blocks = gil.row_blocks(geo.n, 2)
+    if len(blocks) > 1:  # in blocks of rows small enough for numpy to keep the GIL
+        parts = [_descs_2d(geo.rows(b), in_ptrs[b], out_ptrs[b], th, tw) for b in blocks]
+        return np.concatenate([d for d, _ in parts]), np.concatenate([k for _, k in parts])
+    desc = gil.zeros(geo.n, _DESC_2D)
     (h, w), (oh, ow) = geo.in_sp.T, geo.out_sp.T
     tiles_y, tiles_x = -(-oh // th), -(-ow // tw)
     desc["input"] = in_ptrs

@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from dali._exec import gil
 from dali._ops.image import _gpu_common as G
 from dali._ops.image._convert_gpu import CONVERT
 
@@ -245,23 +246,52 @@ def window_descs(
     """
     n = len(shapes)
     nd = len(order)
-    desc = np.zeros(n, _DESC)
     if n == 0:
-        return desc
+        return gil.zeros(0, _DESC)
     in_shape = np.asarray(shapes if isinstance(shapes, np.ndarray) else list(shapes), np.int64)
     in_shape = in_shape.reshape(n, -1)
+    # in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`)
+    return gil.by_rows(
+        lambda *a: (_desc_rows(*a, order),),
+        n,
+        max(nd, in_shape.shape[1]),
+        in_shape,
+        np.asarray(in_ptrs, np.uint64),
+        np.asarray(out_ptrs, np.uint64),
+        np.asarray(anchors, np.int64),
+        np.asarray(win_shapes, np.int64),
+        np.asarray(flips, bool),
+        np.asarray(channels, np.int64),
+    )[0]
+
+
+def _desc_rows(
+    in_shape: np.ndarray,
+    in_ptrs: np.ndarray,
+    out_ptrs: np.ndarray,
+    anchors: np.ndarray,
+    win_shapes: np.ndarray,
+    flips: np.ndarray,
+    channels: np.ndarray,
+    order: Sequence[int],
+) -> np.ndarray:
+    """`window_descs` of a block of rows (arrays)."""
+    desc = gil.zeros(len(in_shape), _DESC)
     strides = np.ones_like(in_shape)
     for a in range(in_shape.shape[1] - 2, -1, -1):
         strides[:, a] = strides[:, a + 1] * in_shape[:, a + 1]
-    idx = list(order)
     desc["input"] = in_ptrs
     desc["output"] = out_ptrs
-    desc["in_stride"][:, :nd] = strides[:, idx]
-    desc["out_shape"][:, :nd] = np.asarray(win_shapes, np.int64)[:, idx]
-    desc["anchor"][:, :nd] = np.asarray(anchors, np.int64)[:, idx]
-    desc["in_extent"][:, :nd] = in_shape[:, idx]
-    bits = np.asarray(flips, bool)[:, idx].astype(np.int64) << np.arange(nd, dtype=np.int64)
-    desc["flip"] = bits.sum(axis=1)
+    # column by column: a fancy index in two dimensions gives the GIL up whatever its size
+    for d, a in enumerate(order):
+        desc["in_stride"][:, d] = strides[:, a]
+        desc["out_shape"][:, d] = win_shapes[:, a]
+        desc["anchor"][:, d] = anchors[:, a]
+        desc["in_extent"][:, d] = in_shape[:, a]
+    flip = np.zeros_like(channels)
+    for d, a in enumerate(order):
+        flip |= flips[:, a].astype(np.int64) << d
+    desc["flip"] = flip
     desc["channels"] = channels
     return desc
 
@@ -286,14 +316,15 @@ def _launch(
     if nd > _MAX_DIMS:
         raise ValueError(f"at most {_MAX_DIMS} dimensions are supported on the GPU, got {nd}")
     win_shapes = np.asarray(win_shapes, np.int64).reshape(n, nd)
-    out_rows = win_shapes[:, list(perm)]
-    if n and (out_rows == out_rows[0]).all():
-        out_shapes = [tuple(out_rows[0].tolist())] * n
-    else:
-        out_shapes = list(map(tuple, out_rows.tolist()))
+    # (column by column, list by list: numpy would give the GIL up, see `dali._exec.gil`)
+    out_shapes = list(zip(*(win_shapes[:, a].tolist() for a in perm)))
+    if out_shapes and out_shapes.count(out_shapes[0]) == n:
+        out_shapes = [out_shapes[0]] * n
     flat, out_ptrs = G.alloc_outputs(out_shapes, out_dtype)
     result = G.make_output(flat, out_shapes, layout, out_dtype, src.ndim)
-    counts = win_shapes.prod(axis=1) if n else np.zeros(0, np.int64)
+    counts = np.ones(n, np.int64)
+    for a in range(nd):
+        counts *= win_shapes[:, a]
     if n and int(counts.max()) >= 2**31:
         raise ValueError("a sample of more than 2^31 elements is too large for the GPU kernels")
     in_shape = src.shape_array()

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from dali._dtypes import dali_dtype, np_dtype, type_name
+from dali._exec import gil
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator, OperatorError
 from dali._ops.image import _resample
@@ -282,16 +283,25 @@ def output_geometry_batch(
         >>> out.tolist(), lo.tolist(), hi.tolist(), rare.tolist()
         ([[25, 50]], [[0.0, 0.0]], [[100.0, 200.0]], [False])
     """
-    with np.errstate(all="ignore"):  # the rare rows may divide by zero; they are redone
+    in_shape = np.asarray(in_shape, np.int64)
+
+    def rows(
+        in_shape: np.ndarray, requested: np.ndarray, roi_start: Any, roi_end: Any
+    ) -> tuple[np.ndarray, ...]:
         return _geometry_rows(
-            np.asarray(in_shape, np.int64),
+            in_shape, requested, mode, max_size, roi_start, roi_end, roi_relative, subpixel_scale
+        )
+
+    with np.errstate(all="ignore"):  # the rare rows may divide by zero; they are redone
+        # in blocks of rows, each small enough for numpy to keep the GIL (`dali._exec.gil`)
+        return gil.by_rows(
+            rows,
+            len(in_shape),
+            2,
+            in_shape,
             np.asarray(requested, np.float64),
-            mode,
-            max_size,
-            roi_start,
-            roi_end,
-            roi_relative,
-            subpixel_scale,
+            None if roi_start is None else np.asarray(roi_start, np.float64),
+            None if roi_end is None else np.asarray(roi_end, np.float64),
         )
 
 
@@ -320,7 +330,7 @@ def _geometry_rows(
         lo = np.where(has_roi, _f32_array(a), 0.0)
         hi = np.where(has_roi, _f32_array(b), extent)
     else:
-        lo = np.zeros(extent.shape)
+        lo = np.zeros_like(extent)  # (np.zeros gives the GIL up around calloc)
         hi = extent
     req = _f32_array(requested)
     sz = _f32_array(hi - lo)
