@@ -138,8 +138,7 @@ def test_a_file_turned_directory_is_an_error_naming_it(tmp_path):
     pipes = [pipe, worker_pipe]
     for pipe in pipes:
         pipe.run()
-    for answer in impl._worker._pending:
-        answer.result(timeout=10)  # the batches read ahead are read before the change
+    impl._worker.wait_pending(10)  # the batches read ahead are read before the change
     os.remove(tmp_path / "d.jpg")
     (tmp_path / "d.jpg").mkdir()
     messages = []
@@ -201,35 +200,35 @@ def test_replies_are_received_and_mapped_by_the_read_thread(image_tree, monkeypa
     ref, _ = _pipe(4, worker=False, file_root=str(image_tree))
     assert _batches(pipe, 3) == _batches(ref, 3)
     assert mapped_by and set(mapped_by) == {"dali-read"}
-    pending = list(impl._worker._pending)  # the next batches, asked for ahead
-    assert len(pending) == reader_file.READ_AHEAD
-    for answer in pending:
-        answer.result(timeout=10)  # received with nobody waiting for them
+    assert impl._worker.pending == reader_file.READ_AHEAD  # the next batches, asked for ahead
+    impl._worker.wait_pending(10)  # received with nobody waiting for them
     assert len(mapped_by) == (3 + reader_file.READ_AHEAD) * len(impl._worker)
     pipe.close()
 
 
-def test_the_read_thread_ends_with_its_workers(image_tree):
+def test_the_read_threads_end_with_their_workers(image_tree):
     paths = sorted(str(p) for p in image_tree.rglob("*.jpg"))[:4]
     workers = _read_worker.ReadWorkers(2)
     assert [a.tobytes() for a in workers.read(paths, None)] == [Path(p).read_bytes() for p in paths]
-    thread = workers._receiver
-    assert thread.name == "dali-read" and thread.is_alive()
+    threads = list(workers._receivers)  # one per worker process
+    assert len(threads) == 2
+    assert all(t.name == "dali-read" and t.is_alive() for t in threads)
     workers.close()
-    thread.join(10)
-    assert not thread.is_alive()
-    # dropped without close: the thread ends too (it holds no reference to the workers)
-    workers = _read_worker.ReadWorkers(1)
+    for thread in threads:
+        thread.join(10)
+    assert not any(t.is_alive() for t in threads)
+    # dropped without close: the threads end too (they hold no reference to the workers)
+    workers = _read_worker.ReadWorkers(2)
     workers.send(paths, None)
-    thread, procs = workers._receiver, [w._proc for w in workers._workers]
+    threads, procs = list(workers._receivers), [w._proc for w in workers._workers]
     del workers
     deadline = time.monotonic() + 10
-    while (thread.is_alive() or any(p.poll() is None for p in procs)) and (
+    while (any(t.is_alive() for t in threads) or any(p.poll() is None for p in procs)) and (
         time.monotonic() < deadline
     ):
         gc.collect()
         time.sleep(0.02)
-    assert not thread.is_alive()
+    assert not any(t.is_alive() for t in threads)
     assert all(p.poll() is not None for p in procs)
 
 

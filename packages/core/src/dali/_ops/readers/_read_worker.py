@@ -11,16 +11,17 @@ wait ~20 µs per file.
 So the reader hands each batch's paths to a process of its own (`ReadWorker`, running the
 standard-library script `_read_worker_main`): it copies the files, in the kernel, into one new
 anonymous memory file per batch and passes its descriptor back over a Unix socket. This process
-maps it once (private, copy-on-write: the samples are writable and never shared with anyone)
-and cuts the samples out of the mapping, which lives until the last of them is freed. Per batch
+maps it once (the memory file is its alone: the samples are writable and never shared with
+anyone) and cuts the samples out of the mapping, which lives until the last of them is freed. Per batch
 this process makes one request, one reply and one mapping: ~0.3 ms of GIL time for 256 files.
 
-The replies are received and mapped by a thread of `ReadWorkers` ("dali-read") as soon as they
-arrive, not by the thread that asks for the batch: receiving and mapping a batch is a dozen
-system calls (and populating the mapping ~2.5 ms of kernel time), each a GIL re-take that can
-wait up to the switch interval, and on the H100 host they made the pipeline's CPU stage spend
-13.6 ms of wall time per batch (4.4 ms of CPU) at ``prefetch_queue_depth=8``: the slowest stage.
-With the thread, a batch asked for one batch ahead is ready when it is wanted.
+The replies are received and mapped by threads of `ReadWorkers` ("dali-read", one per worker
+process, so that the mappings are populated in parallel) as soon as they arrive, not by the
+thread that asks for the batch: receiving and mapping a batch is a dozen system calls (and
+populating the mappings ~2.5 ms of kernel time), each a GIL re-take that can wait up to the
+switch interval, and on the H100 host they made the pipeline's CPU stage spend 13.6 ms of wall
+time per batch (4.4 ms of CPU) at ``prefetch_queue_depth=8``: the slowest stage. With the
+threads, a batch asked for ahead is ready when it is wanted.
 
 Files of ``map_min_bytes`` or more are left to the caller, which maps them itself, and errors
 come back per file (errno and message), raised by the reader as before. Linux only (memory files
@@ -73,8 +74,8 @@ def supported() -> bool:
 class ReadWorkers:
     """Several `ReadWorker` processes that read a batch together, each a contiguous part.
 
-    Their replies are received (and mapped) by a daemon thread of this object, started on the
-    first request, so that `receive` only waits for a batch that is not yet there.
+    Their replies are received (and mapped) by daemon threads of this object, one per worker,
+    started on the first request, so that `receive` only waits for a batch not yet there.
     """
 
     def __init__(self, count: int) -> None:
@@ -86,11 +87,12 @@ class ReadWorkers:
             self.close()
             raise
         self._lock = threading.Lock()
-        self._pending: collections.deque[Future] = collections.deque()
-        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._receiver: threading.Thread | None = None
-        # the thread holds the queue, not this object: collecting this object ends the thread
-        weakref.finalize(self, self._jobs.put, None)
+        # per request, the future of each worker's part
+        self._pending: collections.deque[list[Future]] = collections.deque()
+        self._jobs: list[queue.SimpleQueue[Any]] = [queue.SimpleQueue() for _ in self._workers]
+        self._receivers: list[threading.Thread] = []
+        # the threads hold their queues, not this object: collecting this object ends them
+        weakref.finalize(self, _end_receivers, self._jobs)
 
     def __len__(self) -> int:
         return len(self._workers)
@@ -98,8 +100,8 @@ class ReadWorkers:
     def send(self, paths: list[str], map_min_bytes: int | None) -> None:
         """Ask for the files ``paths`` (the answer: `receive`, in order of the requests).
 
-        The workers start at once, so a request sent one batch ahead is read meanwhile, and
-        received as soon as it is there.
+        The workers start at once, so a request sent ahead is read meanwhile, and received as
+        soon as it is there.
         """
         n, k = len(paths), min(len(self._workers), max(1, len(paths)))
         parts = [paths[n * i // k : n * (i + 1) // k] for i in range(k)]
@@ -110,25 +112,32 @@ class ReadWorkers:
             except WorkerDied:
                 self.close()
                 raise
-            answer: Future = Future()
-            self._pending.append(answer)
-            if self._receiver is None:
-                self._receiver = threading.Thread(
-                    target=_receive_loop, args=(self._jobs,), name="dali-read", daemon=True
-                )
-                self._receiver.start()
-            self._jobs.put((list(zip(self._workers, parts)), answer))
+            if not self._receivers:
+                for jobs in self._jobs:
+                    thread = threading.Thread(
+                        target=_receive_loop, args=(jobs,), name="dali-read", daemon=True
+                    )
+                    thread.start()
+                    self._receivers.append(thread)
+            answers: list[Future] = []
+            for worker, part, jobs in zip(self._workers, parts, self._jobs):
+                answers.append(Future())
+                jobs.put((worker, part, answers[-1]))
+            self._pending.append(answers)
 
     def receive(self) -> list[np.ndarray | OSError | None]:
         """The files of the oldest request not yet received, as `ReadWorker.receive` gives
         them, in order."""
         with self._lock:
-            answer = self._pending.popleft()
+            answers = self._pending.popleft()
+        out: list[np.ndarray | OSError | None] = []
         try:
-            return answer.result()
+            for answer in answers:
+                out.extend(answer.result())
         except WorkerDied:
             self.close()  # the others' answers are never read: stop them all
             raise
+        return out
 
     def read(
         self, paths: list[str], map_min_bytes: int | None
@@ -136,6 +145,12 @@ class ReadWorkers:
         """`send` then `receive` (no request may be pending)."""
         self.send(paths, map_min_bytes)
         return self.receive()
+
+    def wait_pending(self, timeout: float | None = None) -> None:
+        """Wait until every request sent has been received and mapped (tests)."""
+        for answers in list(self._pending):
+            for answer in answers:
+                answer.exception(timeout)
 
     @property
     def pending(self) -> int:
@@ -145,11 +160,16 @@ class ReadWorkers:
     def close(self) -> None:
         for worker in self._workers:
             worker.close()
-        self._jobs.put(None)
+        _end_receivers(self._jobs)
+
+
+def _end_receivers(jobs: list[queue.SimpleQueue[Any]]) -> None:
+    for q in jobs:
+        q.put(None)
 
 
 def _receive_loop(jobs: queue.SimpleQueue[Any]) -> None:
-    """The receiving thread: each job is one request's ``(worker, paths)`` pairs and the future
+    """A receiving thread: each job is one worker, the paths it was asked for and the future
     of its samples. Ends at None (the `ReadWorkers` closed or collected)."""
     while True:
         job = jobs.get()
@@ -159,11 +179,9 @@ def _receive_loop(jobs: queue.SimpleQueue[Any]) -> None:
         del job  # no worker stays referenced while waiting for the next job
 
 
-def _answer(pairs: list[tuple[ReadWorker, list[str]]], answer: Future) -> None:
+def _answer(worker: ReadWorker, part: list[str], answer: Future) -> None:
     try:
-        out: list[Any] = []
-        for worker, part in pairs:
-            out.extend(worker.receive(part))
+        out = worker.receive(part)
     except BaseException as e:  # noqa: BLE001 - handed to the caller of `receive`
         answer.set_exception(e)
     else:
