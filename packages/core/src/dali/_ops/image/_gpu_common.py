@@ -227,13 +227,20 @@ def upload(*arrays: np.ndarray) -> list[Any]:
     """Copy host arrays to the device in ONE transfer; returns a device view of each.
 
     The views are uint8 slices of one buffer (each starts 16-byte aligned); kernels take them as
-    typed pointers. CuPy stages the copy through pinned memory on the current stream, so the
-    host does not wait for the GPU.
+    typed pointers. The copy is staged through pinned memory on the current stream (the
+    pipeline's staging inside a pipeline, CuPy's outside), so the host does not wait for the GPU.
     """
     import cupy
 
+    from dali._exec import device
+
     host, offsets = host_image(*arrays)
-    dev = cupy.asarray(host)
+    ctx = device.current()
+    if ctx is None:  # (outside a pipeline)
+        dev = cupy.asarray(host)
+    else:  # through the pipeline's pinned staging (`CudaContext.upload_bytes`)
+        dev = cupy.empty(host.nbytes, np.uint8)
+        ctx.upload_bytes(dev.data.ptr, host)
     return [dev[off : off + max(a.nbytes, 1)] for a, off in zip(arrays, offsets)]
 
 
