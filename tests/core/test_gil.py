@@ -123,3 +123,18 @@ def test_resize_planning_in_blocks_equals_one_pass():
         gil.HELD_ELEMENTS = held
     for a, b in zip(blocked, whole):
         assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+
+
+def test_rng_bits_in_blocks_equal_one_pass():
+    from dali._exec.rng import SampleRNG, combine
+
+    rng = SampleRNG(combine(7, np.arange(600)))
+    blocked = [rng.bits(22), rng.bits(22, stream=3), rng.bits(1)]
+    held = gil.HELD_ELEMENTS
+    try:
+        gil.HELD_ELEMENTS = 10**9
+        whole = [rng.bits(22), rng.bits(22, stream=3), rng.bits(1)]
+    finally:
+        gil.HELD_ELEMENTS = held
+    for a, b in zip(blocked, whole):
+        assert a.shape == b.shape and np.array_equal(a, b) and a.flags.writeable

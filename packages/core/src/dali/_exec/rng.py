@@ -9,10 +9,13 @@ it passes BigCrush), evaluated for whole batches at once with numpy.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import Any
 
 import numpy as np
+
+from dali._exec import gil
 
 __all__ = ["SampleRNG", "combine", "stable_hash"]
 
@@ -20,6 +23,15 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+
+@functools.lru_cache(maxsize=32)
+def _counters(n: int) -> np.ndarray:
+    """The ``(1, n)`` counters of `SampleRNG.bits` (read-only, made once per ``n``)."""
+    with np.errstate(over="ignore"):
+        out = (np.arange(1, n + 1, dtype=np.uint64) * _GOLDEN)[None, :]
+    out.flags.writeable = False
+    return out
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -71,8 +83,12 @@ class SampleRNG:
         """``(batch, n)`` uint64 values; ``stream`` selects an independent sub-stream."""
         with np.errstate(over="ignore"):
             base = self.keys if stream == 0 else _mix(self.keys ^ np.uint64(stream) * _M2)
-            counters = (np.arange(1, n + 1, dtype=np.uint64) * _GOLDEN)[None, :]
-            return _mix(base[:, None] + counters)
+            counters = _counters(n)
+            # in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`): the
+            # decoders' random windows draw (256, 22) values per batch in their threads
+            return gil.by_rows(
+                lambda b: (_mix(b[:, None] + counters),), len(base), max(1, n), base
+            )[0]
 
     def uniform(self, n: int, *, stream: int = 0) -> np.ndarray:
         """``(batch, n)`` float64 values in [0, 1) with 53 random bits each."""
