@@ -319,17 +319,7 @@ class CudaContext:
                 else:
                     for view, sample in zip(_split_flat(host, shapes), tl._samples()):
                         view[...] = sample
-                runtime = cupy.cuda.runtime
-                runtime.memcpyAsync(
-                    flat.data.ptr,
-                    pinned.ptr,
-                    total * dtype.itemsize,
-                    runtime.memcpyHostToDevice,
-                    self.stream.ptr,
-                )
-                with self._lock:
-                    # The buffer goes back to the pool once this event has completed.
-                    self._staged.append((self.record(), pinned, total * dtype.itemsize))
+                self._copy_staged(flat.data.ptr, pinned, total * dtype.itemsize)
         if dense is not None or all(s == shapes[0] for s in shapes):
             out = TensorListGPU._make(flat.reshape(n, *shapes[0]), tl._layout, tl._source_info)
         else:
@@ -347,17 +337,21 @@ class CudaContext:
         through this context's in-order queue of copies. ``cupy.asarray`` took 54 % of the
         ResNet-50 GPU stage's time on the H100 host (py-spy, two uploads per batch).
         """
-        import cupy
-
         nbytes = memoryview(data).nbytes
         if not nbytes:
             return
         pinned = self._stage(nbytes)
         memoryview(pinned).cast("B")[:nbytes] = memoryview(data).cast("B")
+        self._copy_staged(dst, pinned, nbytes)
+
+    def _copy_staged(self, dst: int, pinned: Any, nbytes: int) -> None:
+        """Copy a filled staging buffer (`_stage`) to ``dst`` on the pipeline stream; the buffer
+        goes back to the pool once the copy has completed."""
+        import cupy
+
         runtime = cupy.cuda.runtime
         runtime.memcpyAsync(dst, pinned.ptr, nbytes, runtime.memcpyHostToDevice, self.stream.ptr)
         with self._lock:
-            # The buffer goes back to the pool once this event has completed.
             self._staged.append((self.record(), pinned, nbytes))
 
     def _stage(self, nbytes: int) -> Any:

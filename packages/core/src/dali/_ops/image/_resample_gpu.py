@@ -634,10 +634,8 @@ class _Images:
         self.axis = _axis_arrays(pb)
 
     def out_shapes(self) -> list[tuple[int, ...]]:
-        rows = list(map(tuple, self.out_shape.tolist()))
-        if rows and rows.count(rows[0]) == len(rows):  # (compared in C, with the GIL)
-            return [rows[0]] * self.n
-        return rows
+        rows = list(map(tuple, self.out_shape.tolist()))  # (numpy would give the GIL up)
+        return [rows[0]] * self.n if G._uniform(rows) else rows
 
     def rows(self, blocks: slice) -> _Images:
         """The same geometry for the samples ``blocks`` only (views)."""

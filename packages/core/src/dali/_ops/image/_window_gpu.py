@@ -318,7 +318,7 @@ def _launch(
     win_shapes = np.asarray(win_shapes, np.int64).reshape(n, nd)
     # (column by column, list by list: numpy would give the GIL up, see `dali._exec.gil`)
     out_shapes = list(zip(*(win_shapes[:, a].tolist() for a in perm)))
-    if out_shapes and out_shapes.count(out_shapes[0]) == n:
+    if G._uniform(out_shapes):
         out_shapes = [out_shapes[0]] * n
     flat, out_ptrs = G.alloc_outputs(out_shapes, out_dtype)
     result = G.make_output(flat, out_shapes, layout, out_dtype, src.ndim)

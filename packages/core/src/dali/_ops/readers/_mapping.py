@@ -26,11 +26,10 @@ class _Libc(NamedTuple):
     mmap: Any
     munmap: Any
     madvise: Any  # None where libc has none
-    mprotect: Any  # None where libc has none
 
 
 def _load_libc() -> _Libc | None:
-    """libc's mmap/munmap/madvise/mprotect through ctypes, or None where they are not there."""
+    """libc's mmap/munmap/madvise through ctypes, or None where they are not there."""
     if os.name != "posix" or ctypes.sizeof(ctypes.c_void_p) != 8:
         return None
     try:
@@ -49,14 +48,11 @@ def _load_libc() -> _Libc | None:
     ]
     do_munmap.restype = ctypes.c_int
     do_munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-    others = []
-    for name in ("madvise", "mprotect"):
-        fn = getattr(libc, name, None)
-        if fn is not None:
-            fn.restype = ctypes.c_int
-            fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-        others.append(fn)
-    return _Libc(do_mmap, do_munmap, *others)
+    do_madvise = getattr(libc, "madvise", None)
+    if do_madvise is not None:
+        do_madvise.restype = ctypes.c_int
+        do_madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    return _Libc(do_mmap, do_munmap, do_madvise)
 
 
 LIBC = _load_libc()

@@ -67,7 +67,6 @@ def supported() -> bool:
         and hasattr(socket, "send_fds")
         and bool(sys.executable)
         and LIBC is not None
-        and LIBC.mprotect is not None
     )
 
 
