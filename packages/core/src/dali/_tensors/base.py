@@ -252,6 +252,7 @@ class _TensorListBase:
     __slots__ = (
         "__weakref__",
         "_dense_arr",
+        "_derived",
         "_flat_buf",
         "_layout",
         "_lazy_shapes",
@@ -272,6 +273,11 @@ class _TensorListBase:
     _ndim: int
     _layout: str
     _source_info: list[str] | None
+    #: Unset, or values derived from the samples by the operator that made the batch, for the
+    #: operators that consume it and would compute them (``"jpeg_header_rows"``: the JPEG
+    #: headers `fn.readers.file`'s worker processes walked). Read with ``getattr(tl,
+    #: "_derived", None)``; never carried over to another batch.
+    _derived: dict[str, Any]
 
     # -- internal fast API -------------------------------------------------------------------
 

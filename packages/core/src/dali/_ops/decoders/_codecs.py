@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from dali._ops.decoders._jpeg_walk import SOF_MARKERS, tiff_orientation
+
 __all__ = [
     "DecodeError",
     "apply_orientation",
@@ -102,32 +104,8 @@ def sniff(data: np.ndarray) -> str:
 # -- EXIF orientation --------------------------------------------------------------------------
 
 
-def _tiff_orientation(buf: bytes, start: int = 0) -> int:
-    """The Orientation tag (274) of the TIFF structure at ``buf[start:]`` (1 if absent/corrupt)."""
-    try:
-        order = buf[start : start + 2]
-        if order == b"II":
-            e = "<"
-        elif order == b"MM":
-            e = ">"
-        else:
-            return 1
-        ifd = start + struct.unpack_from(e + "I", buf, start + 4)[0]
-        (count,) = struct.unpack_from(e + "H", buf, ifd)
-        for k in range(min(count, 1024)):
-            entry = ifd + 2 + 12 * k
-            tag, typ = struct.unpack_from(e + "HH", buf, entry)
-            if tag == 0x0112:
-                if typ == 3:  # SHORT
-                    value = struct.unpack_from(e + "H", buf, entry + 8)[0]
-                elif typ == 4:  # LONG
-                    value = struct.unpack_from(e + "I", buf, entry + 8)[0]
-                else:
-                    return 1
-                return value if 1 <= value <= 8 else 1
-    except struct.error:
-        return 1
-    return 1
+#: the Orientation tag of a TIFF structure (shared with the header walk, standard library only)
+_tiff_orientation = tiff_orientation
 
 
 def _exif_payload_orientation(buf: bytes) -> int:
@@ -137,9 +115,7 @@ def _exif_payload_orientation(buf: bytes) -> int:
 
 
 # SOFn markers carry the frame header (size and number of components).
-_SOF_MARKERS = frozenset(
-    {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
-)
+_SOF_MARKERS = SOF_MARKERS
 
 
 def _jpeg_header(data: np.ndarray) -> tuple[int, int, int]:

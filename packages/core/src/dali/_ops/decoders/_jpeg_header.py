@@ -21,93 +21,31 @@ Example:
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 
-from dali._ops.decoders import _codecs
+from dali._ops.decoders._jpeg_walk import (
+    APP1,
+    MARKER_KIND,
+    PREFIX,
+    ROW_FIELDS,
+    SEGMENT,
+    SOF,
+    SOS,
+    JpegInfo,
+)
+from dali._ops.decoders._jpeg_walk import walk as _walk
 
-__all__ = ["PREFIX", "JpegHeaders", "JpegInfo", "jpeg_headers", "jpeg_info"]
-
-
-class JpegInfo(NamedTuple):
-    """What the planner needs from a JPEG header (see `jpeg_info`)."""
-
-    sof: int
-    precision: int
-    height: int
-    width: int
-    ncomp: int
-    orientation: int
-    sos: int
+__all__ = ["PREFIX", "JpegHeaders", "JpegInfo", "headers_from_rows", "jpeg_headers", "jpeg_info"]
 
 
-#: Bytes of each file `jpeg_info` and `jpeg_headers` read first. The markers before the scan of
-#: a typical JPEG end within 1 KiB (ImageNet-like files: about 600 bytes); longer headers (an
-#: ICC profile, an EXIF thumbnail) are read again with 16 times more, until the file ends.
-PREFIX = 1024
-
-# What a marker means to the walk: a segment it skips, the frame header (SOFn), the scan (SOS),
-# an APP1 segment (maybe EXIF), the end of the image, a fill byte, a marker without a length
-# (TEM, RSTn, SOI). `jpeg_headers` takes the first three itself.
-_SEGMENT, _SOF, _SOS, _APP1, _EOI, _FILL, _BARE = range(7)
-_KINDS = [_SEGMENT] * 256
-for _m in _codecs._SOF_MARKERS:
-    _KINDS[_m] = _SOF
-for _m in (0x01, *range(0xD0, 0xD9)):
-    _KINDS[_m] = _BARE
-_KINDS[0xDA], _KINDS[0xE1], _KINDS[0xD9], _KINDS[0xFF] = _SOS, _APP1, _EOI, _FILL
-_MARKER_KIND = tuple(_KINDS)
 #: `jpeg_headers`' kind of the 16-bit word at a marker position (``0xFF``, then the marker):
-#: `_SEGMENT`, `_SOF`, `_SOS`, or `_APP1` for everything it leaves to `jpeg_info` (a word not
+#: `SEGMENT`, `SOF`, `SOS`, or `APP1` for everything it leaves to `jpeg_info` (a word not
 #: starting with 0xFF included)
-_PAIR_KIND = np.full(1 << 16, _APP1, dtype=np.uint8)
-_PAIR_KIND[0xFF00:] = np.minimum(_KINDS, _APP1)
-del _KINDS, _m
-
-_MARKER = struct.Struct(">BBH").unpack_from  # 0xFF, marker, segment length
-_FRAME = struct.Struct(">BHHB").unpack_from  # precision, height, width, components
-
-
-def _walk(b: bytes) -> JpegInfo | None | bool:
-    """Walk the markers of ``b`` up to SOS: the info, None (unusual file) or False (need more)."""
-    i, n = 2, len(b)
-    last = n - 4  # a marker and its segment length must lie within ``b``
-    frame = None
-    orient = 1
-    kinds = _MARKER_KIND
-    while i <= last:
-        ff, m, seglen = _MARKER(b, i)
-        if ff != 0xFF:
-            return None  # garbage between markers: the exact parser skips it as libjpeg does
-        kind = kinds[m]
-        if kind == _SEGMENT:
-            i += 2 + seglen  # (past the end of ``b``, the loop ends: more is needed)
-            continue
-        if kind == _SOS:
-            if frame is None:
-                return None
-            return JpegInfo(*frame, orient, i)
-        if kind == _FILL:
-            i += 1
-            continue
-        if kind == _BARE:
-            i += 2
-            continue
-        if kind == _EOI:
-            return None
-        if i + 2 + seglen > n:
-            return False
-        if kind == _SOF:
-            if frame is not None or seglen < 8:
-                return None
-            frame = (m, *_FRAME(b, i + 4))
-        elif b[i + 4 : i + 10] == b"Exif\x00\x00":  # _APP1
-            orient = _codecs._tiff_orientation(b[i + 10 : i + 2 + seglen])
-        i += 2 + seglen
-    return False
+_PAIR_KIND = np.full(1 << 16, APP1, dtype=np.uint8)
+_PAIR_KIND[0xFF00:] = np.minimum(MARKER_KIND, APP1)
 
 
 def jpeg_info(data: np.ndarray) -> JpegInfo | None:
@@ -153,6 +91,15 @@ class JpegHeaders(NamedTuple):
         if not self.found[i]:
             return None
         return JpegInfo(*(int(a[i]) for a in self[2:9]))
+
+
+def headers_from_rows(rows: np.ndarray) -> JpegHeaders:
+    """The `JpegHeaders` of a batch from its ``(n, len(ROW_FIELDS))`` int64 rows, one per sample
+    as `_jpeg_walk.header_row` gives them (what `fn.readers.file`'s worker processes attach to a
+    batch): the same arrays `jpeg_headers` (with ``ends=True``) computes from the bytes."""
+    cols = dict(zip(ROW_FIELDS, rows.T))
+    flags = {"jpeg", "found", "ends"}
+    return JpegHeaders(**{k: (v != 0) if k in flags else v for k, v in cols.items()})
 
 
 def jpeg_headers(datas: Sequence[np.ndarray], *, ends: bool = False) -> JpegHeaders:
@@ -214,8 +161,8 @@ def jpeg_headers(datas: Sequence[np.ndarray], *, ends: bool = False) -> JpegHead
         nxt = at + (word & 0xFFFF) + 2
         leave = nxt > last
         if np.count_nonzero(kind):  # a frame header, the scan, or something for `jpeg_info`
-            leave |= kind != _SEGMENT
-            sel = np.flatnonzero(kind == _SOF)
+            leave |= kind != SEGMENT
+            sel = np.flatnonzero(kind == SOF)
             if sel.size:
                 good = ~framed[sel] & ((word[sel] & 0xFFFF) >= 8)
                 framed[sel] = True
@@ -227,7 +174,7 @@ def jpeg_headers(datas: Sequence[np.ndarray], *, ends: bool = False) -> JpegHead
                 width[i] = b16[s_at + 7]
                 ncomp[i] = b8[s_at + 9]
                 leave[sel] = nxt[sel] > last[sel]
-            done = (kind == _SOS) & framed
+            done = (kind == SOS) & framed
             i = idx[done]
             found[i] = True
             sos[i] = at[done] - starts[i]

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from dali._ops.decoders import _codecs
-from dali._ops.decoders._jpeg_header import JpegInfo, jpeg_headers
+from dali._ops.decoders._jpeg_header import JpegInfo, headers_from_rows, jpeg_headers
 
 if TYPE_CHECKING:
     from dali._ops.decoders.image import Windows, _ImageDecoder
@@ -96,8 +96,10 @@ def plan_batch(op: _ImageDecoder, ws: Any) -> Prepared:
     """Step 1 of `_nvimgcodec`'s docstring: headers, windows and the GPU/CPU split; no CUDA."""
     c0 = time.thread_time()
     t0 = time.perf_counter()
-    samples = ws.inputs[0]._samples()
-    hd = _headers(op, samples)
+    batch = ws.inputs[0]
+    samples = batch._samples()
+    derived = getattr(batch, "_derived", None)
+    hd = _headers(op, samples, derived.get("jpeg_header_rows") if derived else None)
     windows = None
     if samples:
         windows = op.windows(ws, len(samples), hd.shapes if op.needs_shapes else None)
@@ -113,13 +115,16 @@ def plan_batch(op: _ImageDecoder, ws: Any) -> Prepared:
     )
 
 
-def _headers(op: _ImageDecoder, samples: list[np.ndarray]) -> _Headers:
+def _headers(
+    op: _ImageDecoder, samples: list[np.ndarray], rows: np.ndarray | None = None
+) -> _Headers:
     """Each sample's bytes and header, and the display sizes the windows are computed from.
 
     The header is None for the samples nvImageCodec's GPU decoders do not take (they go to the
     CPU backend); the sizes are ``(n, 2)`` ``(height, width)``, ``-1`` where not known, as
     `image.header_shapes` gives them to the CPU backend. The JPEG headers of the batch are read
-    together (`jpeg_headers`).
+    together (`jpeg_headers`), or taken from ``rows`` when the batch carries them for every
+    sample (`fn.readers.file`'s worker processes walk them: `headers_from_rows`).
     """
     from dali._exec.workspace import SampleFailure
     from dali._ops.decoders.image import size_hint
@@ -135,7 +140,10 @@ def _headers(op: _ImageDecoder, samples: list[np.ndarray]) -> _Headers:
                 raise SampleFailure(i, e) from e
         raise
     n = len(datas)
-    hd = jpeg_headers(datas, ends=True)
+    if rows is not None and rows.shape[0] == n and rows[:, 0].all():
+        hd = headers_from_rows(rows[:, 1:])
+    else:
+        hd = jpeg_headers(datas, ends=True)
     shapes = np.full((n, 2), -1, dtype=np.int64)
     for i in np.flatnonzero(~hd.jpeg).tolist():
         if datas[i].size > 4:

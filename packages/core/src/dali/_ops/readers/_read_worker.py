@@ -96,18 +96,19 @@ class ReadWorkers:
     def __len__(self) -> int:
         return len(self._workers)
 
-    def send(self, paths: list[str], map_min_bytes: int | None) -> None:
+    def send(self, paths: list[str], map_min_bytes: int | None, heads: bool = False) -> None:
         """Ask for the files ``paths`` (the answer: `receive`, in order of the requests).
 
         The workers start at once, so a request sent ahead is read meanwhile, and received as
-        soon as it is there.
+        soon as it is there. With ``heads``, they also walk each file's JPEG header
+        (`receive_batch`).
         """
         n, k = len(paths), min(len(self._workers), max(1, len(paths)))
         parts = [paths[n * i // k : n * (i + 1) // k] for i in range(k)]
         with self._lock:
             try:
                 for worker, part in zip(self._workers, parts):
-                    worker.send(part, map_min_bytes)
+                    worker.send(part, map_min_bytes, heads)
             except WorkerDied:
                 self.close()
                 raise
@@ -127,16 +128,26 @@ class ReadWorkers:
     def receive(self) -> list[np.ndarray | OSError | None]:
         """The files of the oldest request not yet received, as `ReadWorker.receive` gives
         them, in order."""
+        return self.receive_batch()[0]
+
+    def receive_batch(self) -> tuple[list[np.ndarray | OSError | None], np.ndarray | None]:
+        """`receive`, and the files' header rows when the request asked for them (an
+        ``(n, 1 + len(ROW_FIELDS))`` int64 array, see `ReadWorker.receive_part`), else None."""
         with self._lock:
             answers = self._pending.popleft()
         out: list[np.ndarray | OSError | None] = []
+        rows: list[np.ndarray | None] = []
         try:
             for answer in answers:
-                out.extend(answer.result())
+                part, part_rows = answer.result()
+                out.extend(part)
+                rows.append(part_rows)
         except WorkerDied:
             self.close()  # the others' answers are never read: stop them all
             raise
-        return out
+        if not rows or any(r is None for r in rows):
+            return out, None
+        return out, rows[0] if len(rows) == 1 else np.concatenate(rows)
 
     def read(
         self, paths: list[str], map_min_bytes: int | None
@@ -180,7 +191,7 @@ def _receive_loop(jobs: queue.SimpleQueue[Any]) -> None:
 
 def _answer(worker: ReadWorker, part: list[str], answer: Future) -> None:
     try:
-        out = worker.receive(part)
+        out = worker.receive_part(part)
     except BaseException as e:  # noqa: BLE001 - handed to the caller of `receive`
         answer.set_exception(e)
     else:
@@ -240,9 +251,10 @@ class ReadWorker:
         self.close()
         return WorkerDied(f"the file-reading worker process {state} ({why})")
 
-    def send(self, paths: list[str], map_min_bytes: int | None) -> None:
-        """Ask for ``paths`` (the answer: `receive`). One request at a time per worker."""
-        request = pickle.dumps((paths, map_min_bytes), protocol=pickle.HIGHEST_PROTOCOL)
+    def send(self, paths: list[str], map_min_bytes: int | None, heads: bool = False) -> None:
+        """Ask for ``paths`` (the answer: `receive`). One request at a time per worker.
+        With ``heads``, the worker also walks each file's JPEG header (`receive_part`)."""
+        request = pickle.dumps((paths, map_min_bytes, heads), protocol=pickle.HIGHEST_PROTOCOL)
         if not self._finalizer.alive:
             raise WorkerDied("the file-reading worker process was closed")
         try:
@@ -259,17 +271,27 @@ class ReadWorker:
         Raises:
             WorkerDied: The worker is gone (killed, or closed).
         """
+        return self.receive_part(paths)[0]
+
+    def receive_part(self, paths: list[str]) -> tuple[list[Any], np.ndarray | None]:
+        """`receive`, and the header rows when the request asked for them: per file, 1 then
+        `dali._ops.decoders._jpeg_walk.ROW_FIELDS` (walked by the worker) for a file it read,
+        0 then zeros for the others, as an ``(n, 1 + len(ROW_FIELDS))`` int64 array; else None.
+        """
         try:
-            entries, mem = self._reply()
+            entries, rows, mem = self._reply()
         except OSError as e:
             raise self._died(str(e)) from e
         try:
-            return self._samples(paths, entries, mem)
+            samples = self._samples(paths, entries, mem)
         finally:
             if mem is not None:
                 os.close(mem)
+        if rows is not None:
+            rows = np.frombuffer(rows, dtype="<i8").reshape(len(paths), -1)
+        return samples, rows
 
-    def _reply(self) -> tuple[list, int | None]:
+    def _reply(self) -> tuple[list, bytes | None, int | None]:
         sock = self._sock
         head, fds, _, _ = socket.recv_fds(sock, 1 << 16, 1)
         mem = fds[0] if fds else None
@@ -288,12 +310,12 @@ class ReadWorker:
                     raise self._died("end of file")
                 body.append(more)
                 got += len(more)
-            entries = pickle.loads(b"".join(body))  # our own worker's reply
+            entries, rows = pickle.loads(b"".join(body))  # our own worker's reply
         except BaseException:
             if mem is not None:
                 os.close(mem)
             raise
-        return entries, mem
+        return entries, rows, mem
 
     @staticmethod
     def _samples(paths: list[str], entries: list, mem: int | None) -> list[Any]:

@@ -10,27 +10,54 @@ closes, or when the process that started it dies.
 Messages are length-prefixed pickles (8-byte little-endian length, then the body); the reply's
 descriptor travels with its first bytes (``SCM_RIGHTS``).
 
-Request: ``(paths, map_min_bytes)``. Reply entries, one per path in order:
+Request: ``(paths, map_min_bytes, heads)``. Reply: ``(entries, rows)``, the entries one per
+path in order:
 
 * ``int``: the file's size; its bytes follow the previous file's in the memory file,
   at the next multiple of `ALIGN`;
 * ``None``: a regular file of ``map_min_bytes`` or more, left for the caller to map;
 * ``(errno, strerror)``: the file could not be opened or read.
+
+``rows``: with ``heads``, each file's JPEG header fields as the GPU decoders' planning reads
+them (`dali._ops.decoders._jpeg_walk.header_row`, walked here over the bytes just copied, so
+that the pipeline's process does not), packed as ``1 + len(ROW_FIELDS)`` little-endian int64
+per path: 1 then the fields for a file read here, 0 then zeros for the others; else None.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pickle
 import socket
 import stat
 import struct
 import sys
+from array import array
+from pathlib import Path
+from types import ModuleType
 
 #: Each file's bytes start at a multiple of this in the batch's memory file.
 ALIGN = 64
 
 _LEN = struct.Struct("<Q")
+
+_WALK = Path(__file__).resolve().parent.parent / "decoders" / "_jpeg_walk.py"
+_walk_module: ModuleType | None = None
+
+
+def _jpeg_walk() -> ModuleType:
+    """`dali._ops.decoders._jpeg_walk`, loaded from its file (this process runs without
+    site-packages, and the package's ``__init__`` imports numpy)."""
+    global _walk_module
+    if _walk_module is None:
+        spec = importlib.util.spec_from_file_location("_dali_jpeg_walk", _WALK)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # (its NamedTuple looks its module up)
+        spec.loader.exec_module(module)
+        _walk_module = module
+    return _walk_module
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
@@ -67,8 +94,11 @@ def _copy(dst: int, src: int, size: int, regular: bool) -> int:
         done += len(chunk)
 
 
-def read_batch(paths: list[str], map_min_bytes: int | None) -> tuple[list, int | None]:
-    """The reply entries for ``paths`` and the memory file holding their bytes (None if empty)."""
+def read_batch(
+    paths: list[str], map_min_bytes: int | None, heads: bool = False
+) -> tuple[list, int | None, bytes | None]:
+    """The reply entries for ``paths``, the memory file holding their bytes (None if empty)
+    and, with ``heads``, the header rows (see the module docstring)."""
     entries: list = []
     mem = None
     end = 0
@@ -101,7 +131,28 @@ def read_batch(paths: list[str], map_min_bytes: int | None) -> tuple[list, int |
             os.close(fd)
     if mem is not None and os.fstat(mem).st_size != end:
         os.ftruncate(mem, end)
-    return entries, mem
+    return entries, mem, _header_rows(entries, mem) if heads else None
+
+
+def _header_rows(entries: list, mem: int | None) -> bytes:
+    """The header rows of a batch (see the module docstring), walked over the bytes copied into
+    ``mem`` (``pread`` of a memory file copies from its pages: no disk access)."""
+    walk = _jpeg_walk()
+    absent = [0] * (1 + len(walk.ROW_FIELDS))
+    rows = array("q")
+    end = 0
+    for e in entries:
+        if type(e) is not int:
+            rows.extend(absent)  # not read here
+            continue
+        start = -(-end // ALIGN) * ALIGN  # where `read_batch` put it
+        end = start + e
+        assert mem is not None
+        rows.append(1)
+        rows.extend(walk.header_row(lambda at, k, s=start: os.pread(mem, k, s + at), e))
+    if sys.byteorder != "little":
+        rows.byteswap()
+    return rows.tobytes()
 
 
 def serve(sock: socket.socket) -> None:
@@ -112,9 +163,9 @@ def serve(sock: socket.socket) -> None:
         body = _recv_exact(sock, _LEN.unpack(head)[0])
         if body is None:
             return
-        paths, map_min_bytes = pickle.loads(body)  # from our own parent process
-        entries, mem = read_batch(paths, map_min_bytes)
-        reply = pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
+        paths, map_min_bytes, heads = pickle.loads(body)  # from our own parent process
+        entries, mem, rows = read_batch(paths, map_min_bytes, heads)
+        reply = pickle.dumps((entries, rows), protocol=pickle.HIGHEST_PROTOCOL)
         data = _LEN.pack(len(reply)) + reply
         if mem is None:
             sock.sendall(data)

@@ -47,6 +47,7 @@ __all__ = [
     "READ_PROCESSES",
     "READ_THREADS",
     "READ_WORKER",
+    "WALK_HEADERS",
     "File",
     "list_file_root",
     "parse_file_list",
@@ -124,6 +125,12 @@ READ_PROCESSES = max(1, min(4, (os.cpu_count() or 1) // 4))
 #: prefetch 8, sampled with py-spy); with two, the processes read one batch while the last is
 #: mapped.
 READ_AHEAD = 2
+
+#: Whether the worker processes also walk each file's JPEG markers (`_jpeg_walk.header_row`,
+#: a few µs per file, out of this process) and the batch carries the result, so that the GPU
+#: decoders' planning does not walk them with the GIL held (`jpeg_headers`: ~0.3 ms per batch
+#: of 256 alone, about three times that beside the pipeline's other threads on the H100 host).
+WALK_HEADERS = True
 
 # -- reading ----------------------------------------------------------------------------------
 
@@ -578,8 +585,9 @@ class File(Operator):
                 return e  # raised below, for the first failing sample in batch order
 
         worker = self._read_worker()
+        heads = None
         if worker is not None:
-            data = self._read_by_worker(worker, paths, read)
+            data, heads = self._read_by_worker(worker, paths, read)
         elif k == 1:
             data = [read(i) for i in range(n)]
         else:
@@ -594,10 +602,12 @@ class File(Operator):
         source_info = [self._rel[k] for k in ids.tolist()]
         labels = self._labels[ids].reshape(n, 1)
         ws.out_meta = BatchMeta(ids, passes, tuple(source_info))
-        return (
-            TensorListCPU._make(data, "", source_info),
-            TensorListCPU._make(labels, "", source_info),
-        )
+        files = TensorListCPU._make(data, "", source_info)
+        if heads is not None:
+            # the JPEG headers the worker processes walked (`_read_worker_main`), for the GPU
+            # decoders' planning (`_mixed_plan._headers`), which would otherwise walk them here
+            files._derived = {"jpeg_header_rows": heads}
+        return files, TensorListCPU._make(labels, "", source_info)
 
     def _read_worker(self) -> _read_worker.ReadWorkers | None:
         """The worker process reading the files (started on first use), or None (`READ_WORKER`)."""
@@ -620,8 +630,10 @@ class File(Operator):
 
     def _read_by_worker(
         self, worker: _read_worker.ReadWorkers, paths: list[str], read: Any
-    ) -> list:
+    ) -> tuple[list, np.ndarray | None]:
         """The batch read by ``worker``; files it leaves to us (large ones: mapped) read here.
+        Also the files' JPEG header rows the workers walked (`ReadWorkers.receive_batch`; None
+        after a worker died).
 
         The next `READ_AHEAD` batches' files are asked for at once (the workers read them while
         the pipeline works on this one), from a copy of the cursor; a batch asked for ahead is
@@ -629,31 +641,33 @@ class File(Operator):
         """
         map_min = MMAP_MIN_BYTES if self._use_mmap else None
         ahead = self._ahead
+        heads = None
         try:
             data = None
             if ahead and self._ahead_cursor is not None and ahead[0] == paths:
                 ahead.popleft()
-                data = worker.receive()
+                data, heads = worker.receive_batch()
             else:
                 while ahead:  # not the batches that follow: their answers are dropped
                     ahead.popleft()
                     worker.receive()
                 self._ahead_cursor = None
-                data = worker.read(paths, map_min)
+                worker.send(paths, map_min, WALK_HEADERS)
+                data, heads = worker.receive_batch()
             if self._ahead_cursor is None:
                 self._ahead_cursor = self._cursor.copy()
             while len(ahead) < max(1, READ_AHEAD):
                 nxt, _ = self._ahead_cursor.next_batch(self._batch_size, self._key)
                 ahead.append([self._full[k] for k in nxt.tolist()])
-                worker.send(ahead[-1], map_min)
+                worker.send(ahead[-1], map_min, WALK_HEADERS)
         except _read_worker.WorkerDied as e:
             if not self._closed:  # (closed: the pipeline drops this iteration anyway)
                 _log.warning("%s: %s; reading the files here from now on", self.name, e)
             self._worker, self._worker_off, self._ahead_cursor = None, True, None
             ahead.clear()
             if data is None:
-                return [read(i) for i in range(len(paths))]
-        return [read(i) if d is None else d for i, d in enumerate(data)]
+                return [read(i) for i in range(len(paths))], None
+        return [read(i) if d is None else d for i, d in enumerate(data)], heads
 
     def close(self) -> None:
         self._closed = True
