@@ -461,6 +461,7 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any, prep: Pre
     c1 = time.thread_time()
     decoded: dict[int, _Decoded] = {}
     buf = None
+    whole = None
     if gpu:
         if prep.decoded is not None:
             buf, ok, ptr_list, sc = prep.decoded
@@ -470,15 +471,21 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any, prep: Pre
             buf, ok, ptr_list, sc = _decode_gpu(
                 op, heads, gpu, lambda *a, **kw: mixed.decode(ws, *a, **kw)
             )
-        for k, g in enumerate(gpu):
-            if ok is not None and ok[k]:
-                decoded[g.sample] = _Decoded(g, ptr_list[k], g.iw * sc, sc, sc)
-            else:
-                cpu.append(g.sample)
+        whole = _whole_batch(op, gpu, ok, sc, len(samples))
+        if whole is None:
+            for k, g in enumerate(gpu):
+                if ok is not None and ok[k]:
+                    decoded[g.sample] = _Decoded(g, ptr_list[k], g.iw * sc, sc, sc)
+                else:
+                    cpu.append(g.sample)
     t2 = time.perf_counter()
     c2 = time.thread_time()
     cpu_time = stats["cpu"]
-    out = _assemble(op, ws, stream, samples, windows, decoded, cpu, buf)
+    if gpu and whole is not None:
+        stats["gpu"] += len(gpu)
+        out = _batch(buf, whole)
+    else:
+        out = _assemble(op, ws, stream, samples, windows, decoded, cpu, buf)
     t3 = time.perf_counter()
     stats["plan"] += prep.seconds
     stats["decode"] += t2 - t1
@@ -490,6 +497,24 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any, prep: Pre
     stats["decode_thread_cpu"] += c2 - c1
     stats["convert_thread_cpu"] += time.thread_time() - c2
     return out
+
+
+def _whole_batch(
+    op: _ImageDecoder, gpu: list[_Gpu], ok: Any, sc: int, n: int
+) -> list[tuple[int, int, int]] | None:
+    """The output shapes when the decode buffer is the whole output batch as it is (`_assemble`'s
+    first case, found without a per-sample object: the training case); else None.
+
+    That is: every sample decoded by nvImageCodec, nothing padded, uint8 RGB/GRAY output.
+    """
+    if len(gpu) != n or ok is None or not ok.all():
+        return None
+    if op.out_dtype != np.uint8 or MODES[op._out_name] != 0:
+        return None
+    shapes = [(g.ih, g.iw, sc) for g in gpu]
+    if [(g.oh, g.ow, g.oc) for g in gpu] != shapes:
+        return None
+    return shapes
 
 
 def _assemble(

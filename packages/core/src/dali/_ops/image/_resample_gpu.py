@@ -634,7 +634,12 @@ class _Images:
         self.axis = _axis_arrays(pb)
 
     def out_shapes(self) -> list[tuple[int, ...]]:
-        rows = list(map(tuple, self.out_shape.tolist()))  # (numpy would give the GIL up)
+        out = self.out_shape
+        if 0 < self.n <= gil.HELD_ELEMENTS:  # all alike (resize to one size): no tuple each
+            first = out[0].tolist()
+            if all((out[:, k] == v).all() for k, v in enumerate(first)):
+                return [tuple(first)] * self.n
+        rows = list(map(tuple, out.tolist()))  # (numpy would give the GIL up)
         return [rows[0]] * self.n if G._uniform(rows) else rows
 
     def rows(self, blocks: slice) -> _Images:
