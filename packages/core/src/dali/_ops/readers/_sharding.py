@@ -270,16 +270,15 @@ class ReaderCursor:
         counters = np.arange(self.draws, self.draws + count, dtype=np.int64)
         self.draws += count
         slots = (SampleRNG(combine(key, counters)).uniform(1)[:, 0] * len(buf_ids)).astype(np.int64)
-        out_ids = np.empty(count, dtype=np.int64)
-        out_passes = np.empty(count, dtype=np.int64)
-        for t, (j, new_id, new_pass) in enumerate(
-            zip(slots.tolist(), refill_ids.tolist(), refill_passes.tolist())
-        ):
-            out_ids[t] = buf_ids[j]
-            out_passes[t] = buf_passes[j]
+        # (Python lists: an item assignment into a numpy array costs ten times a list's)
+        out_ids: list[int] = []
+        out_passes: list[int] = []
+        for j, new_id, new_pass in zip(slots.tolist(), refill_ids.tolist(), refill_passes.tolist()):
+            out_ids.append(buf_ids[j])
+            out_passes.append(buf_passes[j])
             buf_ids[j] = new_id
             buf_passes[j] = new_pass
-        return out_ids, out_passes
+        return np.array(out_ids, dtype=np.int64), np.array(out_passes, dtype=np.int64)
 
     def copy(self) -> ReaderCursor:
         """An independent cursor at the same place (the stream is shared, not copied)."""
