@@ -878,7 +878,8 @@ class Resize(ResamplingMixin):
         antialias = self.arg("antialias")
         plans: Any
         if len(axes) == 2 and shapes:
-            spatial = inputs[1][:, list(axes)]
+            # (a view: the spatial axes are adjacent, and 2-D fancy indexing gives the GIL up)
+            spatial = inputs[1][:, axes[0] : axes[0] + 2]
             out_size, lo, hi = self.geometry_arrays(ws, spatial)
             mins, mags = self.filter_arrays(ws)
             plans = _resample_gpu.plan_batch(spatial, out_size, lo, hi, mins, mags, antialias)
