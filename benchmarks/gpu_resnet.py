@@ -311,13 +311,15 @@ def reader_rate(root: Path, threads: int, seconds: float) -> float:
 def memory_over_epochs(pipe: Any, epochs: int, per_epoch: int) -> dict[str, Any]:
     import cupy
 
-    used, device_used = [], []
+    used, held, device_used = [], [], []
     for _ in range(epochs):
         for _ in range(per_epoch):
             out = pipe.run()
         del out
         sync()
-        used.append(pipe.memory_stats()["device_used_bytes"])
+        stats = pipe.memory_stats()
+        used.append(stats["device_used_bytes"])
+        held.append(stats["device_total_bytes"])
         free, total = cupy.cuda.runtime.memGetInfo()
         device_used.append(total - free)
     mib = 1 << 20
@@ -325,6 +327,8 @@ def memory_over_epochs(pipe: Any, epochs: int, per_epoch: int) -> dict[str, Any]
         "pool_used_first_MiB": used[0] / mib,
         "pool_used_peak_MiB": max(used) / mib,
         "pool_used_final_MiB": used[-1] / mib,
+        # what the pipeline's pool holds (in use or cached for reuse)
+        "pool_held_per_epoch_MiB": [round(v / mib) for v in held],
         "device_used_first_MiB": device_used[0] / mib,
         "device_used_peak_MiB": max(device_used) / mib,
         "device_used_final_MiB": device_used[-1] / mib,
