@@ -67,8 +67,9 @@ below 0.5 the CUDA decoder becomes the bottleneck, and the adaptive policy lost 
 
 Host cost (Python, in a decoder's worker thread, with the GIL): the planning is vectorised over
 the batch (`_mixed_plan`), 0.75 ms per batch of 256 for ``image_random_crop`` on a 2-core
-development machine, 2.3–3 ms on a busy H100 host; the per-sample C calls before and after the
-decode (code streams, regions, images) about 3 ms more. ``DALI_PROFILE=1`` and
+development machine, 2.3–3 ms on a busy H100 host (less when the batch comes from
+`fn.readers.file`'s worker processes, which walk the JPEG headers for it); the per-sample C
+calls before and after the decode (code streams, regions, images) about 3 ms more. ``DALI_PROFILE=1`` and
 `MixedDecoder.stats` show the rest per batch.
 
 Example:
