@@ -240,23 +240,31 @@ class ReadWorker:
         finally:
             theirs.close()
         self._sock = ours
+        #: why the process was lost, as first seen (None: alive, or closed by us)
+        self._death: str | None = None
         self._finalizer = weakref.finalize(self, _stop, self._proc, ours)
 
     def close(self) -> None:
         self._finalizer()
 
     def _died(self, why: str) -> WorkerDied:
-        code = self._proc.poll()
+        try:  # its socket broke: the process is ending, its exit code says why
+            code: int | None = self._proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            code = None
         state = "is gone" if code is None else f"exited with code {code}"
+        error = WorkerDied(f"the file-reading worker process {state} ({why})")
+        if self._death is None:  # the first to see it (a receiving thread, or a send)
+            self._death = str(error)
         self.close()
-        return WorkerDied(f"the file-reading worker process {state} ({why})")
+        return error
 
     def send(self, paths: list[str], map_min_bytes: int | None, heads: bool = False) -> None:
         """Ask for ``paths`` (the answer: `receive`). One request at a time per worker.
         With ``heads``, the worker also walks each file's JPEG header (`receive_part`)."""
         request = pickle.dumps((paths, map_min_bytes, heads), protocol=pickle.HIGHEST_PROTOCOL)
         if not self._finalizer.alive:
-            raise WorkerDied("the file-reading worker process was closed")
+            raise WorkerDied(self._death or "the file-reading worker process was closed")
         try:
             self._sock.sendall(_LEN.pack(len(request)) + request)
         except OSError as e:
