@@ -37,7 +37,7 @@ def per_call(fn: Callable[[], Any], seconds: float) -> float:
 
 def steps(batch: int) -> dict[str, Callable[[], Any]]:
     from dali._ops.image import _gpu_common as G
-    from dali._ops.image import _resample_gpu as RG
+    from dali._ops.image import _resample_plan as RG
     from dali._ops.image import _window_gpu as WG
     from dali._ops.image.resize import output_geometry_batch
 

@@ -424,10 +424,10 @@ def test_axis_records_match_axis_weights_geometry():
 
 
 def test_struct_layouts_match_the_cuda_structs():
-    from dali._ops.image import _resample_gpu, _warp_gpu
+    from dali._ops.image import _resample_gpu, _resample_plan, _warp_gpu
 
     # the CUDA sources static_assert the same sizes
     assert "sizeof(dali_resample2d_desc) == 136" in _resample_gpu._resample_source
-    assert _resample_gpu._DESC_2D.itemsize == 136
+    assert _resample_plan._DESC_2D.itemsize == 136
     assert _warp_gpu.warp_desc_size() == 112
     assert "sizeof(dali_warp_desc) == 112" in _warp_gpu._warp_source

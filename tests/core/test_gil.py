@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from dali._exec import gil
 from dali._ops.image import _gpu_common as G
-from dali._ops.image import _resample_gpu as RG
+from dali._ops.image import _resample_plan as RG
 from dali._ops.image import _window_gpu as WG
 from dali._ops.image.resize import output_geometry_batch
 

@@ -1,10 +1,10 @@
 """Host-side planning of the batched GPU resize, random_resized_crop and crop_mirror_normalize.
 
-The GPU operators plan a batch with numpy, without a per-sample Python loop (`_resample_gpu.
-plan_batch`, `resize.output_geometry_batch`, `_resample_gpu._descs_2d`, `_window_gpu.
+The GPU operators plan a batch with numpy, without a per-sample Python loop (`_resample_plan.
+plan_batch`, `resize.output_geometry_batch`, `_resample_plan._descs_2d`, `_window_gpu.
 WindowArrays`). The kernels must match the CPU backend bit for bit, so what they are given must
 equal, byte for byte, what the per-sample reference computes (`output_geometry`, `AxisPlan.make`,
-`_resample_gpu._Sample`, `_descs_2d_reference`): these tests compare the two on randomised
+`_resample_plan._Sample`, `_descs_2d_reference`): these tests compare the two on randomised
 batches (every filter, antialiasing on and off, every way of giving the size, ROIs, flips,
 per-sample arguments, empty images).
 
@@ -24,6 +24,7 @@ from dali._ops.generic.cast import per_sample_scalars
 from dali._ops.image import _gpu_common as G
 from dali._ops.image import _resample as R
 from dali._ops.image import _resample_gpu as RG
+from dali._ops.image import _resample_plan as RP
 from dali._ops.image import _window_gpu as W
 from dali._ops.image.resize import axis_plans, output_geometry, output_geometry_batch
 from dali._tensors import TensorListCPU, _split_flat
@@ -129,13 +130,13 @@ def _ws(step, tl, targs=None):
 def _reference_descs(shapes, axes, plans, in_ptrs, out_ptrs):
     """What the per-sample launcher uploaded: (desc, starts) and the tiles, or the separable
     samples."""
-    samples = [RG._Sample(s, axes, p) for s, p in zip(shapes, plans)]
+    samples = [RP._Sample(s, axes, p) for s, p in zip(shapes, plans)]
     if not any(s.out_elements for s in samples):
         return None, None
-    tiles = RG._choose_tiles_reference(samples) if len(axes) == 2 else None
+    tiles = RP._choose_tiles_reference(samples) if len(axes) == 2 else None
     if tiles is None:
         return None, samples
-    desc, blocks = RG._descs_2d_reference(samples, in_ptrs, out_ptrs, tiles[0], tiles[1])
+    desc, blocks = RP._descs_2d_reference(samples, in_ptrs, out_ptrs, tiles[0], tiles[1])
     starts, total = G.block_starts(blocks)
     return (desc, starts, tiles, total), samples
 
@@ -510,16 +511,16 @@ def test_descs_and_tiles_equal_the_per_sample_reference(inner):
     for take in (slice(None), slice(0, 40), slice(100, 101)):
         sub = RG.PlanBatch(*(a[take] for a in pb))
         shapes = np.concatenate([hw[take], np.full((len(sub.in_size), 1), inner)], axis=1)
-        geo = RG._Images(shapes, (0, 1), sub)
-        samples = [RG._Sample(tuple(s), (0, 1), p) for s, p in zip(shapes.tolist(), sub.plans())]
+        geo = RP._Images(shapes, (0, 1), sub)
+        samples = [RP._Sample(tuple(s), (0, 1), p) for s, p in zip(shapes.tolist(), sub.plans())]
         assert geo.out_shapes() == [s.out_shape for s in samples]
-        tiles = RG._choose_tiles(geo)
-        assert tiles == RG._choose_tiles_reference(samples)
+        tiles = RP._choose_tiles(geo)
+        assert tiles == RP._choose_tiles_reference(samples)
         in_ptrs = np.arange(len(samples), dtype=np.uint64) * np.uint64(1000)
         out_ptrs = in_ptrs + np.uint64(7)
         for th, tw in [(32, 64), (8, 8), (2, 4)]:
-            desc, blocks = RG._descs_2d(geo, in_ptrs, out_ptrs, th, tw)
-            ref, ref_blocks = RG._descs_2d_reference(samples, in_ptrs, out_ptrs, th, tw)
+            desc, blocks = RP._descs_2d(geo, in_ptrs, out_ptrs, th, tw)
+            ref, ref_blocks = RP._descs_2d_reference(samples, in_ptrs, out_ptrs, th, tw)
             assert desc.tobytes() == ref.tobytes()
             assert blocks.tolist() == ref_blocks.tolist()
     if inner > 64:
