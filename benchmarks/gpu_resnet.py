@@ -23,12 +23,13 @@ values (our backend list: hardware decoder, then CUDA nvJPEG, then hybrid), the 
 memory of the pipeline over 20 epochs (first, peak, final, and what its pool holds per epoch).
 
 Measured (``--epochs-memory 20 --seconds 5``, NVIDIA H100 80GB HBM3, 16 cores, 2,048 JPEGs of
-84 KB mean), two runs on two hosts, img/s:
+84 KB mean), three runs on three hosts, img/s:
 
-    raw decode (ceiling)              20,347      21,792
-    ResNet-50, prefetch 2 / 4 / 8     20,406 / 21,538 / 22,998    22,436 / 22,029 / 23,204
-    torchvision ResNet-50              4,217       3,972
-    pool held over 20 epochs          840 MiB flat (device 6,861-6,865 MiB; 6,831-6,835 MiB)
+    raw decode (ceiling)           20,347                    21,792                    17,972
+    ResNet-50, prefetch 2 / 4 / 8  20,406 / 21,538 / 22,998  22,436 / 22,029 / 23,204  20,397 / 19,025 / 20,820
+    torchvision ResNet-50           4,217                     3,972                     4,065
+
+and the pipeline's pool held 840 MiB over the 20 epochs of each (from the second in the third).
 
 Hosts differ: on two others the same day the ceiling itself measured 14,893 and 16,563 and the
 pipeline 15,940-19,081 (still ≥ the ceiling). The pipeline is bound by its threads' summed GIL
