@@ -346,15 +346,36 @@ def fuzzed_jpegs(jpeg: bytes, n: int, seed: int) -> list[bytes]:
     return out
 
 
-def test_jpeg_headers_give_jpeg_infos_answers(tree, edge, extra) -> None:
-    """The batch walk answers what `jpeg_info` answers, and that what the walk it replaced
-    answered, on every branch, on random damage and on other formats."""
+def header_corpus(tree, edge, extra, fuzzed: int, seeds: tuple[int, int]) -> list[bytes]:
+    """Every branch of the header walks: the images, unusual JPEGs, ``fuzzed`` damaged copies of
+    two of them (random ``seeds``), and tiny files."""
     files = [*tree, *edge.values(), *extra.values()]
     raw = [Path(f).read_bytes() for f in files]
     raw += list(unusual_jpegs(Path(tree[0]).read_bytes()).values())
-    raw += fuzzed_jpegs(Path(extra["exif6.jpg"]).read_bytes(), 300, seed=1)
-    raw += fuzzed_jpegs(Path(tree[1]).read_bytes(), 300, seed=2)
+    raw += fuzzed_jpegs(Path(extra["exif6.jpg"]).read_bytes(), fuzzed, seed=seeds[0])
+    raw += fuzzed_jpegs(Path(tree[1]).read_bytes(), fuzzed, seed=seeds[1])
     raw += [b"", b"\xff", b"\xff\xd8", b"\xff\xd8\xff\xd9", b"\xff\xd8\xff\xe0\x00", b"GIF89a"]
+    return raw
+
+
+def cpu_decoder(op: str, kw: dict, file: Path, batch_size: int):
+    """A built pipeline of ``batch_size`` running ``fn.decoders.<op>(**kw)`` on the CPU, and that
+    operator's plan step (its ``impl`` plans batches of any samples); close the pipeline."""
+
+    @pipeline_def(batch_size=batch_size, num_threads=1, device_id=None, seed=3)
+    def pipe():
+        jpegs, _ = fn.readers.file(files=[str(file)])
+        return getattr(fn.decoders, op)(jpegs, name="dec", **kw)
+
+    p = pipe()
+    p.build()
+    return p, p._plan.by_name["dec"]
+
+
+def test_jpeg_headers_give_jpeg_infos_answers(tree, edge, extra) -> None:
+    """The batch walk answers what `jpeg_info` answers, and that what the walk it replaced
+    answered, on every branch, on random damage and on other formats."""
+    raw = header_corpus(tree, edge, extra, 300, (1, 2))
     datas = [np.frombuffer(b, dtype=np.uint8) for b in raw]
     for ends in (True, False):
         hd = _jpeg_header.jpeg_headers(datas, ends=ends)
@@ -469,14 +490,7 @@ def test_the_vectorised_plan_is_the_per_sample_plan(tree, edge, extra, op, kw) -
     samples += [np.frombuffer(raw[k], dtype=np.uint8) for k in ("EXIF 6", "fill bytes")]
     samples.append(np.repeat(samples[0], 2)[::2])  # not contiguous
 
-    @pipeline_def(batch_size=len(samples), num_threads=1, device_id=None, seed=3)
-    def pipe():
-        jpegs, _ = fn.readers.file(files=[str(files[0])])
-        return getattr(fn.decoders, op)(jpegs, name="dec", **kw)
-
-    p = pipe()
-    p.build()
-    node = p._plan.by_name["dec"]
+    p, node = cpu_decoder(op, kw, files[0], len(samples))
     impl = node.impl
     n = len(samples)
     ws = Workspace(

@@ -18,7 +18,7 @@ from dali import fn
 from dali._ops.decoders import _jpeg_header, _jpeg_walk, _mixed_plan
 from dali._ops.readers import _read_worker
 from dali._ops.readers import file as reader_file
-from test_decoders_mixed import fuzzed_jpegs, unusual_jpegs
+from test_decoders_mixed import cpu_decoder, header_corpus, unusual_jpegs
 
 # the image fixtures of the mixed decoder's tests
 tree, edge, extra = mixed_tests.tree, mixed_tests.edge, mixed_tests.extra
@@ -30,13 +30,7 @@ needs_worker = pytest.mark.skipif(
 
 def corpus(tree, edge, extra) -> list[bytes]:
     """Every branch of the walks: plain, unusual and damaged JPEGs, other formats, tiny files."""
-    files = [*tree, *edge.values(), *extra.values()]
-    raw = [Path(f).read_bytes() for f in files]
-    raw += list(unusual_jpegs(Path(tree[0]).read_bytes()).values())
-    raw += fuzzed_jpegs(Path(extra["exif6.jpg"]).read_bytes(), 120, seed=11)
-    raw += fuzzed_jpegs(Path(tree[1]).read_bytes(), 120, seed=12)
-    raw += [b"", b"\xff", b"\xff\xd8", b"\xff\xd8\xff\xd9", b"\xff\xd8\xff\xe0\x00", b"GIF89a"]
-    return raw
+    return header_corpus(tree, edge, extra, 120, (11, 12))
 
 
 def rows_of(hd: _jpeg_header.JpegHeaders) -> np.ndarray:
@@ -151,14 +145,7 @@ def test_the_plan_from_the_rows_is_the_plan_from_the_bytes(
     finally:
         workers.close()
 
-    @dali.pipeline_def(batch_size=len(files), num_threads=1, device_id=None, seed=3)
-    def pipe():
-        jpegs, _ = fn.readers.file(files=[str(files[0])])
-        return getattr(fn.decoders, op)(jpegs, name="dec", **kw)
-
-    p = pipe()
-    p.build()
-    node = p._plan.by_name["dec"]
+    p, node = cpu_decoder(op, kw, files[0], len(files))
     n = len(samples)
 
     def plan(rows):
@@ -183,3 +170,4 @@ def test_the_plan_from_the_rows_is_the_plan_from_the_bytes(
     partial[3] = 0  # a sample the workers did not read: the rows are not used
     partial[0, 1:] = 0
     assert plan(partial) == want
+    p.close()

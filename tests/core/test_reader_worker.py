@@ -209,7 +209,9 @@ def test_replies_are_received_and_mapped_by_the_read_thread(image_tree, monkeypa
 def test_the_read_threads_end_with_their_workers(image_tree):
     paths = sorted(str(p) for p in image_tree.rglob("*.jpg"))[:4]
     workers = _read_worker.ReadWorkers(2)
-    assert [a.tobytes() for a in workers.read(paths, None)] == [Path(p).read_bytes() for p in paths]
+    assert [a.tobytes() for a in workers.read(paths, None)[0]] == [
+        Path(p).read_bytes() for p in paths
+    ]
     threads = list(workers._receivers)  # one per worker process
     assert len(threads) == 2
     assert all(t.name == "dali-read" and t.is_alive() for t in threads)

@@ -503,8 +503,8 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any, prep: Pre
 def _whole_batch(
     op: _ImageDecoder, gpu: list[_Gpu], ok: Any, sc: int, n: int
 ) -> list[tuple[int, int, int]] | None:
-    """The output shapes when the decode buffer is the whole output batch as it is (`_assemble`'s
-    first case, found without a per-sample object: the training case); else None.
+    """The output shapes when the decode buffer is the whole output batch as it is (the training
+    case, found without a per-sample object); else None, and `_assemble` makes the batch.
 
     That is: every sample decoded by nvImageCodec, nothing padded, uint8 RGB/GRAY output.
     """
@@ -528,7 +528,7 @@ def _assemble(
     cpu: list[int],
     buf: Any,
 ) -> Any:
-    """The output batch: the decode buffer itself when it already is the output, else one
+    """The output batch when the decode buffer is not already it (`_whole_batch`): one
     conversion kernel over the decoded images plus copies of the CPU backend's results."""
     import cupy as cp
 
@@ -547,15 +547,6 @@ def _assemble(
         return None
     dtype = op.out_dtype
     mode = MODES[op._out_name]
-    if (
-        not host
-        and len(results) == len(decoded)
-        and dtype == np.uint8
-        and mode == 0
-        and all((r.g.oh, r.g.ow, r.g.oc) == (r.g.ih, r.g.iw, r.sc) for r in results)
-    ):
-        # uint8 RGB/GRAY, no padding, nothing from the CPU: nvImageCodec wrote the output
-        return _batch(buf, [(r.g.ih, r.g.iw, r.sc) for r in results])
     shapes = [(r.g.oh, r.g.ow, r.g.oc) if isinstance(r, _Decoded) else r.shape for r in results]
     sizes = [math.prod(s) for s in shapes]
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)

@@ -21,13 +21,10 @@ Two kernels do the work:
 The host plans a batch of images without a per-sample Python loop (`_resample_plan`: the
 records the kernels read, `plan_batch`, and the per-sample reference the tests compare against).
 
-Example:
-    >>> import numpy as np
-    >>> from dali._ops.image import _resample
-    >>> plan = _resample.AxisPlan.make(in_size=12, out_size=4, lo=0.0, hi=12.0)
-    >>> rec = axis_record(plan, accumulate=False)
-    >>> int(rec["support"]), int(rec["table_n"])  # a triangle 3 input pixels wide each side
-    (6, 3)
+Example (a GPU batch ``tl`` of HWC uint8 images; ``(n, 2)`` arrays of each sample's input size,
+output size, region and filters, as `resize.Resize.run_gpu` computes them):
+    >>> plans = plan_batch(in_hw, out_hw, lo, hi, min_filter, mag_filter, True)  # doctest: +SKIP
+    >>> resample_batch(tl, (0, 1), plans, np.uint8, "HWC")  # doctest: +SKIP
 """
 
 from __future__ import annotations

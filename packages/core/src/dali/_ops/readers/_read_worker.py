@@ -150,11 +150,11 @@ class ReadWorkers:
         return out, rows[0] if len(rows) == 1 else np.concatenate(rows)
 
     def read(
-        self, paths: list[str], map_min_bytes: int | None
-    ) -> list[np.ndarray | OSError | None]:
-        """`send` then `receive` (no request may be pending)."""
-        self.send(paths, map_min_bytes)
-        return self.receive()
+        self, paths: list[str], map_min_bytes: int | None, heads: bool = False
+    ) -> tuple[list[np.ndarray | OSError | None], np.ndarray | None]:
+        """`send` then `receive_batch` (no request may be pending)."""
+        self.send(paths, map_min_bytes, heads)
+        return self.receive_batch()
 
     def wait_pending(self, timeout: float | None = None) -> None:
         """Wait until every request sent has been received and mapped (tests)."""

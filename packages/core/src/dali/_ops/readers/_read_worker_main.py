@@ -34,6 +34,7 @@ import stat
 import struct
 import sys
 from array import array
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -100,6 +101,7 @@ def read_batch(
     """The reply entries for ``paths``, the memory file holding their bytes (None if empty)
     and, with ``heads``, the header rows (see the module docstring)."""
     entries: list = []
+    starts: list[int] = []  # where each file read here starts in ``mem``
     mem = None
     end = 0
     for path in paths:
@@ -126,28 +128,27 @@ def read_batch(
                 entries.append((e.errno, e.strerror))
                 continue
             entries.append(got)
+            starts.append(start)
             end = start + got
         finally:
             os.close(fd)
     if mem is not None and os.fstat(mem).st_size != end:
         os.ftruncate(mem, end)
-    return entries, mem, _header_rows(entries, mem) if heads else None
+    return entries, mem, _header_rows(entries, iter(starts), mem) if heads else None
 
 
-def _header_rows(entries: list, mem: int | None) -> bytes:
+def _header_rows(entries: list, starts: Iterator[int], mem: int | None) -> bytes:
     """The header rows of a batch (see the module docstring), walked over the bytes copied into
-    ``mem`` (``pread`` of a memory file copies from its pages: no disk access)."""
+    ``mem`` from ``starts``, one per file read (``pread`` of a memory file copies from its
+    pages: no disk access)."""
     walk = _jpeg_walk()
     absent = [0] * (1 + len(walk.ROW_FIELDS))
     rows = array("q")
-    end = 0
     for e in entries:
         if type(e) is not int:
             rows.extend(absent)  # not read here
             continue
-        start = -(-end // ALIGN) * ALIGN  # where `read_batch` put it
-        end = start + e
-        assert mem is not None
+        start = next(starts)
         rows.append(1)
         rows.extend(walk.header_row(lambda at, k, s=start: os.pread(mem, k, s + at), e))
     if sys.byteorder != "little":

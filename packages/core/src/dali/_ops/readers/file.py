@@ -652,8 +652,7 @@ class File(Operator):
                     ahead.popleft()
                     worker.receive()
                 self._ahead_cursor = None
-                worker.send(paths, map_min, WALK_HEADERS)
-                data, heads = worker.receive_batch()
+                data, heads = worker.read(paths, map_min, WALK_HEADERS)
             if self._ahead_cursor is None:
                 self._ahead_cursor = self._cursor.copy()
             while len(ahead) < max(1, READ_AHEAD):
