@@ -1,0 +1,278 @@
+"""The fastest CPU path of separable resampling: two row passes compiled by Numba.
+
+When the optional `jit` extra (Numba) is installed, `resample` runs 2-D samples here. Each
+axis pass is the same loop: output row ``j`` is ``Σ_k w[j, k] · src[idx[j, k], :]`` with the
+taps and normalised weights of `_resample.axis_weights` (DALI's tabulated filters, borders
+clamped). The inner loop runs along a whole contiguous row, so LLVM vectorises it, and the
+taps are visited in the same order with the same float32 arithmetic as `resample_reference`:
+the results equal the reference bit for bit (the banded BLAS path of `_resample_band` only
+within float32 reordering).
+
+The width pass needs the width as rows: the image is transposed first (OpenCV's blocked
+transpose), filtered, transposed back, then the height pass writes the output type directly
+(``trunc(v + 0.5)``, saturated, for integers). On the benchmark machine a 627×470 → 256×256 RGB
+photo takes about 0.9 ms, against 1.9 ms for Pillow and 1.7 ms for the BLAS path (measured
+interleaved with JPEG decoding, i.e. with the caches as a pipeline leaves them).
+
+The kernels are compiled on first use (about a second; Numba caches them on disk for later
+processes) and release the GIL.
+
+Example:
+    >>> import numpy as np
+    >>> from dali._ops.image import _resample as R
+    >>> img = np.arange(48, dtype=np.uint8).reshape(4, 4, 3)
+    >>> plans = [R.AxisPlan.make(4, 2, 0.0, 4.0), R.AxisPlan.make(4, 2, 0.0, 4.0)]
+    >>> if available():
+    ...     out = resample_2d(img, 0, plans, np.uint8)
+    ...     assert (out == R.resample_reference(img, (0, 1), plans, np.uint8)).all()
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dali._ops.image._resample import AxisPlan, axis_weights, convert_output, nn_indices
+
+__all__ = ["available", "resample_2d"]
+
+_F32 = np.float32
+#: Input dtypes the kernels are compiled for; others are converted to float32 first.
+_NATIVE_INPUTS = (np.dtype(np.uint8), np.dtype(np.float32))
+#: Transposable element sizes of OpenCV's ``cv2.transpose``.
+_CV_ITEM_SIZES = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+
+
+@functools.cache
+def _kernels() -> tuple[Any, Any, Any] | None:
+    """The compiled row passes, or None when Numba is not installed."""
+    try:
+        import numba
+    except ImportError:
+        return None
+
+    @numba.njit(nogil=True, cache=True)
+    def rows_float(src, idx, w, out):  # pragma: no cover - compiled
+        n_out, taps = idx.shape
+        n = src.shape[1]
+        for j in range(n_out):
+            acc = out[j]
+            for i in range(n):
+                acc[i] = 0.0
+            for k in range(taps):
+                wk = w[j, k]
+                row = src[idx[j, k]]
+                for i in range(n):
+                    acc[i] += wk * np.float32(row[i])
+
+    @numba.njit(nogil=True, cache=True)
+    def rows_int(src, idx, w, out, acc, lo, hi):  # pragma: no cover - compiled
+        n_out, taps = idx.shape
+        n = src.shape[1]
+        for j in range(n_out):
+            for i in range(n):
+                acc[i] = 0.0
+            for k in range(taps):
+                wk = w[j, k]
+                row = src[idx[j, k]]
+                for i in range(n):
+                    acc[i] += wk * np.float32(row[i])
+            o = out[j]
+            for i in range(n):
+                v = np.trunc(acc[i] + np.float32(0.5))
+                o[i] = min(max(v, lo), hi)
+
+    @numba.njit(nogil=True, cache=True)
+    def rows_float_t(src, idx, w, out, tile):  # pragma: no cover - compiled
+        # as rows_float, but stores the result transposed: src (n_in, m·c) → out (m, n_out, c);
+        # a tile of output rows is finished first so the stores fill whole cache lines
+        n_out, taps = idx.shape
+        n = src.shape[1]
+        m, c = out.shape[0], out.shape[2]
+        rows = tile.shape[0]
+        for j0 in range(0, n_out, rows):
+            j1 = min(n_out, j0 + rows)
+            for j in range(j0, j1):
+                acc = tile[j - j0]
+                for i in range(n):
+                    acc[i] = 0.0
+                for k in range(taps):
+                    wk = w[j, k]
+                    row = src[idx[j, k]]
+                    for i in range(n):
+                        acc[i] += wk * np.float32(row[i])
+            for x in range(m):
+                for j in range(j0, j1):
+                    for ch in range(c):
+                        out[x, j, ch] = tile[j - j0, x * c + ch]
+
+    return rows_float, rows_int, rows_float_t
+
+
+def available() -> bool:
+    """Whether Numba is installed (the `jit` extra)."""
+    return _kernels() is not None
+
+
+class _Scratch(threading.local):
+    """Per-thread float32 buffers, reused: fresh multi-MB arrays per sample cost page faults."""
+
+    def __init__(self) -> None:
+        self.buffers: dict[tuple[str, np.dtype[Any]], np.ndarray] = {}
+
+    def get(self, name: str, shape: tuple[int, ...], dtype: Any = _F32) -> np.ndarray:
+        key = (name, np.dtype(dtype))
+        size = int(np.prod(shape, dtype=np.int64))
+        buf = self.buffers.get(key)
+        if buf is None or buf.size < size:
+            buf = self.buffers[key] = np.empty(max(size, 1), key[1])
+        return buf[:size].reshape(shape)
+
+
+_scratch = _Scratch()
+
+
+def _opencv() -> Any:
+    try:
+        import cv2
+    except ImportError:  # pragma: no cover - OpenCV is in the `image` extra
+        return None
+    return cv2
+
+
+def _transpose_into(x: np.ndarray, dst: np.ndarray, cv2: Any) -> np.ndarray:
+    """``dst[...] = x.transpose(1, 0, 2)`` (``dst`` contiguous); returns ``dst``."""
+    if (
+        cv2 is not None
+        and x.dtype == dst.dtype
+        and x.shape[2] <= 4
+        and x.shape[2] * x.itemsize in _CV_ITEM_SIZES
+    ):
+        cv2.transpose(np.ascontiguousarray(x), dst=dst)
+    else:
+        dst[...] = x.transpose(1, 0, 2)
+    return dst
+
+
+def resample_2d(
+    data: np.ndarray, first: int, plans: Sequence[AxisPlan], out_dtype: Any
+) -> np.ndarray:
+    """Resample the adjacent spatial axes ``first, first + 1`` of ``data`` (any dtype).
+
+    Axes before ``first`` (frames, planar channels) are looped over; axes after ``first + 1``
+    (interleaved channels) travel inside the rows. NN axes are gathered, the others filtered.
+
+    Args:
+        data: One sample.
+        first: Its first spatial axis.
+        plans: The two axes' `AxisPlan`.
+        out_dtype: The output numpy dtype.
+
+    Returns:
+        The resampled sample, ``plans[i].out_size`` along axis ``first + i``.
+
+    Raises:
+        RuntimeError: Numba is not installed (check `available` first).
+    """
+    kernels = _kernels()
+    if kernels is None:
+        raise RuntimeError("the jit resampling path needs Numba (pip install 'dali[jit]')")
+    out_dtype = np.dtype(out_dtype)
+    if data.dtype not in _NATIVE_INPUTS:
+        data = data.astype(_F32)
+    outer = data.shape[:first]
+    h, w = data.shape[first], data.shape[first + 1]
+    inner = data.shape[first + 2 :]
+    src = data.reshape((-1, h, w, int(np.prod(inner, dtype=np.int64))))
+    taps = [None if p.kind == "nn" or p.is_identity else axis_weights(p) for p in plans]
+    cv2 = _opencv()
+    results = [_image(img, plans, taps, out_dtype, kernels, cv2) for img in src]
+    out = results[0][None] if len(results) == 1 else np.stack(results)
+    return out.reshape(*outer, plans[0].out_size, plans[1].out_size, *inner)
+
+
+def _image(
+    img: np.ndarray,
+    plans: Sequence[AxisPlan],
+    taps: Sequence[tuple[np.ndarray, np.ndarray] | None],
+    out_dtype: np.dtype[Any],
+    kernels: tuple[Any, Any, Any],
+    cv2: Any,
+) -> np.ndarray:
+    """One ``(H, W, C)`` image → ``(H', W', C)`` of ``out_dtype``.
+
+    The axes are filtered in the reference's order (the most shrinking first), so the float32
+    sums are the same; the last pass writes the output type.
+    """
+    py, px = plans
+    ty, tx = taps
+    if py.kind == "nn":
+        img = np.take(img, nn_indices(py, accumulate=True), axis=0)
+    if px.kind == "nn":
+        img = np.take(img, nn_indices(px, accumulate=False), axis=1)
+    img = np.ascontiguousarray(img)
+    if tx is None and ty is None:
+        return convert_output(img.astype(_F32), out_dtype)
+    height_first = ty is not None and (
+        tx is None or py.out_size / max(1, py.in_size) <= px.out_size / max(1, px.in_size)
+    )
+    if height_first:
+        if tx is None:
+            return _pass(img, ty, out_dtype, kernels, "down")
+        # the height pass stores its result transposed: the width pass then runs on rows
+        t = _pass_transposed(img, ty, kernels)
+    else:
+        flipped = (img.shape[1], img.shape[0], img.shape[2])
+        t = _transpose_into(img, _scratch.get("transposed", flipped, img.dtype), cv2)
+        if ty is not None:  # width pass stored transposed, then the height pass on rows
+            return _pass(_pass_transposed(t, tx, kernels), ty, out_dtype, kernels, "down")
+    t = _pass(t, tx, out_dtype, kernels, "across")
+    return _transpose_into(t, np.empty((t.shape[1], t.shape[0], t.shape[2]), t.dtype), cv2)
+
+
+#: Output rows a transposing pass finishes before storing them (a 16 × W·C float32 tile).
+_TILE_ROWS = 16
+
+
+def _pass_transposed(
+    img: np.ndarray, taps: tuple[np.ndarray, np.ndarray], kernels: tuple[Any, Any, Any]
+) -> np.ndarray:
+    """Filter axis 0 of ``(H, W, C)`` and return ``(W, H', C)`` float32 (thread scratch)."""
+    idx, w = taps
+    h, wd, c = img.shape
+    out = _scratch.get("transposed-out", (wd, idx.shape[0], c))
+    tile = _scratch.get("tile", (_TILE_ROWS, wd * c))
+    kernels[2](img.reshape(h, wd * c), idx, w, out, tile)
+    return out
+
+
+def _pass(
+    img: np.ndarray,
+    taps: tuple[np.ndarray, np.ndarray],
+    final: np.dtype[Any] | None,
+    kernels: tuple[Any, Any, Any],
+    name: str,
+) -> np.ndarray:
+    """Filter axis 0 of ``(H, W, C)``: float32 scratch, or a new array of ``final``."""
+    rows_float, rows_int, _ = kernels
+    idx, w = taps
+    h, wd, c = img.shape
+    n_out = idx.shape[0]
+    src = img.reshape(h, wd * c)
+    if final is not None and final.kind in "iu" and final.itemsize <= 2:
+        out = np.empty((n_out, wd * c), final)
+        info = np.iinfo(final)
+        acc = _scratch.get("acc", (wd * c,))
+        rows_int(src, idx, w, out, acc, _F32(info.min), _F32(info.max))
+        return out.reshape(n_out, wd, c)
+    if final is not None:
+        out = np.empty((n_out, wd * c), _F32)
+        rows_float(src, idx, w, out)
+        return convert_output(out, final).reshape(n_out, wd, c)
+    out = _scratch.get(name, (n_out, wd * c))
+    rows_float(src, idx, w, out)
+    return out.reshape(n_out, wd, c)
