@@ -33,16 +33,18 @@ def _pytest(session: nox.Session, tests: str, *install: str) -> None:
 
 @nox.session(python=PYTHONS)
 def core(session: nox.Session) -> None:
-    """Core tests, CPU image codecs installed; gpu tests skip themselves without a GPU.
+    """Core tests, CPU image codecs and Numba installed; gpu tests skip themselves without a GPU.
 
-    hypothesis drives the property tests of the iterator arithmetic.
+    hypothesis drives the property tests of the iterator arithmetic. (`interop` runs the same
+    tests without Numba, so both CPU resampling paths are covered.)
     """
-    _pytest(session, "tests/core", "-e", f"{CORE}[image]", "hypothesis")
+    _pytest(session, "tests/core", "-e", f"{CORE}[image,jit]", "hypothesis")
 
 
 @nox.session(python=PYTHONS)
 def interop(session: nox.Session) -> None:
-    """Core tests again with CPU torch and jax installed: DLPack/array inputs and outputs."""
+    """Core tests again with CPU torch and jax installed, without Numba: DLPack/array inputs and
+    outputs, and the banded-BLAS resampling path."""
     session.install("torch==2.13.0", "jax==0.10.2")  # pinned: CI must not change under us
     _pytest(session, "tests/core", "-e", f"{CORE}[image]", "hypothesis")
 
@@ -83,7 +85,7 @@ def conformance(session: nox.Session) -> None:
     DALI runs CPU-only (device_id=None), so no GPU is needed. Prints one line per case and ends
     with ``N passed, M failed``; ``-- -k resize`` selects cases (tests/conformance/README.md).
     """
-    session.install("-e", f"{CORE}[image]", "nvidia-dali-cuda130==2.4.0")
+    session.install("-e", f"{CORE}[image,jit]", "nvidia-dali-cuda130==2.4.0")
     session.run("python", "tests/conformance/run.py", *session.posargs)
 
 
@@ -93,7 +95,7 @@ def bench(session: nox.Session) -> None:
 
     DALI runs CPU-only (device_id=None), so no GPU is needed.
     """
-    session.install("-e", f"{CORE}[image]", "nvidia-dali-cuda130==2.4.0")
+    session.install("-e", f"{CORE}[image,jit]", "nvidia-dali-cuda130==2.4.0")
     session.run("python", "benchmarks/overhead.py", *session.posargs)
     # decode / quickstart / ResNet-50 on an ImageNet-like JPEG set (generated and cached once)
     session.run("python", "benchmarks/image_cpu.py")

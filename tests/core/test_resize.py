@@ -484,24 +484,51 @@ FAST_CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    "interp", [R.LINEAR, R.CUBIC, R.LANCZOS3, R.TRIANGULAR, R.GAUSSIAN, R.NN]
-)
+def _fast_paths():
+    """Both 2-D fast paths: banded BLAS always, the Numba one when the `jit` extra is in."""
+    from dali._ops.image import _resample_band, _resample_jit
+
+    paths = [pytest.param(_resample_band.resample_2d, id="band")]
+    marks = [] if _resample_jit.available() else [pytest.mark.skip(reason="needs numba")]
+    paths.append(pytest.param(_resample_jit.resample_2d, id="jit", marks=marks))
+    return paths
+
+
+@pytest.mark.parametrize("resample_2d", _fast_paths())
+@pytest.mark.parametrize("interp", [R.LINEAR, R.CUBIC, R.LANCZOS3, R.TRIANGULAR, R.GAUSSIAN, R.NN])
 @pytest.mark.parametrize("antialias", [True, False])
-def test_fast_path_equals_reference_on_noise(interp, antialias):
+def test_fast_paths_equal_reference_on_noise(resample_2d, interp, antialias):
     rng = np.random.default_rng(5)
     img = rng.integers(0, 256, (75, 100, 3), dtype=np.uint8)
     for out_hw, lo, hi in FAST_CASES:
         plans = axis_plans((75, 100), out_hw, lo, hi, interp, interp, antialias)
-        fast = R.resample(img, (0, 1), plans, np.uint8)
+        fast = resample_2d(img, 0, plans, np.uint8)
         ref = R.resample_reference(img, (0, 1), plans, np.uint8)
         assert fast.shape == ref.shape and fast.dtype == np.uint8
         # float32 sums in another order: a rare pixel rounds the other way
         assert np.abs(fast.astype(int) - ref).max() <= 1
         assert np.mean(fast != ref) < 1e-3
-        fastf = R.resample(img, (0, 1), plans, np.float32)
+        fastf = resample_2d(img, 0, plans, np.float32)
         reff = R.resample_reference(img, (0, 1), plans, np.float32)
         np.testing.assert_allclose(fastf, reff, atol=2e-3)
+        assert fastf.dtype == np.float32
+        fasti = resample_2d(img.astype(np.int16) - 128, 0, plans, np.int16)
+        refi = R.resample_reference(img.astype(np.int16) - 128, (0, 1), plans, np.int16)
+        assert np.abs(fasti.astype(int) - refi).max() <= 1
+
+
+def test_jit_path_is_bit_exact_on_a_photo_sized_image():
+    from dali._ops.image import _resample_jit
+
+    if not _resample_jit.available():
+        pytest.skip("needs numba (the jit extra)")
+    rng = np.random.default_rng(8)
+    img = rng.integers(0, 256, (375, 500, 3), dtype=np.uint8)
+    for out_hw in [(256, 256), (224, 150), (100, 400)]:  # height or width shrinking more
+        plans = axis_plans((375, 500), out_hw, (0, 0), (375, 500), R.LINEAR, R.LINEAR, True)
+        out = _resample_jit.resample_2d(img, 0, plans, np.uint8)
+        np.testing.assert_array_equal(out, R.resample_reference(img, (0, 1), plans, np.uint8))
+        np.testing.assert_array_equal(R.resample(img, (0, 1), plans, np.uint8), out)
 
 
 @pytest.mark.parametrize(
@@ -513,11 +540,12 @@ def test_fast_path_equals_reference_on_noise(interp, antialias):
         ((75, 100, 1), (0, 1), np.uint16),
     ],
 )
-def test_fast_path_layouts_and_dtypes(shape, axes, dtype):
+@pytest.mark.parametrize("resample_2d", _fast_paths())
+def test_fast_path_layouts_and_dtypes(resample_2d, shape, axes, dtype):
     rng = np.random.default_rng(6)
     img = rng.integers(0, 200, shape).astype(dtype)
     plans = axis_plans((75, 100), (31, 140), (2, 3), (70, 99), R.LINEAR, R.CUBIC, True)
-    fast = R.resample(img, axes, plans, dtype)
+    fast = resample_2d(img, axes[0], plans, dtype)
     ref = R.resample_reference(img, axes, plans, dtype)
     assert fast.shape == ref.shape and fast.dtype == ref.dtype
     assert np.abs(fast.astype(np.int64) - ref).max() <= 1

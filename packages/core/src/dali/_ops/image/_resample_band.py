@@ -205,7 +205,9 @@ def _convert(x: np.ndarray, out_dtype: np.dtype[Any]) -> np.ndarray:
         np.trunc(x, out=x)
         np.clip(x, info.min, info.max, out=x)
         return x.astype(out_dtype)
-    return convert_output(x, out_dtype).copy() if out_dtype == _F32 else convert_output(x, out_dtype)
+    return (
+        convert_output(x, out_dtype).copy() if out_dtype == _F32 else convert_output(x, out_dtype)
+    )
 
 
 def resample_2d(

@@ -8,7 +8,8 @@ The work splits in three layers, each usable alone (the GPU backend reuses the f
    ``resize_shorter``, ``resize_longer``, ``mode``, ``max_size``, ROI, ``subpixel_scale``) into
    the output size and the input region per axis, with DALI's float32 arithmetic; `axis_plans`
    adds the filter choice (min/mag filter, antialiasing).
-3. *Pixels*: `dali._ops.image._resample.resample` (numpy reference + Pillow fast path).
+3. *Pixels*: `dali._ops.image._resample.resample` (numpy reference; fast 2-D paths in
+   `_resample_jit` (Numba, the `jit` extra) and `_resample_band` (banded BLAS products)).
 
 Example:
     >>> output_geometry([100, 200], [0.0, 50.0])  # resize_x=50 on a 100x200 image
