@@ -35,13 +35,13 @@ Example:
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from dali._ops.image._common import ThreadScratch, optional_cv2
 from dali._ops.image._resample import AxisPlan, axis_weights, convert_output, nn_indices
 
 __all__ = ["Band", "band", "resample_2d", "resample_rows"]
@@ -112,26 +112,7 @@ def band(plan: AxisPlan) -> Band:
     return Band(weights, step, (nblk - 1) * step + span, None if in_order else slot)
 
 
-class _Scratch(threading.local):
-    """Per-thread float32 work buffers, grown to the largest size seen and then reused.
-
-    A 627×470 image needs about 10 MB of temporaries; allocating them per sample makes glibc
-    hand the pages back to the kernel and fault them in again (about 1,900 page faults and 3 ms
-    of system time per image on the benchmark machine), more than the arithmetic costs.
-    """
-
-    def __init__(self) -> None:
-        self.buffers: dict[str, np.ndarray] = {}
-
-    def get(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
-        size = int(np.prod(shape, dtype=np.int64))
-        buf = self.buffers.get(name)
-        if buf is None or buf.size < size:
-            buf = self.buffers[name] = np.empty(max(size, 1), _F32)
-        return buf[:size].reshape(shape)
-
-
-_scratch = _Scratch()
+_scratch = ThreadScratch()
 
 
 def _rows_pass(src: np.ndarray, b: Band, out_size: int, name: str) -> np.ndarray:
@@ -189,14 +170,6 @@ def _transpose_into(x: np.ndarray, dst: np.ndarray, cv2: Any) -> None:
         dst[...] = x.transpose(1, 0, 2)
 
 
-def _opencv() -> Any:
-    try:
-        import cv2
-    except ImportError:  # pragma: no cover - OpenCV is in the `image` extra
-        return None
-    return cv2
-
-
 def _convert(x: np.ndarray, out_dtype: np.dtype[Any]) -> np.ndarray:
     """`convert_output` done in place on a scratch float32 array (a new array is returned)."""
     if out_dtype.kind in "iu":
@@ -233,7 +206,7 @@ def resample_2d(
     h, w = data.shape[first], data.shape[first + 1]
     inner = data.shape[first + 2 :]
     src = data.reshape((-1, h, w, int(np.prod(inner, dtype=np.int64))))
-    cv2 = _opencv()
+    cv2 = optional_cv2()
     bands = [None if p.kind == "nn" or p.is_identity else band(p) for p in plans]
     results = [_resample_image(img, plans, bands, out_dtype, cv2) for img in src]
     out = results[0][None] if len(results) == 1 else np.stack(results)

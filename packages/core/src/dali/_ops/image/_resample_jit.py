@@ -30,12 +30,12 @@ Example:
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from dali._ops.image._common import ThreadScratch, optional_cv2
 from dali._ops.image._resample import AxisPlan, axis_weights, convert_output, nn_indices
 
 __all__ = ["available", "resample_2d"]
@@ -118,30 +118,7 @@ def available() -> bool:
     return _kernels() is not None
 
 
-class _Scratch(threading.local):
-    """Per-thread float32 buffers, reused: fresh multi-MB arrays per sample cost page faults."""
-
-    def __init__(self) -> None:
-        self.buffers: dict[tuple[str, np.dtype[Any]], np.ndarray] = {}
-
-    def get(self, name: str, shape: tuple[int, ...], dtype: Any = _F32) -> np.ndarray:
-        key = (name, np.dtype(dtype))
-        size = int(np.prod(shape, dtype=np.int64))
-        buf = self.buffers.get(key)
-        if buf is None or buf.size < size:
-            buf = self.buffers[key] = np.empty(max(size, 1), key[1])
-        return buf[:size].reshape(shape)
-
-
-_scratch = _Scratch()
-
-
-def _opencv() -> Any:
-    try:
-        import cv2
-    except ImportError:  # pragma: no cover - OpenCV is in the `image` extra
-        return None
-    return cv2
+_scratch = ThreadScratch()
 
 
 def _transpose_into(x: np.ndarray, dst: np.ndarray, cv2: Any) -> np.ndarray:
@@ -189,7 +166,7 @@ def resample_2d(
     inner = data.shape[first + 2 :]
     src = data.reshape((-1, h, w, int(np.prod(inner, dtype=np.int64))))
     taps = [None if p.kind == "nn" or p.is_identity else axis_weights(p) for p in plans]
-    cv2 = _opencv()
+    cv2 = optional_cv2()
     results = [_image(img, plans, taps, out_dtype, kernels, cv2) for img in src]
     out = results[0][None] if len(results) == 1 else np.stack(results)
     return out.reshape(*outer, plans[0].out_size, plans[1].out_size, *inner)
