@@ -578,3 +578,40 @@ def test_band_blocks_cover_every_tap():
         np.testing.assert_allclose(
             rows[:out_size, :in_size], R.dense_weights(plan), rtol=0, atol=1e-6
         )
+
+
+def test_axis_weights_memoised_and_read_only():
+    plan = R.AxisPlan.make(500, 224, 0.0, 500.0)
+    idx, w = R.axis_weights(plan)
+    again = R.axis_weights(R.AxisPlan.make(500, 224, 0.0, 500.0))
+    assert again[0] is idx and again[1] is w  # an equal plan hits the cache
+    with pytest.raises(ValueError):
+        w[0, 0] = 0  # a caller cannot corrupt the cached weights
+
+
+def test_thread_scratch_reuses_per_thread_buffers():
+    import threading
+
+    from dali._ops.image._common import ThreadScratch
+
+    scratch = ThreadScratch()
+    big = scratch.get("x", (10, 20))
+    small = scratch.get("x", (4, 5))
+    assert np.shares_memory(big, small)  # a smaller request reuses the buffer
+    assert scratch.get("x", (4, 5), np.uint8).dtype == np.uint8  # one buffer per dtype
+    other = []
+    t = threading.Thread(target=lambda: other.append(scratch.get("x", (4, 5))))
+    t.start()
+    t.join()
+    assert not np.shares_memory(other[0], small)  # threads never share a buffer
+
+
+@pytest.mark.parametrize("channels, dtype", [(3, np.uint8), (3, np.float32), (5, np.float32)])
+def test_transpose_hw(channels, dtype):
+    from dali._ops.image._common import transpose_hw
+
+    x = np.arange(7 * 9 * channels).reshape(7, 9, channels).astype(dtype)
+    np.testing.assert_array_equal(transpose_hw(x), x.transpose(1, 0, 2))
+    dst = np.empty((9, 7, channels), dtype)
+    assert transpose_hw(x[:, :, :], dst) is dst
+    np.testing.assert_array_equal(dst, x.transpose(1, 0, 2))

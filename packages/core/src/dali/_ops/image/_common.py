@@ -20,6 +20,7 @@ __all__ = [
     "image_layout",
     "optional_cv2",
     "static_image_layout",
+    "transpose_hw",
 ]
 
 _CV2: list[Any] = []
@@ -98,3 +99,28 @@ class ThreadScratch(threading.local):
         if buf is None or buf.size < size:
             buf = self.buffers[key] = np.empty(max(size, 1), key[1])
         return buf[:size].reshape(shape)
+
+
+#: Element sizes OpenCV's ``cv2.transpose`` handles.
+_CV_TRANSPOSE_ITEM_SIZES = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+
+
+def transpose_hw(x: np.ndarray, dst: np.ndarray | None = None) -> np.ndarray:
+    """``(A, B, C)`` → contiguous ``(B, A, C)``, into ``dst`` when given; returns it.
+
+    OpenCV's blocked transpose where it applies (about 8x numpy's strided copy on a photo).
+    """
+    if dst is None:
+        dst = np.empty((x.shape[1], x.shape[0], x.shape[2]), x.dtype)
+    cv2 = optional_cv2()
+    if (
+        cv2 is not None
+        and x.dtype == dst.dtype
+        and x.shape[2] <= 4
+        and x.shape[2] * x.itemsize in _CV_TRANSPOSE_ITEM_SIZES
+        and dst.flags.c_contiguous
+    ):
+        cv2.transpose(np.ascontiguousarray(x), dst=dst)
+    else:
+        dst[...] = x.transpose(1, 0, 2)
+    return dst

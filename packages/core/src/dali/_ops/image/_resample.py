@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -362,6 +362,34 @@ def resample_reference(
 
 
 # -- fast path ----------------------------------------------------------------------------------
+
+
+def each_image(
+    data: np.ndarray,
+    first: int,
+    plans: Sequence[AxisPlan],
+    one: Callable[[np.ndarray], np.ndarray],
+) -> np.ndarray:
+    """Apply ``one`` to every ``(H, W, C)`` image of a sample and put the results back together.
+
+    The spatial axes are ``first, first + 1``: the axes before them (frames, planar channels)
+    are looped over, the axes after them (interleaved channels) are flattened into ``C``. NN
+    axes are gathered here, so ``one`` sees only filtered axes left to do.
+    """
+    outer = data.shape[:first]
+    h, w = data.shape[first], data.shape[first + 1]
+    inner = data.shape[first + 2 :]
+    images = data.reshape((-1, h, w, int(np.prod(inner, dtype=np.int64))))
+    py, px = plans
+    results = []
+    for img in images:
+        if py.kind == "nn":
+            img = np.take(img, nn_indices(py, accumulate=True), axis=0)
+        if px.kind == "nn":
+            img = np.take(img, nn_indices(px, accumulate=False), axis=1)
+        results.append(one(img))
+    out = results[0][None] if len(results) == 1 else np.stack(results)
+    return out.reshape(*outer, py.out_size, px.out_size, *inner)
 
 
 def resample(

@@ -41,10 +41,10 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from dali._ops.image._common import ThreadScratch, optional_cv2
-from dali._ops.image._resample import AxisPlan, axis_weights, convert_output, nn_indices
+from dali._ops.image._common import ThreadScratch, transpose_hw
+from dali._ops.image._resample import AxisPlan, axis_weights, convert_output, each_image
 
-__all__ = ["Band", "band", "resample_2d", "resample_rows"]
+__all__ = ["Band", "band", "resample_2d"]
 
 _F32 = np.float32
 #: OpenBLAS runs an SGEMM on several threads above this many multiply-adds (``M·N·K``, its
@@ -146,41 +146,16 @@ def _padded(name: str, b: Band, n_in: int, n: int) -> np.ndarray:
     return src
 
 
-def resample_rows(x: np.ndarray, plan: AxisPlan) -> np.ndarray:
-    """Resample the rows of a 2-D array: ``(in_size, N)`` any dtype → ``(out_size, N)`` float32."""
-    b = band(plan)
-    src = _padded("rows", b, x.shape[0], x.shape[1])
-    src[: x.shape[0]] = x
-    return _rows_pass(src, b, plan.out_size, "rows").copy()
-
-
-def _transpose_into(x: np.ndarray, dst: np.ndarray, cv2: Any) -> None:
-    """``dst[:] = x.transpose(1, 0, 2)``; OpenCV's blocked transpose where it applies."""
-    item = x.shape[2] * x.itemsize
-    if (
-        cv2 is not None
-        and x.dtype == dst.dtype
-        and x.shape[2] <= 4
-        and item in (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
-        and x.flags.c_contiguous
-        and dst.flags.c_contiguous
-    ):
-        cv2.transpose(x, dst=dst)
-    else:
-        dst[...] = x.transpose(1, 0, 2)
-
-
 def _convert(x: np.ndarray, out_dtype: np.dtype[Any]) -> np.ndarray:
-    """`convert_output` done in place on a scratch float32 array (a new array is returned)."""
+    """`convert_output` of a scratch float32 array, in place for integers; never the scratch."""
     if out_dtype.kind in "iu":
         info = np.iinfo(out_dtype)
         np.add(x, _F32(0.5), out=x)
         np.trunc(x, out=x)
         np.clip(x, info.min, info.max, out=x)
         return x.astype(out_dtype)
-    return (
-        convert_output(x, out_dtype).copy() if out_dtype == _F32 else convert_output(x, out_dtype)
-    )
+    out = convert_output(x, out_dtype)
+    return out.copy() if out is x else out
 
 
 def resample_2d(
@@ -202,31 +177,19 @@ def resample_2d(
         The resampled sample, ``plans[i].out_size`` along axis ``first + i``.
     """
     out_dtype = np.dtype(out_dtype)
-    outer = data.shape[:first]
-    h, w = data.shape[first], data.shape[first + 1]
-    inner = data.shape[first + 2 :]
-    src = data.reshape((-1, h, w, int(np.prod(inner, dtype=np.int64))))
-    cv2 = optional_cv2()
     bands = [None if p.kind == "nn" or p.is_identity else band(p) for p in plans]
-    results = [_resample_image(img, plans, bands, out_dtype, cv2) for img in src]
-    out = results[0][None] if len(results) == 1 else np.stack(results)
-    return out.reshape(*outer, plans[0].out_size, plans[1].out_size, *inner)
+    return each_image(data, first, plans, lambda img: _image(img, plans, bands, out_dtype))
 
 
-def _resample_image(
+def _image(
     img: np.ndarray,
     plans: Sequence[AxisPlan],
     bands: Sequence[Band | None],
     out_dtype: np.dtype[Any],
-    cv2: Any,
 ) -> np.ndarray:
-    """One ``(H, W, C)`` image → ``(H', W', C)`` of ``out_dtype``."""
+    """One ``(H, W, C)`` image (NN axes already gathered) → ``(H', W', C)`` of ``out_dtype``."""
     py, px = plans
     by, bx = bands
-    if py.kind == "nn":
-        img = np.take(img, nn_indices(py, accumulate=True), axis=0)
-    if px.kind == "nn":
-        img = np.take(img, nn_indices(px, accumulate=False), axis=1)
     h, w, c = img.shape
     if bx is None:
         if by is None:
@@ -238,12 +201,12 @@ def _resample_image(
     if by is None or py.out_size / max(1, h) > px.out_size / max(1, w):
         # the width first: transpose the input, filter its rows, transpose back
         src = _padded("a", bx, w, h * c)
-        src[:w] = _transposed(img, cv2).reshape(w, h * c)
+        src[:w] = transpose_hw(img).reshape(w, h * c)
         x = _rows_pass(src, bx, px.out_size, "a").reshape(px.out_size, h, c)
         if by is None:
-            return _transposed(_convert(x, out_dtype), cv2)
+            return transpose_hw(_convert(x, out_dtype))
         src = _padded("b", by, h, px.out_size * c)
-        _transpose_into(np.ascontiguousarray(x), src[:h].reshape(h, px.out_size, c), cv2)
+        transpose_hw(x, src[:h].reshape(h, px.out_size, c))
         y = _rows_pass(src, by, py.out_size, "b")
         return _convert(y, out_dtype).reshape(py.out_size, px.out_size, c)
     # the height first (it shrinks more), then the width on the transpose
@@ -251,12 +214,6 @@ def _resample_image(
     src[:h] = img.reshape(h, w * c)
     y = _rows_pass(src, by, py.out_size, "a").reshape(py.out_size, w, c)
     src = _padded("b", bx, w, py.out_size * c)
-    _transpose_into(np.ascontiguousarray(y), src[:w].reshape(w, py.out_size, c), cv2)
+    transpose_hw(y, src[:w].reshape(w, py.out_size, c))
     x = _rows_pass(src, bx, px.out_size, "b").reshape(px.out_size, py.out_size, c)
-    return _transposed(_convert(x, out_dtype), cv2)
-
-
-def _transposed(x: np.ndarray, cv2: Any) -> np.ndarray:
-    out = np.empty((x.shape[1], x.shape[0], x.shape[2]), x.dtype)
-    _transpose_into(np.ascontiguousarray(x), out, cv2)
-    return out
+    return transpose_hw(_convert(x, out_dtype))

@@ -35,16 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from dali._ops.image._common import ThreadScratch, optional_cv2
-from dali._ops.image._resample import AxisPlan, axis_weights, convert_output, nn_indices
+from dali._ops.image._common import ThreadScratch, transpose_hw
+from dali._ops.image._resample import AxisPlan, axis_weights, convert_output, each_image
 
 __all__ = ["available", "resample_2d"]
 
 _F32 = np.float32
 #: Input dtypes the kernels are compiled for; others are converted to float32 first.
 _NATIVE_INPUTS = (np.dtype(np.uint8), np.dtype(np.float32))
-#: Transposable element sizes of OpenCV's ``cv2.transpose``.
-_CV_ITEM_SIZES = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 
 
 @functools.cache
@@ -55,34 +53,28 @@ def _kernels() -> tuple[Any, Any, Any] | None:
     except ImportError:
         return None
 
+    @numba.njit(nogil=True, cache=True, inline="always")
+    def accumulate(src, idx, w, j, acc):  # pragma: no cover - compiled
+        # acc = Σ_k w[j, k] · src[idx[j, k]], taps in order, float32
+        for i in range(acc.shape[0]):
+            acc[i] = 0.0
+        for k in range(idx.shape[1]):
+            wk = w[j, k]
+            row = src[idx[j, k]]
+            for i in range(acc.shape[0]):
+                acc[i] += wk * np.float32(row[i])
+
     @numba.njit(nogil=True, cache=True)
     def rows_float(src, idx, w, out):  # pragma: no cover - compiled
-        n_out, taps = idx.shape
-        n = src.shape[1]
-        for j in range(n_out):
-            acc = out[j]
-            for i in range(n):
-                acc[i] = 0.0
-            for k in range(taps):
-                wk = w[j, k]
-                row = src[idx[j, k]]
-                for i in range(n):
-                    acc[i] += wk * np.float32(row[i])
+        for j in range(idx.shape[0]):
+            accumulate(src, idx, w, j, out[j])
 
     @numba.njit(nogil=True, cache=True)
     def rows_int(src, idx, w, out, acc, lo, hi):  # pragma: no cover - compiled
-        n_out, taps = idx.shape
-        n = src.shape[1]
-        for j in range(n_out):
-            for i in range(n):
-                acc[i] = 0.0
-            for k in range(taps):
-                wk = w[j, k]
-                row = src[idx[j, k]]
-                for i in range(n):
-                    acc[i] += wk * np.float32(row[i])
+        for j in range(idx.shape[0]):
+            accumulate(src, idx, w, j, acc)
             o = out[j]
-            for i in range(n):
+            for i in range(acc.shape[0]):
                 v = np.trunc(acc[i] + np.float32(0.5))
                 o[i] = min(max(v, lo), hi)
 
@@ -90,21 +82,13 @@ def _kernels() -> tuple[Any, Any, Any] | None:
     def rows_float_t(src, idx, w, out, tile):  # pragma: no cover - compiled
         # as rows_float, but stores the result transposed: src (n_in, m·c) → out (m, n_out, c);
         # a tile of output rows is finished first so the stores fill whole cache lines
-        n_out, taps = idx.shape
-        n = src.shape[1]
+        n_out = idx.shape[0]
         m, c = out.shape[0], out.shape[2]
         rows = tile.shape[0]
         for j0 in range(0, n_out, rows):
             j1 = min(n_out, j0 + rows)
             for j in range(j0, j1):
-                acc = tile[j - j0]
-                for i in range(n):
-                    acc[i] = 0.0
-                for k in range(taps):
-                    wk = w[j, k]
-                    row = src[idx[j, k]]
-                    for i in range(n):
-                        acc[i] += wk * np.float32(row[i])
+                accumulate(src, idx, w, j, tile[j - j0])
             for x in range(m):
                 for j in range(j0, j1):
                     for ch in range(c):
@@ -119,20 +103,6 @@ def available() -> bool:
 
 
 _scratch = ThreadScratch()
-
-
-def _transpose_into(x: np.ndarray, dst: np.ndarray, cv2: Any) -> np.ndarray:
-    """``dst[...] = x.transpose(1, 0, 2)`` (``dst`` contiguous); returns ``dst``."""
-    if (
-        cv2 is not None
-        and x.dtype == dst.dtype
-        and x.shape[2] <= 4
-        and x.shape[2] * x.itemsize in _CV_ITEM_SIZES
-    ):
-        cv2.transpose(np.ascontiguousarray(x), dst=dst)
-    else:
-        dst[...] = x.transpose(1, 0, 2)
-    return dst
 
 
 def resample_2d(
@@ -161,15 +131,8 @@ def resample_2d(
     out_dtype = np.dtype(out_dtype)
     if data.dtype not in _NATIVE_INPUTS:
         data = data.astype(_F32)
-    outer = data.shape[:first]
-    h, w = data.shape[first], data.shape[first + 1]
-    inner = data.shape[first + 2 :]
-    src = data.reshape((-1, h, w, int(np.prod(inner, dtype=np.int64))))
     taps = [None if p.kind == "nn" or p.is_identity else axis_weights(p) for p in plans]
-    cv2 = optional_cv2()
-    results = [_image(img, plans, taps, out_dtype, kernels, cv2) for img in src]
-    out = results[0][None] if len(results) == 1 else np.stack(results)
-    return out.reshape(*outer, plans[0].out_size, plans[1].out_size, *inner)
+    return each_image(data, first, plans, lambda img: _image(img, plans, taps, out_dtype, kernels))
 
 
 def _image(
@@ -178,19 +141,14 @@ def _image(
     taps: Sequence[tuple[np.ndarray, np.ndarray] | None],
     out_dtype: np.dtype[Any],
     kernels: tuple[Any, Any, Any],
-    cv2: Any,
 ) -> np.ndarray:
-    """One ``(H, W, C)`` image → ``(H', W', C)`` of ``out_dtype``.
+    """One ``(H, W, C)`` image (NN axes already gathered) → ``(H', W', C)`` of ``out_dtype``.
 
     The axes are filtered in the reference's order (the most shrinking first), so the float32
     sums are the same; the last pass writes the output type.
     """
     py, px = plans
     ty, tx = taps
-    if py.kind == "nn":
-        img = np.take(img, nn_indices(py, accumulate=True), axis=0)
-    if px.kind == "nn":
-        img = np.take(img, nn_indices(px, accumulate=False), axis=1)
     img = np.ascontiguousarray(img)
     if tx is None and ty is None:
         return convert_output(img.astype(_F32), out_dtype)
@@ -204,11 +162,10 @@ def _image(
         t = _pass_transposed(img, ty, kernels)
     else:
         flipped = (img.shape[1], img.shape[0], img.shape[2])
-        t = _transpose_into(img, _scratch.get("transposed", flipped, img.dtype), cv2)
+        t = transpose_hw(img, _scratch.get("transposed", flipped, img.dtype))
         if ty is not None:  # width pass stored transposed, then the height pass on rows
             return _pass(_pass_transposed(t, tx, kernels), ty, out_dtype, kernels, "down")
-    t = _pass(t, tx, out_dtype, kernels, "across")
-    return _transpose_into(t, np.empty((t.shape[1], t.shape[0], t.shape[2]), t.dtype), cv2)
+    return transpose_hw(_pass(t, tx, out_dtype, kernels, "across"))
 
 
 #: Output rows a transposing pass finishes before storing them (a 16 × W·C float32 tile).
