@@ -33,18 +33,20 @@ def _pytest(session: nox.Session, tests: str, *install: str) -> None:
 
 @nox.session(python=PYTHONS)
 def core(session: nox.Session) -> None:
-    """Core tests, CPU image codecs and Numba installed; gpu tests skip themselves without a GPU.
+    """Core tests, CPU image codecs, Numba and nvImageCodec installed; gpu tests skip themselves
+    without a GPU.
 
     hypothesis drives the property tests of the iterator arithmetic. (`interop` runs the same
-    tests without Numba, so both CPU resampling paths are covered.)
+    tests without Numba and nvImageCodec, so both CPU resampling paths and both CPU JPEG
+    decoders are covered.)
     """
-    _pytest(session, "tests/core", "-e", f"{CORE}[image,jit]", "hypothesis")
+    _pytest(session, "tests/core", "-e", f"{CORE}[image,jit,nvimgcodec]", "hypothesis")
 
 
 @nox.session(python=PYTHONS)
 def interop(session: nox.Session) -> None:
-    """Core tests again with CPU torch and jax installed, without Numba: DLPack/array inputs and
-    outputs, and the banded-BLAS resampling path."""
+    """Core tests again with CPU torch and jax installed, without Numba and nvImageCodec:
+    DLPack/array inputs and outputs, the banded-BLAS resampling path and OpenCV JPEG decoding."""
     session.install("torch==2.13.0", "jax==0.10.2")  # pinned: CI must not change under us
     _pytest(session, "tests/core", "-e", f"{CORE}[image]", "hypothesis")
 

@@ -574,14 +574,26 @@ def test_codec_error_names_function_and_status():
 # -- the GIL -----------------------------------------------------------------------------------
 
 
-def check_gil_free(run: Any) -> None:
+def check_gil_free(run: Any, attempts: int = 3) -> None:
     """``run(n)`` decodes a batch of ``n`` and returns its duration; the GIL stays free.
 
     A spinning Python thread keeps at least half its idle rate while the batch decodes, and
     does not slow the decode down. With a spinning thread, each release and re-take of the GIL
     inside the call waits for Python's switch interval: the Python binding's batch decode takes
-    several times as long (0.11 s → 0.5 s for the CPU test's batch on a 2-core machine).
+    several times as long (0.11 s → 0.5 s for the CPU test's batch on a 2-core machine). A
+    timing measured while other processes load the machine says nothing: the check is tried
+    ``attempts`` times and must pass once.
     """
+    for attempt in range(attempts):
+        try:
+            _check_gil_free_once(run)
+            return
+        except AssertionError:
+            if attempt == attempts - 1:
+                raise
+
+
+def _check_gil_free_once(run: Any) -> None:
     n = 32
     while True:  # a batch that takes at least 0.15 s alone
         alone = min(run(n) for _ in range(2))

@@ -41,7 +41,8 @@ that stream when `Decoder.decode` returns, without any host synchronisation.
 The C declarations and the loaded library live in `_nvimgcodec_capi`: the library is found as
 the ``nvidia.nvimgcodec`` package (without importing it) and loaded once; one process-wide
 library instance, created on first use, loads its built-in codecs and the extension modules
-shipped with the wheel (which find nvJPEG through their own run paths). Set
+shipped with the wheel (which find nvJPEG through their own run paths); the CPU-only decoders
+come from a second instance with the libjpeg-turbo extension only. Set
 ``DALI_NVIMGCODEC_DEBUG=1`` (warnings and errors) or ``=all`` (everything) to have
 nvImageCodec's debug messenger print to stderr.
 
@@ -148,7 +149,9 @@ class Decoder:
 
     Args:
         device_id: The CUDA device to decode on, `CURRENT_DEVICE`, or `CPU_ONLY_DEVICE` for a
-            decoder with CPU backends only (no CUDA needed).
+            decoder with CPU backends only (no CUDA needed), which decodes JPEG only, with
+            libjpeg-turbo (the library instance it is created from loads only that extension:
+            `_nvimgcodec_capi._Library.cpu_instance`).
         backends: ``(kind, load_hint)`` in order of preference, kind one of ``"hw_gpu"``
             (the hardware JPEG decoder), ``"gpu"`` (CUDA nvJPEG), ``"hybrid"`` (CPU Huffman
             decoding + GPU) and ``"cpu"``; the load hint is the share of a batch the backend
@@ -180,7 +183,7 @@ class Decoder:
         #: that were not submitted (unparseable data, size or region mismatch)
         self.last_status = np.zeros(0, dtype=np.uint32)
         lib = _library()
-        instance = lib.instance()
+        instance = lib.cpu_instance() if device_id == CPU_ONLY_DEVICE else lib.instance()
         kinds = []
         for kind, load in backends:
             if kind not in BACKEND_KINDS:

@@ -6,8 +6,9 @@ offsets are checked against the header's, `_layout_errors`, before the library i
 record dtypes of the per-sample structures, and each function's argument types and whether its
 call releases the GIL (``CDLL``) or keeps it (``PyDLL``). The library is found as the
 ``nvidia.nvimgcodec`` package without importing it (`library_dir`) and loaded once per process
-(`_library`); one process-wide instance, created on first use, loads the built-in codecs and
-the extension modules shipped with the wheel.
+(`_library`). Two process-wide instances are created on first use: the GPU decoders' loads the
+built-in modules and every extension module shipped with the wheel; the CPU-only decoders' loads
+the built-in modules and the libjpeg-turbo extension only (`_Library.cpu_instance`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ CPU_ONLY_DEVICE = -99999
 CURRENT_DEVICE = -1
 
 _LIBRARY_NAME = "libnvimgcodec.so.0"
+#: the CPU-only instance's extension modules (`_Library.cpu_instance`)
+_CPU_EXTENSIONS = ("libjpeg_turbo_ext.so*", "libopencv_ext.so*")
 
 # -- the header's constants (nvimgcodec.h, nvImageCodec 0.9.0) --------------------------------
 
@@ -164,6 +167,20 @@ class _InstanceCreateInfo(_Struct):
     )
 
 
+class _ExtensionDesc(_Struct):
+    """``nvimgcodecExtensionDesc_t``, filled in by an extension module's entry function."""
+
+    _type = "EXTENSION_DESC"
+    _fields_ = _fields(
+        ("instance", _c_ptr),
+        ("id", ctypes.c_char_p),
+        ("version", _c_u32),
+        ("ext_api_version", _c_u32),
+        ("create", _c_ptr),
+        ("destroy", _c_ptr),
+    )
+
+
 class _BackendParams(_Struct):
     _type = "BACKEND_PARAMS"
     _fields_ = _fields(("load_hint", ctypes.c_float), ("load_hint_policy", _c_int))
@@ -272,6 +289,17 @@ _EXPECTED_LAYOUT: dict[type, tuple[int, dict[str, int]]] = {
             "skip_pre_sync": 64,
             "num_backends": 68,
             "backends": 72,
+        },
+    ),
+    _ExtensionDesc: (
+        64,
+        {
+            "instance": 24,
+            "id": 32,
+            "version": 40,
+            "ext_api_version": 44,
+            "create": 48,
+            "destroy": 56,
         },
     ),
     _BackendParams: (32, {"load_hint": 24, "load_hint_policy": 28}),
@@ -384,6 +412,7 @@ _SIGNATURES: dict[str, tuple[list[Any], bool]] = {
     "nvimgcodecGetProperties": ([_c_ptr], False),
     "nvimgcodecInstanceCreate": ([_c_ptr, _c_ptr], True),
     "nvimgcodecInstanceDestroy": ([_c_ptr], True),
+    "nvimgcodecExtensionCreate": ([_c_ptr, _c_ptr, _c_ptr], True),
     "nvimgcodecDecoderCreate": ([_c_ptr, _c_ptr, _c_ptr, ctypes.c_char_p], True),
     "nvimgcodecDecoderDestroy": ([_c_ptr], True),
     "nvimgcodecDecoderDecode": ([_c_ptr, _c_ptr, _c_ptr, _c_int, _c_ptr, _c_ptr], True),
@@ -417,6 +446,9 @@ class _Library:
             fn.restype = _c_int
             setattr(self, name.removeprefix("nvimgcodec"), fn)
         self._instance: int | None = None
+        self._cpu_instance: int | None = None
+        #: the CPU instance's extension: its module and description live as long as the process
+        self._cpu_extension: tuple[Any, ...] = ()
         self._lock = threading.Lock()
 
     def instance(self) -> int:
@@ -431,12 +463,52 @@ class _Library:
                     self._instance = self._create_instance()
         return self._instance
 
-    def _create_instance(self) -> int:
+    def cpu_instance(self) -> int:
+        """The process-wide instance of the CPU-only decoders, created on first use.
+
+        It loads the built-in modules (the code stream parsers) and one extension, the
+        libjpeg-turbo decoder, registered from its module's entry function. Loading every
+        extension, as `instance` does, probes for nvJPEG, nvJPEG2000 and nvTIFF, and each
+        extension whose CUDA library is missing prints a message to stdout: on a machine without
+        CUDA libraries (a CPU pipeline's usual home) that would be three messages per process.
+        """
+        if self._cpu_instance is None:
+            with self._lock:
+                if self._cpu_instance is None:
+                    handle = self._create_instance(extensions=False)
+                    self._cpu_extension = tuple(
+                        self._add_extension(handle, pattern) for pattern in _CPU_EXTENSIONS
+                    )
+                    self._cpu_instance = handle
+        return self._cpu_instance
+
+    def _add_extension(self, instance: int, pattern: str) -> tuple[Any, ...]:
+        """Register the extension module matching ``pattern`` (in ``extensions/``) with
+        ``instance``; returns what must stay alive with it (the module, its description)."""
+        paths = sorted((self.directory / "extensions").glob(pattern))
+        if not paths:
+            raise OSError(f"nvImageCodec's extension {pattern} is not in {self.directory}")
+        module = ctypes.CDLL(str(paths[-1]))
+        desc = _ExtensionDesc.new()
+        _check(
+            "nvimgcodecExtensionModuleEntry",
+            module.nvimgcodecExtensionModuleEntry(ctypes.byref(desc)),
+        )
+        handle = _c_ptr()
+        _check(
+            "nvimgcodecExtensionCreate",
+            self.ExtensionCreate(instance, ctypes.byref(handle), ctypes.byref(desc)),
+        )
+        return module, desc, handle
+
+    def _create_instance(self, extensions: bool = True) -> int:
         debug = os.environ.get("DALI_NVIMGCODEC_DEBUG", "").strip().lower()
         info = _InstanceCreateInfo.new(
             load_builtin_modules=1,
-            load_extension_modules=1,
-            extension_modules_path=str(self.directory / "extensions").encode(),
+            load_extension_modules=int(extensions),
+            extension_modules_path=str(self.directory / "extensions").encode()
+            if extensions
+            else None,
             create_debug_messenger=int(debug not in ("", "0")),
             message_severity=_DEBUG_SEVERITY_ALL if debug == "all" else _DEBUG_SEVERITY_DEFAULT,
             message_category=_DEBUG_CATEGORY_ALL,

@@ -14,12 +14,14 @@ the mixed backend's); an image whose decoded size is not the one predicted (anot
 unusual header) gets its window from the same function for its own stream and decoded size, so
 the window depends only on the sample and its size, never on which path computed it.
 
-Why the CPU path decodes the whole image: neither OpenCV nor Pillow can decode a JPEG region
-with the same pixels as a full decode (their scaled decodes, ``IMREAD_REDUCED_*`` and
-``draft()``, change the pixels), and row-truncated decoding is only available through Pillow,
-which is ~1.8x slower than OpenCV for the whole image. Decoding fully with OpenCV and cutting the
-window is both exact and fastest; the window is cut *before* the colour and type conversion, so
-that work is done on the crop only.
+How the CPU path decodes: with nvImageCodec installed (the ``nvidia-nvimgcodec-cu13`` wheel,
+extra ``nvimgcodec``; no GPU needed), JPEGs go to its libjpeg-turbo decoder, as in DALI, and the
+crop variants ask it for the window's region only (`_cpu_nvimgcodec`): the inverse DCT, upsampling
+and colour conversion then run for the window's blocks alone, with the pixels of a whole decode.
+Every other image, and every image without nvImageCodec, is decoded whole with OpenCV (Pillow for
+TIFF and CMYK) and cut: neither can decode a JPEG region with the same pixels as a full decode
+(their scaled decodes, ``IMREAD_REDUCED_*`` and ``draft()``, change the pixels). The window is
+cut *before* the colour and type conversion, so that work is done on the crop only.
 
 With ``device="mixed"`` (`run_mixed`, implemented in `_nvimgcodec`), a batch is decoded by one
 nvImageCodec call straight into GPU memory, the crop variants asking nvImageCodec for the
@@ -50,7 +52,7 @@ import numpy as np
 from dali._dtypes import DALIDataType, DALIImageType, np_dtype, type_name
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.decoders import _codecs
+from dali._ops.decoders import _codecs, _cpu_nvimgcodec
 from dali._ops.decoders._windows import (
     BatchWindows,
     Window,
@@ -174,6 +176,7 @@ class _ImageDecoder(Operator):
         if on_error not in ("raise", "skip"):
             raise self.arg_error("on_error", f'must be "raise" or "skip", got {on_error!r}')
         self._skip = on_error == "skip"
+        self._host: _cpu_nvimgcodec.HostDecoders | None = None
         self.skipped = 0
         self._warned: set[str] = set()
         self._policy = "error"
@@ -200,7 +203,8 @@ class _ImageDecoder(Operator):
         return None
 
     # -- running -------------------------------------------------------------------------------
-    def run_cpu(self, ws: Any) -> TensorListCPU:
+    def _run_cpu_whole(self, ws: Any) -> list[np.ndarray | _Skip]:
+        """Every sample decoded whole (OpenCV, Pillow) and cut to its window, on the pool."""
         samples = ws.inputs[0]._samples()
         n = len(samples)
         windows = None
@@ -211,7 +215,15 @@ class _ImageDecoder(Operator):
         def one(i: int) -> np.ndarray | _Skip:
             return self.cpu_sample(ws, i, samples[i], None if windows is None else windows[i])
 
-        results = ws.map(one, n)
+        return ws.map(one, n)
+
+    def run_cpu(self, ws: Any) -> TensorListCPU:
+        if _cpu_nvimgcodec.enabled():
+            if self._host is None:
+                self._host = _cpu_nvimgcodec.HostDecoders()
+            results = _cpu_nvimgcodec.run_cpu(self, ws, self._host)
+        else:
+            results = self._run_cpu_whole(ws)
         results = self.drop_skipped(ws, results)
         return TensorListCPU._make(results, layout="HWC", dtype=self.out_dtype, ndim=3)
 
@@ -233,6 +245,10 @@ class _ImageDecoder(Operator):
         if mixed is not None:
             self._mixed = None
             mixed.close()
+        host = getattr(self, "_host", None)
+        if host is not None:
+            self._host = None
+            host.close()
 
     # -- shared by the CPU and the mixed backends ----------------------------------------------
     def check_encoded(self, data: np.ndarray) -> np.ndarray:

@@ -46,7 +46,7 @@ _NATIVE_INPUTS = (np.dtype(np.uint8), np.dtype(np.float32))
 
 
 @functools.cache
-def _kernels() -> tuple[Any, Any, Any] | None:
+def _kernels() -> tuple[Any, Any] | None:
     """The compiled row passes, or None when Numba is not installed."""
     try:
         import numba
@@ -78,23 +78,7 @@ def _kernels() -> tuple[Any, Any, Any] | None:
                 v = np.trunc(acc[i] + np.float32(0.5))
                 o[i] = min(max(v, lo), hi)
 
-    @numba.njit(nogil=True, cache=True)
-    def rows_float_t(src, idx, w, out, tile):  # pragma: no cover - compiled
-        # as rows_float, but stores the result transposed: src (n_in, m·c) → out (m, n_out, c);
-        # a tile of output rows is finished first so the stores fill whole cache lines
-        n_out = idx.shape[0]
-        m, c = out.shape[0], out.shape[2]
-        rows = tile.shape[0]
-        for j0 in range(0, n_out, rows):
-            j1 = min(n_out, j0 + rows)
-            for j in range(j0, j1):
-                accumulate(src, idx, w, j, tile[j - j0])
-            for x in range(m):
-                for j in range(j0, j1):
-                    for ch in range(c):
-                        out[x, j, ch] = tile[j - j0, x * c + ch]
-
-    return rows_float, rows_int, rows_float_t
+    return rows_float, rows_int
 
 
 def available() -> bool:
@@ -140,7 +124,7 @@ def _image(
     plans: Sequence[AxisPlan],
     taps: Sequence[tuple[np.ndarray, np.ndarray] | None],
     out_dtype: np.dtype[Any],
-    kernels: tuple[Any, Any, Any],
+    kernels: tuple[Any, Any],
 ) -> np.ndarray:
     """One ``(H, W, C)`` image (NN axes already gathered) → ``(H', W', C)`` of ``out_dtype``.
 
@@ -158,41 +142,38 @@ def _image(
     if height_first:
         if tx is None:
             return _pass(img, ty, out_dtype, kernels, "down")
-        # the height pass stores its result transposed: the width pass then runs on rows
+        # the height pass, transposed: the width pass then runs on rows
         t = _pass_transposed(img, ty, kernels)
     else:
         flipped = (img.shape[1], img.shape[0], img.shape[2])
-        t = transpose_hw(img, _scratch.get("transposed", flipped, img.dtype))
-        if ty is not None:  # width pass stored transposed, then the height pass on rows
+        t = transpose_hw(img, _scratch.get("transposed", flipped, img.dtype), cold=True)
+        if ty is not None:  # the width pass, transposed back, then the height pass on rows
             return _pass(_pass_transposed(t, tx, kernels), ty, out_dtype, kernels, "down")
     return transpose_hw(_pass(t, tx, out_dtype, kernels, "across"))
 
 
-#: Output rows a transposing pass finishes before storing them (a 16 × W·C float32 tile).
-_TILE_ROWS = 16
-
-
 def _pass_transposed(
-    img: np.ndarray, taps: tuple[np.ndarray, np.ndarray], kernels: tuple[Any, Any, Any]
+    img: np.ndarray, taps: tuple[np.ndarray, np.ndarray], kernels: tuple[Any, Any]
 ) -> np.ndarray:
-    """Filter axis 0 of ``(H, W, C)`` and return ``(W, H', C)`` float32 (thread scratch)."""
-    idx, w = taps
-    h, wd, c = img.shape
-    out = _scratch.get("transposed-out", (wd, idx.shape[0], c))
-    tile = _scratch.get("tile", (_TILE_ROWS, wd * c))
-    kernels[2](img.reshape(h, wd * c), idx, w, out, tile)
-    return out
+    """Filter axis 0 of ``(H, W, C)`` and return ``(W, H', C)`` float32 (thread scratch).
+
+    A row pass, then OpenCV's blocked transpose: 0.08 ms for a 330×250 RGB crop → 224 rows,
+    where storing the pass's rows transposed from the kernel (16-row tiles) took 0.30 ms.
+    """
+    filtered = _pass(img, taps, None, kernels, "before-transpose")
+    h2, wd, c = filtered.shape
+    return transpose_hw(filtered, _scratch.get("transposed-out", (wd, h2, c)))
 
 
 def _pass(
     img: np.ndarray,
     taps: tuple[np.ndarray, np.ndarray],
     final: np.dtype[Any] | None,
-    kernels: tuple[Any, Any, Any],
+    kernels: tuple[Any, Any],
     name: str,
 ) -> np.ndarray:
     """Filter axis 0 of ``(H, W, C)``: float32 scratch, or a new array of ``final``."""
-    rows_float, rows_int, _ = kernels
+    rows_float, rows_int = kernels
     idx, w = taps
     h, wd, c = img.shape
     n_out = idx.shape[0]

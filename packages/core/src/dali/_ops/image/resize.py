@@ -843,7 +843,14 @@ class Resize(ResamplingMixin):
         samples = tl._samples()
         out_dtype = self.output_dtype(tl._np_dtype)
         shapes = [s.shape for s in samples]
-        geoms = self.geometry(ws, shapes, axes)
+        if len(axes) == 2 and len(shapes) > 1:
+            # the batch at once: per-sample geometry is serial Python work in the executor
+            # thread while the pool waits (random crops miss `_cached_geometry`)
+            spatial = np.array([[s[a] for a in axes] for s in shapes], dtype=np.int64)
+            out_size, lo, hi = self.geometry_arrays(ws, spatial)
+            geoms: list[Any] = list(zip(out_size.tolist(), lo.tolist(), hi.tolist()))
+        else:
+            geoms = self.geometry(ws, shapes, axes)
         filters = self.filters(ws)
         antialias = self.arg("antialias")
 
