@@ -23,11 +23,24 @@ the least noisy measure of how much work each library does.
 
 Run: ``python benchmarks/image_cpu.py [--images 1024] [--root DIR] [--threads 2]``
 
-Measured on the 2-core CI-class machine (AMD EPYC, 1,024 JPEGs, median of 3, `jit` extra in),
-2026-11-22, two runs: decode 0.99x / 0.94x, quickstart 1.91x / 1.88x (CPU ms/img 2.17 vs 4.12,
-2.35 vs 4.47), ResNet-50 1.19x / 1.06x (2.13 vs 2.70, 2.43 vs 2.91). Without Numba the quickstart row was 1.20x (Pillow resize, since replaced
-by the banded-BLAS fallback). The ResNet-50 row is short of 1.5x: its decode is a full
-libjpeg-turbo decode (about 1.1 ms of the 2.13), where DALI decodes only the crop window.
+Measured on the 2-core CI-class machine (AMD EPYC, 1,024 JPEGs, median of 5, `jit` extra and
+nvImageCodec in), 2026-11-22, two runs (CPU ms/img in brackets, dali vs DALI):
+
+=========================  ======================  ======================
+row                        run 1                   run 2
+=========================  ======================  ======================
+decode only                0.85x (1.44 vs 1.25)    0.91x (1.39 vs 1.30)
+quickstart                 2.02x (2.04 vs 4.35)    1.97x (2.18 vs 4.57)
+ResNet-50                  1.41x (1.84 vs 2.88)    1.42x (1.84 vs 2.98)
+=========================  ======================  ======================
+
+The ResNet-50 row is short of 1.5x. Both libraries decode the crop window only, with the same
+libjpeg-turbo decoder (nvImageCodec's), which is about 1.0 ms of DALI's 2.9 ms and 1.1 ms of
+our 1.84 ms per image; our resize and normalisation take about a third of DALI's, but our two
+threads are busy ~85 % of the time (DALI's ~97 %: the per-batch planning, the reader and the
+Python between native calls run on one thread at a time). Earlier the same day, with OpenCV
+decoding whole images and the tiled resize kernel: ResNet-50 1.19x / 1.06x, quickstart 1.91x /
+1.88x.
 """
 
 from __future__ import annotations

@@ -28,10 +28,12 @@ One batch (`run_cpu`):
    ``on_error="skip"`` are unchanged; decoded regions that need it are converted (BGR, YCbCr,
    the output type) and padded (``out_of_bounds_policy="pad"``).
 
-Measured on a 2-core development machine, 1,024 ImageNet-like JPEGs (`benchmarks/image_cpu.py`
-has the pipelines): CPU time per image of a whole decode 0.99 ms (OpenCV: 1.34 ms), of a
-random-crop region 0.75 ms. One call per sample would cost about 0.3 ms more per image (the
-decoder's executor hands each call to a thread of its own).
+Measured on a 2-core development machine, `benchmarks/image_cpu.py`'s pipelines with both
+decoders alternating in one process (6 rounds of 512 images, medians): ResNet-50 (random-crop
+decode, resize, normalise) 0.99 against 1.06 ms per image (CPU 1.70 against 1.87 ms); whole
+images (decode only) the same speed (CPU 1.23 against 1.32 ms). A call per sample would cost
+about 0.3 ms more per image at first use of a decoder, and calls of 4 samples 8% more than calls
+of 32, hence `CALL_SAMPLES`.
 
 ``DALI_CPU_JPEG_DECODER=opencv`` turns this off (every image through OpenCV/Pillow), as does a
 machine without the wheel.

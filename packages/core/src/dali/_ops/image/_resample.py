@@ -21,10 +21,11 @@ are normalised to sum 1. Intermediate results are float32; integer outputs are r
 
 `resample_reference` implements exactly that in numpy for any dtype, layout and number of
 spatial axes (on a 500×375 → 256×256 photo it equals DALI 2.4's output bit for bit).
-`resample` runs 2-D samples through `_resample_band`, which computes the same sums as a few
-banded BLAS products (about 2x faster than Pillow's resize, whose 8-bit path is also off by one
-on a sixth of the pixels); it differs from the reference only where float32 sums taken in
-another order round the other way.
+`resample` runs 2-D samples through `_resample_jit` when Numba is installed (row passes
+compiled by Numba, bit-equal to the reference), else through `_resample_band`, which computes
+the same sums as a few banded BLAS products and differs from the reference only where float32
+sums taken in another order round the other way (Pillow's 8-bit resize, which it replaced, was
+off by one on a sixth of the pixels).
 
 The geometry (`AxisPlan`, `axis_weights`, `nn_indices`) is separate from the pixel loops so that
 the GPU backend can compute the same weights on the host and run its own kernel.
