@@ -87,7 +87,7 @@ def conformance(session: nox.Session) -> None:
     DALI runs CPU-only (device_id=None), so no GPU is needed. Prints one line per case and ends
     with ``N passed, M failed``; ``-- -k resize`` selects cases (tests/conformance/README.md).
     """
-    session.install("-e", f"{CORE}[image,jit]", "nvidia-dali-cuda130==2.4.0")
+    session.install("-e", f"{CORE}[image,jit,nvimgcodec]", "nvidia-dali-cuda130==2.4.0")
     session.run("python", "tests/conformance/run.py", *session.posargs)
 
 
@@ -97,7 +97,7 @@ def bench(session: nox.Session) -> None:
 
     DALI runs CPU-only (device_id=None), so no GPU is needed.
     """
-    session.install("-e", f"{CORE}[image,jit]", "nvidia-dali-cuda130==2.4.0")
+    session.install("-e", f"{CORE}[image,jit,nvimgcodec]", "nvidia-dali-cuda130==2.4.0")
     session.run("python", "benchmarks/overhead.py", *session.posargs)
     # decode / quickstart / ResNet-50 on an ImageNet-like JPEG set (generated and cached once)
     session.run("python", "benchmarks/image_cpu.py")

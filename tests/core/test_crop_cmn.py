@@ -463,3 +463,39 @@ def test_dense_host_outputs_are_64_byte_aligned():
     )
     assert cmn._dense().ctypes.data % 64 == 0
     assert crop._dense().ctypes.data % 64 == 0
+
+
+def test_cmn_jit_kernel_matches_opencv(monkeypatch):
+    """The Numba kernel (`_cmn_jit`, jit extra) and the OpenCV calls write the same arrays."""
+    from dali._ops.image import _cmn_jit
+
+    if not _cmn_jit.available():
+        pytest.skip("Numba is not installed")
+    imgs = [
+        np.random.default_rng(k).integers(0, 256, (37, 53, 3)).astype(np.uint8) for k in range(5)
+    ]
+    imgs.append(imgs[0][:, :, :1].copy())  # one channel
+    imgs[2] = np.ascontiguousarray(imgs[2][:, :, ::-1])  # (a copy: kernels take any strides)
+
+    def build():
+        flip = fn.random.coin_flip()
+        src = fn.external_source(lambda: [np.array(a) for a in imgs], layout="HWC")
+        return [
+            fn.crop_mirror_normalize(
+                src, crop=(31, 45), mean=MEAN[0], std=STD[0], mirror=flip, **kw
+            )
+            for kw in (
+                {},
+                {"dtype": types.FLOAT16},
+                {"dtype": types.FLOAT16, "output_layout": "HWC"},
+                {"dtype": types.INT8, "output_layout": "HWC"},
+                {"dtype": types.UINT8, "crop_pos_x": 0.9},
+            )
+        ]
+
+    with_jit = _run(build, batch_size=6, seed=11)
+    monkeypatch.setattr(_cmn_jit, "available", lambda: False)
+    with_cv2 = _run(build, batch_size=6, seed=11)
+    for a, b in zip(with_jit, with_cv2):
+        for i in range(6):
+            np.testing.assert_array_equal(a.at(i), b.at(i))

@@ -42,7 +42,7 @@ from dali._ops.generic.cast import (
     run_per_sample,
     same_rows,
 )
-from dali._ops.image import _window_gpu
+from dali._ops.image import _cmn_jit, _window_gpu
 from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
 from dali._ops.image._window import (
     CROP_ARGS,
@@ -506,13 +506,16 @@ class _CmnPlan:
     ) -> None:
         """The CPU uint8 path for a window inside the image: table lookups into ``dst``.
 
-        OpenCV (when installed) releases the GIL, so the pool's threads run the samples in
-        parallel; numpy's fancy indexing is the fallback.
+        One Numba call with the `jit` extra (`_cmn_jit`); else OpenCV (flip, split and one LUT
+        per channel, each releasing the GIL), and numpy's fancy indexing without it.
         """
         cv2 = self.cv2
         c = region.shape[2]
         dst_view = dst.view(np.uint16) if dst.dtype == np.float16 else dst
         chw = self.perm == (2, 0, 1)
+        if _cmn_jit.available():  # one GIL-free call (see `_cmn_jit`)
+            _cmn_jit.normalize(region, lut[1].reshape(c, 256), mirror, dst_view, chw=chw)
+            return
         if cv2 is None or c > 4:
             if mirror:
                 region = region[:, ::-1]
