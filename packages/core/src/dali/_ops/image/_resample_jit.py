@@ -49,38 +49,12 @@ _NATIVE_INPUTS = (np.dtype(np.uint8), np.dtype(np.float32))
 
 @functools.cache
 def _kernels() -> tuple[Any, Any] | None:
-    """The compiled row passes, or None when Numba is not installed."""
+    """The compiled row passes (`_resample_jit_kernels`), or None when Numba is not installed."""
     try:
-        import numba
+        from dali._ops.image import _resample_jit_kernels as k
     except ImportError:
         return None
-
-    @numba.njit(nogil=True, cache=True, inline="always")
-    def accumulate(src, idx, w, j, acc):  # pragma: no cover - compiled
-        # acc = Σ_k w[j, k] · src[idx[j, k]], taps in order, float32
-        for i in range(acc.shape[0]):
-            acc[i] = 0.0
-        for k in range(idx.shape[1]):
-            wk = w[j, k]
-            row = src[idx[j, k]]
-            for i in range(acc.shape[0]):
-                acc[i] += wk * np.float32(row[i])
-
-    @numba.njit(nogil=True, cache=True)
-    def rows_float(src, idx, w, out):  # pragma: no cover - compiled
-        for j in range(idx.shape[0]):
-            accumulate(src, idx, w, j, out[j])
-
-    @numba.njit(nogil=True, cache=True)
-    def rows_int(src, idx, w, out, acc, lo, hi):  # pragma: no cover - compiled
-        for j in range(idx.shape[0]):
-            accumulate(src, idx, w, j, acc)
-            o = out[j]
-            for i in range(acc.shape[0]):
-                v = np.trunc(acc[i] + np.float32(0.5))
-                o[i] = min(max(v, lo), hi)
-
-    return rows_float, rows_int
+    return k.rows_float, k.rows_int
 
 
 def available() -> bool:
