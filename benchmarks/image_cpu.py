@@ -24,23 +24,26 @@ the least noisy measure of how much work each library does.
 Run: ``python benchmarks/image_cpu.py [--images 1024] [--root DIR] [--threads 2]``
 
 Measured on the 2-core CI-class machine (AMD EPYC, 1,024 JPEGs, median of 5, `jit` extra and
-nvImageCodec in), 2026-11-22, two runs (CPU ms/img in brackets, dali vs DALI):
+nvImageCodec in), 2026-11-26, three runs (CPU ms/img in brackets, dali vs DALI):
 
-=========================  ======================  ======================
-row                        run 1                   run 2
-=========================  ======================  ======================
-decode only                0.85x (1.44 vs 1.25)    0.91x (1.39 vs 1.30)
-quickstart                 2.02x (2.04 vs 4.35)    1.97x (2.18 vs 4.57)
-ResNet-50                  1.41x (1.84 vs 2.88)    1.42x (1.84 vs 2.98)
-=========================  ======================  ======================
+=========================  ======================  ======================  ======================
+row                        run 1                   run 2                   run 3
+=========================  ======================  ======================  ======================
+decode only                0.86x (1.22 vs 1.10)    0.94x (1.15 vs 1.08)    0.96x (1.17 vs 1.16)
+quickstart                 2.36x (1.64 vs 4.03)    2.10x (1.67 vs 3.73)    1.92x (1.91 vs 3.89)
+ResNet-50                  1.60x (1.34 vs 2.37)    1.60x (1.43 vs 2.53)    1.53x (1.53 vs 2.60)
+=========================  ======================  ======================  ======================
 
-The ResNet-50 row is short of 1.5x. Both libraries decode the crop window only, with the same
-libjpeg-turbo decoder (nvImageCodec's), which is about 1.0 ms of DALI's 2.9 ms and 1.1 ms of
-our 1.84 ms per image; our resize and normalisation take about a third of DALI's, but our two
-threads are busy ~85 % of the time (DALI's ~97 %: the per-batch planning, the reader and the
-Python between native calls run on one thread at a time). Earlier the same day, with OpenCV
-decoding whole images and the tiled resize kernel: ResNet-50 1.19x / 1.06x, quickstart 1.91x /
-1.88x.
+Both libraries decode the crop window only, with the same libjpeg-turbo decoder (nvImageCodec's),
+about 1.0 ms of DALI's 2.4–2.6 ms and of our 1.3–1.5 ms per image; our resize and normalisation
+(Numba row passes with OpenCV transposes; one Numba lookup-table pass per sample for CMN) take
+about a third of DALI's. Our two threads are busy ~88 % of the time (DALI's ~97 %): the reader
+and per-batch planning run on one thread, and in ``resize`` each of a sample's four native calls
+hands the GIL over (``DALI_PROFILE=gil``: the executor thread waits ~10 of Resize's 28 ms per
+batch). The decode-only row pays the same Python and reader costs with no heavy work to hide
+them in. History of the ResNet-50 row: OpenCV decoding whole images and a tiled resize kernel
+1.19x / 1.06x (2026-11-22 morning); crop-window decoding 1.41x / 1.42x; OpenCV CMN replaced by
+the Numba pass 1.58x (2026-11-22 evening), then the runs above.
 """
 
 from __future__ import annotations
