@@ -1,6 +1,6 @@
 """`fn.readers.file`: file bytes and labels from a class tree, a list file or a list (DALI §3.1).
 
-The reader lists its files once, at build, so that every user error (missing `file_root`, an
+The reader lists its files once, at build (`_listing`), so that every user error (missing `file_root`, an
 empty dataset, a list entry naming a missing file, impossible sharding) is raised before the
 first batch. It then produces an endless stream of samples (`_sharding`): each batch holds
 exactly ``batch_size`` samples, each a fresh 1-D uint8 array of the raw file bytes, read by
@@ -17,11 +17,8 @@ a file gets the same augmentation whatever the shard, the number of shards or th
 from __future__ import annotations
 
 import collections
-import fnmatch
 import logging
 import os
-import re
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -31,6 +28,12 @@ from dali._exec.workspace import BatchMeta, SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.readers import _read_worker
+from dali._ops.readers._listing import (
+    DEFAULT_FILE_FILTERS,
+    list_file_root,
+    missing_files,
+    parse_file_list,
+)
 from dali._ops.readers._mapping import LIBC, map_file
 from dali._ops.readers._sharding import (
     DEFAULT_SHUFFLE_SEED,
@@ -54,23 +57,6 @@ __all__ = [
     "read_file",
 ]
 
-DEFAULT_FILE_FILTERS = (
-    "*.jpg",
-    "*.jpeg",
-    "*.png",
-    "*.bmp",
-    "*.tif",
-    "*.tiff",
-    "*.pnm",
-    "*.ppm",
-    "*.pgm",
-    "*.pbm",
-    "*.jp2",
-    "*.webp",
-    "*.flac",
-    "*.ogg",
-    "*.wav",
-)
 
 _INT32_MAX = 2**31 - 1
 
@@ -184,113 +170,6 @@ def read_file(
         return _read_plain(fd, size)
     finally:
         os.close(fd)
-
-
-# -- listing ----------------------------------------------------------------------------------
-
-
-def _matcher(patterns: Sequence[str], case_sensitive: bool) -> Any:
-    """A predicate on names for a list of glob patterns (DALI uses fnmatch, FNM_CASEFOLD)."""
-    if case_sensitive:
-        regex = re.compile("|".join(fnmatch.translate(p) for p in patterns))
-        return lambda name: regex.match(name) is not None
-    regex = re.compile("|".join(fnmatch.translate(p.lower()) for p in patterns))
-    return lambda name: regex.match(name.lower()) is not None
-
-
-def list_file_root(
-    root: str,
-    file_filters: Sequence[str] = DEFAULT_FILE_FILTERS,
-    dir_filters: Sequence[str] | None = None,
-    case_sensitive_filter: bool = False,
-) -> tuple[list[str], list[int], int]:
-    """List a class tree the way DALI does.
-
-    Every subdirectory of ``root`` (matching ``dir_filters``) is a class; its label is its
-    index in lexicographic order. The files directly inside it that match ``file_filters`` are
-    the samples (deeper directories are ignored). The samples are sorted by their relative
-    path ``"<class>/<file>"``.
-
-    Returns:
-        ``(relative_paths, labels, number_of_classes)``.
-
-    Raises:
-        OSError: ``root`` cannot be listed.
-    """
-    match_file = _matcher(file_filters, case_sensitive_filter) if file_filters else None
-    match_dir = _matcher(dir_filters, case_sensitive_filter) if dir_filters else None
-    with os.scandir(root) as it:
-        classes = sorted(
-            e.name for e in it if e.is_dir() and (match_dir is None or match_dir(e.name))
-        )
-    entries: list[tuple[str, int]] = []
-    for label, cls in enumerate(classes):
-        with os.scandir(os.path.join(root, cls)) as it:
-            for e in it:
-                if e.is_dir():
-                    continue
-                if match_file is None or match_file(e.name):
-                    entries.append((f"{cls}/{e.name}", label))
-    entries.sort()
-    return [p for p, _ in entries], [label for _, label in entries], len(classes)
-
-
-_LIST_LINE = re.compile(r"(.*\S)\s+(\d+)", re.DOTALL)
-
-
-def parse_file_list(text: str) -> list[tuple[int, str, int]]:
-    """Parse a DALI file list: one ``path label`` per line.
-
-    Trailing whitespace is ignored, empty lines are skipped, the label is the trailing run of
-    digits and the name is everything before the whitespace in front of it (inner spaces are
-    allowed).
-
-    Returns:
-        ``(line_number, path, label)`` for each entry.
-
-    Raises:
-        ValueError: A line has no label (the message holds its number and text).
-
-    Example:
-        >>> parse_file_list("a b.jpg 3\\n\\nc.jpg\\t12\\n")
-        [(1, 'a b.jpg', 3), (3, 'c.jpg', 12)]
-    """
-    out = []
-    for number, raw in enumerate(text.split("\n"), 1):
-        line = raw.rstrip()
-        if not line:
-            continue
-        m = _LIST_LINE.fullmatch(line)
-        if m is None:
-            raise ValueError(
-                f"line {number}: expected a file name followed by a label, got {raw!r}"
-            )
-        out.append((number, m.group(1), int(m.group(2))))
-    return out
-
-
-def _missing_files(paths: Sequence[str]) -> list[int]:
-    """Indices of ``paths`` that are not existing files.
-
-    Lists each directory once instead of a ``stat`` per file, which matters for lists of a
-    million files.
-    """
-    by_dir: dict[str, list[int]] = {}
-    for i, p in enumerate(paths):
-        by_dir.setdefault(os.path.dirname(os.path.normpath(p)), []).append(i)
-    missing = []
-    for d, indices in by_dir.items():
-        try:
-            with os.scandir(d or ".") as it:
-                names = {e.name for e in it if not e.is_dir()}
-        except OSError:
-            names = set()
-        for i in indices:
-            name = os.path.basename(os.path.normpath(paths[i]))
-            # symlinked directories and ".." make normpath unreliable: ask the OS then
-            if name not in names and not os.path.isfile(paths[i]):
-                missing.append(i)
-    return missing
 
 
 # -- the operator -----------------------------------------------------------------------------
@@ -529,7 +408,7 @@ class File(Operator):
         base = root if root is not None else os.path.dirname(file_list)
         rel = [p for _, p, _ in entries]
         full = [os.path.join(base, p) for p in rel]
-        missing = _missing_files(full)
+        missing = missing_files(full)
         if missing:
             shown = "; ".join(
                 f"line {entries[i][0]}: '{rel[i]}' -> '{full[i]}'" for i in missing[:5]
@@ -559,7 +438,7 @@ class File(Operator):
         else:
             labels = list(range(len(files)))
         full = [os.path.join(root, p) if root is not None else p for p in files]
-        missing = _missing_files(full)
+        missing = missing_files(full)
         if missing:
             shown = "; ".join(f"'{full[i]}'" for i in missing[:5])
             more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
