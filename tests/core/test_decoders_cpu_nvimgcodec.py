@@ -188,6 +188,18 @@ def test_random_crop_regions_in_calls_of_a_few_samples(monkeypatch, jpegs, calls
         assert sizes == sorted(sizes, reverse=True)
 
 
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 64, 100, 256])
+@pytest.mark.parametrize("threads", [1, 2, 3, 16])
+def test_call_sizes_cover_the_batch_and_shrink(n, threads) -> None:
+    sizes = host.call_sizes(n, threads)
+    assert sum(sizes) == n and all(1 <= s <= host.CALL_SAMPLES for s in sizes)
+    assert sizes == sorted(sizes, reverse=True)  # never a bigger call after a smaller one
+    if threads == 1:
+        assert sizes[:-1] == [host.CALL_SAMPLES] * (len(sizes) - 1)  # one thread: equal calls
+    elif n >= 2 * threads:
+        assert sizes[-threads:] == [1] * threads  # the threads finish on single samples
+
+
 @pytest.mark.parametrize("policy", ["pad", "trim_to_shape"])
 @pytest.mark.parametrize("op", ["image_crop", "image_slice"])
 def test_out_of_bounds_windows(monkeypatch, jpegs, op, policy) -> None:

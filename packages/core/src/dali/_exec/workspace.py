@@ -122,6 +122,11 @@ class Workspace:
         self._cuda = cuda
         self.stream = cuda.stream if cuda is not None else None
 
+    @property
+    def num_threads(self) -> int:
+        """How many threads `map` spreads samples over (the calling thread included)."""
+        return 1 if self._pool is None else self._pool._max_workers
+
     # -- arguments -------------------------------------------------------------------------
     def arg(self, name: str) -> Any:
         """A scalar argument's value (or default); see `Operator.arg`."""
