@@ -3,7 +3,7 @@
 `_TensorBase` (one array) and `_TensorListBase` (a dense ``(batch, ...)`` array or a list of
 samples, each derived lazily from the other) are written once for numpy and CuPy; the array
 module of a class is its ``_xp()``. `dali._tensors.cpu` and `dali._tensors.gpu` add what
-depends on where the memory lives.
+depends on where the memory lives; `dali._tensors.construct`, the public constructors' work.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from dali._dtypes import _DALI_BY_KIND, DALIDataType, TensorLayout, np_dtype, type_name
+from dali._dtypes import _DALI_BY_KIND, DALIDataType, TensorLayout, np_dtype
 from dali._tensors.printing import _format_batch, _format_tensor
 
 if TYPE_CHECKING:
@@ -583,103 +583,3 @@ class _TensorListBase:
 
     def __repr__(self) -> str:
         return _format_batch(self, show_data=False)
-
-
-# --------------------------------------------------------------------------------------------
-# Public constructors' helpers
-# --------------------------------------------------------------------------------------------
-
-
-def _init_batch(
-    tl: _TensorListBase,
-    data: Any,
-    layout: str | None,
-    same_type: type[_TensorListBase],
-    convert: Any,
-    device: str,
-) -> None:
-    """The public constructor of a batch: share another batch of ``same_type``, copy a list of
-    samples, or wrap an array whose first axis is the batch axis.
-
-    ``convert`` views one object as a C-contiguous array of the batch's device (``device``:
-    ``"CPU"`` or ``"GPU"``, for messages).
-    """
-    if isinstance(data, same_type):
-        _share(tl, data, layout)
-        return
-    if isinstance(data, (list, tuple)):
-        samples = [_sample_from(x, i, convert, device) for i, x in enumerate(data)]
-        _from_samples(tl, samples, data, layout)
-        return
-    arr = convert(data)
-    if arr.ndim == 0:
-        raise RuntimeError(
-            'Assert on "info.shape.size() > 0" failed: Cannot create TensorList from 0-dim array.'
-        )
-    _init_dense(tl, arr, layout)
-
-
-def _share(tl: _TensorListBase, src: _TensorListBase, layout: str | None) -> None:
-    tl._dense_arr = src._dense_arr
-    tl._slist = src._slist
-    tl._lazy_shapes = src._lazy_shapes
-    tl._flat_buf = src._flat_buf
-    tl._np_dtype = src._np_dtype
-    tl._ndim = src._ndim
-    tl._source_info = src._source_info
-    tl._layout = src._layout if layout is None else _check_layout(layout, src._ndim, "TensorList")
-
-
-def _init_dense(tl: _TensorListBase, arr: Any, layout: str | None) -> None:
-    tl._dense_arr = arr
-    tl._sample_list = None
-    tl._flat_buf = None
-    tl._np_dtype = arr.dtype
-    tl._ndim = arr.ndim - 1
-    tl._source_info = None
-    tl._layout = _check_layout(layout, tl._ndim, "TensorList")
-
-
-def _sample_from(x: Any, i: int, convert: Any, device: str) -> Any:
-    try:
-        return convert(x)
-    except (TypeError, ValueError, RuntimeError, BufferError) as e:
-        raise TypeError(
-            f"Object at position {i} cannot be converted to Tensor{device}. ({e})"
-        ) from e
-
-
-def _from_samples(
-    tl: _TensorListBase, samples: list[Any], originals: Sequence[Any], layout: str | None
-) -> None:
-    """Copy the samples into one contiguous buffer, checking they agree (DALI copies too)."""
-    if samples:
-        dtype, ndim = samples[0].dtype, samples[0].ndim
-        for i, s in enumerate(samples):
-            if s.dtype != dtype:
-                raise BatchMismatchError(
-                    f"Tensors cannot have different data types. Tensor at position {i} has type "
-                    f"'{type_name(s.dtype)}' expected to have type '{type_name(dtype)}'."
-                )
-            if s.ndim != ndim:
-                raise BatchMismatchError(
-                    f"Tensors cannot have different numbers of dimensions. Tensor at position {i} "
-                    f"has {s.ndim} dimensions, expected {ndim}."
-                )
-    else:
-        dtype, ndim = _FLOAT32, len(layout or "")
-    first = originals[0] if originals else None
-    if layout is None and isinstance(first, _TensorBase):
-        layout = first._layout
-    infos = [x._source_info if isinstance(x, _TensorBase) else "" for x in originals]
-    tl._dense_arr = None
-    tl._sample_list = list(samples)
-    tl._flat_buf = None
-    tl._np_dtype = dtype
-    tl._ndim = ndim
-    tl._source_info = infos if any(infos) else None
-    tl._layout = _check_layout(layout, ndim, "TensorList")
-    if samples:
-        # Copy into one fresh buffer (stacked when uniform), as DALI does: later changes to
-        # the inputs do not show through, and the batch is contiguous.
-        tl._contiguous_flat()

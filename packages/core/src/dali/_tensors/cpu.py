@@ -13,13 +13,13 @@ from dali._tensors.base import (
     _DLPACK_CUDA_HOST,
     NotDenseError,
     _check_layout,
-    _init_batch,
     _ptr_value,
     _split_flat,
     _supported,
     _TensorBase,
     _TensorListBase,
 )
+from dali._tensors.construct import init_batch
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -163,7 +163,7 @@ class TensorListCPU(_TensorListBase):
     _tensor_type = TensorCPU
 
     def __init__(self, data: Any, layout: str | None = None) -> None:
-        _init_batch(self, data, layout, TensorListCPU, _host_array, "CPU")
+        init_batch(self, data, layout, TensorListCPU, _host_array, "CPU")
 
     @classmethod
     def _xp(cls) -> ModuleType:

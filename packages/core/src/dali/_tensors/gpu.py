@@ -17,13 +17,13 @@ import numpy as np
 from dali._tensors.base import (
     _DLPACK_CUDA,
     _check_layout,
-    _init_batch,
     _ptr_value,
     _split_flat,
     _supported,
     _TensorBase,
     _TensorListBase,
 )
+from dali._tensors.construct import init_batch
 from dali._tensors.cpu import TensorCPU, TensorListCPU
 
 if TYPE_CHECKING:
@@ -245,7 +245,7 @@ class TensorListGPU(_TensorListBase):
     def __init__(self, data: Any = None, layout: str | None = None, device_id: int = -1) -> None:
         if data is None:
             data = []
-        _init_batch(self, data, layout, TensorListGPU, _device_array, "GPU")
+        init_batch(self, data, layout, TensorListGPU, _device_array, "GPU")
         if isinstance(data, TensorListGPU):
             self._event = getattr(data, "_event", None)
 
