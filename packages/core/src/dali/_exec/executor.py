@@ -1,7 +1,10 @@
 """The executor: runs planned iterations ahead of the consumer on background threads.
 
-A CPU pipeline has one worker thread: it takes iteration requests in order and runs every step
-of the plan. A pipeline with GPU work splits each iteration in two stages (`split_stages`):
+A CPU pipeline runs its readers and external sources on a ``dali-executor-source`` thread
+(`dali._exec.stages.split_sources`), ahead, and its operators on the ``dali-executor`` thread,
+which takes the iterations in order from it (with no source, or nothing but sources, one thread
+runs every step). A pipeline with GPU work splits each iteration in two stages
+(`split_stages`; the stage functions are in `dali._exec.stages`):
 
 * the **CPU stage** (CPU operators that need nothing from the GPU, and the Python sources)
   runs on the ``dali-executor`` thread and touches no CUDA;
@@ -42,7 +45,9 @@ from typing import Any
 import numpy as np
 
 from dali._exec import profile as _profile
+from dali._exec import stages as _stages
 from dali._exec.affinity import pin_current_thread
+from dali._exec.stages import preparable, split_gpu_stage, split_sources, split_stages
 from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
 
 __all__ = [
@@ -161,28 +166,6 @@ def _prepare_steps(
             it.prepared[si] = e
 
 
-def preparable(plan: Any, cpu_stage: list[int], gpu_stage: list[int]) -> list[int]:
-    """Mixed steps whose CPU part can run in the CPU stage: they define ``prepare`` and every
-    input and argument comes from the CPU stage.
-
-    A decoder's ``prepare`` then starts the batch's host planning (headers, windows) and its
-    decode ahead, on a worker of the decoder's own, as soon as the CPU stage has the batch: the
-    decodes of consecutive iterations overlap, and the mixed stage only collects the result.
-    """
-    cpu_slots = {slot for si in cpu_stage for slot in plan.steps[si].outputs}
-    out = []
-    for si in gpu_stage:
-        step = plan.steps[si]
-        if step.device != "mixed" or getattr(step.impl, "prepare", None) is None:
-            continue
-        deps = [*step.inputs, *step.args.values()]
-        if step.batch is not None:
-            deps.append(step.batch)
-        if all(d in cpu_slots for d in deps):
-            out.append(si)
-    return out
-
-
 def _run_steps(
     plan: Any,
     it: _Iteration,
@@ -270,56 +253,6 @@ def run_iteration(
         return _finish(plan, it, cuda)
 
 
-def split_stages(plan: Any) -> tuple[list[int], list[int]]:
-    """Step indices of the CPU stage and of the GPU stage, each in plan order.
-
-    The CPU stage holds the CPU operators that depend on no GPU or mixed operator, and the
-    Python sources (their data was made when the iteration was scheduled); everything else (H2D
-    copies, mixed and GPU operators, CPU operators fed from the GPU) is the GPU stage. Running
-    the CPU stage and then the GPU stage keeps a topological order.
-    """
-    gpu_slots: set[int] = set()
-    cpu_stage: list[int] = []
-    gpu_stage: list[int] = []
-    identity_on_gpu = False
-    for si, step in enumerate(plan.steps):
-        deps = [*step.inputs, *step.args.values()]
-        if step.batch is not None:
-            deps.append(step.batch)
-        # A step with no batch takes the sample identity of the first source (`root`).
-        on_gpu = (
-            step.device != "cpu"
-            or any(d in gpu_slots for d in deps)
-            or (step.batch is None and identity_on_gpu)
-        )
-        if on_gpu and not step.callback_source:
-            gpu_stage.append(si)
-            gpu_slots.update(step.outputs)
-            identity_on_gpu = identity_on_gpu or step is plan.identity_step
-        else:
-            cpu_stage.append(si)
-    return cpu_stage, gpu_stage
-
-
-def split_gpu_stage(plan: Any, gpu_stage: list[int]) -> list[list[int]]:
-    """The GPU stage cut after its last mixed operator: ``[mixed part, GPU part]``.
-
-    A mixed operator (a decoder) spends its time in one blocking library call, while the GPU
-    operators after it spend theirs planning on the host and queueing kernels. Run by two
-    threads, the decode of iteration i+1 overlaps the GPU operators of iteration i (DALI's
-    executor has the same three stages: CPU, mixed, GPU). Both threads queue work on the
-    pipeline's one stream, and iteration i's GPU part is queued after its mixed part, so the
-    device sees every dependency in order. Without a mixed operator, or when nothing follows
-    the last one, there is one part.
-    """
-    last = max(
-        (k for k, si in enumerate(gpu_stage) if plan.steps[si].device == "mixed"), default=-1
-    )
-    if last < 0 or last == len(gpu_stage) - 1:
-        return [gpu_stage]
-    return [gpu_stage[: last + 1], gpu_stage[last + 1 :]]
-
-
 def _sample_keys(meta: BatchMeta) -> list[tuple[int, int, int]]:
     """(id, epoch, occurrence) per sample: unique even when padding repeats a sample."""
     seen: dict[tuple[int, int], int] = {}
@@ -358,10 +291,20 @@ def _take_samples(tl: Any, index: list[int]) -> Any:
     return _take(tl, np.asarray(index, dtype=np.int64), device)
 
 
+#: per thread: the id of the `_WorkerState` whose pool the thread belongs to
+_pool_thread = threading.local()
+
+
+def _init_pool_thread(owner: int, affinity: Any) -> None:
+    _pool_thread.owner = owner
+    pin_current_thread(affinity)
+
+
 class _WorkerState:
     """Everything the worker threads touch (no reference back to the Pipeline).
 
-    A CPU pipeline has one worker, running whole iterations. A pipeline with GPU work has one
+    A CPU pipeline has one worker running whole iterations, or two: the sources' (`loop`) and
+    the operators' (`ops_loop`). A pipeline with GPU work has one
     worker per stage: the CPU-stage worker runs the CPU stage of each iteration and hands it to
     the GPU-side workers (one, or two when `split_gpu_stage` cuts after a mixed operator), which
     run the rest on the pipeline's stream, so the CPU stage of iteration i+1 runs while
@@ -380,12 +323,20 @@ class _WorkerState:
         self.gpu_parts = split_gpu_stage(plan, self.stages[1]) if self.stages else []
         self.handoffs: list[queue.Queue[Any]] = [queue.Queue() for _ in self.gpu_parts]
         self.prepare = preparable(plan, *self.stages) if self.stages else []
+        #: a CPU pipeline's source stage and the rest (`split_sources`), or None: one stage
+        self.sources: tuple[list[int], list[int]] | None = None
+        if cuda is None and _stages.SOURCE_STAGE:
+            sources, rest = split_sources(plan)
+            if sources and rest:
+                self.sources = (sources, rest)
+        #: iterations whose source stage ran, for `ops_loop`
+        self.sourced: queue.Queue[Any] = queue.Queue()
         self.pool = (
             ThreadPoolExecutor(
                 num_threads,
                 thread_name_prefix="dali-op",
-                initializer=pin_current_thread,
-                initargs=(affinity,),
+                initializer=_init_pool_thread,
+                initargs=(id(self), affinity),
             )
             if num_threads > 1
             else None
@@ -402,7 +353,19 @@ class _WorkerState:
             if req is None:
                 if self.handoffs:
                     self.handoffs[0].put(None)
+                if self.sources is not None:
+                    self.sourced.put(None)
                 return
+            if self.sources is not None:
+                try:
+                    with span("source", req.iteration, "<stage>"):
+                        it = _Iteration(self.plan, req)
+                        _run_steps(self.plan, it, self.sources[0], self.pool, None, prof, "source")
+                except BaseException as e:  # noqa: BLE001 - handed on, in order
+                    it = _Failure(e)
+                self.sourced.put((req, it))
+                del it
+                continue
             if self.stages is None:
                 try:
                     with span("cpu", req.iteration, "<stage>"):
@@ -423,6 +386,29 @@ class _WorkerState:
                 it = _Failure(e)
             self.handoffs[0].put((req, it))
             del it  # the GPU stage adds its batches to it: do not keep them alive here
+
+    def ops_loop(self) -> None:
+        """The operators of a CPU pipeline whose sources run in a stage of their own (`loop`
+        runs that stage and hands each iteration over)."""
+        pin_current_thread(self.affinity)
+        prof = self.profile
+        span = _profile.nothing if prof is None else prof.span
+        assert self.sources is not None
+        while True:
+            with span("cpu", -1, "<wait for the source stage>"):
+                item = self.sourced.get()
+            if item is None:
+                return
+            req, it = item
+            if not isinstance(it, _Failure):
+                try:
+                    with span("cpu", req.iteration, "<stage>"):
+                        _run_steps(self.plan, it, self.sources[1], self.pool, None, prof)
+                        it = _finish(self.plan, it)
+                except BaseException as e:  # noqa: BLE001 - handed to the consumer thread
+                    it = _Failure(e)
+            self.results.put(it)
+            del it, item  # drop this iteration's batches before waiting for the next
 
     def gpu_loop(self, part: int) -> None:
         pin_current_thread(self.affinity)
@@ -509,9 +495,15 @@ class Executor:
             return
         if not self._threads:
             state = self._state
-            self._threads.append(
-                threading.Thread(target=state.loop, name="dali-executor", daemon=True)
-            )
+            if state.sources is not None:  # the operators keep the executor thread's name
+                self._threads += [
+                    threading.Thread(target=state.loop, name="dali-executor-source", daemon=True),
+                    threading.Thread(target=state.ops_loop, name="dali-executor", daemon=True),
+                ]
+            else:
+                self._threads.append(
+                    threading.Thread(target=state.loop, name="dali-executor", daemon=True)
+                )
             names = ["dali-executor-gpu"]
             if len(state.gpu_parts) > 1:
                 names = ["dali-executor-mixed", "dali-executor-gpu"]
@@ -540,11 +532,21 @@ class Executor:
             return
         self._closed = True
         state = self._state
+        own_pool = getattr(_pool_thread, "owner", None) == id(state)
+        if own_pool or threading.current_thread() in self._threads:
+            # The pipeline was dropped and collected on one of its own threads (the garbage
+            # collector runs wherever it is triggered): joining from here would wait for this
+            # very thread, or for an executor thread waiting on it. Close from another thread.
+            threading.Thread(target=self._shut_down, name="dali-close", daemon=True).start()
+            return
+        self._shut_down()
+
+    def _shut_down(self) -> None:
+        state = self._state
         if self._threads:
             state.requests.put(None)  # each worker passes it on to the next stage
             for thread in self._threads:
-                if thread is not threading.current_thread():
-                    thread.join(timeout=60)
+                thread.join(timeout=60)
         if state.pool is not None:
             state.pool.shutdown(wait=True, cancel_futures=True)
         if state.profile is not None:

@@ -93,7 +93,8 @@ class Profile:
         for stage, _, name, t0, t1, _ in spans:
             if name == "<stage>":
                 busy.setdefault(stage, []).append((t0, t1))
-        for first, second in (("cpu", "gpu"), ("cpu", "mixed"), ("mixed", "gpu")):
+        pairs = (("source", "cpu"), ("cpu", "gpu"), ("cpu", "mixed"), ("mixed", "gpu"))
+        for first, second in pairs:
             if first in busy and second in busy:
                 lines.append(_overlap_line(first, second, busy[first], busy[second]))
         waits = sorted(self.gil_waits)

@@ -364,7 +364,7 @@ class Ahead:
 def prepare(op: _ImageDecoder, ws: Any) -> Prepared | Ahead:
     """Start the batch's host planning and decode ahead of the mixed stage.
 
-    The executor calls it in the CPU stage (`dali._exec.executor.preparable`), with the
+    The executor calls it in the CPU stage (`dali._exec.stages.preparable`), with the
     pipeline's CUDA context in the workspace. The batch then goes to the next free decoder
     (`MixedDecoder.submit`), whose worker thread plans it (`plan_batch`) and decodes its GPU
     samples, while the CPU stage reads the next batch: the decodes of consecutive batches
