@@ -38,7 +38,9 @@ def split_sources(plan: Any) -> tuple[list[int], list[int]]:
     `benchmarks/image_cpu.py`'s pipelines (2 threads, medians of 6 rounds, three runs):
     ResNet-50 +7.9 %, +6.4 % and +10.3 %, quickstart +6.0 %, -1.1 % and +8.5 %, decode only
     -4.8 %, +0.9 % and -2.3 % (with nothing but a decoder after the reader, the extra thread
-    costs about what it saves).
+    costs about what it saves). A pipeline whose reader is its bottleneck pays for the hand-off
+    between the threads: readers.file → cast of the labels, 1.59 against 1.48 ms per batch of
+    64 files.
     """
     slots: set[int] = set()
     sources: list[int] = []
