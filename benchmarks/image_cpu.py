@@ -50,15 +50,16 @@ in-process A/B scripts of the change notes, which alternate variants of one libr
 steadier for small changes (the source stage: ResNet-50 +6 to +10 %).
 
 Both libraries decode the crop window only, with the same libjpeg-turbo decoder (nvImageCodec's),
-about 1.0 ms of DALI's 2.4–2.6 ms and of our 1.3–1.5 ms per image; our resize and normalisation
+about 1.0 ms of DALI's 2.3–2.7 ms and of our 1.3–1.7 ms per image; our resize and normalisation
 (Numba row passes with OpenCV transposes; one Numba lookup-table pass per sample for CMN) take
-about a third of DALI's. Our two threads are busy ~88 % of the time (DALI's ~97 %): the reader
-and per-batch planning run on one thread, and in ``resize`` each of a sample's four native calls
-hands the GIL over (``DALI_PROFILE=gil``: the executor thread waits ~10 of Resize's 28 ms per
-batch). The decode-only row pays the same Python and reader costs with no heavy work to hide
-them in. History of the ResNet-50 row: OpenCV decoding whole images and a tiled resize kernel
-1.19x / 1.06x (2026-11-22 morning); crop-window decoding 1.41x / 1.42x; OpenCV CMN replaced by
-the Numba pass 1.58x (2026-11-22 evening), then the runs above.
+about a third of DALI's. Before the source stage our two threads were busy ~88 % of the time
+(DALI's ~97 %): the reader (~2 ms per batch) and the per-batch planning ran on one thread while
+the other waited; the reader now runs ahead on a thread of its own. In ``resize`` each of a
+sample's four native calls still hands the GIL over (``DALI_PROFILE=gil``: the operators' thread
+waits ~5 of Resize's 24 ms per batch for it). The decode-only row pays the same Python costs
+with no heavy work to hide them in. History of the ResNet-50 row: OpenCV decoding whole images
+and a tiled resize kernel 1.19x / 1.06x (2026-11-22 morning); crop-window decoding 1.41x /
+1.42x; OpenCV CMN replaced by the Numba pass 1.58x (2026-11-22 evening), then the runs above.
 """
 
 from __future__ import annotations
