@@ -99,9 +99,12 @@ def run(
     p = pipe()
     p.build()
     out: list[np.ndarray] = []
-    for _ in range(-(-len(names) // bs)):
-        (tl,) = p.run()
-        out.extend(np.array(tl.at(i)) for i in range(len(tl)))
+    try:
+        for _ in range(-(-len(names) // bs)):
+            (tl,) = p.run()
+            out.extend(np.array(tl.at(i)) for i in range(len(tl)))
+    finally:
+        p.close()  # no batches prefetched after this one reach the spies of the next test
     return out[: len(names)]
 
 

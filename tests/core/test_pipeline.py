@@ -383,7 +383,10 @@ def test_error_for_whole_batch_keeps_original_traceback():
 
 
 def _dali_threads():
-    return [t for t in threading.enumerate() if t.name.startswith("dali")]
+    # a pipeline's threads; "dali-close" is the process's one closing thread (dali._exec.closer)
+    return [
+        t for t in threading.enumerate() if t.name.startswith("dali") and t.name != "dali-close"
+    ]
 
 
 def test_close_stops_every_thread():
@@ -409,15 +412,56 @@ def test_garbage_collection_stops_threads():
     assert not set(_dali_threads()) - before
 
 
+def _threads():
+    return {t for t in threading.enumerate() if t.name != "dali-close"}
+
+
 def test_many_pipelines_do_not_leak_threads():
-    before = set(threading.enumerate())
+    before = _threads()
     for _ in range(20):
         _uniform_pipe(num_threads=2).run()
     gc.collect()
     deadline = time.monotonic() + 5
-    while set(threading.enumerate()) - before and time.monotonic() < deadline:
+    while _threads() - before and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert not set(threading.enumerate()) - before
+    assert not _threads() - before
+
+
+def test_dropped_pipelines_are_closed_off_the_collector(tmp_path):
+    # The collector runs finalizers wherever it is triggered, e.g. inside threading.enumerate(),
+    # which holds the lock that every ending thread needs: closing there (joining threads) hung
+    # CI. A dropped pipeline is now closed on the "dali-close" thread.
+    code = """
+import gc, threading, time
+import dali
+from dali import fn
+
+def make():
+    pipe = dali.Pipeline(batch_size=4, num_threads=3, device_id=None, seed=0)
+    with pipe:
+        pipe.set_outputs(fn.random.uniform(range=(0, 1)) * 2)
+    pipe.run()
+    return pipe
+
+pipe = make()
+threads = [t for t in threading.enumerate() if t.name.startswith("dali-e")]
+with threading._active_limbo_lock:  # as inside threading.enumerate()
+    pipe.__del__()  # what the collector does with a dropped pipeline
+del pipe
+gc.collect()
+deadline = time.monotonic() + 20
+while any(t.is_alive() for t in threads) and time.monotonic() < deadline:
+    time.sleep(0.01)
+print("stopped" if not any(t.is_alive() for t in threads) else "running")
+"""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "stopped"
 
 
 def test_no_warnings_on_plain_run():

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from dali._exec import closer as _closer
 from dali._exec import profile as _profile
 from dali._exec import stages as _stages
 from dali._exec.affinity import pin_current_thread
@@ -342,6 +343,8 @@ class _WorkerState:
             else None
         )
         self.profile = _profile.from_env()  # None unless DALI_PROFILE is set
+        #: set when the pipeline was dropped (`Executor.release`): start no more iterations
+        self.stopping = False
 
     def loop(self) -> None:
         pin_current_thread(self.affinity)
@@ -356,6 +359,8 @@ class _WorkerState:
                 if self.sources is not None:
                     self.sourced.put(None)
                 return
+            if self.stopping:
+                continue
             if self.sources is not None:
                 try:
                     with span("source", req.iteration, "<stage>"):
@@ -399,6 +404,8 @@ class _WorkerState:
                 item = self.sourced.get()
             if item is None:
                 return
+            if self.stopping:
+                continue
             req, it = item
             if not isinstance(it, _Failure):
                 try:
@@ -442,6 +449,8 @@ class _WorkerState:
                 if not last:
                     self.handoffs[part + 1].put(None)
                 return
+            if self.stopping:
+                continue
             it = item[1]
             k = item[0].iteration
             if not isinstance(it, _Failure):
@@ -486,6 +495,7 @@ class Executor:
         self._pending: list[IterationRequest] = []
         self._threads: list[threading.Thread] = []
         self._closed = False
+        self._close_lock = threading.Lock()
 
     def submit(self, req: IterationRequest) -> None:
         if self._closed:
@@ -526,19 +536,24 @@ class Executor:
             raise out.error
         return out
 
+    def release(self) -> None:
+        """What a dropped pipeline's finalizer calls: start no more iterations, and have the
+        closing thread (`dali._exec.closer`) `close` the rest. Never blocks, takes no lock."""
+        self._state.stopping = True
+        _closer.defer(self.close)
+
     def close(self) -> None:
-        """Stop the worker and the thread pool; safe to call more than once."""
-        if self._closed:
-            return
-        self._closed = True
-        state = self._state
-        own_pool = getattr(_pool_thread, "owner", None) == id(state)
-        if own_pool or threading.current_thread() in self._threads:
-            # The pipeline was dropped and collected on one of its own threads (the garbage
-            # collector runs wherever it is triggered): joining from here would wait for this
-            # very thread, or for an executor thread waiting on it. Close from another thread.
-            threading.Thread(target=self._shut_down, name="dali-close", daemon=True).start()
-            return
+        """Stop the workers and the thread pool, and close the operators; safe to call more
+        than once. Called on one of the pipeline's own threads (where joining them would wait
+        for that very thread), it hands the work to the closing thread (`dali._exec.closer`)."""
+        with self._close_lock:
+            if self._closed:
+                return
+            own_pool = getattr(_pool_thread, "owner", None) == id(self._state)
+            if own_pool or threading.current_thread() in self._threads:
+                _closer.defer(self.close)
+                return
+            self._closed = True
         self._shut_down()
 
     def _shut_down(self) -> None:

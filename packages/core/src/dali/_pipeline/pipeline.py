@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from dali._exec import closer as _closer
 from dali._exec.executor import Executor
 from dali._graph import context
 from dali._graph.build import BuildError, Plan, build_plan
@@ -297,6 +298,7 @@ class Pipeline(PipelineProperties):
             self._require_gpu()
         self._source_index = {id(s): i for i, s in enumerate(plan.steps)}
         self._plan = plan
+        _closer.start()  # closes this pipeline if it is dropped without close()
         self._built = True
 
     def _require_gpu(self) -> None:
@@ -321,7 +323,8 @@ class Pipeline(PipelineProperties):
                 affinity=self._affinity(),
             )
             self._executor = ex
-            self._finalizer = weakref.finalize(self, ex.close)
+            # dropped without close(): closed on the closing thread, never in the collector
+            self._finalizer = weakref.finalize(self, ex.release)
         return self._executor
 
     def _affinity(self) -> frozenset[int] | None:
@@ -568,15 +571,21 @@ class Pipeline(PipelineProperties):
                 start()
 
     def close(self) -> None:
-        """Stop every thread and worker process of the pipeline."""
-        if self._finalizer is not None:
-            self._finalizer()
+        """Stop every thread and worker process of the pipeline (at once; idempotent)."""
+        if self._finalizer is not None and self._finalizer.detach() is not None:
+            self._executor.close()
         if self._plan is not None:
             for step in self._plan.callback_sources:
                 step.impl.close()
 
     def __del__(self) -> None:
+        # The collector may run this anywhere (inside threading.enumerate(), on one of the
+        # pipeline's threads): hand the closing to the closing thread, never join here.
         try:
-            self.close()
+            if self._finalizer is not None:
+                self._finalizer()
+            if self._plan is not None:
+                for step in self._plan.callback_sources:
+                    _closer.defer(step.impl.close)
         except Exception:  # noqa: BLE001,S110 - interpreter shutdown
             pass

@@ -1,0 +1,78 @@
+"""Closing what the garbage collector dropped, on a thread of its own (``dali-close``).
+
+A pipeline that is dropped without `Pipeline.close` is closed by its finalizer, and the garbage
+collector runs finalizers wherever an allocation triggers it: inside `threading.enumerate`
+(which holds the lock every starting and ending thread needs), on one of the pipeline's own
+threads, or while another lock is held. Closing means joining the pipeline's threads, which
+there can deadlock: seen in CI as a test process stuck in ``threading.enumerate()`` → finalizer
+→ ``ThreadPoolExecutor.shutdown`` joining a pool thread that was waiting, in
+``Thread._delete``, for the lock ``enumerate`` held.
+
+So finalizers only `defer` the closing: a lock-free hand-off (`queue.SimpleQueue.put` is safe in
+finalizers and signal handlers) to one daemon thread per process, started by `start` from
+ordinary code (`Pipeline.build`). An explicit ``close()`` still closes at once. At interpreter
+exit, whatever is still queued is closed in the exiting thread (`atexit`).
+
+Example:
+    >>> import threading
+    >>> done = threading.Event()
+    >>> start()
+    >>> defer(done.set)
+    >>> done.wait(5)
+    True
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import queue
+import threading
+from collections.abc import Callable
+
+__all__ = ["defer", "start"]
+
+_log = logging.getLogger("dali")
+_pending: queue.SimpleQueue[Callable[[], object]] = queue.SimpleQueue()
+_lock = threading.Lock()
+_thread: threading.Thread | None = None
+
+
+def start() -> None:
+    """Start the closing thread if it is not running (also after a fork: the child has none).
+
+    Call it from ordinary code before anything may be deferred; never from a finalizer.
+    """
+    global _thread
+    with _lock:
+        if _thread is None or not _thread.is_alive():
+            _thread = threading.Thread(target=_loop, name="dali-close", daemon=True)
+            _thread.start()
+
+
+def defer(close: Callable[[], object]) -> None:
+    """Have ``close()`` called on the closing thread; returns at once (safe in finalizers)."""
+    _pending.put(close)
+
+
+def _call(close: Callable[[], object]) -> None:
+    try:
+        close()
+    except Exception:  # noqa: BLE001 - one failed close must not stop the others
+        _log.warning("closing a dropped pipeline failed", exc_info=True)
+
+
+def _loop() -> None:
+    while True:
+        _call(_pending.get())
+
+
+@atexit.register
+def _drain() -> None:
+    """Close what is still queued at interpreter exit, in the exiting thread."""
+    while True:
+        try:
+            close = _pending.get_nowait()
+        except queue.Empty:
+            return
+        _call(close)
