@@ -164,3 +164,62 @@ def test_close_from_a_pipeline_thread_hands_off(image_tree):
     while any(t.is_alive() for t in ex._threads) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert not any(t.is_alive() for t in ex._threads)
+
+
+def _crop_graph(root, **kw):
+    def graph():
+        jpegs, _ = fn.readers.file(file_root=root)
+        return fn.decoders.image_crop(jpegs, output_type=types.RGB, **kw)
+
+    return graph
+
+
+def test_decoders_fed_by_a_reader_are_planned_in_the_source_stage(image_tree, monkeypatch):
+    from dali._ops.decoders import _cpu_nvimgcodec, _mixed_plan
+
+    if not _cpu_nvimgcodec.enabled():
+        pytest.skip("needs nvImageCodec's CPU decoder (the nvimgcodec extra)")
+    planned = []
+    plan_batch = _mixed_plan.plan_batch
+
+    def spy(op, ws):
+        planned.append(threading.current_thread().name)
+        return plan_batch(op, ws)
+
+    monkeypatch.setattr(_mixed_plan, "plan_batch", spy)
+    fed = _pipe(_reader_graph(str(image_tree), False), batch=3)
+    assert [
+        fed._plan.steps[i].node.schema.fn_path
+        for i in stages.cpu_preparable(fed._plan, *stages.split_sources(fed._plan))
+    ] == ["decoders.image_random_crop"]
+    fed.run()
+    fed.close()
+    assert set(planned) == {"dali-executor-source"}
+
+    def uniform_crop():  # its crop position comes from an operator: planned with the decoder
+        jpegs, _ = fn.readers.file(file_root=str(image_tree))
+        pos = fn.random.uniform(range=(0, 1))
+        return fn.decoders.image_crop(jpegs, crop=(8, 8), crop_pos_x=pos)
+
+    planned.clear()
+    other = _pipe(uniform_crop, batch=3)
+    assert stages.cpu_preparable(other._plan, *stages.split_sources(other._plan)) == []
+    other.run()
+    other.close()
+    assert set(planned) == {"dali-executor"}
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_planning_errors_are_the_same_in_the_source_stage(image_tree, monkeypatch, depth):
+    def first_error(split):
+        monkeypatch.setattr(stages, "SOURCE_STAGE", split)
+        graph = _crop_graph(str(image_tree), crop=(4000, 30), out_of_bounds_policy="error")
+        pipe = _pipe(graph, batch=3, prefetch_queue_depth=depth)
+        with pytest.raises(PipelineError) as info:
+            pipe.run()
+        pipe.close()
+        return str(info.value)
+
+    split = first_error(True)
+    assert "decoders.image_crop" in split and "sample 0" in split
+    assert split == first_error(False)

@@ -48,7 +48,13 @@ from dali._exec import closer as _closer
 from dali._exec import profile as _profile
 from dali._exec import stages as _stages
 from dali._exec.affinity import pin_current_thread
-from dali._exec.stages import preparable, split_gpu_stage, split_sources, split_stages
+from dali._exec.stages import (
+    cpu_preparable,
+    preparable,
+    split_gpu_stage,
+    split_sources,
+    split_stages,
+)
 from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
 
 __all__ = [
@@ -149,9 +155,16 @@ def _workspace(
 
 
 def _prepare_steps(
-    plan: Any, it: _Iteration, indices: Any, pool: ThreadPoolExecutor | None, cuda: Any = None
+    plan: Any,
+    it: _Iteration,
+    indices: Any,
+    pool: ThreadPoolExecutor | None,
+    cuda: Any = None,
+    method: str = "prepare",
 ) -> None:
-    """Run the CPU part (``prepare``) of mixed operators in the CPU stage (see `preparable`).
+    """Run the CPU part (``prepare``) of mixed operators in the CPU stage (see `preparable`),
+    or the host planning (``prepare_cpu``) of CPU operators in the source stage
+    (`cpu_preparable`).
 
     The workspace carries the pipeline's CUDA context (``ws.stream``), which is *not* current
     on this thread: ``prepare`` may hand device work to threads of its own that activate it
@@ -162,7 +175,7 @@ def _prepare_steps(
     for si in indices:
         ws, _ = _workspace(plan.steps[si], si, it, pool, cuda)
         try:
-            it.prepared[si] = plan.steps[si].impl.prepare(ws)
+            it.prepared[si] = getattr(plan.steps[si].impl, method)(ws)
         except Exception as e:  # noqa: BLE001 - raised again when the operator runs
             it.prepared[si] = e
 
@@ -330,6 +343,8 @@ class _WorkerState:
             sources, rest = split_sources(plan)
             if sources and rest:
                 self.sources = (sources, rest)
+        #: CPU steps planned in the source stage (`cpu_preparable`)
+        self.prepare_cpu = cpu_preparable(plan, *self.sources) if self.sources else []
         #: iterations whose source stage ran, for `ops_loop`
         self.sourced: queue.Queue[Any] = queue.Queue()
         self.pool = (
@@ -366,6 +381,11 @@ class _WorkerState:
                     with span("source", req.iteration, "<stage>"):
                         it = _Iteration(self.plan, req)
                         _run_steps(self.plan, it, self.sources[0], self.pool, None, prof, "source")
+                        if self.prepare_cpu:
+                            with span("source", req.iteration, "<prepare CPU operators>"):
+                                _prepare_steps(
+                                    self.plan, it, self.prepare_cpu, self.pool, None, "prepare_cpu"
+                                )
                 except BaseException as e:  # noqa: BLE001 - handed on, in order
                     it = _Failure(e)
                 self.sourced.put((req, it))

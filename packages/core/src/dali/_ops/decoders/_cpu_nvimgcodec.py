@@ -13,7 +13,9 @@ conformance session), so which decoder ran is invisible in the output.
 
 One batch (`run_cpu`):
 
-1. The mixed backend's planning (`_mixed_plan.plan_batch`): the JPEG headers of the batch,
+1. The mixed backend's planning (`_mixed_plan.plan_batch`; in a CPU pipeline whose decoder
+   reads straight from a reader, done ahead in the source stage, `_ImageDecoder.prepare_cpu`):
+   the JPEG headers of the batch,
    the windows (the same functions as the whole-image path), each window's part inside the
    image as a region, and the split between the JPEGs nvImageCodec takes (8-bit baseline,
    extended or progressive, 1 or 3 components, complete) and the rest.
@@ -191,7 +193,11 @@ def run_cpu(op: _ImageDecoder, ws: Any, decoders: HostDecoders) -> list[Any]:
     from dali._exec.workspace import SampleFailure
     from dali._ops.decoders._mixed_plan import plan_batch
 
-    plan = plan_batch(op, ws)
+    plan = ws.prepared  # planned ahead in the source stage (`_ImageDecoder.prepare_cpu`)
+    if isinstance(plan, BaseException):
+        raise plan  # planning failed there: the error, now, in order
+    if plan is None:
+        plan = plan_batch(op, ws)
     samples, windows = plan.samples, plan.windows
     n = len(samples)
     results: list[Any] = [None] * n

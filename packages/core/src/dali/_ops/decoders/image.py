@@ -227,6 +227,16 @@ class _ImageDecoder(Operator):
         results = self.drop_skipped(ws, results)
         return TensorListCPU._make(results, layout="HWC", dtype=self.out_dtype, ndim=3)
 
+    def prepare_cpu(self, ws: Any) -> Any:
+        """The CPU backend's planning of a batch (headers, windows), which the executor runs
+        ahead in a CPU pipeline's source stage (`dali._exec.stages.cpu_preparable`); None where
+        the batch will not be decoded by nvImageCodec's CPU decoder."""
+        if not _cpu_nvimgcodec.enabled():
+            return None
+        from dali._ops.decoders._mixed_plan import plan_batch
+
+        return plan_batch(self, ws)
+
     def prepare(self, ws: Any) -> Any:
         """Start the mixed backend's planning and decode of a batch (the executor calls it in
         the CPU stage, ahead of `run_mixed`)."""
