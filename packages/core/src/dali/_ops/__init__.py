@@ -12,6 +12,7 @@ _MODULES = (
     "constant",
     "transfer",
     "decoders.image",
+    "decoders.image_crops",
     "generic.cast",
     "generic.layout",
     "generic.metadata",

@@ -1,1 +1,1 @@
-"""Image decoders: ``fn.decoders.image`` and its fused crop variants (`image` module)."""
+"""Image decoders: ``fn.decoders.image`` (`image`) and its fused crop variants (`image_crops`)."""

@@ -1,6 +1,7 @@
 """`fn.decoders.image`, `image_random_crop`, `image_crop` and `image_slice` (DALI §3.2, §3.3).
 
-The four operators share one implementation: decode each sample on the thread pool
+The four operators share one implementation (here; the crop variants' window functions are in
+`image_crops`): decode each sample on the thread pool
 (`_codecs.decode`), cut the sample's window out of the decoded image, then convert colour space
 and type (`_codecs.to_output`). They differ only in how the window is chosen: none, DALI's crop
 arguments, DALI's slice arguments, or DALI's random crop generator (`crop_window`). The window
@@ -58,22 +59,14 @@ from dali._ops.decoders._windows import (
     Window,
     WindowFn,
     Windows,
-    _crop_window_fn,
-    _named_slice_fn,
-    _positional_slice_fn,
     header_shapes,
     size_hint,
 )
-from dali._ops.image._window import CROP_WINDOW_ARGS, SLICE_ARGS
-from dali._ops.image.crop_window import RANDOM_CROP_ARGS, RandomCropParams, random_crop_windows
 from dali._tensors import TensorListCPU
 
 __all__ = [
     "BatchWindows",
     "Image",
-    "ImageCrop",
-    "ImageRandomCrop",
-    "ImageSlice",
     "Window",
     "Windows",
     "header_shapes",
@@ -391,224 +384,3 @@ class Image(_ImageDecoder):
     ANY_DATA; ``dtype`` rescales to the type's range (FLOAT: [0, 1]). EXIF orientation is applied
     unless ``adjust_orientation=False``.
     """
-
-
-@register(
-    "decoders.image_crop",
-    devices=("cpu", "mixed"),
-    inputs=1,
-    input_names=("data",),
-    args=[*_DECODER_ARGS, *CROP_WINDOW_ARGS],
-    aliases=("ImageDecoderCrop", "nvJPEGDecoderCrop", "HostDecoderCrop"),
-)
-class ImageCrop(_ImageDecoder):
-    """Decodes images and extracts a fixed-size window at a relative anchor (like ``fn.crop``).
-
-    The window is ``crop=(h, w)`` (or ``crop_h``/``crop_w``) placed at
-    ``round(crop_pos · (extent − size))``, as `fn.crop` does on the decoded image.
-    """
-
-    def setup(self) -> None:
-        super().setup()
-        has_crop = self.has_arg("crop")
-        has_w, has_h = self.has_arg("crop_w"), self.has_arg("crop_h")
-        if has_w != has_h:
-            raise self.arg_error(
-                "crop_w" if has_w else "crop_h", "`crop_w` and `crop_h` must be given together"
-            )
-        if has_crop and (has_w or has_h or self.has_arg("crop_d")):
-            raise self.arg_error(
-                "crop", "`crop` is not compatible with `crop_h`, `crop_w`, `crop_d`"
-            )
-        if has_crop and not self.is_tensor_arg("crop") and len(self.arg("crop")) not in (2, 3):
-            raise self.arg_error("crop", "should have 2 or 3 elements: (H, W) or (D, H, W)")
-        if self.arg("rounding") not in ("round", "truncate"):
-            raise self.arg_error(
-                "rounding", f'must be "round" or "truncate", got {self.arg("rounding")!r}'
-            )
-        self._whole = not (has_crop or has_w)
-
-    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> Windows | None:
-        if self._whole:
-            return None
-        if self.has_arg("crop"):
-            sizes = []
-            for i, v in enumerate(ws.arg_samples("crop", np.float32)):
-                v = np.asarray(v).reshape(-1)
-                if v.size not in (2, 3):
-                    raise self.arg_error(
-                        "crop", f"sample {i}: expected 2 or 3 elements, got {v.size}"
-                    )
-                sizes.append((int(v[-2]), int(v[-1])))
-        else:
-            hs = ws.arg_samples("crop_h", np.float32)
-            wss = ws.arg_samples("crop_w", np.float32)
-            sizes = [
-                (int(np.asarray(h).reshape(())), int(np.asarray(w).reshape(())))
-                for h, w in zip(hs, wss)
-            ]
-        pos = []
-        for name in ("crop_pos_y", "crop_pos_x"):
-            vals = [
-                float(np.asarray(v, dtype=np.float32).reshape(())) for v in ws.arg_samples(name)
-            ]
-            for i, v in enumerate(vals):
-                if not 0.0 <= v <= 1.0:
-                    raise self.arg_error(name, f"sample {i}: {v} is out of range [0.0, 1.0]")
-            pos.append(vals)
-        truncate = self.arg("rounding") == "truncate"
-        return [
-            _crop_window_fn(h, w, py, px, truncate) for (h, w), py, px in zip(sizes, pos[0], pos[1])
-        ]
-
-
-@register(
-    "decoders.image_random_crop",
-    devices=("cpu", "mixed"),
-    inputs=1,
-    input_names=("data",),
-    args=[*_DECODER_ARGS, *RANDOM_CROP_ARGS],
-    random=True,
-    aliases=("ImageDecoderRandomCrop", "nvJPEGDecoderRandomCrop", "HostDecoderRandomCrop"),
-)
-class ImageRandomCrop(_ImageDecoder):
-    """Decodes images and cuts a random window (area and aspect ratio in the given ranges).
-
-    The window is drawn as DALI's ``RandomCropGenerator`` does, from a random stream keyed by the
-    sample's identity: the same sample gets the same window whatever the batch size, number of
-    threads, shards or backend. The output is not resized.
-    """
-
-    needs_shapes = True
-
-    def setup(self) -> None:
-        super().setup()
-        self.crop_params = RandomCropParams.from_op(self)
-
-    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> Windows | None:
-        rng = ws.rng  # created here, in the executor thread, not in the workers
-        p = self.crop_params
-        if shapes is None:
-            shapes = np.full((n, 2), -1, dtype=np.int64)
-        # one call for the batch; the unknown sizes (-1) get a dummy (empty) window, never used
-        anchors, sizes = random_crop_windows(rng, shapes, p.area, p.aspect_ratio, p.num_attempts)
-
-        def fallback(i: int, H: int, W: int) -> Window:
-            # the decoded size was not known: the same function, for this sample alone
-            a, s = random_crop_windows(
-                rng.subset([i]), [(H, W)], p.area, p.aspect_ratio, p.num_attempts
-            )
-            return Window(int(a[0, 0]), int(a[0, 1]), int(s[0, 0]), int(s[0, 1]))
-
-        return BatchWindows(anchors, sizes, shapes, fallback)
-
-
-@register(
-    "decoders.image_slice",
-    devices=("cpu", "mixed"),
-    inputs=(1, 3),
-    input_names=("data", "anchor", "shape"),
-    args=[*_DECODER_ARGS, *SLICE_ARGS],
-    aliases=("ImageDecoderSlice", "nvJPEGDecoderSlice", "HostDecoderSlice"),
-)
-class ImageSlice(_ImageDecoder):
-    """Decodes images and extracts a slice given by anchor/shape inputs or start/end arguments.
-
-    By default the ``anchor`` and ``shape`` inputs are relative and in "WH" order (x before y);
-    integer inputs are absolute. The named arguments (``start``/``rel_start`` with
-    ``end``/``rel_end``/``shape``/``rel_shape``) follow `fn.slice`.
-    """
-
-    _NAMED = ("start", "rel_start", "end", "rel_end", "shape", "rel_shape")
-
-    def setup(self) -> None:
-        super().setup()
-        if self.has_arg("axis_names") or not self.has_arg("axes"):
-            names = self.arg("axis_names")
-            axes = []
-            for c in names:
-                if c not in "HW":
-                    raise self.arg_error(
-                        "axis_names", f"images are sliced along H and W only, got {names!r}"
-                    )
-                axes.append("HW".index(c))
-        else:
-            axes = []
-            for a in self.arg("axes"):
-                a = a + 3 if a < 0 else a
-                if a not in (0, 1):
-                    raise self.arg_error(
-                        "axes", f"images are sliced along axes 0 (H) and 1 (W) only, got {a}"
-                    )
-                axes.append(a)
-        if len(set(axes)) != len(axes):
-            raise self.arg_error("axes", f"repeated axis in {axes}")
-        self.axes = tuple(axes)
-        given = [a for a in self._NAMED if self.has_arg(a)]
-        starts = [a for a in given if a in ("start", "rel_start")]
-        ends = [a for a in given if a not in ("start", "rel_start")]
-        if len(starts) > 1:
-            raise self.arg_error("rel_start", '"start" and "rel_start" are mutually exclusive')
-        if len(ends) > 1:
-            raise self.arg_error(
-                ends[1], '"end", "rel_end", "shape" and "rel_shape" are mutually exclusive'
-            )
-        self._named = bool(given)
-        n_inputs = len(self.node.inputs)
-        if self._named and n_inputs != 1:
-            raise self.error(
-                "named arguments start/end/shape are not compatible with the positional "
-                "anchor and shape inputs"
-            )
-        if not self._named and n_inputs != 3:
-            raise self.error(
-                "expected named slice arguments (e.g. start/end, rel_start/rel_shape) or the "
-                f"positional inputs (data, anchor, shape); got {n_inputs} input(s)"
-            )
-
-    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> Windows | None:
-        k = len(self.axes)
-        if self._named:
-            vals: dict[str, list[np.ndarray]] = {}
-            for name in self._NAMED:
-                if self.has_arg(name):
-                    dt = np.float32 if name.startswith("rel_") else np.int64
-                    per = [np.asarray(v, dtype=dt).reshape(-1) for v in ws.arg_samples(name)]
-                    for i, v in enumerate(per):
-                        if v.size != k:
-                            raise self.arg_error(
-                                name,
-                                f"sample {i}: expected {k} values (axes {self.axes}), got {v.size}",
-                            )
-                    vals[name] = [v.astype(np.float64) for v in per]
-            return [
-                _named_slice_fn(self, self.axes, {a: v[i] for a, v in vals.items()})
-                for i in range(n)
-            ]
-        anchors, shapes = ws.inputs[1]._samples(), ws.inputs[2]._samples()
-        if len(anchors) != n or len(shapes) != n:
-            raise self.error("the anchor and shape inputs must have one value per sample")
-        out = []
-        for i in range(n):
-            a, s = np.asarray(anchors[i]), np.asarray(shapes[i])
-            if a.dtype != s.dtype:
-                raise self.error(
-                    f"anchor and shape should have the same type, got {a.dtype} and {s.dtype}"
-                )
-            if a.dtype.kind not in "iuf" or a.ndim > 1 or s.ndim > 1 or a.size != k or s.size != k:
-                raise self.error(
-                    f"sample {i}: anchor and shape must be 1-D with {k} numbers (axes "
-                    f"{self.axes}), got {a.dtype} {a.shape} and {s.dtype} {s.shape}"
-                )
-            is_float = a.dtype.kind == "f"
-            out.append(
-                _positional_slice_fn(
-                    self,
-                    self.axes,
-                    a.astype(np.float32).astype(np.float64).reshape(-1),
-                    s.astype(np.float32).astype(np.float64).reshape(-1),
-                    is_float and bool(self.arg("normalized_anchor")),
-                    is_float and bool(self.arg("normalized_shape")),
-                )
-            )
-        return out
