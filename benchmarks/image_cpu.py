@@ -25,8 +25,9 @@ Run: ``python benchmarks/image_cpu.py [--images 1024] [--root DIR] [--threads 2]
 
 Measured on the 2-core CI-class machine (AMD EPYC, 1,024 JPEGs, `jit` extra and nvImageCodec
 in), 2026-11-26 (ratio, then CPU ms/img dali vs DALI). Runs 1–6 before the source stage
-(`dali._exec.stages.split_sources`; runs 4–6 with the guided decode calls), runs 7–11 with it;
-median of 5 samples, runs 10–11 median of 11 (rows 2 and 3 only):
+(`dali._exec.stages.split_sources`; runs 4–6 with the guided decode calls), runs 7–11 with it,
+runs 12–13 also with the decoders planned in the source stage (`cpu_preparable`); median of 5
+samples, runs 10–11 of 11 (rows 2 and 3 only), runs 12–13 of 7:
 
 ======  ======================  ======================  ======================
 run     decode only             quickstart              ResNet-50
@@ -42,9 +43,11 @@ run     decode only             quickstart              ResNet-50
 9       0.96x (1.25 vs 1.15)    1.86x (1.99 vs 3.87)    1.39x (1.70 vs 2.60)
 10                              2.09x (1.83 vs 3.94)    1.63x (1.32 vs 2.28)
 11                              2.16x (1.63 vs 3.66)    1.52x (1.43 vs 2.35)
+12      0.95x (1.13 vs 1.07)    2.20x (1.62 vs 3.67)    1.69x (1.36 vs 2.37)
+13      0.97x (1.12 vs 1.08)    2.08x (1.77 vs 3.78)    1.62x (1.34 vs 2.30)
 ======  ======================  ======================  ======================
 
-The ResNet-50 row's median is 1.60x, but two runs of eleven fell under 1.5x: this machine's
+The ResNet-50 row's median is 1.60x, but two runs of thirteen fell under 1.5x: this machine's
 noise (our CPU ms/img alone ranges 1.32–1.70 for the same code) is larger than the margin. The
 in-process A/B scripts of the change notes, which alternate variants of one library, are
 steadier for small changes (the source stage: ResNet-50 +6 to +10 %).
