@@ -427,6 +427,35 @@ def test_many_pipelines_do_not_leak_threads():
     assert not _threads() - before
 
 
+def test_open_pipelines_are_closed_at_exit_in_the_exiting_thread():
+    code = """
+import threading
+import dali
+from dali import fn
+from dali._exec import executor
+
+shut_down = executor.Executor._shut_down
+
+def spy(self):
+    shut_down(self)
+    print("closed on", threading.current_thread().name, flush=True)
+
+executor.Executor._shut_down = spy
+pipe = dali.Pipeline(batch_size=4, num_threads=2, device_id=None, seed=0)
+with pipe:
+    pipe.set_outputs(fn.random.uniform(range=(0, 1)) * 2)
+pipe.run()
+"""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n").count("closed on MainThread") == 1
+
+
 def test_dropped_pipelines_are_closed_off_the_collector(tmp_path):
     # The collector runs finalizers wherever it is triggered, e.g. inside threading.enumerate(),
     # which holds the lock that every ending thread needs: closing there (joining threads) hung

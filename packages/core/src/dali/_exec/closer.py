@@ -11,7 +11,9 @@ there can deadlock: seen in CI as a test process stuck in ``threading.enumerate(
 So finalizers only `defer` the closing: a lock-free hand-off (`queue.SimpleQueue.put` is safe in
 finalizers and signal handlers) to one daemon thread per process, started by `start` from
 ordinary code (`Pipeline.build`). An explicit ``close()`` still closes at once. At interpreter
-exit, whatever is still queued is closed in the exiting thread (`atexit`).
+exit, whatever is still queued, and every `track`-ed executor still open, is closed in the
+exiting thread (`atexit`), whichever of this module's and `weakref.finalize`'s exit handlers
+runs first.
 
 Example:
     >>> import threading
@@ -28,14 +30,18 @@ import atexit
 import logging
 import queue
 import threading
+import weakref
 from collections.abc import Callable
+from typing import Any
 
-__all__ = ["defer", "start"]
+__all__ = ["defer", "start", "track"]
 
 _log = logging.getLogger("dali")
 _pending: queue.SimpleQueue[Callable[[], object]] = queue.SimpleQueue()
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
+#: open executors, closed at exit if still open
+_tracked: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def start() -> None:
@@ -48,6 +54,11 @@ def start() -> None:
         if _thread is None or not _thread.is_alive():
             _thread = threading.Thread(target=_loop, name="dali-close", daemon=True)
             _thread.start()
+
+
+def track(closable: Any) -> None:
+    """Close ``closable`` (anything with an idempotent ``close()``) at exit if it is still open."""
+    _tracked.add(closable)
 
 
 def defer(close: Callable[[], object]) -> None:
@@ -69,10 +80,12 @@ def _loop() -> None:
 
 @atexit.register
 def _drain() -> None:
-    """Close what is still queued at interpreter exit, in the exiting thread."""
+    """Close what is still queued, then every tracked object, in the exiting thread."""
     while True:
         try:
             close = _pending.get_nowait()
         except queue.Empty:
-            return
+            break
         _call(close)
+    for closable in list(_tracked):
+        _call(closable.close)

@@ -516,6 +516,7 @@ class Executor:
         self._threads: list[threading.Thread] = []
         self._closed = False
         self._close_lock = threading.Lock()
+        _closer.track(self)  # closed at interpreter exit if still open
 
     def submit(self, req: IterationRequest) -> None:
         if self._closed:
