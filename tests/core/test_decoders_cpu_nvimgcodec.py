@@ -186,6 +186,11 @@ def test_random_crop_regions_in_calls_of_a_few_samples(monkeypatch, jpegs, calls
     both(monkeypatch, files, "image_random_crop", batch_size=len(files))
     assert len(calls) >= len(files) // host.CALL_SAMPLES
     assert max(len(c["regions"]) for c in calls) <= host.CALL_SAMPLES
+    # guided call sizes, single samples last (2 threads); a prefetched batch may be in too
+    sizes = sorted((len(c["regions"]) for c in calls), reverse=True)
+    assert any(
+        sizes == sorted(host.call_sizes(sum(sizes) // k, 2) * k, reverse=True) for k in (1, 2)
+    )
     for c in calls:  # each call's regions, largest first
         sizes = [s[0] * s[1] for s in c["shapes"]]
         assert sizes == sorted(sizes, reverse=True)

@@ -428,8 +428,17 @@ def test_many_pipelines_do_not_leak_threads():
 
 
 def test_open_pipelines_are_closed_at_exit_in_the_exiting_thread():
+    # weakref.finalize registers its exit handler at its first use: here before dali's, so it
+    # runs after dali's closer has drained its queue (the order in which tracking matters)
     code = """
 import threading
+import weakref
+
+class _Early:
+    pass
+
+_early = _Early()
+weakref.finalize(_early, print, "early finalizer")
 import dali
 from dali import fn
 from dali._exec import executor

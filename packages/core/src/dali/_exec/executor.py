@@ -526,14 +526,12 @@ class Executor:
             return
         if not self._threads:
             state = self._state
-            if state.sources is not None:  # the operators keep the executor thread's name
-                self._threads += [
-                    threading.Thread(target=state.loop, name="dali-executor-source", daemon=True),
-                    threading.Thread(target=state.ops_loop, name="dali-executor", daemon=True),
-                ]
-            else:
+            # with a source stage, the operators keep the executor thread's name
+            first = "dali-executor" if state.sources is None else "dali-executor-source"
+            self._threads.append(threading.Thread(target=state.loop, name=first, daemon=True))
+            if state.sources is not None:
                 self._threads.append(
-                    threading.Thread(target=state.loop, name="dali-executor", daemon=True)
+                    threading.Thread(target=state.ops_loop, name="dali-executor", daemon=True)
                 )
             names = ["dali-executor-gpu"]
             if len(state.gpu_parts) > 1:

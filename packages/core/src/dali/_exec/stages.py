@@ -29,6 +29,29 @@ __all__ = [
 SOURCE_STAGE = True
 
 
+def _deps(step: Any, inputs: bool = True) -> list[int]:
+    """The slots a step reads: its inputs (with ``inputs``), argument inputs and batch subset."""
+    deps = [*step.inputs, *step.args.values()] if inputs else list(step.args.values())
+    if step.batch is not None:
+        deps.append(step.batch)
+    return deps
+
+
+def _fed_by(
+    plan: Any, producers: list[int], candidates: list[int], device: str, method: str
+) -> list[int]:
+    """The ``candidates`` on ``device`` that define ``method`` and read only what the
+    ``producers`` write."""
+    slots = {slot for si in producers for slot in plan.steps[si].outputs}
+    return [
+        si
+        for si in candidates
+        if plan.steps[si].device == device
+        and getattr(plan.steps[si].impl, method, None) is not None
+        and all(d in slots for d in _deps(plan.steps[si]))
+    ]
+
+
 def split_sources(plan: Any) -> tuple[list[int], list[int]]:
     """Step indices of the source stage and of the rest of a CPU-only pipeline.
 
@@ -52,11 +75,8 @@ def split_sources(plan: Any) -> tuple[list[int], list[int]]:
     sources: list[int] = []
     rest: list[int] = []
     for si, step in enumerate(plan.steps):
-        deps = list(step.args.values())
-        if step.batch is not None:
-            deps.append(step.batch)
         source = step.device == "cpu" and step.node.schema.source and not step.inputs
-        if source and all(d in slots for d in deps):
+        if source and all(d in slots for d in _deps(step, inputs=False)):
             sources.append(si)
             slots.update(step.outputs)
         else:
@@ -80,18 +100,7 @@ def cpu_preparable(plan: Any, sources: list[int], rest: list[int]) -> list[int]:
     quickstart -2.8 % and +2.3 %, decode only -1.6 % and +3.5 % — about the 2 % expected from
     the time moved, within this machine's noise.
     """
-    slots = {slot for si in sources for slot in plan.steps[si].outputs}
-    out = []
-    for si in rest:
-        step = plan.steps[si]
-        if step.device != "cpu" or getattr(step.impl, "prepare_cpu", None) is None:
-            continue
-        deps = [*step.inputs, *step.args.values()]
-        if step.batch is not None:
-            deps.append(step.batch)
-        if all(d in slots for d in deps):
-            out.append(si)
-    return out
+    return _fed_by(plan, sources, rest, "cpu", "prepare_cpu")
 
 
 def preparable(plan: Any, cpu_stage: list[int], gpu_stage: list[int]) -> list[int]:
@@ -102,18 +111,7 @@ def preparable(plan: Any, cpu_stage: list[int], gpu_stage: list[int]) -> list[in
     decode ahead, on a worker of the decoder's own, as soon as the CPU stage has the batch: the
     decodes of consecutive iterations overlap, and the mixed stage only collects the result.
     """
-    cpu_slots = {slot for si in cpu_stage for slot in plan.steps[si].outputs}
-    out = []
-    for si in gpu_stage:
-        step = plan.steps[si]
-        if step.device != "mixed" or getattr(step.impl, "prepare", None) is None:
-            continue
-        deps = [*step.inputs, *step.args.values()]
-        if step.batch is not None:
-            deps.append(step.batch)
-        if all(d in cpu_slots for d in deps):
-            out.append(si)
-    return out
+    return _fed_by(plan, cpu_stage, gpu_stage, "mixed", "prepare")
 
 
 def split_stages(plan: Any) -> tuple[list[int], list[int]]:
@@ -129,13 +127,10 @@ def split_stages(plan: Any) -> tuple[list[int], list[int]]:
     gpu_stage: list[int] = []
     identity_on_gpu = False
     for si, step in enumerate(plan.steps):
-        deps = [*step.inputs, *step.args.values()]
-        if step.batch is not None:
-            deps.append(step.batch)
         # A step with no batch takes the sample identity of the first source (`root`).
         on_gpu = (
             step.device != "cpu"
-            or any(d in gpu_slots for d in deps)
+            or any(d in gpu_slots for d in _deps(step))
             or (step.batch is None and identity_on_gpu)
         )
         if on_gpu and not step.callback_source:

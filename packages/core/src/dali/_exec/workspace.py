@@ -229,7 +229,7 @@ class Workspace:
                         stop = True
 
         helpers = []
-        for _ in range(min(n, self._pool._max_workers) - 1):
+        for _ in range(min(n, self.num_threads) - 1):
             try:
                 helpers.append(self._pool.submit(worker))
             except RuntimeError:  # the pool is shut down (closing, interpreter exit)

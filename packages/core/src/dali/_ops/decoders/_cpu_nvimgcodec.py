@@ -13,17 +13,16 @@ conformance session), so which decoder ran is invisible in the output.
 
 One batch (`run_cpu`):
 
-1. The mixed backend's planning (`_mixed_plan.plan_batch`; in a CPU pipeline whose decoder
-   reads straight from a reader, done ahead in the source stage, `_ImageDecoder.prepare_cpu`):
-   the JPEG headers of the batch,
-   the windows (the same functions as the whole-image path), each window's part inside the
-   image as a region, and the split between the JPEGs nvImageCodec takes (8-bit baseline,
-   extended or progressive, 1 or 3 components, complete) and the rest.
+1. The mixed backend's planning (`_mixed_plan.plan_batch`; in a CPU pipeline whose decoder reads
+   straight from a reader, done ahead in the source stage, `_ImageDecoder.prepare_cpu`): the
+   JPEG headers of the batch, the windows (the same functions as the whole-image path), each
+   window's part inside the image as a region, and the split between the JPEGs nvImageCodec
+   takes (8-bit baseline, extended or progressive, 1 or 3 components, complete) and the rest.
 2. The JPEGs are decoded by nvImageCodec calls of a few samples each (at most `CALL_SAMPLES`,
    fewer towards the end of the batch, `call_sizes`: the CPU-only decoder runs a call's samples
-   one after another, so the pool's threads take the calls in turn), each sample into its own host array, RGB or (for ``GRAY``, and ``ANY_DATA`` of a
-   grayscale JPEG) the luma plane, the EXIF orientation applied by nvImageCodec (unless
-   ``adjust_orientation=False``).
+   one after another, so the pool's threads take the calls in turn), each sample into its own
+   host array, RGB or (for ``GRAY``, and ``ANY_DATA`` of a grayscale JPEG) the luma plane, the
+   EXIF orientation applied by nvImageCodec (unless ``adjust_orientation=False``).
 3. On the thread pool: everything else (other formats, CMYK, truncated or corrupt data, and
    any JPEG nvImageCodec failed on, a failed call's too) goes through the whole-image path
    (`_ImageDecoder.cpu_sample`), so its pixels, errors (naming the file) and
@@ -257,8 +256,8 @@ def _decode(
         idx = np.flatnonzero(gray == flag)
         if idx.size:
             idx = idx[np.argsort(-pixels[idx], kind="stable")]
-            bounds = np.cumsum([0, *call_sizes(idx.size, ws.num_threads)])
-            calls.extend((idx[a:b], flag) for a, b in itertools.pairwise(bounds.tolist()))
+            bounds = itertools.accumulate(call_sizes(idx.size, ws.num_threads), initial=0)
+            calls.extend((idx[a:b], flag) for a, b in itertools.pairwise(bounds))
 
     def call(k: int) -> None:
         idx, flag = calls[k]
