@@ -5,12 +5,18 @@ Core owns the only ``dali/__init__.py`` and ``dali/plugin/__init__.py`` and both
 core still passes the wheel install (both wheels unpack into one ``site-packages/dali/``) but
 breaks the editable install, where core and plugin live in two source trees: hence both
 installs are tested, each in a fresh venv (STYLE.md §2).
+
+``pip install dali-core`` alone must give a working CPU image pipeline with the fast paths the
+benchmarks measure (Numba resampling and normalisation, nvImageCodec's CPU JPEG decoder) where
+their wheels exist: the core wheel, installed without extras into a fresh venv (dependencies
+from its metadata only), runs the seed quickstart plus ``crop_mirror_normalize`` there.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 import sys
 import venv
@@ -51,6 +57,93 @@ try:
 except ImportError as e:
     error = str(e)
 print(json.dumps({"jax": spec.origin, "error": error}))
+"""
+
+
+# Run in the venv of the default install, with a folder for the images as argv[1]: what
+# ``import dali`` loads, then readers.file -> decoders.image (cpu) -> resize ->
+# crop_mirror_normalize on a few JPEGs, counting the calls that reach each fast path and
+# each fallback.
+DEFAULT_PIPELINE = """
+import json
+import sys
+
+import dali
+import dali.fn as fn
+import dali.types as types
+
+heavy = ("cupy", "cuda", "numba", "llvmlite", "cv2", "PIL", "nvidia", "torch", "jax")
+imported = sorted({m.split(".")[0] for m in sys.modules} & set(heavy))
+
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+from dali._ops.decoders import _codecs, _cpu_nvimgcodec
+from dali._ops.image import _cmn_jit, _resample_band, _resample_jit
+
+root = Path(sys.argv[1])
+rng = np.random.default_rng(0)
+sizes = [(120, 160), (97, 131), (200, 150)]
+for label in ("a", "b"):
+    (root / label).mkdir(parents=True)
+    for i, (h, w) in enumerate(sizes):
+        y, x = np.mgrid[:h, :w]
+        img = np.stack([x * 255 // w, y * 255 // h, (x + y) % 256], axis=-1).astype(np.uint8)
+        img = np.clip(img + rng.integers(-20, 20, img.shape), 0, 255).astype(np.uint8)
+        Image.fromarray(img).save(root / label / f"{i}.jpg", quality=90)
+
+calls = dict.fromkeys(["numba_resize", "numba_cmn", "nvimgcodec_decoded", "blas_resize",
+                       "opencv_decode"], 0)
+
+def counted(module, name, key, count=lambda result: 1):
+    original = getattr(module, name)
+
+    def wrapper(*args, **kwargs):
+        result = original(*args, **kwargs)
+        calls[key] += count(result)
+        return result
+
+    setattr(module, name, wrapper)
+
+counted(_resample_jit, "resample_2d", "numba_resize")
+counted(_cmn_jit, "normalize", "numba_cmn")
+counted(_cpu_nvimgcodec.HostDecoders, "decode", "nvimgcodec_decoded", lambda ok: int(ok.sum()))
+counted(_resample_band, "resample_2d", "blas_resize")  # the fallbacks
+counted(_codecs, "decode", "opencv_decode")
+
+MEAN, STD = [120.0, 110.0, 100.0], [60.0, 50.0, 40.0]
+
+@dali.pipeline_def(batch_size=6, num_threads=2, device_id=None, seed=1)
+def pipe():
+    jpegs, labels = fn.readers.file(file_root=str(root))
+    images = fn.decoders.image(jpegs, device="cpu")
+    resized = fn.resize(images, resize_x=64, resize_y=48)
+    out = fn.crop_mirror_normalize(
+        resized, crop=(32, 32), mean=MEAN, std=STD, mirror=1,
+        dtype=types.FLOAT16, output_layout="CHW",
+    )
+    return resized, out, labels
+
+p = pipe()
+p.build()
+resized, out, labels = (o.as_array() for o in p.run())
+del p  # stops the prefetching threads (the counts may include the next batches)
+# the centre 32x32 of each 48x64 image, mirrored, normalised: CMN's output
+window = resized[:, 8:40, 16:48, :][:, :, ::-1, :].astype(np.float32)
+expected = ((window - np.float32(MEAN)) / np.float32(STD)).transpose(0, 3, 1, 2)
+print(json.dumps({
+    "imported_by_import_dali": imported,
+    "resized": [list(resized.shape), str(resized.dtype)],
+    "out": [list(out.shape), str(out.dtype)],
+    "labels": labels.ravel().tolist(),
+    "cmn_matches": bool(np.allclose(out.astype(np.float32), expected, rtol=1e-3, atol=1e-3)),
+    "fast_paths": {
+        "numba": _resample_jit.available(),
+        "nvimgcodec_cpu": _cpu_nvimgcodec.enabled(),
+        "calls": calls,
+    },
+}))
 """
 
 
@@ -173,3 +266,34 @@ def test_import_after_editable_install(tmp_path: Path) -> None:
     _run(python, "-m", "pip", "install", "--quiet", "--no-deps", "-e", JAX)
     jax_found = _jax_check(python, cwd=tmp_path)
     assert Path(jax_found["jax"]).is_relative_to(JAX / "src"), jax_found
+
+
+def test_default_install_runs_a_cpu_image_pipeline(wheels: dict[str, Path], tmp_path: Path) -> None:
+    """The core wheel without extras, its dependencies resolved from its metadata alone."""
+    python = _fresh_venv(tmp_path / "venv")
+    _run(python, "-m", "pip", "install", "--quiet", wheels["core"])
+    (tmp_path / "images").mkdir()
+    result = json.loads(
+        _run(python, "-c", DEFAULT_PIPELINE, tmp_path / "images", cwd=tmp_path).splitlines()[-1]
+    )
+    print("fast paths of the default install:", result["fast_paths"])
+    # DESIGN §5.3: with every default dependency installed, ``import dali`` still loads none
+    assert result["imported_by_import_dali"] == [], result
+    assert result["resized"] == [[6, 48, 64, 3], "uint8"], result
+    assert result["out"] == [[6, 3, 32, 32], "float16"], result
+    assert result["labels"] == [0, 0, 0, 1, 1, 1], result
+    assert result["cmn_matches"], result
+    # Where the markers of packages/core/pyproject.toml install Numba and nvImageCodec, the
+    # pipeline runs on them: at least the batch's 6 samples (prefetching may have begun the
+    # next batches) through each fast path, none through a fallback.
+    if (
+        sys.platform == "linux"
+        and platform.machine() in ("x86_64", "aarch64")
+        and sys.version_info < (3, 15)
+    ):
+        fast = result["fast_paths"]
+        assert fast["numba"] and fast["nvimgcodec_cpu"], fast
+        calls = fast["calls"]
+        for path in ("numba_resize", "numba_cmn", "nvimgcodec_decoded"):
+            assert calls[path] >= 6, fast
+        assert calls["blas_resize"] == calls["opencv_decode"] == 0, fast
