@@ -23,7 +23,7 @@ the least noisy measure of how much work each library does.
 
 Run: ``python benchmarks/image_cpu.py [--images 1024] [--root DIR] [--threads 2]``
 
-Measured on the 2-core CI-class machine (AMD EPYC, 1,024 JPEGs, `jit` extra and nvImageCodec
+Measured on the 2-core CI-class machine (AMD EPYC, 1,024 JPEGs, Numba and nvImageCodec
 in), 2026-11-26 (ratio, then CPU ms/img dali vs DALI). Runs 1–6 before the source stage
 (`dali._exec.stages.split_sources`; runs 4–6 with the guided decode calls), runs 7–11 with it,
 runs 12–13 also with the decoders planned in the source stage (`cpu_preparable`); median of 5

@@ -162,7 +162,8 @@ class Case:
 
     Attributes:
         name: Unique, printed.
-        graph: ``graph(fn, types, *nodes)`` returning a node or a tuple of nodes.
+        graph: ``graph(fn, types, *nodes)`` returning a node or a tuple of nodes (None with
+            ``driver``).
         inputs: Specs (`Ext`, `Value`) turned into the nodes passed to ``graph``.
         batch_size: None: the longest `Ext` batch (4 without one).
         iters: Iterations to run and compare.
@@ -181,10 +182,15 @@ class Case:
         meta: A reader name: compare ``reader_meta`` and ``epoch_size`` too.
         labels: Names of the outputs, for messages.
         seed: The pipeline seed.
+        driver: Replaces building and running: ``driver(lib, keep) -> facts`` builds a
+            pipeline with the library module ``lib`` and runs it as it likes (``feed_input``,
+            constructor arguments), handing what each ``run()`` returned to ``keep`` at once
+            (DALI's legacy executors reuse the buffers at the next run); ``facts`` is a dict
+            compared exactly (callback call counts, say) in place of ``reader_meta``.
     """
 
     name: str
-    graph: Callable[..., Any]
+    graph: Callable[..., Any] | None
     inputs: tuple[Any, ...] = ()
     batch_size: int | None = None
     iters: int = 1
@@ -203,6 +209,7 @@ class Case:
     labels: tuple[str, ...] | None = None
     seed: int = 1234
     extra: dict[str, Any] = field(default_factory=dict)
+    driver: Callable[[Any, Callable[[Any], None]], dict[str, Any]] | None = None
 
 
 def _short(v: Any) -> str:
@@ -2027,6 +2034,126 @@ add(
         batch_size=7,
         iters=3,
         atol=0.02,
+    ),
+)
+
+
+# =============================================================================================
+# the executor: how many iterations run ahead, fed data (run through `driver`)
+# =============================================================================================
+
+
+def _fed_and_counted(
+    pipeline: dict[str, Any],
+    fed_first: int,
+    runs: int,
+    feed_each_run: bool = False,
+    as_inputs: bool = False,
+    callback: bool = True,
+) -> Callable[[Any, Callable[[Any], None]], dict[str, Any]]:
+    """A driver: outputs ``x + 0`` of a fed source "x" (and, with ``callback``, a callback
+    source returning its iteration); feeds ``fed_first`` batches, then runs ``runs`` times
+    (feeding one more before each run with ``feed_each_run``, through ``run(x=...)`` with
+    ``as_inputs``). The facts: how many times the callback was called after each run (the
+    iterations scheduled).
+
+    A callback is left out where "x" runs out of fed batches while iterations are in flight:
+    DALI then still calls the callbacks of the iteration it cannot run yet (their batches wait
+    in the source's queue), where `dali` schedules nothing, so the counts differ by design.
+    """
+
+    def driver(lib: Any, keep: Callable[[Any], None]) -> dict[str, Any]:
+        calls: list[int] = []
+
+        def count(info: Any) -> list[np.ndarray]:
+            calls.append(info.iteration)
+            return [np.full((1,), info.iteration, np.int32)] * 2
+
+        pipe = lib.Pipeline(batch_size=2, num_threads=1, device_id=None, seed=1234, **pipeline)
+        with pipe:
+            outs = [lib.fn.external_source(name="x") + 0]
+            if callback:
+                outs.append(lib.fn.external_source(count, batch_info=True))
+            pipe.set_outputs(*outs)
+
+        def batch(i: int) -> np.ndarray:
+            return np.full((2, 3), 10 + i, np.int32)
+
+        for i in range(fed_first):
+            pipe.feed_input("x", batch(i))
+        counts = []
+        for i in range(fed_first, fed_first + runs):
+            if as_inputs:
+                keep(pipe.run(x=batch(i)))
+            else:
+                if feed_each_run:
+                    pipe.feed_input("x", batch(i))
+                keep(pipe.run())
+            counts.append(len(calls))
+        return {"callback calls after each run": counts} if callback else {}
+
+    return driver
+
+
+def _executor_case(name: str, **kw: Any) -> Case:
+    return Case(name=f"executor: {name}", graph=None, driver=_fed_and_counted(**kw))
+
+
+add(
+    _executor_case(
+        "feed_input 3 batches, then run 3 times (prefetch_queue_depth=2)",
+        pipeline={},
+        fed_first=3,
+        runs=3,
+        callback=False,
+    ),
+    _executor_case(
+        "feed_input 1 batch, then run once (prefetch_queue_depth=2)",
+        pipeline={},
+        fed_first=1,
+        runs=1,
+        callback=False,
+    ),
+    _executor_case(
+        "feed_input 4 batches, run 4 times (prefetch_queue_depth=3)",
+        pipeline={"prefetch_queue_depth": 3},
+        fed_first=4,
+        runs=4,
+        callback=False,
+    ),
+    _executor_case(
+        "prefetch_queue_depth=3: feed_input 6, run 4 times; callback calls per run",
+        pipeline={"prefetch_queue_depth": 3},
+        fed_first=6,
+        runs=4,
+    ),
+    _executor_case(
+        "exec_pipelined=False, exec_async=False: one batch fed per run",
+        pipeline={"exec_pipelined": False, "exec_async": False},
+        fed_first=0,
+        runs=4,
+        feed_each_run=True,
+    ),
+    _executor_case(
+        "exec_pipelined=False, exec_async=True: one batch fed per run",
+        pipeline={"exec_pipelined": False, "exec_async": True},
+        fed_first=0,
+        runs=4,
+        feed_each_run=True,
+    ),
+    _executor_case(
+        "exec_pipelined=False, prefetch_queue_depth=3: run(x=batch) per run",
+        pipeline={"exec_pipelined": False, "exec_async": False, "prefetch_queue_depth": 3},
+        fed_first=0,
+        runs=4,
+        as_inputs=True,
+    ),
+    _executor_case(
+        "prefetch_queue_depth=1: run(x=batch) per run",
+        pipeline={"prefetch_queue_depth": 1},
+        fed_first=0,
+        runs=4,
+        as_inputs=True,
     ),
 )
 

@@ -209,6 +209,74 @@ def test_crop_per_sample_position_out_of_range():
         _run(lambda: fn.crop(_img(), crop=(10, 10), crop_pos_y=fn.random.uniform(range=(2, 3))))
 
 
+# -- negative window sizes: DALI takes them as "the whole extent", silently; an error here -------
+
+NEGATIVE_SIZES = [
+    ({"crop": (-10, 10)}, "crop", "[-10.0, 10.0]"),
+    ({"crop": (5, -0.5)}, "crop", "[5.0, -0.5]"),
+    ({"crop": (2, 10, -1)}, "crop", "[2.0, 10.0, -1.0]"),
+    ({"crop_h": -5, "crop_w": 10}, "crop_h", "-5.0"),
+    ({"crop_h": 5, "crop_w": float("nan")}, "crop_w", "nan"),
+    ({"crop_h": 5, "crop_w": 10, "crop_d": -2}, "crop_d", "-2.0"),
+]
+
+
+@pytest.mark.parametrize("op", ["crop", "crop_mirror_normalize"])
+@pytest.mark.parametrize(("kwargs", "arg", "shown"), NEGATIVE_SIZES)
+def test_negative_crop_sizes_are_build_errors(op, kwargs, arg, shown):
+    pipe = dali.Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pipe:
+        pipe.set_outputs(getattr(fn, op)(_img(), **kwargs))
+    with pytest.raises(RuntimeError) as e:
+        pipe.build()  # before any data
+    msg = str(e.value)
+    assert f"dali.fn.{op}" in msg and f"argument `{arg}`" in msg
+    assert ">= 0" in msg and shown in msg
+
+
+def test_zero_crop_size_keeps_the_whole_extent():
+    # DALI's meaning of 0 (the default of crop_h/crop_w): the whole extent of that axis
+    (a, b) = _run(lambda: (fn.crop(_img(), crop=(0, 30)), fn.crop(_img(), crop_h=20, crop_w=0)))
+    np.testing.assert_array_equal(a.as_array()[0], IMG[:, 15:45])
+    np.testing.assert_array_equal(b.as_array()[0], IMG[10:30])
+
+
+@pytest.mark.parametrize("op", ["crop", "crop_mirror_normalize"])
+def test_negative_per_sample_crop_sizes_name_the_sample(op):
+    sizes = [np.array([10, 10], np.float32), np.array([10, -3], np.float32)]
+    heights = [np.float32(10), np.float32(-7)]
+    cases = [
+        ({"crop": fn.external_source(lambda: sizes)}, "crop", "[10.0, -3.0]"),
+        (
+            {"crop_h": fn.external_source(lambda: heights), "crop_w": 5},
+            "crop_h",
+            "-7.0",
+        ),
+    ]
+    for kw, arg, shown in cases:
+        with pytest.raises(RuntimeError) as e:
+            _run(lambda kw=kw: getattr(fn, op)(_img(), **kw))
+        msg = str(e.value)
+        assert f"dali.fn.{op}" in msg and f"argument `{arg}`" in msg
+        assert "sample 1" in msg and shown in msg
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("op", ["crop", "crop_mirror_normalize"])
+def test_negative_per_sample_crop_sizes_on_gpu(op):
+    pytest.importorskip("cupy")
+    heights = [np.float32(10), np.float32(-7)]
+    with pytest.raises(RuntimeError) as e:
+        _run(
+            lambda: getattr(fn, op)(
+                _img().gpu(), crop_h=fn.external_source(lambda: heights), crop_w=5
+            ),
+            device_id=0,
+        )
+    msg = str(e.value)
+    assert f"dali.fn.{op}" in msg and "argument `crop_h`" in msg and "sample 1" in msg
+
+
 def test_crop_rejects_unknown_layout():
     with pytest.raises(RuntimeError, match="layout 'HW'"):
         _run(lambda: fn.crop(_img("HW", IMG[..., 0]), crop=(10, 10)))

@@ -648,6 +648,68 @@ def test_image_slice_argument_errors(tree: list[Path]) -> None:
         run_slice(tree[:1], np.array([0, 0], np.int32), np.array([1.0, 1.0], np.float32))
 
 
+def _build_error(files, op, **kw) -> str:
+    files = [str(f) for f in files]
+
+    @pipeline_def(batch_size=len(files), num_threads=1, device_id=None)
+    def pipe():
+        jpegs, _ = fn.readers.file(files=files)
+        return getattr(fn.decoders, op)(jpegs, **kw)
+
+    p = pipe()
+    with pytest.raises(RuntimeError) as e:
+        p.build()  # before any data
+    return str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("op", "kw", "arg", "shown"),
+    [
+        ("image_crop", {"crop": (-10, 10)}, "crop", "[-10.0, 10.0]"),
+        ("image_crop", {"crop_h": -1, "crop_w": 5}, "crop_h", "-1.0"),
+        ("image_slice", {"start": (0, 0), "shape": (-1, 5)}, "shape", "[-1.0, 5.0]"),
+        ("image_slice", {"rel_start": (0, 0), "rel_shape": (0.5, -0.1)}, "rel_shape", "-0.1"),
+    ],
+)
+def test_negative_decoder_windows_are_build_errors(tree, op, kw, arg, shown) -> None:
+    # DALI takes a negative crop size as the whole extent, silently; here it is an error
+    msg = _build_error(tree[:1], op, **kw)
+    assert f"dali.fn.decoders.{op}" in msg and f"argument `{arg}`" in msg and shown in msg
+
+
+def test_negative_per_sample_decoder_windows_name_the_sample(tree) -> None:
+    files = [str(f) for f in tree[:2]]
+    crops = [np.array([5, 5], np.float32), np.array([5, -5], np.float32)]
+    shapes = [np.array([4, 4], np.int32), np.array([-4, 4], np.int32)]
+    anchors = [np.array([0, 0], np.int32)] * 2
+
+    def run(make):
+        @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+        def pipe():
+            jpegs, _ = fn.readers.file(files=files)
+            return make(jpegs)
+
+        with pytest.raises(RuntimeError) as e:
+            pipe().run()
+        return str(e.value)
+
+    msg = run(lambda j: fn.decoders.image_crop(j, crop=fn.external_source(lambda: crops)))
+    assert "dali.fn.decoders.image_crop" in msg and "argument `crop`" in msg
+    assert "sample 1" in msg and "[5.0, -5.0]" in msg
+    msg = run(
+        lambda j: fn.decoders.image_slice(j, start=(0, 0), shape=fn.external_source(lambda: shapes))
+    )
+    assert "dali.fn.decoders.image_slice" in msg and "argument `shape`" in msg
+    assert "sample 1" in msg and "[-4.0, 4.0]" in msg
+    msg = run(
+        lambda j: fn.decoders.image_slice(
+            j, fn.external_source(lambda: anchors), fn.external_source(lambda: shapes)
+        )
+    )
+    assert "dali.fn.decoders.image_slice" in msg and "the `shape` input" in msg
+    assert "sample 1" in msg
+
+
 # -- image_random_crop -------------------------------------------------------------------------
 
 
@@ -986,6 +1048,140 @@ def test_bad_bytes_without_a_file_name() -> None:
 
     with pytest.raises(RuntimeError, match="encoded data of sample 0"):
         pipe().run()
+
+
+# -- images whose header declares a huge size (issue 16) ---------------------------------------
+# A header is two 16-bit numbers: a JPEG of a few hundred bytes can declare 65000 x 65000 pixels.
+# It failed with numpy's "Unable to allocate 11.8 GiB" (no file name, not skipped). Now the size
+# is checked from the header, against `_codecs.MAX_DECODED_BYTES`, before any allocation.
+
+
+def declare_size(src: Path, dst: Path, height: int, width: int) -> Path:
+    """``src`` (a JPEG, PNG or BMP) with its header's size replaced, written to ``dst``."""
+    data = bytearray(src.read_bytes())
+    if data[:2] == b"\xff\xd8":
+        i = data.index(b"\xff\xc0")  # the baseline frame header
+        data[i + 5 : i + 9] = height.to_bytes(2, "big") + width.to_bytes(2, "big")
+    elif data[:4] == b"\x89PNG":
+        data[16:24] = width.to_bytes(4, "big") + height.to_bytes(4, "big")
+    else:  # BMP, BITMAPINFOHEADER
+        data[18:26] = width.to_bytes(4, "little") + height.to_bytes(4, "little", signed=True)
+    dst.write_bytes(bytes(data))
+    return dst
+
+
+@pytest.fixture(params=["nvimgcodec", "opencv"])
+def cpu_jpeg_decoder(request, monkeypatch) -> str:
+    """Both CPU JPEG paths: nvImageCodec's (where installed) and OpenCV's."""
+    from dali._ops.decoders import _cpu_nvimgcodec
+
+    if request.param == "nvimgcodec" and not _cpu_nvimgcodec.enabled():
+        pytest.skip("nvImageCodec's CPU decoder is not installed")
+    monkeypatch.setenv(_cpu_nvimgcodec.ENV, request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("op", DECODERS)
+def test_huge_declared_jpeg_is_refused_naming_the_file(
+    tree, tmp_path, op, cpu_jpeg_decoder, monkeypatch
+) -> None:
+    huge = declare_size(tree[0], tmp_path / "huge.jpg", 65000, 65000)
+    decoded_sizes = []
+    real = _codecs._cv_decode
+
+    def spy(data, mode, what):  # nothing of the huge image may reach OpenCV
+        decoded_sizes.append(data.size)
+        return real(data, mode, what)
+
+    monkeypatch.setattr(_codecs, "_cv_decode", spy)
+    kw = {"start": (0, 0), "shape": (8, 8)} if op == "image_slice" else {}
+    with pytest.raises(RuntimeError) as e:
+        run_files([tree[1], huge], op, **kw)
+    msg = str(e.value)
+    assert f"dali.fn.decoders.{op}" in msg and "sample 1" in msg
+    assert f"Failed to decode '{huge}'" in msg
+    assert "65000x65000 pixels" in msg and "11.8 GiB" in msg and "MAX_DECODED_BYTES" in msg
+    assert huge.stat().st_size not in decoded_sizes
+
+
+def test_huge_declared_jpeg_is_skipped_and_counted(tree, tmp_path, cpu_jpeg_decoder, caplog):
+    huge = declare_size(tree[0], tmp_path / "huge.jpg", 65000, 65000)
+    files = [tree[1], huge, tree[2], tree[3], tree[4]]  # (skip_pipeline's batch: 5)
+    p = skip_pipeline(files, "skip")
+    with caplog.at_level(logging.WARNING, logger="dali"):
+        crop, full, labels = p.run()
+    assert len(crop) == len(full) == 4 and labels.as_array().ravel().tolist() == [0, 2, 3, 4]
+    assert np.array_equal(full.at(1), pil_rgb(tree[2]))
+    assert p.skipped_samples("dec") == 1 and sum(p.skipped_samples().values()) == 2
+    assert any(
+        str(huge) in r.getMessage() and "MAX_DECODED_BYTES" in r.getMessage()
+        for r in caplog.records
+    )
+
+
+def test_the_limit_is_configurable_and_counts_the_decoded_channels(
+    tree, cpu_jpeg_decoder, monkeypatch
+) -> None:
+    h, w = pil_rgb(tree[0]).shape[:2]
+    monkeypatch.setattr(_codecs, "MAX_DECODED_BYTES", h * w * 2)  # room for 1 channel, not 3
+    with pytest.raises(RuntimeError, match=f"declares {h}x{w} pixels.*MAX_DECODED_BYTES"):
+        decode1(tree[0])
+    gray = decode1(tree[0], output_type=types.GRAY)
+    assert gray.shape == (h, w, 1)
+    monkeypatch.setattr(_codecs, "MAX_DECODED_BYTES", h * w * 3)
+    assert np.array_equal(decode1(tree[0]), pil_rgb(tree[0]))
+
+
+@pytest.mark.parametrize("fmt", ["png_rgb", "bmp"])
+def test_huge_declared_png_and_bmp_are_refused(edge, tmp_path, fmt) -> None:
+    src = edge[fmt]
+    huge = declare_size(src, tmp_path / f"huge{src.suffix}", 50000, 60000)
+    with pytest.raises(RuntimeError) as e:
+        decode1(huge)
+    msg = str(e.value)
+    assert f"Failed to decode '{huge}'" in msg and "50000x60000 pixels" in msg
+    assert "MAX_DECODED_BYTES" in msg
+    assert len(run_files([huge, src], on_error="skip")) == 1
+
+
+def test_out_of_memory_is_a_decode_error_naming_the_file(tree, monkeypatch) -> None:
+    from dali._ops.decoders import _cpu_nvimgcodec
+
+    monkeypatch.setenv(_cpu_nvimgcodec.ENV, "opencv")
+
+    def no_memory(data, mode, what):
+        raise MemoryError(
+            "Unable to allocate 11.8 GiB for an array with shape (65000, 65000, 3) and data type "
+            "uint8"
+        )
+
+    monkeypatch.setattr(_codecs, "_cv_decode", no_memory)
+    with pytest.raises(RuntimeError) as e:
+        decode1(tree[0])
+    msg = str(e.value)
+    assert f"Failed to decode '{tree[0]}'" in msg and "out of memory" in msg
+    assert "Unable to allocate 11.8 GiB" in msg
+    assert run_files([tree[0], tree[1]], on_error="skip") == []
+
+
+def test_nvimgcodec_buffer_out_of_memory_falls_back_to_opencv(tree, monkeypatch) -> None:
+    from dali._ops.decoders import _cpu_nvimgcodec
+
+    if not _cpu_nvimgcodec.enabled():
+        pytest.skip("nvImageCodec's CPU decoder is not installed")
+
+    class NoEmpty:  # numpy, but its `empty` fails as for a huge image
+        def __getattr__(self, name):
+            return getattr(np, name)
+
+        @staticmethod
+        def empty(*args, **kwargs):
+            raise MemoryError("Unable to allocate 11.8 GiB")
+
+    monkeypatch.setattr(_cpu_nvimgcodec, "np", NoEmpty())
+    outs = run_files(tree[:3])
+    for f, out in zip(tree[:3], outs):
+        assert np.array_equal(out, pil_rgb(f))
 
 
 # -- parity with fn.crop / fn.slice on the full decode ------------------------------------------

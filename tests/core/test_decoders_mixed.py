@@ -899,6 +899,56 @@ def test_skip_drops_and_counts(gpu, edge, photos, caplog) -> None:
     assert_close([ref_crop.at(i) for i in range(3)], [got.at(i) for i in range(3)])
 
 
+def _huge_jpeg(src: Path, dst: Path, height: int = 65000, width: int = 65000) -> Path:
+    """``src`` with its baseline frame header declaring ``height`` x ``width`` pixels."""
+    data = bytearray(src.read_bytes())
+    i = data.index(b"\xff\xc0")
+    data[i + 5 : i + 9] = height.to_bytes(2, "big") + width.to_bytes(2, "big")
+    dst.write_bytes(bytes(data))
+    return dst
+
+
+def test_the_planner_leaves_huge_declared_jpegs_to_the_cpu_backend(tree, tmp_path) -> None:
+    """Over `_codecs.MAX_DECODED_BYTES` as RGB: never allocated by the GPU (or nvImageCodec
+    CPU) path; the CPU backend refuses (or skips) it, naming the file."""
+    from dali._ops.decoders.image import _ImageDecoder
+
+    class Op:
+        check_encoded = _ImageDecoder.check_encoded
+        _orientation = True
+
+    huge = _huge_jpeg(tree[0], tmp_path / "huge.jpg")
+    # 26754 x 26754 x 3 bytes fit in 2 GiB, 26755 x 26755 x 3 do not
+    fits = _huge_jpeg(tree[0], tmp_path / "fits.jpg", 26754, 26754)
+    over = _huge_jpeg(tree[0], tmp_path / "over.jpg", 26755, 26755)
+    samples = [np.fromfile(f, dtype=np.uint8) for f in (tree[1], huge, fits, over)]
+    hd = _mixed_plan._headers(Op(), samples)
+    assert hd.gpu.tolist() == [True, False, True, False]
+    assert hd.shapes[1].tolist() == [65000, 65000]  # the windows still see the declared size
+    with pytest.raises(_codecs.DecodeError, match="65000x65000 pixels.*MAX_DECODED_BYTES"):
+        _codecs.decode(samples[1], "rgb")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("op", ["image", "image_random_crop"])
+def test_huge_declared_jpeg_names_the_file_and_is_skipped(gpu, photos, tmp_path, op) -> None:
+    huge = _huge_jpeg(photos[0], tmp_path / "huge.jpg")
+    with pytest.raises(RuntimeError) as err:
+        run([photos[1], huge], op)
+    msg = str(err.value)
+    assert f"dali.fn.decoders.{op}" in msg and f"Failed to decode '{huge}'" in msg
+    assert "65000x65000 pixels" in msg and "MAX_DECODED_BYTES" in msg
+    with pytest.raises(RuntimeError) as cpu_err:
+        run([photos[1], huge], op, "cpu")
+    assert msg.splitlines()[-1] == str(cpu_err.value).splitlines()[-1]
+    files = [photos[1], huge, photos[2]]
+    p = skip_pipeline(files, "mixed")
+    crop, labels = p.run()
+    assert type(crop).__name__ == "TensorListGPU" and len(crop) == 2
+    assert labels.as_array().ravel().tolist() == [0, 2]
+    assert p.skipped_samples("dec") == 1
+
+
 @pytest.mark.gpu
 def test_everything_skipped_gives_an_empty_gpu_batch(gpu, edge) -> None:
     @pipeline_def(batch_size=2, num_threads=1, device_id=0)

@@ -564,14 +564,132 @@ def test_ndim_is_checked():
         run_once(np.zeros((1, 2)), ndim=2)
 
 
-def test_ndim_must_not_change_between_iterations():
-    def src(i):
-        return np.zeros((1,) + (2,) * (i + 1))
+# A source's batches keep the type, ndim and layout of its first batch (DALI's messages).
 
-    pipe = make_pipe(lambda: fn.external_source(src), batch_size=1, depth=1)
-    pipe.run()
-    with pytest.raises(RuntimeError, match="must not change between iterations"):
+DTYPE_CHANGED = (
+    "Type of the data fed to the external source has changed from the previous iteration. "
+    "Type in the previous iteration was float and the current type is int32."
+)
+NDIM_CHANGED = (
+    "Number of dimensions of the data fed to the external source has changed from previous "
+    "iteration. Dimensionality in the previous iteration was 2 and the current is 1."
+)
+LAYOUT_CHANGED = (
+    "Layout of the data fed to the external source has changed from previous iteration. "
+    'Layout in the previous iteration was "HW" and the current is "WH".'
+)
+
+
+def changing_batch(change, at=3):
+    """Batches of 2 samples (2, 2) float32 "HW"; from iteration ``at`` on, ``change`` differs."""
+
+    def batch(i):
+        dtype = np.int32 if change == "dtype" and i >= at else np.float32
+        shape = (2,) if change == "ndim" and i >= at else (2, 2)
+        layout = "WH" if change == "layout" and i >= at else "HW" if change != "ndim" else ""
+        return TensorListCPU(np.zeros((2, *shape), dtype), layout=layout)
+
+    return batch
+
+
+def assert_changed(text, message, name, where):
+    assert message in text
+    assert f"`dali.fn.external_source` ({name})" in text and f"External source '{name}'" in text
+    assert where in text
+
+
+def run_until_error(pipe, limit=10):
+    with pytest.raises(RuntimeError) as e:
+        for _ in range(limit):
+            pipe.run()
+    return str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [("dtype", DTYPE_CHANGED), ("ndim", NDIM_CHANGED), ("layout", LAYOUT_CHANGED)],
+)
+def test_a_change_mid_stream_is_an_error_naming_the_source_and_iteration(change, message):
+    pipe = make_pipe(lambda: fn.external_source(changing_batch(change), name="src"), 2)
+    assert_changed(run_until_error(pipe), message, "src", "in iteration 3 of epoch 0")
+
+
+@pytest.mark.parametrize("kind", ["iterable", "generator", "per-sample"])
+def test_every_source_kind_keeps_its_first_dtype(kind):
+    batches = [np.zeros((2, 1), np.float32)] * 2 + [np.zeros((2, 1), np.int32)]
+
+    def gen():
+        yield from batches
+
+    def per_sample(info):
+        return batches[min(info.iteration, 2)][0]
+
+    source = {"iterable": batches, "generator": gen, "per-sample": per_sample}[kind]
+    batch = kind != "per-sample"
+    pipe = make_pipe(lambda: fn.external_source(source, batch=batch, name="s"), 2)
+    assert_changed(run_until_error(pipe), DTYPE_CHANGED, "s", "in iteration 2 of epoch 0")
+
+
+def test_each_output_of_a_multi_output_source_keeps_its_own():
+    def src(i):
+        return np.zeros((2, 1), np.uint8), np.zeros((2, 1), np.float32 if i < 1 else np.int32)
+
+    pipe = make_pipe(lambda: fn.external_source(src, num_outputs=2), 2)
+    text = run_until_error(pipe)
+    assert DTYPE_CHANGED in text and ", output 1, in iteration 1 of epoch 0" in text
+
+
+def test_fed_batches_keep_their_first_dtype_ndim_and_layout():
+    pipe = make_pipe(lambda: fn.external_source(name="x"), 2, depth=1)
+    pipe.feed_input("x", np.zeros((2, 2, 2), np.float32), layout="HW")
+    with pytest.raises(RuntimeError) as e:
+        pipe.feed_input("x", np.zeros((2, 2, 2), np.int32), layout="HW")
+    assert_changed(str(e.value), DTYPE_CHANGED, "x", "in the batch given to `feed_input`")
+    with pytest.raises(RuntimeError, match=NDIM_CHANGED):
+        pipe.feed_input("x", np.zeros((2, 2), np.float32), layout="H")
+    with pytest.raises(RuntimeError, match=LAYOUT_CHANGED):
+        pipe.feed_input("x", np.zeros((2, 2, 2), np.float32), layout="WH")
+    # A rejected batch is not queued and changes nothing: the pipeline goes on.
+    pipe.feed_input("x", np.ones((2, 2, 2), np.float32), layout="HW")
+    assert pipe.run()[0].as_array().tolist() == np.zeros((2, 2, 2)).tolist()
+    assert pipe.run()[0].as_array().tolist() == np.ones((2, 2, 2)).tolist()
+
+
+def test_a_fed_layout_must_match_the_declared_one():
+    pipe = make_pipe(lambda: fn.external_source(name="x", layout="HW"), 1, depth=1)
+    with pytest.raises(RuntimeError, match='Expected data with layout: "HW" and got: "WH"'):
+        pipe.feed_input("x", np.zeros((1, 2, 2)), layout="WH")
+    pipe.feed_input("x", np.zeros((1, 2, 2)), layout="HW")
+    assert pipe.run()[0].layout() == "HW"
+
+
+def test_a_layout_may_appear_but_not_disappear():
+    # As in DALI: no layout, then one, is fine; once a batch had one, every batch needs it.
+    batches = [np.zeros((1, 2, 2)), TensorListCPU(np.zeros((1, 2, 2)), layout="HW")]
+    pipe = make_pipe(lambda: fn.external_source(batches + batches[:1], name="s"), 1, depth=1)
+    assert [pipe.run()[0].layout() for _ in range(2)] == ["", "HW"]
+    with pytest.raises(RuntimeError, match='previous iteration was "HW" and the current is ""'):
         pipe.run()
+
+
+def test_the_first_batch_is_remembered_across_reset():
+    def src(info):
+        if info.iteration == 1:
+            raise StopIteration
+        return np.zeros((2, 1), np.float32 if info.epoch_idx == 0 else np.int32)
+
+    pipe = make_pipe(lambda: fn.external_source(src, batch_info=True, name="s"), 2, depth=1)
+    pipe.run()
+    with pytest.raises(StopIteration):
+        pipe.run()
+    pipe.reset()
+    assert_changed(run_until_error(pipe), DTYPE_CHANGED, "s", "in iteration 0 of epoch 1")
+
+
+def test_empty_batches_do_not_set_the_type():
+    data = [[], [np.zeros(1, np.int32)], [np.zeros(1, np.int32)]]
+    pipe = make_pipe(lambda: fn.external_source(data, dtype=None), 1, depth=1)
+    assert [pipe.run()[0].dtype for _ in range(3)][1:] == [types.INT32, types.INT32]
 
 
 def test_layout_and_ndim_arguments_must_agree():
@@ -636,9 +754,12 @@ def test_feed_input_layout_argument():
     assert pipe.run()[0].layout() == "HW"
 
 
-def test_every_prefetched_batch_must_be_fed_before_the_first_run():
+def test_a_run_returns_what_was_fed_then_names_the_empty_source():
+    """Fewer batches fed than ``prefetch_queue_depth``: the run returns what was fed (as DALI
+    does); only a run with nothing fed and nothing in flight fails, naming the source."""
     pipe = make_pipe(lambda: fn.external_source(name="inp"), batch_size=1, depth=2)
-    pipe.feed_input("inp", np.zeros((1, 1)))
+    pipe.feed_input("inp", np.full((1, 1), 7))
+    assert pipe.run()[0].as_array().tolist() == [[7]]
     with pytest.raises(
         RuntimeError, match=r"No data was fed to the external source 'inp'.*feed_input"
     ):
@@ -792,6 +913,21 @@ def test_gpu_source_copies_host_data_to_the_device_parity():
         for i in range(2):
             np.testing.assert_array_equal(host.at(i), c.at(i))
     assert cp.cuda.runtime.getDeviceCount() > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("data", ["numpy", "cupy"])
+def test_gpu_source_keeps_its_first_dtype(data):
+    cp = pytest.importorskip("cupy")
+    xp = cp if data == "cupy" else np
+
+    def src(i):
+        return xp.zeros((2, 3), xp.float32 if i < 1 else xp.int32)
+
+    pipe = make_pipe(lambda: fn.external_source(src, device="gpu", name="g"), 2, device_id=0)
+    text = run_until_error(pipe)
+    assert DTYPE_CHANGED in text and "GPU operator `dali.fn.external_source` (g)" in text
+    assert "in iteration 1 of epoch 0" in text
 
 
 @pytest.mark.gpu

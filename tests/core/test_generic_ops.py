@@ -401,6 +401,53 @@ def test_slice_errors(make, pattern):
         _run(lambda: make(_const(IMG, "HWC")))
 
 
+@pytest.mark.parametrize(
+    ("kw", "arg", "shown"),
+    [
+        ({"start": [0, 0], "shape": [-3, 2]}, "shape", "[-3.0, 2.0]"),
+        ({"rel_start": [0, 0], "rel_shape": [0.5, -0.25]}, "rel_shape", "[0.5, -0.25]"),
+    ],
+)
+def test_slice_negative_constant_shape_is_a_build_error(kw, arg, shown):
+    pipe = dali.Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pipe:
+        pipe.set_outputs(fn.slice(_const(IMG, "HWC"), **kw))
+    with pytest.raises(RuntimeError) as e:
+        pipe.build()  # before any data
+    msg = str(e.value)
+    assert "dali.fn.slice" in msg and f"argument `{arg}`" in msg
+    assert "negative" in msg and shown in msg
+
+
+def test_slice_negative_per_sample_shape_names_argument_and_sample():
+    shapes = [np.array([2, 2], np.int32), np.array([2, -1], np.int32)]
+    with pytest.raises(RuntimeError) as e:
+        _run(
+            lambda: fn.slice(
+                _const(IMG, "HWC"), start=[0, 0], shape=fn.external_source(lambda: shapes)
+            )
+        )
+    msg = str(e.value)
+    assert "dali.fn.slice" in msg and "argument `shape`" in msg and "sample 1" in msg
+    assert "[2.0, -1.0]" in msg
+
+
+def test_slice_negative_shape_input_names_the_input_and_sample():
+    anchors = [np.array([0.0, 0.0], np.float32)] * 2
+    shapes = [np.array([0.5, 0.5], np.float32), np.array([0.5, -0.5], np.float32)]
+    with pytest.raises(RuntimeError) as e:
+        _run(
+            lambda: fn.slice(
+                _const(IMG, "HWC"),
+                fn.external_source(lambda: anchors),
+                fn.external_source(lambda: shapes),
+            )
+        )
+    msg = str(e.value)
+    assert "dali.fn.slice" in msg and "the `shape` input" in msg and "sample 1" in msg
+    assert "[0.5, -0.5]" in msg
+
+
 # -- one_hot and copy ------------------------------------------------------------------------------
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import signal
+import threading
 import time
 
 import numpy as np
@@ -58,6 +60,25 @@ def dies(info):
     os._exit(3)
 
 
+def float_then_int(i):
+    return [np.zeros(1, np.float32 if i < 2 else np.int32)] * 2
+
+
+def stuck_at_iteration_1(info):
+    if info.iteration == 1:
+        time.sleep(300)  # killed by the timeout
+    return np.zeros(1)
+
+
+def stuck(i):
+    time.sleep(300)  # killed by the test
+    return [np.zeros(1)]
+
+
+def batch_ok(i):
+    return [np.full(1, i)] * 2
+
+
 def make_pipe(graph, batch_size=4, depth=2, workers=2, start="fork", **kwargs):
     pipe = Pipeline(
         batch_size=batch_size,
@@ -82,6 +103,23 @@ def no_leaked_workers():
     while multiprocessing.active_children() and time.monotonic() < deadline:
         time.sleep(0.01)
     assert multiprocessing.active_children() == []
+
+
+def bounded(fn, limit=20.0):
+    """The exception ``fn()`` raised (None if none), failing the test instead of hanging."""
+    out = {}
+
+    def target():
+        try:
+            fn()
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            out["error"] = e
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(limit)
+    assert not thread.is_alive(), f"still blocked after {limit} s"
+    return out.get("error")
 
 
 def run_epoch(pipe, limit=100):
@@ -307,3 +345,112 @@ def test_spawn_start_method():
     assert out[:, :4].tolist() == [[0, 0, 0, 0], [1, 1, 0, 0], [2, 2, 0, 0], [3, 3, 0, 0]]
     assert out[0, 4] != os.getpid()
     pipe.close()
+
+
+# --------------------------------------------------------------------------------------------
+# A source's dtype stays that of its first batch; timeouts and killed workers (beyond DALI)
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_dtype_change_mid_stream_names_the_source_and_iteration():
+    pipe = make_pipe(lambda: fn.external_source(float_then_int, parallel=True, name="p"), 2)
+    error = bounded(lambda: [pipe.run() for _ in range(4)])
+    text = str(error)
+    assert "Type in the previous iteration was float and the current type is int32." in text
+    assert "`dali.fn.external_source` (p)" in text and "iteration 2 of epoch 0" in text
+    pipe.close()
+
+
+def test_timeout_names_the_source_the_workers_and_the_iteration():
+    pipe = make_pipe(
+        lambda: fn.external_source(
+            stuck_at_iteration_1, batch=False, parallel=True, name="slow", timeout=0.5
+        )
+    )
+    pipe.start_py_workers()
+    pids = sorted(p.pid for p in multiprocessing.active_children())
+    start = time.monotonic()
+    error = bounded(lambda: [pipe.run() for _ in range(3)])
+    assert time.monotonic() - start < 10
+    text = str(error)
+    assert isinstance(error, RuntimeError) and isinstance(error.__cause__, TimeoutError)
+    assert "`dali.fn.external_source` (slow)" in text and "external source `slow`" in text
+    assert "Timed out after 0.5 s" in text and "iteration 1 (epoch 0)" in text
+    assert f"processes 0 (pid {pids[0]}), 1 (pid {pids[1]}) gave no result" in text
+    assert not any(p.is_alive() for p in multiprocessing.active_children())  # killed
+    again = bounded(pipe.run)  # the pool is closed for good: an error, not a hang
+    assert isinstance(again, RuntimeError) and "Timed out" in str(again)
+    assert bounded(pipe.close) is None
+
+
+def test_a_stopped_worker_times_out_and_the_pipeline_closes():
+    pipe = make_pipe(
+        lambda: fn.external_source(batch_ok, parallel=True, name="s", timeout=0.5), workers=1
+    )
+    pipe.start_py_workers()
+    (proc,) = multiprocessing.active_children()
+    os.kill(proc.pid, signal.SIGSTOP)
+    try:
+        error = bounded(pipe.run)
+        assert f"Python worker process 0 (pid {proc.pid}) gave no result" in str(error)
+        assert "the process stopped" in str(error) and "`s`" in str(error)
+        start = time.monotonic()
+        assert bounded(pipe.close) is None
+        assert time.monotonic() - start < 3 and not proc.is_alive()
+    finally:
+        if proc.is_alive():  # never leave a stopped child: exiting would wait for it
+            proc.kill()
+
+
+def test_close_kills_a_stopped_worker_without_a_timeout():
+    pipe = make_pipe(lambda: fn.external_source(batch_ok, parallel=True), workers=1)
+    assert pipe.run()[0].as_array().tolist() == [[0], [0]]
+    (proc,) = multiprocessing.active_children()
+    os.kill(proc.pid, signal.SIGSTOP)
+    try:
+        assert bounded(pipe.close, limit=15) is None
+        assert not proc.is_alive()
+    finally:
+        if proc.is_alive():
+            proc.kill()
+
+
+@pytest.mark.parametrize("when", ["before the run", "while it waits"])
+def test_a_killed_worker_is_an_error_naming_the_worker_and_iteration(when):
+    pipe = make_pipe(lambda: fn.external_source(stuck, parallel=True, name="k"), workers=1)
+    pipe.start_py_workers()
+    (proc,) = multiprocessing.active_children()
+    if when == "before the run":
+        proc.kill()
+        proc.join(5)
+    else:
+        threading.Timer(0.3, proc.kill).start()
+    error = bounded(pipe.run)
+    text = str(error)
+    assert isinstance(error, RuntimeError) and "`dali.fn.external_source` (k)" in text
+    assert f"Python worker process 0 (pid {proc.pid}) of the parallel external source `k`" in text
+    assert "exited unexpectedly (exit code -9)" in text
+    assert "the batch of iteration 0 (epoch 0)" in text
+    pipe.close()
+
+
+def test_a_timeout_that_does_not_expire_changes_nothing():
+    pipe = make_pipe(
+        lambda: fn.external_source(batch_ok, parallel=True, timeout=5, prefetch_queue_depth=2)
+    )
+    got = [pipe.run()[0].as_array()[:, 0].tolist() for _ in range(3)]
+    assert got == [[0, 0], [1, 1], [2, 2]]
+    pipe.close()
+
+
+def test_timeout_argument_checks():
+    with Pipeline(batch_size=1, num_threads=1):
+        with pytest.raises(ValueError, match="`timeout` is valid only for parallel"):
+            fn.external_source(lambda: np.zeros((1, 1)), timeout=1)
+        for bad in (0, -1.0, float("inf"), float("nan")):
+            with pytest.raises(ValueError, match="`timeout` must be a positive, finite number"):
+                fn.external_source(per_sample, parallel=True, timeout=bad)
+        for bad in ("1", True):
+            with pytest.raises(TypeError, match="`timeout` should be a number of seconds"):
+                fn.external_source(per_sample, parallel=True, timeout=bad)
+        fn.external_source(per_sample, parallel=True, timeout=None)

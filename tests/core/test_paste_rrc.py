@@ -202,6 +202,11 @@ def test_rrc_errors():
         run(lambda x: fn.random_resized_crop(x, size=(1, 2, 3)), [img])
     with pytest.raises(RuntimeError, match="`size`.*positive"):
         run(lambda x: fn.random_resized_crop(x, size=(0, 2)), [img])
+    # a negative size has no meaning here (DALI hands it to its kernel): named at build
+    for size in ((-5, 10), -3, (4, -1)):
+        with pytest.raises(RuntimeError, match="`size`.*positive") as e:
+            run(lambda x, size=size: fn.random_resized_crop(x, size=size), [img])
+        assert "dali.fn.random_resized_crop" in str(e.value)
     with pytest.raises(RuntimeError, match="`num_attempts`"):
         run(lambda x: fn.random_resized_crop(x, size=4, num_attempts=0), [img])
     with pytest.raises(RuntimeError, match="`random_area`"):

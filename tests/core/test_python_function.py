@@ -175,6 +175,36 @@ def test_errors_name_the_operator_and_sample():
     assert "bad sample" in str(e.value)
 
 
+def test_after_a_failed_sample_a_rebuilt_pipeline_works():
+    failures = []
+
+    def fails_once(a):
+        if a[1] == 1 and not failures:
+            failures.append(a[0])
+            raise ArithmeticError("bad sample")
+        return a * 2
+
+    def graph():
+        return fn.python_function(source(), function=fails_once, name="pf")
+
+    pipe = make_pipe(graph)
+    with pytest.raises(RuntimeError) as e:
+        pipe.run()
+    text = str(e.value)
+    assert "`dali.fn.python_function` (pf), sample 1" in text and "bad sample" in text
+    try:
+        after = pipe.run()[0].as_array().tolist()
+    except RuntimeError as again:  # a pipeline whose run failed may stay failed, as in DALI
+        assert "(pf), sample 1" in str(again) and "bad sample" in str(again)
+    else:  # or go on with the next iteration
+        assert after == [[2, 0, 0], [2, 2, 2]]
+    pipe.close()
+    rebuilt = make_pipe(graph)
+    assert rebuilt.run()[0].as_array().tolist() == [[0, 0, 0], [0, 2, 2]]
+    assert rebuilt.run()[0].as_array().tolist() == [[2, 0, 0], [2, 2, 2]]
+    rebuilt.close()
+
+
 def test_stop_iteration_in_batch_function_does_not_end_the_epoch():
     def f(batch):
         raise StopIteration

@@ -342,6 +342,153 @@ def test_vanished_file_error_names_it(image_tree, tmp_path):
         pipe.run()
 
 
+def _class_tree(root, names_by_class):
+    for cls, names in names_by_class.items():
+        (root / cls).mkdir(parents=True)
+        for name in names:
+            (root / cls / name).write_bytes(name.encode())
+
+
+def _run_in_thread(fn, timeout=30):
+    """``fn()`` in a daemon thread; fails (not hangs) the test if it does not return."""
+    import threading
+
+    out = {}
+
+    def target():
+        try:
+            out["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            out["error"] = e
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    assert not thread.is_alive(), "hangs (a FIFO opened for reading?)"
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
+def test_non_regular_entries_of_file_root_are_skipped_and_named(tmp_path, caplog):
+    # DALI keeps only regular files and links of a class directory, silently; reading a FIFO
+    # blocked forever here before. We skip them too and warn with their names.
+    import logging
+    import socket
+
+    root = tmp_path / "r"
+    _class_tree(root, {"a": ["1.jpg", "3.jpg"], "b": ["2.jpg"]})
+    os.mkfifo(root / "a" / "2.jpg")
+    os.mkfifo(root / "b" / "pipe.txt")  # not matching file_filters: skipped without a word
+    os.symlink(root / "nowhere.jpg", root / "b" / "dangling.jpg")
+    os.symlink(root / "a" / "1.jpg", root / "b" / "link.jpg")  # a link to a file: a sample
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(root / "b" / "s.jpg"))
+    except OSError:  # a path too long for a socket address
+        sock.close()
+        sock = None
+    with caplog.at_level(logging.WARNING, logger="dali"):
+        pipe = _pipeline(4, file_root=str(root))
+        pipe.build()
+    data, _ = _run_in_thread(pipe.run)
+    assert [data[i].source_info() for i in range(4)] == [
+        "a/1.jpg",
+        "a/3.jpg",
+        "b/2.jpg",
+        "b/link.jpg",
+    ]
+    assert data.at(3).tobytes() == b"1.jpg"
+    assert pipe.epoch_size("Reader") == 4
+    # reader_meta keeps DALI's keys only (compared with DALI by tests/conformance)
+    assert "skipped" not in " ".join(pipe.reader_meta("Reader"))
+    (warning,) = [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
+    assert "Reader" in warning and str(root) in warning
+    assert "'a/2.jpg' (a FIFO)" in warning and "'b/dangling.jpg' (a broken link)" in warning
+    assert "pipe.txt" not in warning
+    if sock is not None:
+        assert "3 entries" in warning and "'b/s.jpg' (a socket)" in warning
+        sock.close()
+    else:
+        assert "2 entries" in warning
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
+def test_only_non_regular_entries_is_an_empty_file_root(tmp_path):
+    (tmp_path / "a").mkdir()
+    os.mkfifo(tmp_path / "a" / "x.jpg")
+    msg = _build_error(file_root=str(tmp_path))
+    assert "argument `file_root`" in msg and "file_filters" in msg
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
+def test_non_regular_entries_of_files_or_file_list_are_build_errors(image_tree, tmp_path):
+    shutil.copy(image_tree / "0" / "img_00.jpg", tmp_path / "ok.jpg")
+    os.mkfifo(tmp_path / "fifo.jpg")
+    (tmp_path / "dir.jpg").mkdir()
+    msg = _build_error(files=[str(tmp_path / "ok.jpg"), str(tmp_path / "fifo.jpg")])
+    assert "argument `files`" in msg and f"'{tmp_path / 'fifo.jpg'}' is a FIFO" in msg
+    msg = _build_error(files=["ok.jpg", "dir.jpg"], file_root=str(tmp_path))
+    assert "argument `files`" in msg and f"'{tmp_path / 'dir.jpg'}' is a directory" in msg
+    lst = tmp_path / "list.txt"
+    lst.write_text("ok.jpg 0\nfifo.jpg 1\n")
+    msg = _build_error(file_list=str(lst))
+    assert "argument `file_list`" in msg and "line 2: 'fifo.jpg'" in msg and "a FIFO" in msg
+    if os.path.exists("/dev/zero"):  # a character device would be read forever
+        msg = _build_error(files=["/dev/zero"])
+        assert "argument `files`" in msg and "'/dev/zero' is a character device" in msg
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
+@pytest.mark.parametrize("worker", [False, True])
+def test_a_file_turned_fifo_after_listing_is_an_error_not_a_hang(tmp_path, worker):
+    from dali._ops.readers import _read_worker
+
+    if worker and not _read_worker.supported():
+        pytest.skip("the read worker needs Linux")
+    (tmp_path / "a.jpg").write_bytes(b"a")
+    (tmp_path / "b.jpg").write_bytes(b"b")
+    pipe = _pipeline(2, files=[str(tmp_path / "a.jpg"), str(tmp_path / "b.jpg")])
+    _impl(pipe)._worker_wanted = worker
+    os.remove(tmp_path / "b.jpg")
+    os.mkfifo(tmp_path / "b.jpg")
+    with pytest.raises(RuntimeError) as info:
+        _run_in_thread(pipe.run)
+    msg = str(info.value)
+    assert "dali.fn.readers.file" in msg and str(tmp_path / "b.jpg") in msg
+    assert "not a regular file (a FIFO)" in msg
+    pipe.close()
+
+
+@pytest.mark.parametrize("worker", [False, True])
+def test_a_class_directory_removed_mid_epoch_is_an_error_naming_the_file(tmp_path, worker):
+    from dali._ops.readers import _read_worker
+
+    if worker and not _read_worker.supported():
+        pytest.skip("the read worker needs Linux")
+    root = tmp_path / "r"
+    _class_tree(root, {"a": ["1.jpg", "2.jpg"], "b": ["3.jpg", "4.jpg"]})
+    pipe = _pipeline(2, file_root=str(root))
+    _impl(pipe)._worker_wanted = worker
+    assert _labels(pipe, 1) == [[0, 0]]
+    impl = _impl(pipe)
+    if impl._worker is not None:
+        impl._worker.wait_pending(10)  # (batches read ahead were read before the removal)
+    shutil.rmtree(root / "b")
+    with pytest.raises(RuntimeError) as info:
+        from dali._ops.readers import file as reader_file
+
+        for _ in range(reader_file.READ_AHEAD + 1):
+            pipe.run()
+    msg = str(info.value)
+    assert "dali.fn.readers.file" in msg and str(root / "b" / "3.jpg") in msg
+    assert "No such file or directory" in msg
+    pipe.close()
+    # a fresh pipeline over the tree as it is now runs (nothing was left broken)
+    assert _labels(_pipeline(2, file_root=str(root)), 1) == [[0, 0]]
+
+
 # -- errors before the first batch -------------------------------------------------------------
 
 

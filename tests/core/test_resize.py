@@ -106,6 +106,111 @@ def test_negative_size_flips():
     assert np.mean(flipped == plain[:, ::-1]) > 0.99
 
 
+# DALI gives every negative requested extent a meaning (its ``ResizeAttr``: the sign survives
+# ``AdjustOutputSize``, then ``CalculateSampleParams`` swaps that axis' source range): resize_x/y
+# (documented: "a negative value flips the image"), each extent of ``size``, and resize_shorter
+# / resize_longer (the same request on every axis: both axes flip). We do the same on CPU and GPU.
+NEGATIVE_SIZES = [
+    # (negative request, the same request positive, axes flipped)
+    ({"resize_y": -30}, {"resize_y": 30}, (0,)),
+    ({"size": (-30, 50)}, {"size": (30, 50)}, (0,)),
+    ({"size": (30, -50)}, {"size": (30, 50)}, (1,)),
+    ({"resize_shorter": -20}, {"resize_shorter": 20}, (0, 1)),
+    ({"resize_longer": -60}, {"resize_longer": 60}, (0, 1)),
+    ({"resize_shorter": -50, "max_size": 80}, {"resize_shorter": 50, "max_size": 80}, (0, 1)),
+    (
+        {"size": (-40, -40), "mode": "not_smaller"},
+        {"size": (40, 40), "mode": "not_smaller"},
+        (0, 1),
+    ),
+]
+
+
+def _flip(a, axes):
+    for ax in axes:
+        a = np.flip(a, ax)
+    return a
+
+
+@pytest.mark.parametrize(
+    ("neg", "pos", "axes"), NEGATIVE_SIZES, ids=[str(n) for n, _, _ in NEGATIVE_SIZES]
+)
+def test_negative_sizes_flip_like_dali(neg, pos, axes):
+    img = _image()
+    flipped = run1(lambda x: fn.resize(x, **neg), img)
+    plain = run1(lambda x: fn.resize(x, **pos), img)
+    assert flipped.shape == plain.shape
+    expected = _flip(plain, axes)
+    assert np.abs(flipped.astype(int) - expected).max() <= 1
+    assert np.mean(flipped == expected) > 0.99
+
+
+def test_negative_per_sample_size_flips_that_sample():
+    imgs = [_image(seed=1), _image(seed=2)]
+    out = run(
+        lambda x, resize_x: fn.resize(x, resize_x=resize_x),
+        imgs,
+        args={"resize_x": [np.float32(50), np.float32(-50)]},
+    )[0]
+    plain = run(lambda x: fn.resize(x, resize_x=50), imgs)[0]
+    np.testing.assert_array_equal(out.at(0), plain.at(0))
+    assert np.abs(out.at(1).astype(int) - plain.at(1)[:, ::-1]).max() <= 1
+
+
+def test_max_size_must_not_be_negative_and_zero_means_no_limit():
+    img = _image()
+    with pytest.raises(RuntimeError) as e:
+        run(lambda x: fn.resize(x, resize_shorter=50, max_size=(-80, 80)), [img])
+    pipe_error = str(e.value)
+    assert "dali.fn.resize" in pipe_error and "argument `max_size`" in pipe_error
+    assert "negative" in pipe_error
+    # DALI: a max_size of 0 puts no limit on that axis
+    out = run1(lambda x: fn.resize(x, resize_shorter=50, max_size=(0, 80)), img)
+    assert out.shape == (40, 80, 3)
+    out = run1(lambda x: fn.resize(x, resize_shorter=50, max_size=0), img)
+    assert out.shape == (50, 100, 3)
+
+
+@pytest.mark.gpu
+def test_negative_sizes_flip_on_gpu_as_on_cpu():
+    pytest.importorskip("cupy")
+    imgs = [_image(seed=1), _image(60, 45, seed=2)]
+
+    def feeder(values):
+        arrays = [np.asarray(x) for x in values]
+        return lambda: arrays
+
+    def one(op, device_id, args):
+        @dali.pipeline_def(batch_size=2, num_threads=2, device_id=device_id, seed=7)
+        def pipe():
+            data = fn.external_source(source=lambda: imgs, layout="HWC")
+            if device_id is not None:
+                data = data.gpu()
+            nodes = {k: fn.external_source(source=feeder(v)) for k, v in args.items()}
+            return op(data, **nodes)
+
+        p = pipe()
+        p.build()
+        (out,) = p.run()
+        return out if device_id is None else out.as_cpu()
+
+    def both(op, **args):
+        return [one(op, device_id, args) for device_id in (None, 0)]
+
+    cases = [(lambda x, n=neg: fn.resize(x, **n), {}) for neg, _, _ in NEGATIVE_SIZES]
+    cases.append(
+        (
+            lambda x, resize_x: fn.resize(x, resize_x=resize_x),
+            {"resize_x": [np.float32(-50), np.float32(33)]},
+        )
+    )
+    for op, args in cases:
+        cpu, gpu = both(op, **args)
+        assert gpu.shape() == cpu.shape()
+        for i in range(2):
+            assert np.abs(gpu.at(i).astype(int) - cpu.at(i)).max() <= 1
+
+
 def test_roi_absolute_relative_and_flipped():
     img = _image()
     roi = run1(lambda x: fn.resize(x, size=(30, 50), roi_start=(10, 20), roi_end=(60, 120)), img)

@@ -26,16 +26,20 @@ itself never synchronises the host with the device (see `dali._exec.device` for 
 that do, each marked ``# synchronize!``).
 
 Operators spread per-sample work over a pool of ``num_threads`` threads (numpy, OpenCV and codec
-calls release the GIL). Finished iterations wait in a queue for `get`. Any exception, from
-either stage, is carried to the consumer's thread in iteration order, wrapped in a
-`PipelineError` that names the operator, the sample and where the operator was defined, with the
-original exception as its cause.
+calls release the GIL). Each submitted iteration has a `_Slot` that its last stage fills and
+`get` takes, in order. Any exception, from either stage, is carried to the consumer's thread in
+iteration order, wrapped in a `PipelineError` that names the operator, the sample and where the
+operator was defined, with the original exception as its cause. A failed iteration fails alone:
+every stage catches the error of its iteration and goes on with the next, so the pipeline stays
+usable (as DALI's does after, say, a corrupt JPEG).
 
 The workers never hold a reference to the `Pipeline`, so dropping the pipeline closes it.
 """
 
 from __future__ import annotations
 
+import collections
+import dataclasses
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -80,11 +84,42 @@ class IterationRequest:
     fed: dict[int, tuple[Any, BatchMeta]]
     max_batch_size: int
     stream_start: int
+    #: where the iteration's outputs (or its `_Failure`) go; set by `Executor.submit`
+    slot: _Slot | None = None
 
 
 @dataclass
 class _Failure:
     error: BaseException
+
+
+class _Slot:
+    """Where one submitted iteration's outputs go: filled by its last stage, taken by `get`.
+
+    Why a slot per iteration rather than one queue of results: the consumer waits on the slot
+    and only then removes it from the executor's deque, in one step. An interrupt
+    (KeyboardInterrupt) while it waits leaves the iteration for the next `get`, and the number
+    of iterations in flight (`Executor.in_flight`, the length of that deque) is right whatever
+    the moment of the interrupt.
+    """
+
+    __slots__ = ("_done", "req", "value")
+
+    def __init__(self, req: IterationRequest | None = None) -> None:
+        self._done = threading.Event()
+        #: the request itself, for the inline (synchronous) executor
+        self.req = req
+        self.value: Any = None
+
+    def fill(self, value: Any) -> None:
+        self.value = value
+        self._done.set()
+
+    def filled(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self) -> None:
+        self._done.wait()
 
 
 def _describe(step: Any, index: int | None, meta: BatchMeta | None) -> str:
@@ -305,6 +340,12 @@ def _take_samples(tl: Any, index: list[int]) -> Any:
     return _take(tl, np.asarray(index, dtype=np.int64), device)
 
 
+def _fill(req: IterationRequest, out: Any) -> None:
+    """Hand a finished iteration (outputs or `_Failure`) to the consumer."""
+    assert req.slot is not None
+    req.slot.fill(out)
+
+
 #: per thread: the id of the `_WorkerState` whose pool the thread belongs to
 _pool_thread = threading.local()
 
@@ -331,7 +372,6 @@ class _WorkerState:
         #: the cores every pipeline thread pins itself to (`set_affinity`), or None
         self.affinity = affinity
         self.requests: queue.Queue[IterationRequest | None] = queue.Queue()
-        self.results: queue.Queue[Any] = queue.Queue()
         self.stages = split_stages(plan) if cuda is not None else None
         #: the GPU side's parts (`split_gpu_stage`) and the queue that feeds each
         self.gpu_parts = split_gpu_stage(plan, self.stages[1]) if self.stages else []
@@ -397,7 +437,8 @@ class _WorkerState:
                         out = run_iteration(self.plan, req, self.pool, None, prof)
                 except BaseException as e:  # noqa: BLE001 - handed to the consumer thread
                     out = _Failure(e)
-                self.results.put(out)
+                _fill(req, out)
+                del out, req
                 continue
             it: Any
             try:
@@ -434,8 +475,8 @@ class _WorkerState:
                         it = _finish(self.plan, it)
                 except BaseException as e:  # noqa: BLE001 - handed to the consumer thread
                     it = _Failure(e)
-            self.results.put(it)
-            del it, item  # drop this iteration's batches before waiting for the next
+            _fill(req, it)
+            del it, item, req  # drop this iteration's batches before waiting for the next
 
     def gpu_loop(self, part: int) -> None:
         pin_current_thread(self.affinity)
@@ -452,7 +493,7 @@ class _WorkerState:
                         self.handoffs[part + 1].put(None)
                     return
                 if last:
-                    self.results.put(_Failure(e))
+                    _fill(item[0], _Failure(e))
                 else:
                     self.handoffs[part + 1].put((item[0], _Failure(e)))
 
@@ -483,7 +524,7 @@ class _WorkerState:
                 except BaseException as e:  # noqa: BLE001 - handed on to the consumer thread
                     it = _Failure(e)
             if last:
-                self.results.put(it)
+                _fill(item[0], it)
             else:
                 self.handoffs[part + 1].put((item[0], it))
             with span(stage, k, "<drop the iteration's inputs>"):
@@ -492,6 +533,10 @@ class _WorkerState:
 
 class Executor:
     """Runs iterations of a plan, asynchronously (worker threads) or inline.
+
+    Every submitted iteration is returned by `get`, in order, or raises its own error there;
+    an error fails that iteration alone. The executor is not thread-safe: one thread submits
+    and gets at a time (`dali.Pipeline` serialises its callers).
 
     Args:
         plan: The built plan.
@@ -512,45 +557,75 @@ class Executor:
     ) -> None:
         self._state = _WorkerState(plan, num_threads, cuda, affinity)
         self._async = asynchronous
-        self._pending: list[IterationRequest] = []
+        #: one slot per submitted iteration not yet taken by `get`, oldest first
+        self._slots: collections.deque[_Slot] = collections.deque()
         self._threads: list[threading.Thread] = []
         self._closed = False
         self._close_lock = threading.Lock()
+        #: set once `_shut_down` has finished (a second `close` waits for it)
+        self._shut = threading.Event()
         _closer.track(self)  # closed at interpreter exit if still open
+
+    @property
+    def in_flight(self) -> int:
+        """Iterations submitted and not yet taken by `get` (running, or finished and waiting)."""
+        return len(self._slots)
 
     def submit(self, req: IterationRequest) -> None:
         if self._closed:
             raise RuntimeError("the pipeline was closed")
+        slot = _Slot(None if self._async else req)
         if not self._async:
-            self._pending.append(req)
+            self._slots.append(slot)
             return
         if not self._threads:
-            state = self._state
-            # with a source stage, the operators keep the executor thread's name
-            first = "dali-executor" if state.sources is None else "dali-executor-source"
-            self._threads.append(threading.Thread(target=state.loop, name=first, daemon=True))
-            if state.sources is not None:
-                self._threads.append(
-                    threading.Thread(target=state.ops_loop, name="dali-executor", daemon=True)
-                )
-            names = ["dali-executor-gpu"]
-            if len(state.gpu_parts) > 1:
-                names = ["dali-executor-mixed", "dali-executor-gpu"]
-            for part, name in enumerate(names if state.gpu_parts else []):
-                self._threads.append(
-                    threading.Thread(target=state.gpu_loop, args=(part,), name=name, daemon=True)
-                )
-            for thread in self._threads:
-                thread.start()
-        self._state.requests.put(req)
+            self._start_threads()
+        # Queued before it is counted: an interrupt between the two loses one iteration's
+        # outputs but never leaves `get` waiting for an iteration that was never queued.
+        self._state.requests.put(dataclasses.replace(req, slot=slot))
+        self._slots.append(slot)
+
+    def _start_threads(self) -> None:
+        state = self._state
+        # with a source stage, the operators keep the executor thread's name
+        first = "dali-executor" if state.sources is None else "dali-executor-source"
+        self._threads.append(threading.Thread(target=state.loop, name=first, daemon=True))
+        if state.sources is not None:
+            self._threads.append(
+                threading.Thread(target=state.ops_loop, name="dali-executor", daemon=True)
+            )
+        names = ["dali-executor-gpu"]
+        if len(state.gpu_parts) > 1:
+            names = ["dali-executor-mixed", "dali-executor-gpu"]
+        for part, name in enumerate(names if state.gpu_parts else []):
+            self._threads.append(
+                threading.Thread(target=state.gpu_loop, args=(part,), name=name, daemon=True)
+            )
+        for thread in self._threads:
+            thread.start()
 
     def get(self) -> tuple[Any, ...]:
-        """The next finished iteration (blocks); re-raises the iteration's error."""
+        """The outputs of the oldest iteration submitted and not yet taken (blocks).
+
+        Raises:
+            PipelineError: The iteration failed (it is consumed: the next `get` returns the
+                next iteration).
+            RuntimeError: No iteration is in flight, or the pipeline was closed meanwhile.
+            KeyboardInterrupt: While waiting (asynchronous executor): the iteration stays in
+                flight, for the next `get`.
+        """
+        if not self._slots:
+            raise RuntimeError("No iteration was scheduled.")
         if not self._async:
-            req = self._pending.pop(0)
+            # Taken before it runs: an error or an interrupt consumes it, as a failure would.
+            req = self._slots.popleft().req
+            assert req is not None
             state = self._state
             return run_iteration(state.plan, req, state.pool, state.cuda, state.profile)
-        out = self._state.results.get()
+        slot = self._slots[0]
+        slot.wait()
+        self._slots.popleft()
+        out, slot.value = slot.value, None  # the workers may still hold the slot: not its data
         if isinstance(out, _Failure):
             raise out.error
         return out
@@ -563,26 +638,39 @@ class Executor:
 
     def close(self) -> None:
         """Stop the workers and the thread pool, and close the operators; safe to call more
-        than once. Called on one of the pipeline's own threads (where joining them would wait
-        for that very thread), it hands the work to the closing thread (`dali._exec.closer`)."""
+        than once, and from several threads: every caller returns once the pipeline's threads
+        are stopped (at interpreter exit that must be so before Python stops its threads: see
+        `dali._exec.closer`). Called on one of the pipeline's own threads (where joining them
+        would wait for that very thread), it hands the work to the closing thread."""
         with self._close_lock:
-            if self._closed:
-                return
             own_pool = getattr(_pool_thread, "owner", None) == id(self._state)
             if own_pool or threading.current_thread() in self._threads:
-                _closer.defer(self.close)
+                if not self._closed:
+                    _closer.defer(self.close)
                 return
+            first = not self._closed
             self._closed = True
-        self._shut_down()
+        if first:
+            try:
+                self._shut_down()
+            finally:
+                self._shut.set()
+        else:
+            self._shut.wait(_closer.JOIN_TIMEOUT)
 
     def _shut_down(self) -> None:
         state = self._state
         if self._threads:
             state.requests.put(None)  # each worker passes it on to the next stage
             for thread in self._threads:
-                thread.join(timeout=60)
+                thread.join(timeout=_closer.JOIN_TIMEOUT)
         if state.pool is not None:
             state.pool.shutdown(wait=True, cancel_futures=True)
+        # A consumer still waiting (close() from another thread) gets an error, not a hang.
+        closed = _Failure(RuntimeError("the pipeline was closed"))
+        for slot in list(self._slots):
+            if not slot.filled():
+                slot.fill(closed)
         if state.profile is not None:
             state.profile.print_report()
         for step in state.plan.steps:

@@ -8,12 +8,15 @@ iteration's batches) and `scheduling` (the iteration counters, asking the Python
 from __future__ import annotations
 
 import contextlib
+import functools
 import secrets
+import textwrap
+import threading
 import warnings
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dali._exec import closer as _closer
 from dali._exec.executor import Executor
@@ -24,11 +27,12 @@ from dali._pipeline.arguments import (
     check_batch_settings,
     check_memory_limit,
     check_output_spec,
+    check_types,
     normalize_depth,
 )
 from dali._pipeline.outputs import normalize_outputs, validate_outputs
 from dali._pipeline.properties import PipelineProperties
-from dali._pipeline.scheduling import ScheduleState, fetch_sources
+from dali._pipeline.scheduling import ScheduleState, fetch_sources, iterations_ahead, sources_ready
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -36,6 +40,45 @@ if TYPE_CHECKING:
 __all__ = ["Pipeline", "PipelineInfo"]
 
 _BASIC, _ITERATOR, _SCHEDULED = "BASIC", "ITERATOR", "SCHEDULED"
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _serialised(method: _F) -> _F:
+    """Run ``method`` holding the pipeline's run lock: one thread at a time runs, schedules or
+    consumes iterations. Two threads calling `Pipeline.run` at once then take turns, each
+    getting its own iteration, instead of racing on the counters and the executor."""
+
+    @functools.wraps(method)
+    def locked(self: Pipeline, *args: Any, **kwargs: Any) -> Any:
+        with self._run_lock:
+            return method(self, *args, **kwargs)
+
+    return locked  # type: ignore[return-value]
+
+
+def _gpu_users(plan: Plan) -> list[str]:
+    """One line per operator of ``plan`` that needs a GPU, with where the user defined it.
+
+    The `.gpu()` copies are listed only when no GPU or mixed operator is: the copies that feed
+    a GPU operator are implied by it.
+    """
+    from dali._ops.transfer import Transfer
+
+    ops = [s for s in plan.steps if s.device != "cpu" and not isinstance(s.impl, Transfer)]
+    copies = [s for s in plan.steps if s.device != "cpu" and isinstance(s.impl, Transfer)]
+    lines = []
+    for step in ops or copies:
+        node = step.node
+        if isinstance(step.impl, Transfer):
+            what = f"`{node.name}` (a `.gpu()` copy)"
+        else:
+            what = f"`{node.schema.display_name}` (device='{step.device}', {node.name})"
+        line = f"  * {what} needs a GPU but device_id=None"
+        if node.definition:
+            line += "; defined at:\n" + textwrap.indent(node.definition.rstrip(), "    ")
+        lines.append(line)
+    return lines
 
 
 @dataclass(frozen=True)
@@ -116,6 +159,22 @@ class Pipeline(PipelineProperties):
         device_memory_limit: int | None = None,
         pinned_memory_limit: int | None = None,
     ) -> None:
+        check_types(
+            batch_size=batch_size,
+            num_threads=num_threads,
+            device_id=device_id,
+            seed=seed,
+            exec_pipelined=exec_pipelined,
+            exec_async=exec_async,
+            bytes_per_sample=bytes_per_sample,
+            set_affinity=set_affinity,
+            enable_memory_stats=enable_memory_stats,
+            enable_checkpointing=enable_checkpointing,
+            py_num_workers=py_num_workers,
+            py_start_method=py_start_method,
+            exec_dynamic=exec_dynamic,
+            experimental_exec_dynamic=experimental_exec_dynamic,
+        )
         if max_streams is not None:
             warnings.warn("`max_streams` is deprecated and has no effect", DeprecationWarning, 2)
         if default_cuda_stream_priority is not None:
@@ -187,10 +246,14 @@ class Pipeline(PipelineProperties):
         self._executor: Executor | None = None
         self._finalizer: Any = None
         self._built = False
-        self._broken: BaseException | None = None
         self._api_type: str | None = None
         self._api_check = True
-        self._sched = ScheduleState()  # (see schedule_run)
+        # (see schedule_run) non-pipelined execution runs one iteration per run, as DALI's
+        self._sched = ScheduleState(
+            depth=iterations_ahead(self._exec_pipelined, cpu_q, gpu_q, separated)
+        )
+        #: held while running, scheduling or consuming iterations, and building (`_serialised`)
+        self._run_lock = threading.RLock()
         self._py_pool: Any = None
 
     # -- properties that need the graph (the others: `PipelineProperties`) ---------------
@@ -284,8 +347,13 @@ class Pipeline(PipelineProperties):
 
     def build(self) -> None:
         """Validate and freeze the graph (called automatically; idempotent)."""
-        if self._built:
+        if self._built:  # without the lock: `feed_input` from another thread while a run waits
             return
+        with self._run_lock:
+            if not self._built:
+                self._build()
+
+    def _build(self) -> None:
         check_batch_settings(self._max_batch_size, self._num_threads)
         if self._graph_outputs is None:
             with self:
@@ -295,18 +363,18 @@ class Pipeline(PipelineProperties):
             self._graph_outputs, self._ops, pipeline_info=self._info(), seed=self._resolved_seed
         )
         if plan.uses_gpu:
-            self._require_gpu()
+            self._require_gpu(plan)
         self._source_index = {id(s): i for i, s in enumerate(plan.steps)}
         self._plan = plan
         _closer.start()  # closes this pipeline if it is dropped without close()
         self._built = True
 
-    def _require_gpu(self) -> None:
+    def _require_gpu(self, plan: Plan) -> None:
         if self._device_id is None:
             raise BuildError(
-                "The pipeline requires a CUDA-capable GPU (it has GPU or mixed operators or "
-                "`.gpu()` nodes), but device_id=None was given. Pass device_id=<GPU index> or keep "
-                "every operator on the CPU."
+                "The pipeline requires a CUDA-capable GPU, but device_id=None was given:\n"
+                + "\n".join(_gpu_users(plan))
+                + "\nPass device_id=<GPU index> or keep every operator on the CPU."
             )
         from dali._exec import device
 
@@ -356,47 +424,50 @@ class Pipeline(PipelineProperties):
                 f"but trying to use PipelineAPIType.{api}"
             )
 
-    def _check_valid(self) -> None:
-        if self._broken is not None:
-            raise RuntimeError(
-                "Current pipeline object is no longer valid: an earlier run failed "
-                f"({type(self._broken).__name__}: {self._broken})"
-            ) from self._broken
+    def _in_flight(self) -> int:
+        """Iterations scheduled and not yet consumed (the executor counts them)."""
+        return 0 if self._executor is None else self._executor.in_flight
 
-    def _schedule_one(self) -> None:
+    def _schedule_one(self) -> bool:
+        """Schedule the next iteration; False when it cannot be (end of data, or fed data
+        missing while earlier iterations are still in flight: those are returned first)."""
         sched = self._sched
         if sched.end_of_data:
-            return
+            return False
         assert self._plan is not None
+        # A `feed_input` source with nothing fed fails only when nothing else can be returned:
+        # feeding 3 batches then running 3 times returns all 3, as in DALI. An `iter_setup`
+        # override feeds when called, so it is asked first, as before every iteration.
+        feeds_itself = type(self).iter_setup is not Pipeline.iter_setup
+        if not feeds_itself and self._in_flight() and not sources_ready(self._plan):
+            return False
         self.iter_setup()
         fed = fetch_sources(self._plan, self._source_index, sched.iteration, sched.epoch)
         if fed is None:
             sched.end_of_data = True
-            return
+            return False
         batch_size = self._max_batch_size or 0
-        self._start().submit(sched.request(fed, batch_size))
+        req = sched.request(fed, batch_size)
+        # Counted before it is handed over: an interrupt between the two skips an iteration
+        # index rather than running two iterations with the same sample identities.
         sched.submitted(batch_size)
+        self._start().submit(req)
+        return True
 
     def _schedule(self) -> None:
         self.build()
-        self._check_valid()
-        for _ in range(self._sched.count(self._cpu_queue_size)):
-            self._schedule_one()
+        for _ in range(self._sched.count()):
+            if not self._schedule_one():
+                break
 
     def _outputs(self, cuda_stream: Any = None) -> tuple[Any, ...]:
-        self._check_valid()
-        if self._sched.in_flight == 0:
+        if self._in_flight() == 0:
             if self._sched.end_of_data:
                 raise StopIteration
             raise RuntimeError("No iteration was scheduled: call schedule_run() first.")
-        self._sched.in_flight -= 1
-        try:
-            out = self._start().get()
-        except StopIteration:
-            raise
-        except BaseException as e:
-            self._broken = e
-            raise
+        # An operator's error fails its iteration alone (raised here, naming the operator and
+        # the sample); an interrupt while waiting leaves the iteration for the next call.
+        out = self._start().get()
         validate_outputs(out, self._output_dtype, self._output_ndim, self._output_layout)
         if cuda_stream is not None:
             from dali._exec.device import stream_ptr
@@ -407,16 +478,23 @@ class Pipeline(PipelineProperties):
                 _order_after(tl, ptr, keep=cuda_stream)  # the stream waits, on the GPU
         return out
 
+    @_serialised
     def run(self, cuda_stream: Any = None, /, **pipeline_inputs: Any) -> tuple[Any, ...]:
         """Run one iteration and return a tuple of TensorLists, one per output.
 
+        The first run schedules ``prefetch_queue_depth`` iterations (one without
+        ``exec_pipelined``), later runs one each, and each returns the oldest one. A run that
+        fails (an operator error, an interrupt) leaves the pipeline usable: the next run
+        returns the next iteration. Several threads may call it; they take turns.
+
         Raises:
             StopIteration: a Python source ran out of data (call `reset` to start again).
-            PipelineError: an operator failed; the message names the operator and sample.
+            PipelineError: an operator failed in this iteration; the message names the
+                operator, the sample and its file. The iteration is consumed.
         """
         self._set_api(_BASIC)
         if pipeline_inputs:
-            if self._cpu_queue_size != 1 and self._exec_pipelined:
+            if self._sched.depth > 1:  # pipelined with a deeper queue (either one, separated)
                 raise RuntimeError(
                     "When using pipeline_inputs named arguments, either prefetch_queue_depth in "
                     "Pipeline constructor shall be set to 1 (for both devices) or "
@@ -427,11 +505,14 @@ class Pipeline(PipelineProperties):
         self._schedule()
         return self._outputs(cuda_stream)
 
+    @_serialised
     def schedule_run(self) -> None:
-        """Schedule iterations (``prefetch_queue_depth`` the first time, then one)."""
+        """Schedule iterations (``prefetch_queue_depth`` the first time, then one; always one
+        without ``exec_pipelined``)."""
         self._set_api(_SCHEDULED)
         self._schedule()
 
+    @_serialised
     def outputs(self, cuda_stream: Any = None) -> tuple[Any, ...]:
         """The outputs of the oldest scheduled iteration.
 
@@ -443,6 +524,7 @@ class Pipeline(PipelineProperties):
         self._set_api(_SCHEDULED)
         return self._outputs(cuda_stream)
 
+    @_serialised
     def share_outputs(self, cuda_stream: Any = None) -> tuple[Any, ...]:
         self._set_api(_SCHEDULED)
         return self._outputs(cuda_stream)
@@ -452,7 +534,7 @@ class Pipeline(PipelineProperties):
 
     def empty(self) -> bool:
         """True when no scheduled iteration is waiting to be consumed (iterators re-schedule)."""
-        return self._sched.in_flight == 0
+        return self._in_flight() == 0
 
     def feed_input(
         self,
@@ -475,6 +557,7 @@ class Pipeline(PipelineProperties):
             raise RuntimeError(f'No external source named "{name}" in the pipeline.')
         step.impl.feed(data, layout=layout, cuda_stream=cuda_stream)
 
+    @_serialised
     def reset(self) -> None:
         """Start a new epoch after a Python source reported end of data (else a no-op)."""
         if not self._sched.end_of_data:

@@ -50,7 +50,7 @@ def _pil() -> Any:
         from PIL import Image
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "dali._testing.images needs Pillow: pip install 'dali-core[image]'"
+            "dali._testing.images needs Pillow: pip install Pillow"
         ) from e
     return Image
 

@@ -20,6 +20,11 @@ The decode keeps the native sample depth (uint8, or uint16 for 16-bit PNG/PNM/TI
 `to_output` then converts the colour space and the type exactly as DALI's ``ConvertSatNorm``
 and ``itu_r_bt_601`` kernels do (float32 arithmetic, round half away from zero, saturation).
 
+An image whose header declares more than `MAX_DECODED_BYTES` of pixels is refused before
+anything is allocated (`check_size`; the mixed backend's planning applies the same rule to the
+batch's JPEG headers, `too_large`), and a decode that runs out of memory anyway is a
+`DecodeError` too: both name the file and obey ``on_error="skip"`` like any other bad image.
+
 Example:
     >>> import numpy as np
     >>> from dali._ops.decoders import _codecs
@@ -33,26 +38,66 @@ from __future__ import annotations
 
 import io
 import struct
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from dali._ops.decoders._jpeg_walk import SOF_MARKERS, tiff_orientation
 
 __all__ = [
+    "MAX_DECODED_BYTES",
     "DecodeError",
     "apply_orientation",
+    "check_size",
     "convert_dtype",
     "decode",
+    "out_of_memory",
     "rgb_to_ycbcr",
     "round_sat",
     "sniff",
     "to_output",
+    "too_large",
 ]
 
 
 class DecodeError(RuntimeError):
     """The encoded data is empty, truncated, corrupt or not an image in a supported format."""
+
+
+#: The most bytes one decoded image may take: its pixels in the decoder's own type (before the
+#: output conversion), checked against the size its header declares, before anything is
+#: allocated. DALI and nvImageCodec set no limit, but a header is two 16-bit numbers: a corrupt
+#: or hostile JPEG of a few hundred bytes can declare 65535 x 65535 pixels, 12 GiB to allocate
+#: before the decode finds the data missing (it failed with numpy's "Unable to allocate 11.8
+#: GiB", naming no file, and could not be skipped). 2 GiB is 715 Mpixels of RGB, far beyond real
+#: photographs (a 100-Mpixel camera frame is 0.3 GiB). Set this module attribute to change it
+#: (read at every decode; the images over it are errors naming the file, or skipped with
+#: ``on_error="skip"``).
+MAX_DECODED_BYTES = 1 << 31
+
+
+def too_large(height: Any, width: Any, channels: Any, itemsize: Any = 1) -> Any:
+    """Whether an image of ``height`` x ``width`` x ``channels`` samples of ``itemsize`` bytes
+    is over `MAX_DECODED_BYTES`: a bool, or a bool array for arrays of int64 (numpy)."""
+    return height * width * channels * itemsize > MAX_DECODED_BYTES
+
+
+def check_size(height: int, width: int, channels: int, itemsize: int = 1) -> None:
+    """Raise `DecodeError` for an image over `MAX_DECODED_BYTES` (see `too_large`).
+
+    Example:
+        >>> check_size(65000, 65000, 3)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+          ...
+        dali._ops.decoders._codecs.DecodeError: the header declares 65000x65000 pixels ...
+    """
+    if too_large(height, width, channels, itemsize):
+        gib = height * width * channels * itemsize / 2**30
+        raise DecodeError(
+            f"the header declares {height}x{width} pixels (height x width), {gib:.1f} GiB "
+            f"decoded: more than the decoders' limit of {MAX_DECODED_BYTES / 2**30:.1f} GiB "
+            "per image (MAX_DECODED_BYTES in dali._ops.decoders._codecs)"
+        )
 
 
 # -- format sniffing ---------------------------------------------------------------------------
@@ -118,16 +163,35 @@ def _exif_payload_orientation(buf: bytes) -> int:
 _SOF_MARKERS = SOF_MARKERS
 
 
-def _jpeg_header(data: np.ndarray) -> tuple[int, int, int]:
-    """``(components, orientation, start of scan)`` from the markers before the first SOS.
+class _JpegFrame(NamedTuple):
+    """What `_jpeg_frame` reads before the first scan."""
 
-    Garbage between markers is skipped the way libjpeg does (it only warns). ``components`` is 0
-    and ``start of scan`` -1 when the header ends before they are seen.
+    ncomp: int
+    orientation: int
+    sos: int
+    precision: int
+    height: int
+    width: int
+
+
+def _jpeg_header(data: np.ndarray) -> tuple[int, int, int]:
+    """``(components, orientation, start of scan)`` of `_jpeg_frame`."""
+    frame = _jpeg_frame(data)
+    return frame.ncomp, frame.orientation, frame.sos
+
+
+def _jpeg_frame(data: np.ndarray) -> _JpegFrame:
+    """Components, orientation, start of scan and the frame's precision and size, from the
+    markers before the first SOS.
+
+    Garbage between markers is skipped the way libjpeg does (it only warns). ``ncomp``,
+    ``precision``, ``height`` and ``width`` are 0 and ``sos`` -1 when the header ends before
+    they are seen.
     """
     mv = memoryview(data)
     n = len(mv)
     i = 2
-    ncomp = 0
+    ncomp = precision = height = width = 0
     orientation = 1
     ff: np.ndarray | None = None  # positions of 0xFF bytes, found once if garbage is seen
     while i + 3 < n:
@@ -150,13 +214,16 @@ def _jpeg_header(data: np.ndarray) -> tuple[int, int, int]:
             break
         seglen = (mv[i + 2] << 8) | mv[i + 3]
         if marker == 0xDA:
-            return ncomp, orientation, i
+            return _JpegFrame(ncomp, orientation, i, precision, height, width)
         if marker in _SOF_MARKERS and i + 9 < n:
+            precision = mv[i + 4]
+            height = (mv[i + 5] << 8) | mv[i + 6]
+            width = (mv[i + 7] << 8) | mv[i + 8]
             ncomp = mv[i + 9]
         elif marker == 0xE1 and bytes(mv[i + 4 : i + 10]) == b"Exif\x00\x00":
             orientation = _tiff_orientation(bytes(mv[i + 10 : i + 2 + seglen]))
         i += 2 + seglen
-    return ncomp, orientation, -1
+    return _JpegFrame(ncomp, orientation, -1, precision, height, width)
 
 
 def _check_jpeg_complete(data: np.ndarray, sos: int) -> None:
@@ -268,7 +335,10 @@ def _cv_decode(data: np.ndarray, mode: str, what: str) -> np.ndarray:
     try:
         img = cv2.imdecode(data, flags)
     except cv2.error as e:
-        raise DecodeError(f"corrupt {what} data ({str(e).strip().splitlines()[-1]})") from None
+        detail = str(e).strip().splitlines()[-1]
+        if getattr(e, "code", None) == cv2.Error.StsNoMem:  # its allocation failed
+            raise DecodeError(f"out of memory for the decoded image ({detail})") from None
+        raise DecodeError(f"corrupt {what} data ({detail})") from None
     if img is None:
         raise DecodeError(f"corrupt or truncated {what} data")
     if img.dtype not in (np.uint8, np.uint16):
@@ -363,13 +433,49 @@ def decode(data: np.ndarray, mode: str, *, orientation: bool = True) -> np.ndarr
         uint8, or uint16 for images stored with more than 8 bits per sample.
 
     Raises:
-        DecodeError: Empty, truncated, corrupt or unsupported data.
+        DecodeError: Empty, truncated, corrupt or unsupported data; a header declaring more
+            than `MAX_DECODED_BYTES` (`check_size`); no memory for the pixels.
     """
+    try:
+        return _decode(data, mode, orientation)
+    except MemoryError as e:  # numpy's "Unable to allocate ..." included
+        raise out_of_memory(e) from None
+
+
+def out_of_memory(error: MemoryError) -> DecodeError:
+    """The `DecodeError` for an allocation that failed (numpy's message tells the size)."""
+    return DecodeError(f"out of memory for the decoded image ({error or 'MemoryError'})")
+
+
+#: channels decoded in mode "any" per PNG colour type (gray, RGB, palette, gray+alpha, RGBA)
+_PNG_CHANNELS = {0: 1, 2: 3, 3: 4, 4: 2, 6: 4}
+
+
+def _check_declared_size(data: np.ndarray, fmt: str, mode: str) -> None:
+    """`check_size` of the PNG or BMP header's size (JPEG: in `_decode`; TIFF: Pillow's own
+    limit; WebP cannot exceed 16383 x 16383; the others: OpenCV's limit, then MemoryError)."""
+    from dali._ops.decoders._windows import size_hint
+
+    size = size_hint(data)
+    if size is None:
+        return
+    itemsize = 1
+    if fmt == "png":
+        channels = _PNG_CHANNELS.get(int(data[25]), 4) if mode == "any" else 3
+        itemsize = 2 if data[24] == 16 else 1
+    else:
+        channels = 4 if mode == "any" else 3
+    check_size(size[0], size[1], 1 if mode == "gray" else channels, itemsize)
+
+
+def _decode(data: np.ndarray, mode: str, orientation: bool) -> np.ndarray:
     fmt = sniff(data)
     orient = 1
     if fmt == "jpeg":
-        ncomp, orient, sos = _jpeg_header(data)
+        ncomp, orient, sos, precision, height, width = _jpeg_frame(data)
         _check_jpeg_complete(data, sos)
+        gray = mode == "gray" or (mode == "any" and ncomp == 1)
+        check_size(height, width, 1 if gray else max(3, ncomp), 2 if precision > 8 else 1)
         if ncomp == 4:
             # CMYK/YCCK: Pillow's Adobe-aware conversion (DALI 2.4 itself fails on these);
             # GRAY is then computed from the RGB decode, as DALI does
@@ -389,6 +495,8 @@ def decode(data: np.ndarray, mode: str, *, orientation: bool = True) -> np.ndarr
             # undo Pillow's orientation: 6 and 8 are each other's inverse, the rest self-inverse
             return apply_orientation(img, {6: 8, 8: 6}.get(orient, orient))
     else:
+        if fmt in ("png", "bmp"):
+            _check_declared_size(data, fmt, mode)
         if fmt == "png":
             color_type, orient = _png_header(data)
             if mode == "any" and color_type == 4:  # gray + alpha: OpenCV would expand to BGRA

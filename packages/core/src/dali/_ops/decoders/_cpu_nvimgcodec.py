@@ -203,13 +203,19 @@ def run_cpu(op: _ImageDecoder, ws: Any, decoders: HostDecoders) -> list[Any]:
     name, dtype = op._out_name, op.out_dtype
     # decoded straight into the output: uint8 RGB, GRAY or ANY_DATA, not padded
     direct = dtype == np.uint8 and name in ("RGB", "GRAY", "ANY_DATA")
+    rows: list[_Gpu] = []
     bufs: list[np.ndarray] = []
-    for row in plan.gpu:
-        buf = np.empty((row.ih, row.iw, row.oc), dtype=np.uint8)
-        bufs.append(buf)
-    ok = _decode(op, ws, plan.gpu, bufs, plan.heads, decoders)
     todo: list[tuple[int, Any]] = [(i, None) for i in plan.cpu]
-    for row, buf, good in zip(plan.gpu, bufs, ok.tolist()):
+    for row in plan.gpu:
+        try:
+            buf = np.empty((row.ih, row.iw, row.oc), dtype=np.uint8)
+        except MemoryError:  # the whole-image path fails (or skips) it, naming the file
+            todo.append((row.sample, None))
+            continue
+        rows.append(row)
+        bufs.append(buf)
+    ok = _decode(op, ws, rows, bufs, plan.heads, decoders)
+    for row, buf, good in zip(rows, bufs, ok.tolist()):
         if not good:
             todo.append((row.sample, None))
         elif direct and row.oh == row.ih and row.ow == row.iw:
@@ -223,7 +229,10 @@ def run_cpu(op: _ImageDecoder, ws: Any, decoders: HostDecoders) -> list[Any]:
         i, decoded = todo[k]
         if decoded is None:
             return op.cpu_sample(ws, i, samples[i], None if windows is None else windows[i])
-        return _finish(op, *decoded, name, dtype)
+        try:
+            return _finish(op, *decoded, name, dtype)
+        except MemoryError as e:
+            return op.failed(ws, i, _codecs.out_of_memory(e))
 
     try:
         outs = ws.map(one, len(todo))

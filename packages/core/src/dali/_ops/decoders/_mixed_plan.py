@@ -163,6 +163,10 @@ def _headers(
         & (hd.sof < _GPU_SOF.stop)
         & ((hd.ncomp == 1) | (hd.ncomp == 3))
         & (hd.precision == 8)
+        # a declared size over the limit (as RGB, the most decoded here) is never allocated
+        # here: the CPU backend refuses it, naming the file, or skips it (`_codecs.check_size`,
+        # which also decodes a GRAY image that fits as one channel)
+        & ~_codecs.too_large(hd.height, hd.width, 3)
     )
     for i in np.flatnonzero(gpu & ~hd.ends).tolist():  # no end-of-image marker at the end
         try:

@@ -251,15 +251,10 @@ def _named_slice_fn(op: Any, axes: Sequence[int], v: dict[str, np.ndarray]) -> W
                 e = float(v["end"][i])
             elif "rel_end" in v:
                 e = float(v["rel_end"][i]) * ext
-            elif "shape" in v:
-                s = float(v["shape"][i])
-                if s < 0:
-                    raise op.arg_error("shape", f"negative shapes are not allowed, got {s}")
-                e = a + s
+            elif "shape" in v:  # (>= 0: checked by the operator, `slice_shape_error`)
+                e = a + float(v["shape"][i])
             elif "rel_shape" in v:
                 rs = float(v["rel_shape"][i])
-                if rs < 0:
-                    raise op.arg_error("rel_shape", f"negative shapes are not allowed, got {rs}")
                 if "rel_start" in v:  # one multiplication after the sum (DALI)
                     e = (float(v["rel_start"][i]) + rs) * ext
                 else:

@@ -29,7 +29,8 @@ nvImageCodec call straight into GPU memory, the crop variants asking nvImageCode
 window's region only; the windows come from the same functions, so both backends cut the same
 windows, and images nvImageCodec's GPU decoders cannot take go through the CPU path per image.
 
-Bad data (empty, truncated, corrupt, not an image) raises an error naming the file. Our
+Bad data (empty, truncated, corrupt, not an image, a header declaring an image of more than
+`_codecs.MAX_DECODED_BYTES`, a decode out of memory) raises an error naming the file. Our
 extension ``on_error="skip"`` drops such samples from the batch instead (the batch gets smaller
 and the sample identities stay aligned), counts them in the implementation's ``skipped``
 attribute and logs one warning per file.
@@ -276,18 +277,26 @@ class _ImageDecoder(Operator):
         try:
             img = _codecs.decode(data, self._mode, orientation=self._orientation)
         except _codecs.DecodeError as e:
-            if self._skip:
-                return _Skip(str(e))
-            where = ws.source_info(i)
-            what = f"{where!r}" if where else f"the encoded data of sample {i}"
-            raise _codecs.DecodeError(f"Failed to decode {what}: {e}") from None
+            return self.failed(ws, i, e)
         pad = None
         if window is not None:
             img, pad = self._cut(img, window(img.shape[0], img.shape[1]))
-        out = _codecs.to_output(img, self._out_name, self.out_dtype)
-        if pad is not None:
-            out = self._pad(out, pad)
-        return np.ascontiguousarray(out)
+        try:
+            out = _codecs.to_output(img, self._out_name, self.out_dtype)
+            if pad is not None:
+                out = self._pad(out, pad)
+            return np.ascontiguousarray(out)
+        except MemoryError as e:
+            return self.failed(ws, i, _codecs.out_of_memory(e))
+
+    def failed(self, ws: Any, i: int, error: _codecs.DecodeError) -> _Skip:
+        """Sample ``i`` could not be decoded: its skip marker with ``on_error="skip"``, else
+        raise ``error`` naming the file (or the sample, for data with no file name)."""
+        if self._skip:
+            return _Skip(str(error))
+        where = ws.source_info(i)
+        what = f"{where!r}" if where else f"the encoded data of sample {i}"
+        raise _codecs.DecodeError(f"Failed to decode {what}: {error}") from None
 
     def drop_skipped(self, ws: Any, results: list[Any]) -> list[Any]:
         """Remove the `_Skip` results (``on_error="skip"``), count them and fix the batch meta."""

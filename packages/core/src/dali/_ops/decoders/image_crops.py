@@ -22,7 +22,12 @@ from dali._ops.decoders._windows import (
     _positional_slice_fn,
 )
 from dali._ops.decoders.image import _DECODER_ARGS, _ImageDecoder
-from dali._ops.image._window import CROP_WINDOW_ARGS, SLICE_ARGS
+from dali._ops.image._window import (
+    CROP_WINDOW_ARGS,
+    SLICE_ARGS,
+    CropWindows,
+    slice_shape_error,
+)
 from dali._ops.image.crop_window import RANDOM_CROP_ARGS, RandomCropParams, random_crop_windows
 
 __all__ = ["ImageCrop", "ImageRandomCrop", "ImageSlice"]
@@ -45,56 +50,18 @@ class ImageCrop(_ImageDecoder):
 
     def setup(self) -> None:
         super().setup()
-        has_crop = self.has_arg("crop")
-        has_w, has_h = self.has_arg("crop_w"), self.has_arg("crop_h")
-        if has_w != has_h:
-            raise self.arg_error(
-                "crop_w" if has_w else "crop_h", "`crop_w` and `crop_h` must be given together"
-            )
-        if has_crop and (has_w or has_h or self.has_arg("crop_d")):
-            raise self.arg_error(
-                "crop", "`crop` is not compatible with `crop_h`, `crop_w`, `crop_d`"
-            )
-        if has_crop and not self.is_tensor_arg("crop") and len(self.arg("crop")) not in (2, 3):
-            raise self.arg_error("crop", "should have 2 or 3 elements: (H, W) or (D, H, W)")
-        if self.arg("rounding") not in ("round", "truncate"):
-            raise self.arg_error(
-                "rounding", f'must be "round" or "truncate", got {self.arg("rounding")!r}'
-            )
-        self._whole = not (has_crop or has_w)
+        # DALI's CropAttr, as `fn.crop` holds it: every check of the crop arguments (pairs,
+        # sizes >= 0, positions in [0, 1], rounding) lives there, once
+        self._win = CropWindows(self)
+        self._whole = self._win.whole
 
     def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> Windows | None:
         if self._whole:
             return None
-        if self.has_arg("crop"):
-            sizes = []
-            for i, v in enumerate(ws.arg_samples("crop", np.float32)):
-                v = np.asarray(v).reshape(-1)
-                if v.size not in (2, 3):
-                    raise self.arg_error(
-                        "crop", f"sample {i}: expected 2 or 3 elements, got {v.size}"
-                    )
-                sizes.append((int(v[-2]), int(v[-1])))
-        else:
-            hs = ws.arg_samples("crop_h", np.float32)
-            wss = ws.arg_samples("crop_w", np.float32)
-            sizes = [
-                (int(np.asarray(h).reshape(())), int(np.asarray(w).reshape(())))
-                for h, w in zip(hs, wss)
-            ]
-        pos = []
-        for name in ("crop_pos_y", "crop_pos_x"):
-            vals = [
-                float(np.asarray(v, dtype=np.float32).reshape(())) for v in ws.arg_samples(name)
-            ]
-            for i, v in enumerate(vals):
-                if not 0.0 <= v <= 1.0:
-                    raise self.arg_error(name, f"sample {i}: {v} is out of range [0.0, 1.0]")
-            pos.append(vals)
-        truncate = self.arg("rounding") == "truncate"
-        return [
-            _crop_window_fn(h, w, py, px, truncate) for (h, w), py, px in zip(sizes, pos[0], pos[1])
-        ]
+        sizes = self._win.sizes(ws)  # (d, h, w) per sample; <= 0: the whole extent
+        pos = self._win.positions(ws).tolist()  # (z, y, x) per sample, float32 values
+        truncate = self._win.truncate
+        return [_crop_window_fn(h, w, p[1], p[2], truncate) for (_, h, w), p in zip(sizes, pos)]
 
 
 @register(
@@ -189,6 +156,11 @@ class ImageSlice(_ImageDecoder):
                 ends[1], '"end", "rel_end", "shape" and "rel_shape" are mutually exclusive'
             )
         self._named = bool(given)
+        for name in ("shape", "rel_shape"):
+            if self.has_arg(name) and not self.is_tensor_arg(name):
+                err = slice_shape_error(self, name, self.arg(name))
+                if err is not None:
+                    raise err
         n_inputs = len(self.node.inputs)
         if self._named and n_inputs != 1:
             raise self.error(
@@ -215,6 +187,10 @@ class ImageSlice(_ImageDecoder):
                                 name,
                                 f"sample {i}: expected {k} values (axes {self.axes}), got {v.size}",
                             )
+                        if name in ("shape", "rel_shape"):
+                            err = slice_shape_error(self, name, v, i)
+                            if err is not None:
+                                raise err
                     vals[name] = [v.astype(np.float64) for v in per]
             return [
                 _named_slice_fn(self, self.axes, {a: v[i] for a, v in vals.items()})
@@ -235,6 +211,9 @@ class ImageSlice(_ImageDecoder):
                     f"sample {i}: anchor and shape must be 1-D with {k} numbers (axes "
                     f"{self.axes}), got {a.dtype} {a.shape} and {s.dtype} {s.shape}"
                 )
+            err = slice_shape_error(self, "shape input", s, i)
+            if err is not None:
+                raise err
             is_float = a.dtype.kind == "f"
             out.append(
                 _positional_slice_fn(

@@ -46,6 +46,7 @@ from dali._ops.image._window import (
     check_policy,
     extract_windows,
     output_dtype_arg,
+    slice_shape_error,
     window_meta,
 )
 
@@ -99,6 +100,11 @@ class Slice(Operator):
             )
         if self.has_arg("axes") and self.has_arg("axis_names"):
             raise self.arg_error("axis_names", '"axes" and "axis_names" are mutually exclusive')
+        for name in ("shape", "rel_shape"):
+            if self.has_arg(name) and not self.is_tensor_arg(name):
+                err = slice_shape_error(self, name, self.arg(name))
+                if err is not None:
+                    raise err
         self._named = named
         self._policy = check_policy(self)
         self._dtype = output_dtype_arg(self, None)
@@ -168,6 +174,9 @@ class Slice(Operator):
         wins = []
         if len(self.node.inputs) == 3:
             for i, (a, s) in enumerate(self._positional(ws, n, naxes)):
+                err = slice_shape_error(self, "shape input", s)
+                if err is not None:
+                    raise SampleFailure(i, err)
                 ext = np.array([shapes[i][d] for d in axes], np.float64)
                 norm_a = a.dtype.kind == "f" and self.arg("normalized_anchor")
                 norm_s = s.dtype.kind == "f" and self.arg("normalized_shape")
@@ -196,16 +205,14 @@ class Slice(Operator):
             elif rel_end_v is not None:
                 end = rel_end_v[i] * ext
             elif shape_v is not None:
-                if np.any(shape_v[i] < 0):
-                    raise SampleFailure(
-                        i, self.arg_error("shape", "negative shapes are not allowed")
-                    )
+                err = slice_shape_error(self, "shape", shape_v[i])
+                if err is not None:
+                    raise SampleFailure(i, err)
                 end = start + shape_v[i]
             elif rel_shape_v is not None:
-                if np.any(rel_shape_v[i] < 0):
-                    raise SampleFailure(
-                        i, self.arg_error("rel_shape", "negative shapes are not allowed")
-                    )
+                err = slice_shape_error(self, "rel_shape", rel_shape_v[i])
+                if err is not None:
+                    raise SampleFailure(i, err)
                 if rel_start_v is not None:  # one multiplication, as DALI, for less rounding
                     end = (rel_start_v[i] + rel_shape_v[i]) * ext
                 else:

@@ -91,5 +91,5 @@ def normalize(
     """
     kernels = _kernels()
     if kernels is None:
-        raise RuntimeError("the jit CMN path needs Numba (pip install 'dali-core[jit]')")
+        raise RuntimeError("the jit CMN path needs Numba (pip install numba)")
     kernels[0 if chw else 1](src, lut, bool(mirror), dst)

@@ -87,7 +87,7 @@ def resample_2d(
     """
     kernels = _kernels()
     if kernels is None:
-        raise RuntimeError("the jit resampling path needs Numba (pip install 'dali[jit]')")
+        raise RuntimeError("the jit resampling path needs Numba (pip install numba)")
     out_dtype = np.dtype(out_dtype)
     if data.dtype not in _NATIVE_INPUTS:
         data = data.astype(_F32)

@@ -2,7 +2,8 @@
 
 A crop window is an ``anchor`` and a ``shape`` in the input's own dimensions. The crop size
 comes from ``crop`` (``(H, W)`` or ``(D, H, W)``) or ``crop_h``/``crop_w``/``crop_d`` (truncated
-to integers; 0 keeps the whole extent); the start along each cropped axis is
+to integers; 0 keeps the whole extent; a negative size, which DALI also takes as the whole
+extent, is an error naming the argument and the sample); the start along each cropped axis is
 ``round_half_away(double(float32(pos)) · (extent − crop))`` with ``pos`` = ``crop_pos_x`` /
 ``crop_pos_y`` / ``crop_pos_z``, as DALI computes it (``crop_pos_y=0.7`` with 75 spare rows
 starts at row 52; float64 arithmetic would give 53). ``rounding="truncate"`` truncates instead.
@@ -51,6 +52,7 @@ __all__ = [
     "extract_windows",
     "fill_array",
     "output_dtype_arg",
+    "slice_shape_error",
     "window_fill",
     "window_meta",
     "window_slices",
@@ -306,6 +308,9 @@ class CropWindows:
         for name in ("crop_pos_x", "crop_pos_y", "crop_pos_z"):
             if not op.is_tensor_arg(name):
                 self._check_pos(name, op.arg(name))
+        for name in ("crop", "crop_h", "crop_w", "crop_d"):
+            if has(name) and not op.is_tensor_arg(name):
+                self._check_size(name, op.arg(name))
         self.policy = check_policy(op)
         self.size_arg = "crop" if self.has_crop else ("crop_w" if self.has_w else "crop")
 
@@ -313,6 +318,23 @@ class CropWindows:
         if not 0.0 <= value <= 1.0:
             where = "" if sample is None else f"sample {sample}: "
             raise self.op.arg_error(name, f"{where}{value} is out of range [0.0, 1.0]")
+
+    def _check_size(self, name: str, value: Any, sample: int | None = None) -> None:
+        """A window size must be a finite number >= 0 (0: the whole extent).
+
+        DALI takes a negative size as "the whole extent" too, silently; it has no meaning
+        (unlike `fn.resize`'s, which flips), so it is an error here: at build for a constant,
+        at run time, naming the sample, for a per-sample argument.
+        """
+        v = np.asarray(value, dtype=np.float64).reshape(-1)
+        if np.all(v >= 0) and np.all(np.isfinite(v)):  # (NaN fails both)
+            return
+        where = "" if sample is None else f"sample {sample}: "
+        shown = [float(x) for x in v] if v.size > 1 else float(v[0])
+        raise self.op.arg_error(
+            name,
+            f"{where}window sizes must be finite and >= 0 (0 keeps the whole extent), got {shown}",
+        )
 
     def sizes(self, ws: Any) -> list[tuple[int, int, int]]:
         """Per-sample requested (d, h, w); values <= 0 mean "the whole extent"."""
@@ -328,17 +350,23 @@ class CropWindows:
                     raise op.arg_error(
                         "crop", f"sample {i}: should have 2 or 3 elements; got {v.size}"
                     )
+                self._check_size("crop", v, i)
                 vals = [int(e) for e in v]  # C++ float -> int truncation
                 out.append(tuple(vals) if len(vals) == 3 else (-1, vals[0], vals[1]))
             return out  # type: ignore[return-value]
         if self.has_w:
-            w = per_sample_scalars(ws, op, "crop_w", np.float32).astype(np.int64)
-            h = per_sample_scalars(ws, op, "crop_h", np.float32).astype(np.int64)
-            d = (
-                per_sample_scalars(ws, op, "crop_d", np.float32).astype(np.int64)
-                if self.has_d
-                else np.full(n, -1)
-            )
+            cols = []
+            for name in ("crop_d", "crop_h", "crop_w"):
+                if name == "crop_d" and not self.has_d:
+                    cols.append(np.full(n, -1))
+                    continue
+                v = per_sample_scalars(ws, op, name, np.float32)
+                if ws.is_tensor_arg(name):
+                    bad = np.flatnonzero(~(v >= 0) | ~np.isfinite(v))
+                    if bad.size:
+                        self._check_size(name, v[bad[0]], int(bad[0]))
+                cols.append(v.astype(np.int64))
+            d, h, w = cols
             return [(int(d[i]), int(h[i]), int(w[i])) for i in range(n)]
         return [(-1, -1, -1)] * n
 
@@ -442,6 +470,26 @@ SLICE_ARGS = (
     Arg("normalized_shape", "bool", default=True, doc="Float shape input is relative."),
     *OUT_OF_BOUNDS_ARGS,
 )
+
+
+def slice_shape_error(
+    op: Operator, name: str, values: Any, sample: int | None = None
+) -> Exception | None:
+    """The error for a slice extent that is not finite and >= 0, else None: the ``shape`` /
+    ``rel_shape`` argument ``name``, or the ``shape`` input for ``name="shape input"``, of
+    `fn.slice` and `decoders.image_slice`.
+
+    A constant argument is checked at build, per-sample values at run time (``sample``: its
+    index, named in the message).
+    """
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    if np.all(v >= 0) and np.all(np.isfinite(v)):  # (NaN fails both)
+        return None
+    where = "" if sample is None else f"sample {sample}: "
+    msg = f"{where}negative or non-finite shapes are not allowed, got {v.tolist()}"
+    if name == "shape input":
+        return op.error(f"the `shape` input, {msg}")
+    return op.arg_error(name, msg)
 
 
 def output_dtype_arg(op: Operator, allowed: Sequence[str] | None) -> Any:

@@ -24,6 +24,10 @@ into one pinned staging buffer and copied asynchronously (`dali._ops.transfer.to
 pipeline all of this is enqueued on the pipeline's stream (the caller activates its
 `dali._exec.device.CudaContext`).
 
+A source's batches must agree with each other too: `OutputHistory` keeps the type, the number
+of dimensions and the layout of a source output's first batch and reports a later batch that
+differs, in DALI's words.
+
 Example:
     >>> import numpy as np
     >>> tl = make_batch([np.zeros((2, 3), np.uint8), np.ones((4, 3), np.uint8)])
@@ -43,6 +47,7 @@ from dali._dtypes import dali_dtype, np_dtype, type_name
 from dali._tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU, _order_after
 
 __all__ = [
+    "OutputHistory",
     "batch_size_of",
     "holds_device_data",
     "host_array",
@@ -294,3 +299,58 @@ def _from_samples(
     if copy:
         return cls._make([s.copy() for s in samples], layout)
     return cls._make([_contiguous(s) for s in samples], layout)
+
+
+class OutputHistory:
+    """What one output of a source has been so far, which every later batch must keep.
+
+    DALI (``ExternalSource::ValidateInputData``) fixes the type and the number of dimensions
+    of a source's output with its first batch, and its layout with the first batch that has
+    one: a later batch that differs is an error, for the pipeline's life (`Pipeline.reset`
+    does not forget it). Empty batches say nothing and are not recorded.
+
+    Example:
+        >>> h = OutputHistory()
+        >>> h.change(make_batch([np.zeros(2, np.float32)])) is None
+        True
+        >>> print(h.change(make_batch([np.zeros(2, np.int32)])))  # doctest: +NORMALIZE_WHITESPACE
+        Type of the data fed to the external source has changed from the previous iteration.
+        Type in the previous iteration was float and the current type is int32.
+    """
+
+    __slots__ = ("dtype", "layout", "ndim")
+
+    def __init__(self) -> None:
+        self.dtype: Any = None
+        self.ndim: int | None = None
+        self.layout = ""
+
+    def change(self, batch: Any) -> str | None:
+        """Record ``batch`` (a TensorList); DALI's message if it differs from the earlier ones.
+
+        A batch that differs is not recorded: the first batch's properties stay the source's.
+        """
+        if len(batch) == 0:
+            return None
+        dtype, ndim, layout = batch.dtype, batch._ndim, batch._layout
+        if self.dtype is not None and dtype != self.dtype:
+            return (
+                "Type of the data fed to the external source has changed from the previous "
+                f"iteration. Type in the previous iteration was {type_name(self.dtype)} and the "
+                f"current type is {type_name(dtype)}."
+            )
+        if self.ndim is not None and ndim != self.ndim:
+            return (
+                "Number of dimensions of the data fed to the external source has changed from "
+                f"previous iteration. Dimensionality in the previous iteration was {self.ndim} "
+                f"and the current is {ndim}."
+            )
+        if self.layout and layout != self.layout:
+            return (
+                "Layout of the data fed to the external source has changed from previous "
+                f'iteration. Layout in the previous iteration was "{self.layout}" and the '
+                f'current is "{layout}".'
+            )
+        self.dtype, self.ndim = dtype, ndim
+        self.layout = layout or self.layout
+        return None

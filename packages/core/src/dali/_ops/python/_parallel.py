@@ -17,8 +17,13 @@ first. A task carries the epoch it was scheduled in: a worker restarts an exhaus
 of tasks scheduled before `Pipeline.reset`.
 
 A failure in a worker comes back as the worker's traceback text and is raised in the pipeline's
-thread. Closing the pool (or dropping it) stops every process; a worker whose parent died exits
-on its own.
+thread. A worker that dies (a crash, SIGKILL) is noticed at once through its process sentinel.
+A worker that stops answering (a callback stuck for ever, a stopped process) is noticed only by
+a source's ``timeout`` (`SourceSpec.timeout`; None: wait for ever, as DALI does): the waiting
+`WorkerPool.receive` raises `WorkerTimeout` naming the worker and its pid, kills that worker and
+closes the pool. Either way the pool is then unusable and says why. Closing the pool (or
+dropping it) stops every process, a stopped one too (SIGKILL after a grace period); a worker
+whose parent died exits on its own.
 
 Example:
     >>> pool = WorkerPool(num_workers=2, start_method="fork")
@@ -44,13 +49,17 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any
 
-__all__ = ["SourceSpec", "WorkerError", "WorkerPool", "is_generator_function"]
+__all__ = ["SourceSpec", "WorkerError", "WorkerPool", "WorkerTimeout", "is_generator_function"]
 
 _OK, _STOP, _ERROR = 0, 1, 2
 
 
 class WorkerError(RuntimeError):
     """A source callback failed in a worker process; the message holds the worker's traceback."""
+
+
+class WorkerTimeout(WorkerError, TimeoutError):
+    """A worker gave no result within its source's ``timeout``; the pool was closed."""
 
 
 @dataclass
@@ -64,6 +73,8 @@ class SourceSpec:
         cycle: ``None``, ``"quiet"`` or ``"raise"`` (iterables and generator functions).
         num_outputs: The number of outputs, or None for a single-output source.
         name: The operator's name, for messages.
+        timeout: Seconds `WorkerPool.receive` waits for a batch of this source before it gives
+            up on the workers computing it (None: for ever).
     """
 
     source: Any
@@ -72,6 +83,7 @@ class SourceSpec:
     cycle: str | None = None
     num_outputs: int | None = None
     name: str = ""
+    timeout: float | None = None
 
     @property
     def stateful(self) -> bool:
@@ -216,6 +228,7 @@ def _worker_main(
 class _Task:
     n_parts: int
     parts: dict[int, tuple[int, Any]] = field(default_factory=dict)
+    workers: dict[int, int] = field(default_factory=dict)  # part -> the worker computing it
 
 
 def _shutdown(procs: list[Any], task_conns: list[Any], result_conns: list[Any]) -> None:
@@ -233,9 +246,15 @@ def _shutdown(procs: list[Any], task_conns: list[Any], result_conns: list[Any]) 
     deadline = time.monotonic() + 2.0
     for p in procs:
         p.join(max(0.0, deadline - time.monotonic()))
+    resume = getattr(signal, "SIGCONT", None)
     for p in procs:
         if p.is_alive():
             p.terminate()
+            if resume is not None:  # a stopped worker acts on SIGTERM only once resumed
+                try:
+                    os.kill(p.pid, resume)
+                except OSError:
+                    pass
     for p in procs:
         p.join(1.0)
         if p.is_alive():
@@ -370,7 +389,7 @@ class WorkerPool:
         self._check_usable()
         task_id = self._next_task
         self._next_task += 1
-        self._tasks[(ctx, task_id)] = _Task(len(parts))
+        task = self._tasks[(ctx, task_id)] = _Task(len(parts))
         dedicated = self._dedicated[ctx]
         for part, payload in enumerate(parts):
             if dedicated is not None:
@@ -380,7 +399,11 @@ class WorkerPool:
             else:
                 w = min(range(len(self._procs)), key=lambda i: self._outstanding[i])
             self._outstanding[w] += 1
-            self._task_conns[w].send((ctx, task_id, part, epoch, payload))
+            task.workers[part] = w
+            try:
+                self._task_conns[w].send((ctx, task_id, part, epoch, payload))
+            except OSError:  # BrokenPipeError: the worker is gone
+                self._worker_died(w)
         return task_id
 
     def discard(self, ctx: int, task_id: int) -> None:
@@ -394,13 +417,17 @@ class WorkerPool:
             StopIteration: The source reported the end of data for this batch.
             WorkerError: The source raised in a worker; the message holds its traceback and the
                 original exception (when it could be pickled) is the ``__cause__``.
+            WorkerTimeout: No result within the source's ``timeout``; the pool is closed.
             RuntimeError: A worker died or the pool was closed.
         """
         self._check_usable()
         key = (ctx, task_id)
         task = self._tasks[key]
+        timeout = self._specs[ctx].timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
         while len(task.parts) < task.n_parts:
-            self._pump()
+            if not self._pump(deadline):
+                self._timed_out(ctx, task)
         del self._tasks[key]
         result = []
         for part in range(task.n_parts):
@@ -423,11 +450,17 @@ class WorkerPool:
         err = WorkerError(f"{summary}\n\nException traceback received from worker process:\n\n{tb}")
         raise err from cause
 
-    def _pump(self) -> None:
-        """Wait for at least one message from the workers and file it under its task."""
+    def _pump(self, deadline: float | None = None) -> bool:
+        """Wait for at least one message from the workers and file it under its task.
+
+        Returns False when ``deadline`` (a `time.monotonic` value) passed with nothing to read.
+        """
         sentinels = {p.sentinel: i for i, p in enumerate(self._procs)}
         conns = {id(c): i for i, c in enumerate(self._result_conns)}
-        ready = wait([*self._result_conns, *sentinels])
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        ready = wait([*self._result_conns, *sentinels], timeout=left)
+        if not ready:
+            return False
         got_result = False
         for r in ready:
             if id(r) not in conns:
@@ -446,18 +479,42 @@ class WorkerPool:
             for r in ready:
                 if r in sentinels:
                     self._worker_died(sentinels[r])
+        return True
+
+    def _sources_of(self, w: int) -> str:
+        """The names of the sources worker ``w`` runs, for messages."""
+        names = [
+            f"`{s.name}`" for i, s in enumerate(self._specs) if self._dedicated[i] in (None, w)
+        ]
+        return ("source " if len(names) == 1 else "sources ") + ", ".join(names)
 
     def _worker_died(self, w: int) -> None:
         proc = self._procs[w]
         proc.join(0.1)
-        names = ", ".join(f"`{s.name}`" for s in self._specs)
         self._broken = (
-            f"Python worker process {w} (pid {proc.pid}) of the parallel external source(s) "
-            f"{names} exited unexpectedly (exit code {proc.exitcode}); the pipeline cannot "
-            f"continue."
+            f"Python worker process {w} (pid {proc.pid}) of the parallel external "
+            f"{self._sources_of(w)} exited unexpectedly (exit code {proc.exitcode}); the "
+            f"pipeline cannot continue."
         )
         self.close()
         raise RuntimeError(self._broken)
+
+    def _timed_out(self, ctx: int, task: _Task) -> None:
+        """Give up on the workers that owe ``task`` a part: kill them, close the pool, raise."""
+        spec = self._specs[ctx]
+        late = sorted({w for part, w in task.workers.items() if part not in task.parts})
+        who = ", ".join(f"{w} (pid {self._procs[w].pid})" for w in late)
+        self._broken = (
+            f"Timed out after {spec.timeout:g} s (the `timeout` of the parallel external source "
+            f"`{spec.name}`): Python worker process{'es' if len(late) > 1 else ''} {who} gave "
+            f"no result; the source callback may be stuck, or the process stopped. The worker "
+            f"processes were stopped; the pipeline cannot continue (close it and build a new "
+            f"one)."
+        )
+        for w in late:  # stuck or stopped: no grace period (SIGKILL also ends a stopped one)
+            self._procs[w].kill()
+        self.close()
+        raise WorkerTimeout(self._broken)
 
     def close(self) -> None:
         """Stop every worker process (idempotent; also done when the pool is dropped)."""

@@ -54,9 +54,14 @@ from dali._exec.executor import PipelineError
 from dali._exec.workspace import BatchMeta
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.python._convert import batch_size_of, holds_device_data, make_batch
+from dali._ops.python._convert import (
+    OutputHistory,
+    batch_size_of,
+    holds_device_data,
+    make_batch,
+)
 from dali._ops.python._external_call import external_source_call, ops_call, output_specs
-from dali._ops.python._parallel import SourceSpec, WorkerError, WorkerPool
+from dali._ops.python._parallel import SourceSpec, WorkerError, WorkerPool, WorkerTimeout
 from dali._ops.python._sources import SourceDesc
 
 __all__ = ["ExternalSource"]
@@ -113,6 +118,12 @@ def _pool_for(info: Any) -> WorkerPool:
         Arg("parallel", "bool", default=False, doc="Run the source in py_num_workers processes."),
         Arg("no_copy", "bool", doc="Use the data without copying it (keep it unchanged)."),
         Arg("prefetch_queue_depth", "int", doc="Parallel only: batches computed ahead (1)."),
+        Arg(
+            "timeout",
+            "float",
+            doc="Parallel only, beyond DALI: seconds to wait for a batch from the workers before "
+            "failing (None: for ever).",
+        ),
     ],
     source=True,
     positional_args=("source", "num_outputs"),
@@ -129,6 +140,23 @@ class ExternalSource(Operator):
         ...     return fn.external_source(source=[[np.arange(3)] * 4], cycle=True)
         >>> pipe().run()[0].shape()
         [(3,), (3,), (3,), (3,)]
+
+    Without a declared ``dtype``, ``ndim`` or ``layout`` the first batch of each output sets
+    them for the pipeline's life (`Pipeline.reset` keeps them): a later batch with another
+    type, number of dimensions or layout is an error naming the source and the iteration,
+    as in DALI.
+
+    ``timeout`` (beyond DALI; parallel sources only) is how many seconds a run waits for a
+    batch of this source from the worker processes: the time the workers have for it beyond
+    the ``prefetch_queue_depth`` batches they compute ahead (the first batch also waits for
+    the workers to start, about a second with ``py_start_method="spawn"``). The default,
+    None, waits for ever, as DALI does and as PyTorch's ``DataLoader(timeout=0)`` does, since
+    a callback may legitimately be slow. When it expires the run raises an error naming the
+    source, the worker (index and pid) and the iteration; the unresponsive workers are killed
+    (a stopped one too) and the others stopped, and the pipeline can only be closed. A worker
+    that dies is reported at once, with or without a timeout. A non-parallel source runs in
+    the thread that calls `Pipeline.run`, where a stuck callback can be interrupted with
+    Ctrl-C; it takes no ``timeout``.
     """
 
     def setup(self) -> None:
@@ -152,7 +180,8 @@ class ExternalSource(Operator):
         self._blocking = bool(args.get("blocking", False))
         self._out_device = "gpu" if self.device == "gpu" else "cpu"
         self._max_batch = int(self.pipeline.max_batch_size)
-        self._seen_ndim: list[int | None] = [None] * len(self._layouts)
+        # The type, ndim and layout of each output's first batch, for the pipeline's life.
+        self._history = [OutputHistory() for _ in self._layouts]
         self._fed: collections.deque[tuple[Any, ...]] = collections.deque()
         self._last: tuple[Any, ...] | None = None
         self._cond = threading.Condition()
@@ -176,6 +205,7 @@ class ExternalSource(Operator):
                     cycle=self._desc.cycle,
                     num_outputs=self._num_outputs,
                     name=self.name,
+                    timeout=args.get("timeout"),
                 )
             )
 
@@ -216,7 +246,7 @@ class ExternalSource(Operator):
                 if self._parallel
                 else self._pull(iteration, epoch)
             )
-            batches = self._to_batches(raw)
+            batches = self._to_batches(raw, f"iteration {iteration} of epoch {epoch}")
         n = len(batches[0])
         first = iteration * self._max_batch
         meta = BatchMeta(
@@ -259,6 +289,15 @@ class ExternalSource(Operator):
             self._pool.close()
 
     # -- push ------------------------------------------------------------------------------
+    def has_data(self) -> bool:
+        """Whether `fetch` can give a batch now without failing or waiting for `feed_input`
+        (the pipeline then schedules no iteration it would fail; always True with ``source``).
+        Consumes nothing."""
+        if self._desc is not None:
+            return True
+        with self._cond:
+            return bool(self._fed) or (self._repeat_last and self._last is not None)
+
     def _pop_fed(self) -> tuple[Any, ...]:
         with self._cond:
             if not self._fed:
@@ -345,6 +384,7 @@ class ExternalSource(Operator):
     def _pull_parallel(self, iteration: int, epoch: int) -> Any:
         pool = self._pool
         assert pool is not None
+        waiting = f"the batch of iteration {iteration} (epoch {epoch})"
         try:
             pool.start()
             if epoch != self._pending_epoch:
@@ -362,19 +402,23 @@ class ExternalSource(Operator):
             self._schedule(iteration + self._depth, epoch)
         except (StopIteration, PipelineError):
             raise
+        except WorkerTimeout as e:
+            raise PipelineError(self._where() + f"While waiting for {waiting}: {e}") from e
         except WorkerError as e:
             raise PipelineError(self._where() + str(e)) from e
-        except Exception as e:
-            raise PipelineError(self._where() + f"{type(e).__name__}: {e}") from e
+        except Exception as e:  # a worker died, the pool could not start or was closed
+            raise PipelineError(
+                self._where() + f"While waiting for {waiting}: {type(e).__name__}: {e}"
+            ) from e
         if self._batch:
             return parts[0]
         return [sample for part in parts for sample in part]
 
     # -- data ------------------------------------------------------------------------------
-    def _to_batches(self, raw: Any) -> tuple[Any, ...]:
+    def _to_batches(self, raw: Any, at: str) -> tuple[Any, ...]:
         k = self._num_outputs
         if k is None:
-            return (self._convert(raw, 0, self._layouts[0], self._copy),)
+            return (self._convert(raw, 0, self._layouts[0], self._copy, at=at),)
         if self._batch:
             if not isinstance(raw, (tuple, list)) or len(raw) != k:
                 got = f"{type(raw).__name__}" + (
@@ -399,7 +443,7 @@ class ExternalSource(Operator):
                 for j, value in enumerate(sample):
                     per_output[j].append(value)
         batches = tuple(
-            self._convert(data, j, self._layouts[j], self._copy)
+            self._convert(data, j, self._layouts[j], self._copy, at=at)
             for j, data in enumerate(per_output)
         )
         sizes = {len(b) for b in batches}
@@ -411,9 +455,19 @@ class ExternalSource(Operator):
         return batches
 
     def _convert(
-        self, data: Any, k: int, layout: str | None, copy: bool, producer: Any = None
+        self,
+        data: Any,
+        k: int,
+        layout: str | None,
+        copy: bool,
+        producer: Any = None,
+        at: str | None = None,
     ) -> Any:
         """User data for output ``k`` → a checked TensorList on the operator's device.
+
+        ``at`` names the batch in messages (``"iteration 3 of epoch 0"``; None: a fed batch).
+        The declared ``dtype``/``ndim``/``layout`` are checked, and without them the first
+        batch's (`OutputHistory`): DALI's messages, plus the source and the batch.
 
         For a GPU source the conversion is enqueued on the pipeline's stream (host data through
         pinned staging), after the producer's stream for device data (``producer``, else the
@@ -473,12 +527,21 @@ class ExternalSource(Operator):
                 f"ExternalSource expected data with {ndim} dimensions and got {tl._ndim} "
                 "dimensions.",
             )
-        seen = self._seen_ndim[k]
-        if seen is not None and seen != tl._ndim:
+        declared = self._layouts[k]
+        if declared and tl._layout != declared:  # a layout given to feed_input
             raise self._fail(
                 RuntimeError,
-                f"{what} has {tl._ndim} dimensions per sample, but an earlier batch had "
-                f"{seen}: the number of dimensions must not change between iterations.",
+                f'Expected data with layout: "{declared}" and got: "{tl._layout}". (The '
+                f"external source '{self.name}' was declared with layout='{declared}'.)",
             )
-        self._seen_ndim[k] = tl._ndim
+        changed = self._history[k].change(tl)
+        if changed is not None:
+            output = "" if self._num_outputs is None else f", output {k}"
+            at = at or "the batch given to `feed_input`"
+            raise self._fail(
+                RuntimeError,
+                f"{changed} (External source '{self.name}'{output}, in {at}: without a declared "
+                "dtype, ndim or layout, every batch must keep those of the source's first "
+                "batch.)",
+            )
         return tl

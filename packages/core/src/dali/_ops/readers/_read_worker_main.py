@@ -16,7 +16,8 @@ path in order:
 * ``int``: the file's size; its bytes follow the previous file's in the memory file,
   at the next multiple of `ALIGN`;
 * ``None``: a regular file of ``map_min_bytes`` or more, left for the caller to map;
-* ``(errno, strerror)``: the file could not be opened or read.
+* ``(errno, strerror)``: the file could not be opened or read, or is not a regular file
+  (`dali._ops.readers._listing.open_sample`, the one rule for this process and the reader's).
 
 ``rows``: with ``heads``, each file's JPEG header fields as the GPU decoders' planning reads
 them (`dali._ops.decoders._jpeg_walk.header_row`, walked here over the bytes just copied, so
@@ -30,7 +31,6 @@ import importlib.util
 import os
 import pickle
 import socket
-import stat
 import struct
 import sys
 from array import array
@@ -43,22 +43,32 @@ ALIGN = 64
 
 _LEN = struct.Struct("<Q")
 
-_WALK = Path(__file__).resolve().parent.parent / "decoders" / "_jpeg_walk.py"
-_walk_module: ModuleType | None = None
+_HERE = Path(__file__).resolve().parent
+_WALK = _HERE.parent / "decoders" / "_jpeg_walk.py"
+_LISTING = _HERE / "_listing.py"
+
+
+def _load(name: str, path: Path) -> ModuleType:
+    """A standard-library-only module of the package, loaded from its file (this process runs
+    without site-packages, and the package's ``__init__`` imports numpy); once."""
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # (a NamedTuple looks its module up)
+        spec.loader.exec_module(module)
+    return module
 
 
 def _jpeg_walk() -> ModuleType:
-    """`dali._ops.decoders._jpeg_walk`, loaded from its file (this process runs without
-    site-packages, and the package's ``__init__`` imports numpy)."""
-    global _walk_module
-    if _walk_module is None:
-        spec = importlib.util.spec_from_file_location("_dali_jpeg_walk", _WALK)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # (its NamedTuple looks its module up)
-        spec.loader.exec_module(module)
-        _walk_module = module
-    return _walk_module
+    """`dali._ops.decoders._jpeg_walk`."""
+    return _load("_dali_jpeg_walk", _WALK)
+
+
+def _listing() -> ModuleType:
+    """`dali._ops.readers._listing`."""
+    return _load("_dali_listing", _LISTING)
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
@@ -72,21 +82,21 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def _copy(dst: int, src: int, size: int, regular: bool) -> int:
-    """Append ``src``'s bytes to ``dst``; the count copied (less if the file shrank)."""
+def _copy(dst: int, src: int, size: int) -> int:
+    """Append the regular file ``src``'s bytes to ``dst``; the count copied (less if the file
+    shrank)."""
     done = 0
-    if regular:
-        try:
-            while done < size:
-                n = os.sendfile(dst, src, done, size - done)
-                if n == 0:
-                    return done
-                done += n
-            return done
-        except OSError:
-            if done:
-                raise
-            # a file system without sendfile: read and write below (errors are the read's)
+    try:
+        while done < size:
+            n = os.sendfile(dst, src, done, size - done)
+            if n == 0:
+                return done
+            done += n
+        return done
+    except OSError:
+        if done:
+            raise
+        # a file system without sendfile: read and write below (errors are the read's)
     while True:
         chunk = os.read(src, 1 << 20)
         if not chunk:
@@ -104,17 +114,16 @@ def read_batch(
     starts: list[int] = []  # where each file read here starts in ``mem``
     mem = None
     end = 0
+    open_sample = _listing().open_sample
     for path in paths:
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            fd, info = open_sample(path)
         except OSError as e:
             entries.append((e.errno, e.strerror))
             continue
         try:
-            info = os.fstat(fd)
-            regular = stat.S_ISREG(info.st_mode)
             size = info.st_size
-            if regular and map_min_bytes is not None and size >= map_min_bytes:
+            if map_min_bytes is not None and size >= map_min_bytes:
                 entries.append(None)
                 continue
             if mem is None:
@@ -122,7 +131,7 @@ def read_batch(
             start = -(-end // ALIGN) * ALIGN
             os.lseek(mem, start, os.SEEK_SET)
             try:
-                got = _copy(mem, fd, size, regular)
+                got = _copy(mem, fd, size)
             except OSError as e:
                 os.ftruncate(mem, start)
                 entries.append((e.errno, e.strerror))

@@ -1,9 +1,13 @@
 """`fn.readers.file`: file bytes and labels from a class tree, a list file or a list (DALI §3.1).
 
-The reader lists its files once, at build (`_listing`), so that every user error (missing `file_root`, an
-empty dataset, a list entry naming a missing file, impossible sharding) is raised before the
-first batch. It then produces an endless stream of samples (`_sharding`): each batch holds
-exactly ``batch_size`` samples, each a fresh 1-D uint8 array of the raw file bytes, read by
+The reader lists its files once, at build (`_listing`), so that every user error (missing
+`file_root`, an empty dataset, a list entry naming a missing file or a FIFO, impossible sharding)
+is raised before the first batch; FIFOs, sockets and devices in a class tree are skipped, as DALI
+skips them, but with a warning naming them. A file that vanishes (or turns into one of those)
+after the listing is an error naming the operator and the file when it is read, never a hang.
+
+It then produces an endless stream of samples (`_sharding`): each batch holds exactly
+``batch_size`` samples, each a fresh 1-D uint8 array of the raw file bytes, read by
 `READ_PROCESSES` worker processes of the reader (`READ_WORKER`, `_read_worker`: no GIL time in
 this process) or else by `READ_THREADS` threads. Files of `MMAP_MIN_BYTES` or more are
 memory-mapped unless ``dont_use_mmap=True``; smaller ones (JPEGs, PNGs, audio clips) are
@@ -31,8 +35,9 @@ from dali._ops.readers import _read_worker
 from dali._ops.readers._listing import (
     DEFAULT_FILE_FILTERS,
     list_file_root,
-    missing_files,
+    open_sample,
     parse_file_list,
+    unreadable_files,
 )
 from dali._ops.readers._mapping import LIBC, map_file
 from dali._ops.readers._sharding import (
@@ -149,7 +154,8 @@ def read_file(
             reader passes `MMAP_MIN_BYTES`).
 
     Raises:
-        OSError: The file cannot be opened or read.
+        OSError: The file cannot be opened or read, or is not a regular file
+            (`_listing.open_sample`: a FIFO would block, a device never end).
 
     Example:
         >>> import tempfile
@@ -158,9 +164,9 @@ def read_file(
         ...     read_file(f.name).tolist()
         [97, 98, 99]
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    fd, info = open_sample(path)
     try:
-        size = os.fstat(fd).st_size
+        size = info.st_size
         if size == 0:
             return np.empty(0, dtype=np.uint8)
         if use_mmap and LIBC is not None and size >= mmap_min_bytes:
@@ -361,7 +367,7 @@ class File(Operator):
             what = "is not a directory" if os.path.exists(root) else "does not exist"
             raise self.arg_error("file_root", f"'{root}' {what}")
         try:
-            rel, labels, n_classes = list_file_root(
+            rel, labels, n_classes, skipped = list_file_root(
                 root,
                 self.arg("file_filters"),
                 self.arg("dir_filters") or None,
@@ -369,6 +375,21 @@ class File(Operator):
             )
         except OSError as e:
             raise self.arg_error("file_root", f"cannot list '{root}': {e}") from e
+        if skipped:
+            # DALI skips them silently; we say so (not in reader_meta: its keys are DALI's)
+            shown = ", ".join(f"'{p}' ({kind})" for p, kind in skipped[:5])
+            more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+            _log.warning(
+                "%s (%s): skipped %d entr%s of file_root '%s' that %s not regular files: %s%s",
+                self.display_name,
+                self.name,
+                len(skipped),
+                "y" if len(skipped) == 1 else "ies",
+                root,
+                "is" if len(skipped) == 1 else "are",
+                shown,
+                more,
+            )
         if not rel:
             if n_classes == 0:
                 why = "it has no class subdirectories" + (
@@ -408,7 +429,7 @@ class File(Operator):
         base = root if root is not None else os.path.dirname(file_list)
         rel = [p for _, p, _ in entries]
         full = [os.path.join(base, p) for p in rel]
-        missing = missing_files(full)
+        missing, not_regular = unreadable_files(full)
         if missing:
             shown = "; ".join(
                 f"line {entries[i][0]}: '{rel[i]}' -> '{full[i]}'" for i in missing[:5]
@@ -417,6 +438,18 @@ class File(Operator):
             raise self.arg_error(
                 "file_list",
                 f"'{file_list}' names {len(missing)} missing file(s): {shown}{more}",
+            )
+        if not_regular:
+            shown = "; ".join(
+                f"line {entries[i][0]}: '{rel[i]}' -> '{full[i]}' is {kind}"
+                for i, kind in not_regular[:5]
+            )
+            more = f" (and {len(not_regular) - 5} more)" if len(not_regular) > 5 else ""
+            raise self.arg_error(
+                "file_list",
+                f"'{file_list}' names {len(not_regular)} entr"
+                f"{'y' if len(not_regular) == 1 else 'ies'} that cannot be read as a regular "
+                f"file: {shown}{more}",
             )
         return rel, full, [label for _, _, label in entries]
 
@@ -438,11 +471,19 @@ class File(Operator):
         else:
             labels = list(range(len(files)))
         full = [os.path.join(root, p) if root is not None else p for p in files]
-        missing = missing_files(full)
+        missing, not_regular = unreadable_files(full)
         if missing:
             shown = "; ".join(f"'{full[i]}'" for i in missing[:5])
             more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
             raise self.arg_error("files", f"{len(missing)} file(s) do not exist: {shown}{more}")
+        if not_regular:
+            shown = "; ".join(f"'{full[i]}' is {kind}" for i, kind in not_regular[:5])
+            more = f" (and {len(not_regular) - 5} more)" if len(not_regular) > 5 else ""
+            raise self.arg_error(
+                "files",
+                f"{len(not_regular)} entr{'y' if len(not_regular) == 1 else 'ies'} cannot be "
+                f"read as a regular file: {shown}{more}",
+            )
         return list(files), full, labels
 
     # -- running --------------------------------------------------------------------------
