@@ -49,9 +49,7 @@ def _pil() -> Any:
     try:
         from PIL import Image
     except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "dali._testing.images needs Pillow: pip install Pillow"
-        ) from e
+        raise ImportError("dali._testing.images needs Pillow: pip install Pillow") from e
     return Image
 
 
