@@ -106,18 +106,16 @@ def test_negative_size_flips():
     assert np.mean(flipped == plain[:, ::-1]) > 0.99
 
 
-# DALI gives every negative requested extent a meaning (its ``ResizeAttr``: the sign survives
-# ``AdjustOutputSize``, then ``CalculateSampleParams`` swaps that axis' source range): resize_x/y
-# (documented: "a negative value flips the image"), each extent of ``size``, and resize_shorter
-# / resize_longer (the same request on every axis: both axes flip). We do the same on CPU and GPU.
+# DALI documents a meaning for a negative requested extent: "a negative value flips the image"
+# (resize_x/y/z; its ``ResizeAttr`` treats each extent of ``size`` alike: the sign survives
+# ``AdjustOutputSize``, then ``CalculateSampleParams`` swaps that axis' source range). We do the
+# same on CPU and GPU. (A negative resize_shorter / resize_longer also flips both axes in DALI,
+# undocumented: an error here, `test_negative_shorter_or_longer_side_is_an_error`.)
 NEGATIVE_SIZES = [
     # (negative request, the same request positive, axes flipped)
     ({"resize_y": -30}, {"resize_y": 30}, (0,)),
     ({"size": (-30, 50)}, {"size": (30, 50)}, (0,)),
     ({"size": (30, -50)}, {"size": (30, 50)}, (1,)),
-    ({"resize_shorter": -20}, {"resize_shorter": 20}, (0, 1)),
-    ({"resize_longer": -60}, {"resize_longer": 60}, (0, 1)),
-    ({"resize_shorter": -50, "max_size": 80}, {"resize_shorter": 50, "max_size": 80}, (0, 1)),
     (
         {"size": (-40, -40), "mode": "not_smaller"},
         {"size": (40, 40), "mode": "not_smaller"},
@@ -155,6 +153,24 @@ def test_negative_per_sample_size_flips_that_sample():
     plain = run(lambda x: fn.resize(x, resize_x=50), imgs)[0]
     np.testing.assert_array_equal(out.at(0), plain.at(0))
     assert np.abs(out.at(1).astype(int) - plain.at(1)[:, ::-1]).max() <= 1
+
+
+@pytest.mark.parametrize("name", ["resize_shorter", "resize_longer"])
+def test_negative_shorter_or_longer_side_is_an_error(name):
+    img = _image()
+    with pytest.raises(RuntimeError) as e:
+        run(lambda x: fn.resize(x, **{name: -5}), [img])
+    message = str(e.value)
+    assert "dali.fn.resize" in message and f"argument `{name}`" in message
+    assert "must not be negative, got -5" in message
+    # per sample: names the sample; a sample with 0 (not given) or a positive side is fine
+    with pytest.raises(RuntimeError) as e:
+        run(
+            lambda x, side: fn.resize(x, **{name: side}),
+            [img, img],
+            args={"side": [np.float32(40), np.float32(-40)]},
+        )
+    assert f"argument `{name}`" in str(e.value) and "sample 1: must not be negative" in str(e.value)
 
 
 def test_max_size_must_not_be_negative_and_zero_means_no_limit():

@@ -228,6 +228,9 @@ class Resize(ResamplingMixin):
             raise self.arg_error(
                 name, "`resize_shorter`, `resize_longer` and `mode` are mutually exclusive"
             )
+        for name in ("resize_shorter", "resize_longer"):
+            if self.has_arg(name) and not self.is_tensor_arg(name):
+                self._check_side(name, [float(self.arg(name))])
         if self.has_arg("resize_shorter"):
             self.mode = "not_smaller"
         elif self.has_arg("resize_longer"):
@@ -247,6 +250,21 @@ class Resize(ResamplingMixin):
                 raise self.arg_error("max_size", "must not be empty")
             if any(v < 0 for v in ms):
                 raise self.arg_error("max_size", f"must not be negative, got {list(ms)}")
+
+    def _check_side(self, name: str, values: Sequence[float]) -> None:
+        """``resize_shorter`` / ``resize_longer`` must not be negative (0: not given).
+
+        DALI lets the sign through to every axis (both flip), an accident of its code rather
+        than a documented meaning (unlike ``resize_x``/``size``, where a negative extent is
+        documented to flip that axis): a negative side is far likelier a bug, so it is an
+        error here, naming the sample when the value came per sample.
+        """
+        bad = [i for i, v in enumerate(values) if v < 0]
+        if bad:
+            where = f"sample {bad[0]}: " if self.is_tensor_arg(name) else ""
+            raise self.arg_error(
+                name, f"{where}must not be negative, got {values[bad[0]]:g} (0: not given)"
+            )
 
     # -- per-sample argument values ------------------------------------------------------------
     def _scalars(self, ws: Any, name: str) -> list[float]:
@@ -288,7 +306,9 @@ class Resize(ResamplingMixin):
             return self._vectors(ws, "size", n)
         if self.has_arg("resize_shorter") or self.has_arg("resize_longer"):
             name = "resize_shorter" if self.has_arg("resize_shorter") else "resize_longer"
-            return [[v] * n for v in self._scalars(ws, name)]
+            sides = self._scalars(ws, name)
+            self._check_side(name, sides)
+            return [[v] * n for v in sides]
         names = ["resize_z", "resize_y", "resize_x"][3 - n :]
         cols = [self._scalars(ws, a) if self.has_arg(a) else [0.0] * b for a in names]
         return [[cols[d][i] for d in range(n)] for i in range(b)]
@@ -332,7 +352,10 @@ class Resize(ResamplingMixin):
             return self._vector_array(ws, "size", n)
         if self.has_arg("resize_shorter") or self.has_arg("resize_longer"):
             name = "resize_shorter" if self.has_arg("resize_shorter") else "resize_longer"
-            return np.repeat(self._scalar_array(ws, name)[:, None], n, axis=1)
+            sides = self._scalar_array(ws, name)
+            if (sides < 0).any():
+                self._check_side(name, sides.tolist())
+            return np.repeat(sides[:, None], n, axis=1)
         names = ["resize_z", "resize_y", "resize_x"][3 - n :]
         b = ws.batch_size
         cols = [self._scalar_array(ws, a) if self.has_arg(a) else np.zeros(b) for a in names]
