@@ -16,6 +16,7 @@ import sys
 import textwrap
 import threading
 import time
+from typing import Any
 
 import dali
 import numpy as np
@@ -167,6 +168,13 @@ def test_a_callback_source_and_a_fed_one_together():
 # -- 2. how many iterations run ahead ---------------------------------------------------------
 
 
+def _pipeline(pipelined: bool, asynchronous: bool, **kw: Any) -> dali.Pipeline:
+    """A CPU pipeline of batch 2 with the given execution flags (graph set by the caller)."""
+    return dali.Pipeline(
+        batch_size=2, device_id=None, exec_pipelined=pipelined, exec_async=asynchronous, **kw
+    )
+
+
 @pytest.mark.parametrize(
     ("pipelined", "asynchronous", "depth", "expected"),
     [
@@ -180,14 +188,7 @@ def test_a_callback_source_and_a_fed_one_together():
 )
 def test_callbacks_called_once_per_scheduled_iteration(pipelined, asynchronous, depth, expected):
     cb = _Counted()
-    pipe = dali.Pipeline(
-        batch_size=2,
-        num_threads=1,
-        device_id=None,
-        exec_pipelined=pipelined,
-        exec_async=asynchronous,
-        prefetch_queue_depth=depth,
-    )
+    pipe = _pipeline(pipelined, asynchronous, num_threads=1, prefetch_queue_depth=depth)
     with pipe:
         pipe.set_outputs(fn.external_source(cb, batch_info=True))
     counts = []
@@ -382,13 +383,7 @@ def _fails_at(iteration):
     ("pipelined", "asynchronous"), [(True, True), (True, False), (False, False), (False, True)]
 )
 def test_an_operator_error_fails_its_iteration_only(pipelined, asynchronous):
-    pipe = dali.Pipeline(
-        batch_size=2,
-        num_threads=2,
-        device_id=None,
-        exec_pipelined=pipelined,
-        exec_async=asynchronous,
-    )
+    pipe = _pipeline(pipelined, asynchronous, num_threads=2)
     with pipe:
         x = fn.external_source(_Counted(), batch_info=True)
         pipe.set_outputs(fn.python_function(x, function=_fails_at(1)))

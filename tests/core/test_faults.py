@@ -130,6 +130,20 @@ def _decode_pipeline(root: Path, on_error: str = "raise", **kw: Any) -> Any:
     return pipe()
 
 
+def _first_error(pipe: Any, runs: int) -> str:
+    """Run ``pipe`` up to ``runs`` times (bounded); the message of the first error, or ""."""
+
+    def until_error() -> str:
+        for _ in range(runs):
+            try:
+                pipe.run()
+            except Exception as e:  # noqa: BLE001 - the caller checks the message
+                return str(e)
+        return ""
+
+    return bounded(until_error)
+
+
 def _open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
@@ -230,15 +244,7 @@ def test_directory_removed_mid_epoch(tmp_path: Path) -> None:
     pipe.run()
     shutil.rmtree(tmp_path / "1")
 
-    def until_error() -> str:
-        for _ in range(24 // BATCH * 2):
-            try:
-                pipe.run()
-            except Exception as e:  # noqa: BLE001 - checked below
-                return str(e)
-        return ""
-
-    message = bounded(until_error)
+    message = _first_error(pipe, runs=24 // BATCH * 2)
     assert "readers.file" in message, message
     assert "1/img_" in message, message
     pipe.close()
@@ -363,15 +369,7 @@ def test_killed_parallel_worker(tmp_path: Path) -> None:
 
     p = build(_killing_source)
 
-    def until_error() -> str:
-        for _ in range(4):
-            try:
-                p.run()
-            except Exception as e:  # noqa: BLE001 - checked below
-                return str(e)
-        return ""
-
-    message = bounded(until_error)
+    message = _first_error(p, runs=4)
     assert "workers" in message, message
     bounded(p.close)
     rebuilt = build(lambda info: np.array([info.idx_in_epoch], np.int32))
