@@ -45,7 +45,14 @@ run     decode only             quickstart              ResNet-50
 11                              2.16x (1.63 vs 3.66)    1.52x (1.43 vs 2.35)
 12      0.95x (1.13 vs 1.07)    2.20x (1.62 vs 3.67)    1.69x (1.36 vs 2.37)
 13      0.97x (1.12 vs 1.08)    2.08x (1.77 vs 3.78)    1.62x (1.34 vs 2.30)
+14      0.97x (2.02 vs 1.86)    1.85x (2.85 vs 5.35)    1.61x (2.44 vs 4.20)
+15      1.07x (2.07 vs 2.22)    1.77x (3.39 vs 6.15)    1.51x (2.28 vs 3.57)
 ======  ======================  ======================  ======================
+
+Runs 14–15 (2026-11-26, later, a slower host of the same class: both libraries' CPU ms/img
+higher): the default install (``python3 -m nox -s bench``: the core wheel without extras, so
+Numba and nvImageCodec come as plain dependencies), after the executor changes of the
+robustness work (a slot per iteration, the pipeline's run lock).
 
 The ResNet-50 row's median is 1.60x, but two runs of thirteen fell under 1.5x: this machine's
 noise (our CPU ms/img alone ranges 1.32–1.70 for the same code) is larger than the margin. The
