@@ -269,7 +269,10 @@ def test_resize_plans_equal_the_per_sample_reference(rec, case, seed):
 
 def _per_sample_values(rng, name, n):
     if name in ("resize_x", "resize_y", "resize_shorter"):
-        v = rng.choice([0.0, 50.0, 224.0, -64.0, 33.3, 1000.0], n)
+        # negative: a flip for resize_x/y (DALI's documented meaning); an error for
+        # resize_shorter (test_resize.test_negative_shorter_or_longer_side_is_an_error)
+        flip = [] if name == "resize_shorter" else [-64.0]
+        v = rng.choice([0.0, 50.0, 224.0, 33.3, 1000.0, *flip], n)
         return [np.float32(x) for x in v]
     if name == "size":
         return [np.array(rng.choice([0.0, 20.5, 224.0, -90.0], 2), np.float32) for _ in range(n)]
