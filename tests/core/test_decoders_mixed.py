@@ -160,7 +160,7 @@ def test_jpeg_info_agrees_with_the_cpu_parser(tree, edge, extra) -> None:
     for path in jpegs:
         data = np.fromfile(path, dtype=np.uint8)
         info = _nvimgcodec.jpeg_info(data)
-        ncomp, orient, sos = _codecs._jpeg_header(data)
+        ncomp, orient, sos = _codecs._jpeg_frame(data)[:3]
         assert info is not None, path
         assert (info.ncomp, info.orientation, info.sos) == (ncomp, orient, sos), path
         with Image.open(path) as im:
@@ -173,7 +173,7 @@ def test_jpeg_info_agrees_with_the_cpu_parser(tree, edge, extra) -> None:
     data = np.frombuffer(big, dtype=np.uint8)
     info = _nvimgcodec.jpeg_info(data)
     assert info is not None and (info.height, info.width) == (20, 30)
-    assert info.sos == _codecs._jpeg_header(data)[2]
+    assert info.sos == _codecs._jpeg_frame(data).sos
     # corrupt headers are left to the CPU backend
     assert _nvimgcodec.jpeg_info(np.fromfile(edge["corrupt"], dtype=np.uint8)) is None
 

@@ -174,12 +174,6 @@ class _JpegFrame(NamedTuple):
     width: int
 
 
-def _jpeg_header(data: np.ndarray) -> tuple[int, int, int]:
-    """``(components, orientation, start of scan)`` of `_jpeg_frame`."""
-    frame = _jpeg_frame(data)
-    return frame.ncomp, frame.orientation, frame.sos
-
-
 def _jpeg_frame(data: np.ndarray) -> _JpegFrame:
     """Components, orientation, start of scan and the frame's precision and size, from the
     markers before the first SOS.

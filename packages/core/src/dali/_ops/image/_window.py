@@ -326,8 +326,8 @@ class CropWindows:
         (unlike `fn.resize`'s, which flips), so it is an error here: at build for a constant,
         at run time, naming the sample, for a per-sample argument.
         """
-        v = np.asarray(value, dtype=np.float64).reshape(-1)
-        if np.all(v >= 0) and np.all(np.isfinite(v)):  # (NaN fails both)
+        v = _invalid_extents(value)
+        if v is None:
             return
         where = "" if sample is None else f"sample {sample}: "
         shown = [float(x) for x in v] if v.size > 1 else float(v[0])
@@ -361,10 +361,9 @@ class CropWindows:
                     cols.append(np.full(n, -1))
                     continue
                 v = per_sample_scalars(ws, op, name, np.float32)
-                if ws.is_tensor_arg(name):
-                    bad = np.flatnonzero(~(v >= 0) | ~np.isfinite(v))
-                    if bad.size:
-                        self._check_size(name, v[bad[0]], int(bad[0]))
+                if ws.is_tensor_arg(name) and _invalid_extents(v) is not None:
+                    for i, x in enumerate(v.tolist()):
+                        self._check_size(name, x, i)  # raises at the first bad sample
                 cols.append(v.astype(np.int64))
             d, h, w = cols
             return [(int(d[i]), int(h[i]), int(w[i])) for i in range(n)]
@@ -472,6 +471,15 @@ SLICE_ARGS = (
 )
 
 
+def _invalid_extents(values: Any) -> np.ndarray | None:
+    """``values`` flattened to float64 when one of them is negative or not finite (a window
+    or slice extent: 0 is allowed), else None."""
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    if np.all(v >= 0) and np.all(np.isfinite(v)):  # (NaN fails both)
+        return None
+    return v
+
+
 def slice_shape_error(
     op: Operator, name: str, values: Any, sample: int | None = None
 ) -> Exception | None:
@@ -482,8 +490,8 @@ def slice_shape_error(
     A constant argument is checked at build, per-sample values at run time (``sample``: its
     index, named in the message).
     """
-    v = np.asarray(values, dtype=np.float64).reshape(-1)
-    if np.all(v >= 0) and np.all(np.isfinite(v)):  # (NaN fails both)
+    v = _invalid_extents(values)
+    if v is None:
         return None
     where = "" if sample is None else f"sample {sample}: "
     msg = f"{where}negative or non-finite shapes are not allowed, got {v.tolist()}"

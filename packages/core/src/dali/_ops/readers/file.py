@@ -201,6 +201,12 @@ _NON_SEMANTIC = (
 )
 
 
+def _some(items: list[str]) -> str:
+    """The first five of ``items`` joined with "; ", and how many more (for messages)."""
+    more = f" (and {len(items) - 5} more)" if len(items) > 5 else ""
+    return "; ".join(items[:5]) + more
+
+
 @register(
     "readers.file",
     devices=("cpu",),
@@ -431,25 +437,19 @@ class File(Operator):
         full = [os.path.join(base, p) for p in rel]
         missing, not_regular = unreadable_files(full)
         if missing:
-            shown = "; ".join(
-                f"line {entries[i][0]}: '{rel[i]}' -> '{full[i]}'" for i in missing[:5]
-            )
-            more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
+            shown = _some([f"line {entries[i][0]}: '{rel[i]}' -> '{full[i]}'" for i in missing])
             raise self.arg_error(
-                "file_list",
-                f"'{file_list}' names {len(missing)} missing file(s): {shown}{more}",
+                "file_list", f"'{file_list}' names {len(missing)} missing file(s): {shown}"
             )
         if not_regular:
-            shown = "; ".join(
-                f"line {entries[i][0]}: '{rel[i]}' -> '{full[i]}' is {kind}"
-                for i, kind in not_regular[:5]
+            shown = _some(
+                [f"line {entries[i][0]}: '{rel[i]}' -> '{full[i]}' is {k}" for i, k in not_regular]
             )
-            more = f" (and {len(not_regular) - 5} more)" if len(not_regular) > 5 else ""
             raise self.arg_error(
                 "file_list",
                 f"'{file_list}' names {len(not_regular)} entr"
                 f"{'y' if len(not_regular) == 1 else 'ies'} that cannot be read as a regular "
-                f"file: {shown}{more}",
+                f"file: {shown}",
             )
         return rel, full, [label for _, _, label in entries]
 
@@ -473,16 +473,14 @@ class File(Operator):
         full = [os.path.join(root, p) if root is not None else p for p in files]
         missing, not_regular = unreadable_files(full)
         if missing:
-            shown = "; ".join(f"'{full[i]}'" for i in missing[:5])
-            more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
-            raise self.arg_error("files", f"{len(missing)} file(s) do not exist: {shown}{more}")
+            shown = _some([f"'{full[i]}'" for i in missing])
+            raise self.arg_error("files", f"{len(missing)} file(s) do not exist: {shown}")
         if not_regular:
-            shown = "; ".join(f"'{full[i]}' is {kind}" for i, kind in not_regular[:5])
-            more = f" (and {len(not_regular) - 5} more)" if len(not_regular) > 5 else ""
+            shown = _some([f"'{full[i]}' is {kind}" for i, kind in not_regular])
             raise self.arg_error(
                 "files",
                 f"{len(not_regular)} entr{'y' if len(not_regular) == 1 else 'ies'} cannot be "
-                f"read as a regular file: {shown}{more}",
+                f"read as a regular file: {shown}",
             )
         return list(files), full, labels
 
