@@ -1,7 +1,8 @@
 """Every check this repository runs, in one place (STYLE.md §12).
 
-``python3 -m nox`` runs the default sessions (core, interop, jax, lint, packaging); ``python3 -m nox -s demo``
-runs the demo; ``python3 -m nox -s core -- -k resize`` passes ``-k resize`` on to pytest;
+``python3 -m nox`` runs the default sessions (core, interop, jax, lint, packaging, typecheck);
+``python3 -m nox -s demo`` runs the demo; ``python3 -m nox -s core -- -k resize`` passes
+``-k resize`` on to pytest;
 ``python3 -m nox -s conformance`` compares dali with real NVIDIA DALI 2.4 (not a default session).
 Sessions use the interpreter nox runs on; to test a matrix, list versions in ``PYTHONS``.
 
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 
 import nox
 
-nox.options.sessions = ["core", "interop", "jax", "lint", "packaging"]
+nox.options.sessions = ["core", "interop", "jax", "lint", "packaging", "typecheck"]
 # Fresh virtualenvs every run, so CI never passes on a stale install.
 nox.options.reuse_existing_virtualenvs = False
 
@@ -29,7 +30,7 @@ JAX_PLUGIN = "packages/plugin-jax"
 # and the newest tested. jaxlib is pinned alongside: old jax releases do not pull it in.
 JAX_VERSIONS = ["0.4.26", "0.10.2"]
 # The default dependencies of dali-core that only speed it up: without them resize runs banded
-# BLAS products (`_resample_band`) instead of Numba row passes, CMN uses OpenCV, and OpenCV
+# BLAS products (`resample/band.py`) instead of Numba row passes, CMN uses OpenCV, and OpenCV
 # decodes every JPEG instead of nvImageCodec's libjpeg-turbo decoder (same pixels).
 FAST_PATHS = ["numba", "llvmlite", "nvidia-nvimgcodec-cu13"]
 LINT_PATHS = ["packages", "tests", "benchmarks", "examples", "noxfile.py"]
@@ -82,6 +83,16 @@ def lint(session: nox.Session) -> None:
     session.install("ruff==0.17.6")  # pinned: ruff's default rules change between releases
     session.run("ruff", "check", *LINT_PATHS)
     session.run("ruff", "format", "--check", *LINT_PATHS)
+
+
+@nox.session(python=PYTHONS)
+def typecheck(session: nox.Session) -> None:
+    """mypy over both packages (settings in the root pyproject.toml), after the stub tests: the
+    committed `dali.fn`/`dali.ops` stubs are current, and a user program type-checks with them.
+    """
+    # mypy pinned: each release finds new errors.
+    _pytest(session, "tests/core/test_stubs.py", "-e", CORE, "-e", JAX_PLUGIN, "mypy==2.4.1")
+    session.run("mypy")
 
 
 @nox.session(python=PYTHONS)

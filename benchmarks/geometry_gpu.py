@@ -114,10 +114,13 @@ def main() -> None:
     import cupy
     from dali import fn
     from dali._exec.rng import SampleRNG, combine
-    from dali._ops.image import _gpu_common, _resample, _resample_gpu, _warp_gpu
-    from dali._ops.image.crop_window import random_crop_windows
+    from dali._ops.image import _gpu_common, _warp_gpu
     from dali._ops.image.paste import paste_geometry
+    from dali._ops.image.resample import gpu as resample_gpu
+    from dali._ops.image.resample.gpu_plan import plan_batch
+    from dali._ops.image.resample.reference import LINEAR, TRIANGULAR
     from dali._ops.image.rotate import rotated_canvas_size, rotation_matrix_2d
+    from dali._ops.window.random_crop import random_crop_windows
     from dali._tensors import TensorListGPU
 
     rng = np.random.default_rng(0)
@@ -131,13 +134,13 @@ def main() -> None:
     axes = (0, 1)
     results: dict[str, dict[str, float]] = {}
 
-    tri, lin = _resample.TRIANGULAR, _resample.LINEAR  # the operators' default filters
+    tri, lin = TRIANGULAR, LINEAR  # the operators' default filters
 
     def resize_step() -> Any:  # what Resize.run_gpu does for size=(224, 224): no per-sample loop
         inputs = _gpu_common.input_batch(tl)
         hw = inputs[1][:, [0, 1]]
-        plans = _resample_gpu.plan_batch(hw, [[224, 224]], np.zeros_like(hw), hw, tri, lin, True)
-        return _resample_gpu.resample_batch(tl, axes, plans, np.uint8, "HWC", inputs=inputs)
+        plans = plan_batch(hw, [[224, 224]], np.zeros_like(hw), hw, tri, lin, True)
+        return resample_gpu.resample_batch(tl, axes, plans, np.uint8, "HWC", inputs=inputs)
 
     crop_rng = SampleRNG(combine(0, np.arange(b)))
 
@@ -145,8 +148,8 @@ def main() -> None:
         inputs = _gpu_common.input_batch(tl)
         hw = inputs[1][:, [0, 1]]
         anchors, sizes = random_crop_windows(crop_rng, hw)
-        plans = _resample_gpu.plan_batch(hw, [[224, 224]], anchors, anchors + sizes, tri, lin, True)
-        return _resample_gpu.resample_batch(tl, axes, plans, np.uint8, "HWC", inputs=inputs)
+        plans = plan_batch(hw, [[224, 224]], anchors, anchors + sizes, tri, lin, True)
+        return resample_gpu.resample_batch(tl, axes, plans, np.uint8, "HWC", inputs=inputs)
 
     angles = rng.uniform(-30, 30, b)
 

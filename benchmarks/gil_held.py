@@ -37,9 +37,9 @@ def per_call(fn: Callable[[], Any], seconds: float) -> float:
 
 def steps(batch: int) -> dict[str, Callable[[], Any]]:
     from dali._ops.image import _gpu_common as G
-    from dali._ops.image import _resample_plan as RG
-    from dali._ops.image import _window_gpu as WG
+    from dali._ops.image.resample import gpu_plan as RG
     from dali._ops.image.resize import output_geometry_batch
+    from dali._ops.window import extract_gpu as WG
 
     rng = np.random.default_rng(0)
     spatial = rng.integers(300, 500, (batch, 2))
@@ -48,10 +48,10 @@ def steps(batch: int) -> dict[str, Callable[[], Any]]:
     out, lo, hi, _ = output_geometry_batch(spatial, req)
     mins = np.full((batch, 1), 1)
     pb = RG.plan_batch(spatial, out, lo, hi, mins, mins, True)
-    geo = RG._Images(shapes, (0, 1), pb)
-    th, tw, _ = RG._choose_tiles(geo)
+    geo = RG.Images(shapes, (0, 1), pb)
+    th, tw, _ = RG.choose_tiles(geo)
     ptrs = np.arange(batch, dtype=np.uint64) * np.uint64(1 << 20)
-    desc, blocks = RG._descs_2d(geo, ptrs, ptrs, th, tw)
+    desc, blocks = RG.descs_2d(geo, ptrs, ptrs, th, tw)
     starts, _ = G.block_starts(blocks)
     wins = np.tile([224, 224, 3], (batch, 1))
     flips = np.zeros((batch, 3), bool)
@@ -66,10 +66,10 @@ def steps(batch: int) -> dict[str, Callable[[], Any]]:
     return {
         "resize: output_geometry_batch": lambda: output_geometry_batch(spatial, req),
         "resize: plan_batch": lambda: RG.plan_batch(spatial, out, lo, hi, mins, mins, True),
-        "resize: _Images": lambda: RG._Images(shapes, (0, 1), pb),
+        "resize: Images": lambda: RG.Images(shapes, (0, 1), pb),
         "resize: out_shapes": geo.out_shapes,
-        "resize: _choose_tiles": lambda: RG._choose_tiles(geo),
-        "resize: _descs_2d": lambda: RG._descs_2d(geo, ptrs, ptrs, th, tw),
+        "resize: choose_tiles": lambda: RG.choose_tiles(geo),
+        "resize: descs_2d": lambda: RG.descs_2d(geo, ptrs, ptrs, th, tw),
         "resize: host_image (upload bytes)": lambda: G.host_image(desc, starts),
         "cmn: input_batch (dense)": lambda: G.input_batch(tl),
         "cmn: window_descs": lambda: WG.window_descs(

@@ -109,7 +109,7 @@ def raw_decoder(load: float | None, adaptive: bool = False) -> Any:
 def random_windows(datas: list[np.ndarray]) -> list[tuple[int, int, int, int]]:
     """One random-crop window per image (DALI's generator), for the region-decode rows."""
     from dali._exec.rng import SampleRNG, combine
-    from dali._ops.image.crop_window import random_crop_windows
+    from dali._ops.window.random_crop import random_crop_windows
     from nvidia import nvimgcodec as nv
 
     shapes = []
@@ -271,7 +271,7 @@ def plan_costs(datas: list[np.ndarray]) -> str:
     """Microseconds per sample of each piece of the decoder's host work (one thread, no GIL war)."""
     from dali._exec.rng import SampleRNG, combine
     from dali._ops.decoders import _nvimgcodec
-    from dali._ops.image.crop_window import random_crop_windows
+    from dali._ops.window.random_crop import random_crop_windows
     from nvidia import nvimgcodec as nv
 
     sample = datas[:BATCH]

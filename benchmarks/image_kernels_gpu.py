@@ -2,7 +2,7 @@
 
 Two tables, for batches already on the GPU (as a decoder or resize leaves them):
 
-* **kernels**: the launch of `dali._ops.image._window_gpu` / `_color_gpu` alone — ``gpu ms``
+* **kernels**: the launch of `dali._ops.window.extract_gpu` / `_color_gpu` alone — ``gpu ms``
   from CUDA events around replays of the captured launch, the bytes it reads and writes as
   GB/s, and ``host ms``, what packing, upload and launch cost the calling thread;
 * **dense A/B**: on a uniform 224×224 batch, the batched kernel against the former CuPy
@@ -138,9 +138,10 @@ def _dense_ab(
     """Op-level A/B on a dense uniform batch: host and GPU ms per call (cupyx.profiler)."""
     import cupy
     from cupyx.profiler import benchmark
-    from dali._ops.image import _color_gpu, _window_gpu, color
-    from dali._ops.image._window import extract_window
+    from dali._ops.image import _color_gpu, color
     from dali._ops.image.crop_mirror_normalize import _CmnPlan
+    from dali._ops.window import extract_gpu
+    from dali._ops.window.extract import extract_window
     from dali._tensors import TensorListGPU
 
     b = dense.shape[0]
@@ -156,8 +157,8 @@ def _dense_ab(
     whole = ([0, 0, 0], [224, 224, 3])
 
     def cmn_new() -> Any:
-        return _window_gpu.cmn_batch(
-            _window_gpu.gpu_batch(tl),
+        return extract_gpu.cmn_batch(
+            extract_gpu.gpu_batch(tl),
             [whole] * b,
             in_layout="HWC",
             out_layout="CHW",
@@ -177,7 +178,7 @@ def _dense_ab(
     flags[:, 1] = mirror
 
     def flip_new() -> Any:
-        return _window_gpu.flip_batch(_window_gpu.gpu_batch(tl), flags, layout="HWC")
+        return extract_gpu.flip_batch(extract_gpu.gpu_batch(tl), flags, layout="HWC")
 
     def flip_old() -> Any:  # Flip.run_cpu's dense path on CuPy
         out = cupy.empty_like(dense)
@@ -193,8 +194,8 @@ def _dense_ab(
     win = ([12, 12, 0], [200, 200, 3])
 
     def crop_new() -> Any:
-        return _window_gpu.crop_batch(
-            _window_gpu.gpu_batch(tl), [win] * b, layout="HWC", out_dtype=np.uint8,
+        return extract_gpu.crop_batch(
+            extract_gpu.gpu_batch(tl), [win] * b, layout="HWC", out_dtype=np.uint8,
             fill=np.zeros(1, np.uint8),
         )  # fmt: skip
 
@@ -259,8 +260,9 @@ def main() -> None:
 
     import cupy
     from dali import fn, types
-    from dali._ops.image import _color_gpu, _window_gpu
+    from dali._ops.image import _color_gpu
     from dali._ops.image.color import color_matrices
+    from dali._ops.window import extract_gpu
     from dali._tensors import TensorListGPU
 
     b = opts.batch
@@ -286,8 +288,8 @@ def main() -> None:
 
     def cmn(tl: Any, wins: Any) -> Callable[[], Any]:
         def step() -> Any:
-            return _window_gpu.cmn_batch(
-                _window_gpu.gpu_batch(tl),
+            return extract_gpu.cmn_batch(
+                extract_gpu.gpu_batch(tl),
                 wins,
                 in_layout="HWC",
                 out_layout="CHW",
@@ -312,7 +314,7 @@ def main() -> None:
         "cmn u8 HWC -> f16 CHW, mirror (224x224)": (cmn(dense_tl, whole), px * 3),
         "cmn crop 224 -> f16 CHW, mirror (ragged ~400x500)": (cmn(ragged_tl, crops), px * 3),
         "flip horizontal per sample (224x224)": (
-            lambda: _window_gpu.flip_batch(_window_gpu.gpu_batch(dense_tl), flips, layout="HWC"),
+            lambda: extract_gpu.flip_batch(extract_gpu.gpu_batch(dense_tl), flips, layout="HWC"),
             px * 2,
         ),
         "color matrix per sample, u8 (224x224)": (

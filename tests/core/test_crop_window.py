@@ -1,4 +1,4 @@
-"""The batched random crop-window generator (`dali._ops.image.crop_window`, reference §3.13).
+"""The batched random crop-window generator (`dali._ops.window.random_crop`, reference §3.13).
 
 `random_crop_windows` evaluates every attempt of every sample at once. It is checked against a
 direct, sequential port of DALI's ``RandomCropGenerator`` loop (`reference_window`) fed with the
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from dali._exec.rng import SampleRNG, combine
-from dali._ops.image.crop_window import CROP_WINDOW_STREAM, random_crop_windows
+from dali._ops.window.random_crop import CROP_WINDOW_STREAM, random_crop_windows
 
 f32 = np.float32
 

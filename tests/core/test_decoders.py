@@ -24,7 +24,7 @@ from dali._exec.rng import SampleRNG, combine
 from dali._graph.schema import get_schema
 from dali._ops.decoders import _codecs
 from dali._ops.decoders.image import header_shapes, size_hint
-from dali._ops.image.crop_window import RandomCropParams, random_crop_windows
+from dali._ops.window.random_crop import RandomCropParams, random_crop_windows
 from dali._testing.images import (
     make_edge_cases,
     make_image_tree,

@@ -20,6 +20,7 @@ import pytest
 pytest.importorskip("cv2")
 Image = pytest.importorskip("PIL.Image")
 
+from dali import _options as options
 from dali import fn, pipeline_def, types
 from dali._ops.decoders import _cpu_nvimgcodec as host
 from dali._ops.decoders import _nvimgcodec_c as nvc
@@ -184,8 +185,8 @@ def test_crops_decode_only_the_region(monkeypatch, jpegs, calls) -> None:
 def test_random_crop_regions_in_calls_of_a_few_samples(monkeypatch, jpegs, calls) -> None:
     files = jpegs * 3  # larger than CALL_SAMPLES
     both(monkeypatch, files, "image_random_crop", batch_size=len(files))
-    assert len(calls) >= len(files) // host.CALL_SAMPLES
-    assert max(len(c["regions"]) for c in calls) <= host.CALL_SAMPLES
+    assert len(calls) >= len(files) // options.CALL_SAMPLES
+    assert max(len(c["regions"]) for c in calls) <= options.CALL_SAMPLES
     # guided call sizes, single samples last (2 threads); a prefetched batch may be in too
     sizes = sorted((len(c["regions"]) for c in calls), reverse=True)
     assert any(
@@ -200,10 +201,10 @@ def test_random_crop_regions_in_calls_of_a_few_samples(monkeypatch, jpegs, calls
 @pytest.mark.parametrize("threads", [1, 2, 3, 16])
 def test_call_sizes_cover_the_batch_and_shrink(n, threads) -> None:
     sizes = host.call_sizes(n, threads)
-    assert sum(sizes) == n and all(1 <= s <= host.CALL_SAMPLES for s in sizes)
+    assert sum(sizes) == n and all(1 <= s <= options.CALL_SAMPLES for s in sizes)
     assert sizes == sorted(sizes, reverse=True)  # never a bigger call after a smaller one
     if threads == 1:
-        assert sizes[:-1] == [host.CALL_SAMPLES] * (len(sizes) - 1)  # one thread: equal calls
+        assert sizes[:-1] == [options.CALL_SAMPLES] * (len(sizes) - 1)  # one thread: equal calls
     elif n >= 2 * threads:
         assert sizes[-threads:] == [1] * threads  # the threads finish on single samples
 

@@ -24,6 +24,7 @@ import pytest
 Image = pytest.importorskip("PIL.Image")
 pytest.importorskip("cv2")
 
+from dali import _options as options
 from dali import fn, pipeline_def, types
 from dali._ops.decoders import _codecs, _jpeg_header, _mixed_plan, _nvimgcodec
 from dali._testing.images import make_edge_cases, make_image_tree, make_imagenet_like, photo
@@ -630,7 +631,7 @@ def test_output_is_a_gpu_batch_of_views(gpu, photos) -> None:
     used_gpu(p, 6)
     # planned and decoded ahead, whole, by one of the operator's decoders
     assert impl._mixed.stats["ahead"] == 1
-    assert len(impl._mixed._decoders) == _nvimgcodec.PARALLEL_DECODES
+    assert len(impl._mixed._decoders) == options.PARALLEL_DECODES
     p.close()
     assert impl._mixed is None
 
@@ -1040,7 +1041,7 @@ def test_a_batch_decoded_in_parallel_parts_equals_one_call(tmp_path, monkeypatch
     # not pipelined: the mixed stage cuts each batch into parts; pipelined: the CPU stage
     # starts each whole batch's decode on the next free decoder
     for parts, kw in ((1, {"exec_pipelined": False}), (3, {"exec_pipelined": False}), (3, {})):
-        monkeypatch.setattr(_nvimgcodec, "PARALLEL_DECODES", parts)
+        monkeypatch.setattr(options, "PARALLEL_DECODES", parts)
         p = pipe(**kw)
         for _ in range(3):
             (tl,) = p.run()
@@ -1065,7 +1066,7 @@ def test_the_decoders_take_whole_batches_at_once(monkeypatch):
     import contextlib
     import threading
 
-    monkeypatch.setattr(_nvimgcodec, "PARALLEL_DECODES", 3)
+    monkeypatch.setattr(options, "PARALLEL_DECODES", 3)
     made = []
 
     class _Dec:
@@ -1132,7 +1133,7 @@ class _FakeOp:
 
 def test_the_parallel_decoders_share_the_pipelines_threads(monkeypatch):
     for parts, threads in ((1, 12), (2, 6), (3, 4), (5, 2), (24, 1)):
-        monkeypatch.setattr(_nvimgcodec, "PARALLEL_DECODES", parts)
+        monkeypatch.setattr(options, "PARALLEL_DECODES", parts)
         assert _nvimgcodec.MixedDecoder(_FakeOp()).threads_per_decoder() == threads
 
 

@@ -1,5 +1,5 @@
 """CPU/GPU parity of the batched GPU kernels: resize, random_resized_crop, rotate, warp_affine,
-paste (`dali._ops.image._resample_gpu`, `_warp_gpu`).
+paste (`dali._ops.image.resample.gpu`, `_warp_gpu`).
 
 Every test runs ONE pipeline body twice, on the CPU and with the data moved to the GPU
 (``.gpu()`` after the source), and compares: shapes, dtypes and layouts exactly; pixels within
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from dali import fn, types
 from dali._ops.image import _gpu_common as G
-from dali._ops.image import _resample as R
+from dali._ops.image.resample import reference as R
 from dali._ops.image.resize import axis_plans
 
 INTERPS = {
@@ -337,10 +337,10 @@ def _to_gpu(arrays, layout):
 def test_resample_kernels_equal_the_reference(separable, monkeypatch):
     """Same weights, same order of float32 operations: equal to `resample_reference`."""
     pytest.importorskip("cupy")
-    from dali._ops.image import _resample_gpu
+    from dali._ops.image.resample import gpu as resample_gpu
 
     if separable:
-        monkeypatch.setattr(_resample_gpu, "_choose_tiles", lambda samples: None)
+        monkeypatch.setattr(resample_gpu, "choose_tiles", lambda samples: None)
     imgs = _ragged([(40, 60), (33, 17), (100, 90)])
     outs = [(24, 32), (50, 40), (21, 31)]
     for interp in INTERPS.values():
@@ -351,7 +351,7 @@ def test_resample_kernels_equal_the_reference(separable, monkeypatch):
                 plans.append(
                     axis_plans((h, w), o, lo or (0.0, 0.0), hi or (h, w), interp, interp, True)
                 )
-            out = _resample_gpu.resample_batch(_to_gpu(imgs, "HWC"), (0, 1), plans, np.uint8, "HWC")
+            out = resample_gpu.resample_batch(_to_gpu(imgs, "HWC"), (0, 1), plans, np.uint8, "HWC")
             got = out.as_cpu()
             for i, (x, p) in enumerate(zip(imgs, plans)):
                 ref = R.resample_reference(x, (0, 1), p, np.uint8)
@@ -407,7 +407,7 @@ def test_c_types_cover_every_dali_type_but_strings():
 
 def test_axis_records_match_axis_weights_geometry():
     """The kernels get the same float32 start/scale/support that `axis_weights` uses."""
-    from dali._ops.image._resample_gpu import axis_record
+    from dali._ops.image.resample.gpu_plan import axis_record
 
     for interp in (R.LINEAR, R.CUBIC, R.LANCZOS3, R.GAUSSIAN):
         plan = R.AxisPlan.make(in_size=500, out_size=224, lo=3.5, hi=480.0, interp=interp)
@@ -424,10 +424,12 @@ def test_axis_records_match_axis_weights_geometry():
 
 
 def test_struct_layouts_match_the_cuda_structs():
-    from dali._ops.image import _resample_gpu, _resample_plan, _warp_gpu
+    from dali._ops.image import _warp_gpu
+    from dali._ops.image.resample import gpu as resample_gpu
+    from dali._ops.image.resample import gpu_plan
 
     # the CUDA sources static_assert the same sizes
-    assert "sizeof(dali_resample2d_desc) == 136" in _resample_gpu._resample_source
-    assert _resample_plan._DESC_2D.itemsize == 136
+    assert "sizeof(dali_resample2d_desc) == 136" in resample_gpu._resample_source
+    assert gpu_plan.DESC_2D.itemsize == 136
     assert _warp_gpu.warp_desc_size() == 112
     assert "sizeof(dali_warp_desc) == 112" in _warp_gpu._warp_source

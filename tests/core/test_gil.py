@@ -13,11 +13,12 @@ import types
 
 import numpy as np
 import pytest
+from dali import _options as options
 from dali._exec import gil
 from dali._ops.image import _gpu_common as G
-from dali._ops.image import _resample_plan as RG
-from dali._ops.image import _window_gpu as WG
+from dali._ops.image.resample import gpu_plan as RG
 from dali._ops.image.resize import output_geometry_batch
+from dali._ops.window import extract_gpu as WG
 
 
 def test_row_blocks_and_by_rows():
@@ -64,12 +65,12 @@ def test_window_descs_in_blocks_equal_one_pass(n):
         return WG.window_descs(shapes, ptrs, ptrs, wins * 0, wins, flips, (2, 0, 1), shapes[:, 2])
 
     one = descs()
-    held = gil.HELD_ELEMENTS
+    held = options.HELD_ELEMENTS
     try:
-        gil.HELD_ELEMENTS = 10**9
+        options.HELD_ELEMENTS = 10**9
         assert one.tobytes() == descs().tobytes()
     finally:
-        gil.HELD_ELEMENTS = held
+        options.HELD_ELEMENTS = held
 
 
 def test_dense_input_batch_rows():
@@ -108,19 +109,19 @@ def test_resize_planning_in_blocks_equals_one_pass():
         out, lo, hi, rare = output_geometry_batch(spatial, req)
         mins = np.full((700, 1), 1)
         pb = RG.plan_batch(spatial, out, lo, hi, mins, mins, True)
-        geo = RG._Images(shapes, (0, 1), pb)
-        tiles = RG._choose_tiles(geo)
+        geo = RG.Images(shapes, (0, 1), pb)
+        tiles = RG.choose_tiles(geo)
         ptrs = np.arange(700, dtype=np.uint64)
-        desc, blocks = RG._descs_2d(geo, ptrs, ptrs, *tiles[:2])
+        desc, blocks = RG.descs_2d(geo, ptrs, ptrs, *tiles[:2])
         return out, lo, hi, rare, *pb, tiles, desc.tobytes(), blocks, geo.out_shapes()
 
     blocked = plan()
-    held = gil.HELD_ELEMENTS
+    held = options.HELD_ELEMENTS
     try:
-        gil.HELD_ELEMENTS = 10**9
+        options.HELD_ELEMENTS = 10**9
         whole = plan()
     finally:
-        gil.HELD_ELEMENTS = held
+        options.HELD_ELEMENTS = held
     for a, b in zip(blocked, whole):
         assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
 
@@ -130,11 +131,11 @@ def test_rng_bits_in_blocks_equal_one_pass():
 
     rng = SampleRNG(combine(7, np.arange(600)))
     blocked = [rng.bits(22), rng.bits(22, stream=3), rng.bits(1)]
-    held = gil.HELD_ELEMENTS
+    held = options.HELD_ELEMENTS
     try:
-        gil.HELD_ELEMENTS = 10**9
+        options.HELD_ELEMENTS = 10**9
         whole = [rng.bits(22), rng.bits(22, stream=3), rng.bits(1)]
     finally:
-        gil.HELD_ELEMENTS = held
+        options.HELD_ELEMENTS = held
     for a, b in zip(blocked, whole):
         assert a.shape == b.shape and np.array_equal(a, b) and a.flags.writeable

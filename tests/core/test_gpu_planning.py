@@ -1,10 +1,10 @@
 """Host-side planning of the batched GPU resize, random_resized_crop and crop_mirror_normalize.
 
-The GPU operators plan a batch with numpy, without a per-sample Python loop (`_resample_plan.
-plan_batch`, `resize.output_geometry_batch`, `_resample_plan._descs_2d`, `_window_gpu.
+The GPU operators plan a batch with numpy, without a per-sample Python loop (`resample.gpu_plan.
+plan_batch`, `resize.output_geometry_batch`, `resample.gpu_plan.descs_2d`, `extract_gpu.
 WindowArrays`). The kernels must match the CPU backend bit for bit, so what they are given must
 equal, byte for byte, what the per-sample reference computes (`output_geometry`, `AxisPlan.make`,
-`_resample_plan._Sample`, `_descs_2d_reference`): these tests compare the two on randomised
+`resample.gpu_plan.Sample`, `descs_2d_reference`): these tests compare the two on randomised
 batches (every filter, antialiasing on and off, every way of giving the size, ROIs, flips,
 per-sample arguments, empty images).
 
@@ -20,13 +20,12 @@ import pytest
 from dali import fn, types
 from dali._exec.workspace import BatchMeta, Workspace
 from dali._ops.base import OperatorError
-from dali._ops.generic.cast import per_sample_scalars
 from dali._ops.image import _gpu_common as G
-from dali._ops.image import _resample as R
-from dali._ops.image import _resample_gpu as RG
-from dali._ops.image import _resample_plan as RP
-from dali._ops.image import _window_gpu as W
+from dali._ops.image.resample import gpu as RG
+from dali._ops.image.resample import gpu_plan as RP
+from dali._ops.image.resample import reference as R
 from dali._ops.image.resize import axis_plans, output_geometry, output_geometry_batch
+from dali._ops.window import extract_gpu as W
 from dali._tensors import TensorListCPU, _split_flat
 
 BATCH = 24
@@ -130,13 +129,13 @@ def _ws(step, tl, targs=None):
 def _reference_descs(shapes, axes, plans, in_ptrs, out_ptrs):
     """What the per-sample launcher uploaded: (desc, starts) and the tiles, or the separable
     samples."""
-    samples = [RP._Sample(s, axes, p) for s, p in zip(shapes, plans)]
+    samples = [RP.Sample(s, axes, p) for s, p in zip(shapes, plans)]
     if not any(s.out_elements for s in samples):
         return None, None
-    tiles = RP._choose_tiles_reference(samples) if len(axes) == 2 else None
+    tiles = RP.choose_tiles_reference(samples) if len(axes) == 2 else None
     if tiles is None:
         return None, samples
-    desc, blocks = RP._descs_2d_reference(samples, in_ptrs, out_ptrs, tiles[0], tiles[1])
+    desc, blocks = RP.descs_2d_reference(samples, in_ptrs, out_ptrs, tiles[0], tiles[1])
     starts, total = G.block_starts(blocks)
     return (desc, starts, tiles, total), samples
 
@@ -481,7 +480,7 @@ def test_plan_batch_equals_axis_plan_make(antialias):
     lo[1::6], hi[1::6] = 0.0, in_size[1::6]
     mins = rng.integers(0, 6, (n, 1))
     mags = rng.integers(0, 6, (n, 1))
-    pb = RG.plan_batch(in_size, out_size, lo, hi, mins, mags, antialias)
+    pb = RP.plan_batch(in_size, out_size, lo, hi, mins, mags, antialias)
     got = pb.plans()
     for i in range(n):
         ref = [
@@ -492,9 +491,9 @@ def test_plan_batch_equals_axis_plan_make(antialias):
             for d in range(2)
         ]  # fmt: skip
         assert got[i] == ref, i
-    assert RG.PlanBatch.from_plans(got, 2).plans() == got
+    assert RP.PlanBatch.from_plans(got, 2).plans() == got
     with pytest.raises(ValueError, match="unknown interpolation type 9"):
-        RG.plan_batch([[4, 4]], [[2, 2]], [[0, 0]], [[4, 4]], 9, 9, True)
+        RP.plan_batch([[4, 4]], [[2, 2]], [[0, 0]], [[4, 4]], 9, 9, True)
 
 
 @pytest.mark.parametrize("inner", [1, 3, 4, 7, 64, 65])
@@ -509,21 +508,21 @@ def test_descs_and_tiles_equal_the_per_sample_reference(inner):
     out[::9] = rng.integers(1, 6, (len(out[::9]), 2))  # large downscales: wide filters
     lo = rng.uniform(-20, 400, (n, 2))
     hi = rng.uniform(-20, 800, (n, 2))
-    pb = RG.plan_batch(hw, out, lo.astype(np.float32), hi.astype(np.float32),
+    pb = RP.plan_batch(hw, out, lo.astype(np.float32), hi.astype(np.float32),
                        rng.integers(0, 6, (n, 1)), rng.integers(0, 6, (n, 1)), True)  # fmt: skip
     for take in (slice(None), slice(0, 40), slice(100, 101)):
-        sub = RG.PlanBatch(*(a[take] for a in pb))
+        sub = RP.PlanBatch(*(a[take] for a in pb))
         shapes = np.concatenate([hw[take], np.full((len(sub.in_size), 1), inner)], axis=1)
-        geo = RP._Images(shapes, (0, 1), sub)
-        samples = [RP._Sample(tuple(s), (0, 1), p) for s, p in zip(shapes.tolist(), sub.plans())]
+        geo = RP.Images(shapes, (0, 1), sub)
+        samples = [RP.Sample(tuple(s), (0, 1), p) for s, p in zip(shapes.tolist(), sub.plans())]
         assert geo.out_shapes() == [s.out_shape for s in samples]
-        tiles = RP._choose_tiles(geo)
-        assert tiles == RP._choose_tiles_reference(samples)
+        tiles = RP.choose_tiles(geo)
+        assert tiles == RP.choose_tiles_reference(samples)
         in_ptrs = np.arange(len(samples), dtype=np.uint64) * np.uint64(1000)
         out_ptrs = in_ptrs + np.uint64(7)
         for th, tw in [(32, 64), (8, 8), (2, 4)]:
-            desc, blocks = RP._descs_2d(geo, in_ptrs, out_ptrs, th, tw)
-            ref, ref_blocks = RP._descs_2d_reference(samples, in_ptrs, out_ptrs, th, tw)
+            desc, blocks = RP.descs_2d(geo, in_ptrs, out_ptrs, th, tw)
+            ref, ref_blocks = RP.descs_2d_reference(samples, in_ptrs, out_ptrs, th, tw)
             assert desc.tobytes() == ref.tobytes()
             assert blocks.tolist() == ref_blocks.tolist()
     if inner > 64:
@@ -603,7 +602,7 @@ def _old_cmn(impl, ws, tl):
     pad = bool(impl.arg("pad_output"))
     return W.cmn_batch(
         src, wins, in_layout=in_layout, out_layout=out_layout, out_dtype=impl._dtype,
-        mirror=per_sample_scalars(ws, impl, "mirror", np.int64) != 0, mean=mean, inv=inv,
+        mirror=ws.arg_scalars("mirror", np.int64) != 0, mean=mean, inv=inv,
         uniform_norm=same_norm, out_channels=[_next_pow2(c) if pad else c for c in channels],
         fill=impl._gpu_fill(src.shapes, wins, channels, in_layout),
     ), (mean, inv, same_norm)  # fmt: skip
@@ -647,7 +646,7 @@ def test_crop_mirror_normalize_mirror_flags(rec):
     for flags in ([np.int32(2), np.int32(0), np.int32(-1)], np.array([1, 0, 1], np.uint8),
                   [np.float32(0.5), np.float32(1.0), np.float32(0.0)]):  # fmt: skip
         ws = _ws(step, tl, {"mirror": flags})
-        ref = per_sample_scalars(_ws(step, tl, {"mirror": flags}), step.impl, "mirror", np.int64)
+        ref = _ws(step, tl, {"mirror": flags}).arg_scalars("mirror", np.int64)
         assert step.impl._mirror(ws).tolist() == (ref != 0).tolist()
     ws = _ws(step, tl, {"mirror": [np.zeros(2, np.int32)] * 3})
     with pytest.raises(Exception, match="sample 0: expected a scalar per sample"):

@@ -1,5 +1,5 @@
 """CPU/GPU parity of the batched kernels of crop, crop_mirror_normalize, flip and the colour
-operators (`dali._ops.image._window_gpu`, `_color_gpu`).
+operators (`dali._ops.window.extract_gpu`, `dali._ops.image._color_gpu`).
 
 Every parity test runs ONE pipeline body twice, on the CPU and with the data moved to the GPU
 (``.gpu()`` after the source), over ragged batches with per-sample arguments, and compares
@@ -17,7 +17,8 @@ import dali
 import numpy as np
 import pytest
 from dali import fn, types
-from dali._ops.image import _color_gpu, _window_gpu
+from dali._ops.image import _color_gpu
+from dali._ops.window import extract_gpu
 
 MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
@@ -450,7 +451,7 @@ def test_one_kernel_launch_per_ragged_batch(monkeypatch):
 
 
 def test_struct_sizes():
-    assert _window_gpu.desc_size() == 144
+    assert extract_gpu.desc_size() == 144
     assert _color_gpu.desc_size() == 120
 
 
@@ -488,7 +489,7 @@ def test_window_descs_permute_flip_and_pad():
     wins = [([0, 1, 2], [3, 3, 4]), ([0, -1, 1], [3, 4, 5])]
     perm = (1, 2, 0)  # CHW -> HWC
     flips = np.array([[False, False, True], [False, True, True]])
-    desc = _window_gpu.window_descs(
+    desc = extract_gpu.window_descs(
         [x.shape for x in xs],
         np.array([0, 1], np.uint64),
         np.zeros(2, np.uint64),
@@ -530,7 +531,7 @@ def test_color_plan_modes_follow_the_cpu_path():
 
 
 class _ArgsOp:
-    """The argument interface `CropWindows` reads, over plain values (per-sample: lists)."""
+    """The operator interface `CropAttr` reads, over plain values (per-sample: lists)."""
 
     def __init__(self, **kw):
         self.kw = kw
@@ -554,17 +555,26 @@ class _ArgsOp:
     def is_tensor_arg(self, name):
         return isinstance(self.kw.get(name), list)
 
-    def arg_samples(self, name, dtype=None):
-        return [np.asarray(v) for v in self.kw[name]]
-
     def arg_error(self, name, message):
         return ValueError(f"`{name}`: {message}")
+
+    def workspace(self, n):
+        """A `Workspace` of ``n`` samples whose argument inputs are the per-sample values."""
+        from dali._exec.workspace import BatchMeta, Workspace
+        from dali._tensors import TensorListCPU
+
+        args = {
+            k: TensorListCPU._make([np.asarray(x) for x in v], layout="")
+            for k, v in self.kw.items()
+            if isinstance(v, list)
+        }
+        return Workspace(self, [], args, BatchMeta.stream(0, n, 0), 0, 0, None, None)
 
 
 def _reference_window(in_shape, layout, size, pos, truncate, policy):
     """One sample's window, computed as DALI does (scalar double arithmetic)."""
-    from dali._ops.generic.cast import round_half_away_int
-    from dali._ops.image._window import apply_policy
+    from dali._ops.numeric import round_half_away_int
+    from dali._ops.window.out_of_bounds import apply_policy
 
     crop = list(in_shape)
     norm = [0.5] * len(in_shape)
@@ -587,7 +597,7 @@ def _reference_window(in_shape, layout, size, pos, truncate, policy):
 @pytest.mark.parametrize("layout", ["HWC", "CHW", "FHWC", "DHWC"])
 def test_batched_windows_equal_the_per_sample_arithmetic(policy, rounding, layout):
     from dali._exec.workspace import SampleFailure
-    from dali._ops.image._window import CropWindows
+    from dali._ops.window.crop_attr import CropAttr
 
     rng = np.random.default_rng(len(policy) * 7 + len(rounding) + len(layout))
     n = 64
@@ -610,13 +620,7 @@ def test_batched_windows_equal_the_per_sample_arithmetic(policy, rounding, layou
         kw["crop_d"] = [np.float32(v) for v in rng.integers(0, 10, n)]
         kw["crop_pos_z"] = [np.float32(v) for v in rng.uniform(0, 1, n)]
     op = _ArgsOp(**kw)
-
-    class _Ws:
-        batch_size = n
-        is_tensor_arg = staticmethod(op.is_tensor_arg)
-        arg_samples = staticmethod(op.arg_samples)
-
-    wins = CropWindows(op)
+    wins = CropAttr(op)
     refs = []
     for i, s in enumerate(shapes):
         size = (int(kw["crop_d"][i]) if "crop_d" in kw else -1, int(kw["crop_h"][i]),
@@ -626,16 +630,13 @@ def test_batched_windows_equal_the_per_sample_arithmetic(policy, rounding, layou
     bad = [i for i, r in enumerate(refs) if isinstance(r, str)]
     if bad:
         with pytest.raises(SampleFailure) as e:
-            wins.windows(_Ws(), shapes, layout)
+            wins.windows(op.workspace(n), shapes, layout)
         assert e.value.index == bad[0] and refs[bad[0]] in str(e.value.error)
         keep = [i for i in range(n) if i not in bad]
         shapes = [shapes[i] for i in keep]
         refs = [refs[i] for i in keep]
         kw = {k: [v[i] for i in keep] if isinstance(v, list) else v for k, v in kw.items()}
         op = _ArgsOp(**kw)
-        _Ws.batch_size = len(keep)
-        _Ws.is_tensor_arg = staticmethod(op.is_tensor_arg)
-        _Ws.arg_samples = staticmethod(op.arg_samples)
-        wins = CropWindows(op)
-    got = wins.windows(_Ws(), shapes, layout)
+        wins = CropAttr(op)
+    got = wins.windows(op.workspace(len(shapes)), shapes, layout)
     assert [(list(a), list(s)) for a, s in got] == [(list(a), list(s)) for a, s in refs]

@@ -20,13 +20,14 @@ pytest.importorskip("numba")
 _SCRIPT = r"""
 import json
 import numpy as np
-from dali._ops.image import _cmn_jit, _resample_jit, _resample_jit_kernels as K
-from dali._ops.image import _resample as R
+from dali._ops.image import _cmn_jit
+from dali._ops.image.resample import jit, jit_kernels as K
+from dali._ops.image.resample import reference as R
 
 img = np.random.default_rng(0).integers(0, 256, (60, 50, 3), dtype=np.uint8)
 plans = [R.AxisPlan.make(60, 24, 0.0, 60.0), R.AxisPlan.make(50, 24, 0.0, 50.0)]
-_resample_jit.resample_2d(img, 0, plans, np.uint8)
-_resample_jit.resample_2d(img, 0, plans, np.float32)
+jit.resample_2d(img, 0, plans, np.uint8)
+jit.resample_2d(img, 0, plans, np.float32)
 lut = np.zeros((3, 256), np.float32)
 _cmn_jit.normalize(img, lut, True, np.empty((3, 60, 50), np.float32), chw=True)
 _cmn_jit.normalize(img, lut, False, np.empty((60, 50, 3), np.float32), chw=False)

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from dali import _options as options
 from dali._ops.decoders import _nvimgcodec_c as nvc
 from dali._ops.decoders import _nvimgcodec_capi as capi
 
@@ -383,7 +384,7 @@ def test_a_large_batch_is_decoded_in_calls_of_max_call(files, dec, edge_images, 
     shapes = [shape, (10, 10, 3), (45, 64, 3), shape, (10, 10, 3), (8, 8, 3), shape]
     ok1, got1, _ = decode_host(dec, datas, regions, shapes, gray=False)
     status1 = dec.last_status.copy()
-    monkeypatch.setattr(nvc, "MAX_CALL", 3)
+    monkeypatch.setattr(options, "MAX_CALL", 3)
     calls = []
     one_call = dec._decode
 

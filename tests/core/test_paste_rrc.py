@@ -6,9 +6,9 @@ import dali
 import numpy as np
 import pytest
 from dali import fn, types
-from dali._ops.image import _resample as R
 from dali._ops.image import random_resized_crop as rrc_module
 from dali._ops.image.paste import paste_geometry
+from dali._ops.image.resample import reference as R
 from dali._ops.image.resize import axis_plans
 
 

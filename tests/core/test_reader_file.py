@@ -10,6 +10,7 @@ import warnings
 import dali
 import numpy as np
 import pytest
+from dali import _options as options
 from dali import fn, ops, types
 from dali._graph.schema import UNSET, get_schema
 from dali._ops.readers._sharding import (
@@ -477,9 +478,7 @@ def test_a_class_directory_removed_mid_epoch_is_an_error_naming_the_file(tmp_pat
         impl._worker.wait_pending(10)  # (batches read ahead were read before the removal)
     shutil.rmtree(root / "b")
     with pytest.raises(RuntimeError) as info:
-        from dali._ops.readers import file as reader_file
-
-        for _ in range(reader_file.READ_AHEAD + 1):
+        for _ in range(options.READ_AHEAD + 1):
             pipe.run()
     msg = str(info.value)
     assert "dali.fn.readers.file" in msg and str(root / "b" / "3.jpg") in msg

@@ -14,10 +14,10 @@ import dali
 import numpy as np
 import pytest
 import test_decoders_mixed as mixed_tests
+from dali import _options as options
 from dali import fn
 from dali._ops.decoders import _jpeg_header, _jpeg_walk, _mixed_plan
 from dali._ops.readers import _read_worker
-from dali._ops.readers import file as reader_file
 from test_decoders_mixed import cpu_decoder, header_corpus, unusual_jpegs
 
 # the image fixtures of the mixed decoder's tests
@@ -97,7 +97,7 @@ def _reader_pipe(root: Path, batch: int) -> tuple[dali.Pipeline, object]:
 @needs_worker
 @pytest.mark.parametrize("walk", [True, False])
 def test_reader_batches_carry_the_rows(image_tree, monkeypatch, walk) -> None:
-    monkeypatch.setattr(reader_file, "WALK_HEADERS", walk)
+    monkeypatch.setattr(options, "WALK_HEADERS", walk)
     pipe, _ = _reader_pipe(image_tree, 5)
     with pipe:
         for _ in range(6):  # past the batches read ahead, and over an epoch end

@@ -11,10 +11,10 @@ import os
 import dali
 import numpy as np
 import pytest
+from dali import _options as options
 from dali import fn
 from dali._exec import profile as dali_profile
 from dali._exec.executor import PipelineError
-from dali._ops.readers import file as reader_file
 
 
 def _write(root, sizes):
@@ -42,7 +42,7 @@ def _mappings(path):
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc (Linux)")
 def test_small_files_are_read_and_large_files_mapped(tmp_path):
-    small, large = _write(tmp_path, [1000, reader_file.MMAP_MIN_BYTES])
+    small, large = _write(tmp_path, [1000, options.MMAP_MIN_BYTES])
     pipe = _pipe(tmp_path, 2)
     data, _ = pipe.run()
     assert data.at(0).tobytes() == small.read_bytes()
@@ -55,7 +55,7 @@ def test_small_files_are_read_and_large_files_mapped(tmp_path):
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc (Linux)")
 def test_dont_use_mmap_reads_large_files_too(tmp_path):
-    (large,) = _write(tmp_path, [reader_file.MMAP_MIN_BYTES])
+    (large,) = _write(tmp_path, [options.MMAP_MIN_BYTES])
     pipe = _pipe(tmp_path, 1, dont_use_mmap=True)
     data, _ = pipe.run()
     assert data.at(0).tobytes() == large.read_bytes()
@@ -64,8 +64,8 @@ def test_dont_use_mmap_reads_large_files_too(tmp_path):
 
 
 def test_read_file_threshold():
-    assert reader_file.MMAP_MIN_BYTES == 1 << 20
-    assert reader_file.READ_THREADS == 1
+    assert options.MMAP_MIN_BYTES == 1 << 20
+    assert options.READ_THREADS == 1
 
 
 @pytest.mark.parametrize("threads", [1, 2, 5])
@@ -79,14 +79,14 @@ def test_reading_threads_do_not_change_the_batches(tmp_path, monkeypatch, thread
         return out
 
     base = batches()
-    monkeypatch.setattr(reader_file, "READ_THREADS", threads)
+    monkeypatch.setattr(options, "READ_THREADS", threads)
     assert batches() == base
 
 
 @pytest.mark.parametrize("threads", [1, 3])
 def test_unreadable_file_names_the_first_failing_sample(tmp_path, monkeypatch, threads):
     paths = _write(tmp_path, [10] * 6)
-    monkeypatch.setattr(reader_file, "READ_THREADS", threads)
+    monkeypatch.setattr(options, "READ_THREADS", threads)
     pipe = _pipe(tmp_path, 6)
     pipe.build()
     for k in (2, 4):

@@ -20,9 +20,9 @@ from pathlib import Path
 import dali
 import numpy as np
 import pytest
+from dali import _options as options
 from dali import fn
 from dali._ops.readers import _read_worker
-from dali._ops.readers import file as reader_file
 
 pytestmark = pytest.mark.skipif(
     not _read_worker.supported(), reason="the read worker needs Linux (memfd, SCM_RIGHTS)"
@@ -63,7 +63,7 @@ def _batches(pipe, n):
 
 @pytest.mark.parametrize("processes", [1, 3])
 def test_worker_batches_equal_reading_here(image_tree, monkeypatch, processes):
-    monkeypatch.setattr(reader_file, "READ_PROCESSES", processes)
+    monkeypatch.setattr(options, "READ_PROCESSES", processes)
     here, _ = _pipe(8, worker=False, file_root=str(image_tree), random_shuffle=True)
     there, impl = _pipe(8, worker=True, file_root=str(image_tree), random_shuffle=True)
     assert _batches(there, 5) == _batches(here, 5)
@@ -93,7 +93,7 @@ def test_worker_samples_are_aligned_writable_and_their_own(image_tree):
 
 
 def test_worker_empty_large_and_unmapped_files(tmp_path, monkeypatch):
-    monkeypatch.setattr(reader_file, "MMAP_MIN_BYTES", 1000)
+    monkeypatch.setattr(options, "MMAP_MIN_BYTES", 1000)
     (tmp_path / "c").mkdir()
     sizes = [0, 10, 999, 1000, 5000, 3]
     for i, size in enumerate(sizes):
@@ -125,7 +125,7 @@ def test_worker_error_names_the_vanished_file(image_tree, tmp_path):
     pipe.run()  # the next batch is being read ahead: it may be read before the file goes
     os.remove(tmp_path / "b.jpg")
     with pytest.raises(RuntimeError, match=r"dali\.fn\.readers\.file.*b\.jpg.*No such file"):
-        for _ in range(reader_file.READ_AHEAD + 1):
+        for _ in range(options.READ_AHEAD + 1):
             pipe.run()
     assert impl._worker is not None  # a bad file is not a broken worker
 
@@ -144,7 +144,7 @@ def test_a_file_turned_directory_is_an_error_naming_it(tmp_path):
     messages = []
     for pipe in pipes:
         with pytest.raises(RuntimeError, match=r"d\.jpg.*Is a directory") as info:
-            for _ in range(reader_file.READ_AHEAD + 1):  # (batches read ahead predate it)
+            for _ in range(options.READ_AHEAD + 1):  # (batches read ahead predate it)
                 pipe.run()
         messages.append(str(info.value))
     assert messages[0] == messages[1]  # the same error, read here or by the worker
@@ -165,7 +165,7 @@ def test_a_killed_worker_warns_and_reading_goes_on_here(image_tree, caplog):
 
 
 def test_close_stops_the_workers(image_tree, monkeypatch):
-    monkeypatch.setattr(reader_file, "READ_PROCESSES", 2)
+    monkeypatch.setattr(options, "READ_PROCESSES", 2)
     pipe, impl = _pipe(4, worker=True, file_root=str(image_tree))
     pipe.run()
     procs = [w._proc for w in impl._worker._workers]
@@ -200,9 +200,9 @@ def test_replies_are_received_and_mapped_by_the_read_thread(image_tree, monkeypa
     ref, _ = _pipe(4, worker=False, file_root=str(image_tree))
     assert _batches(pipe, 3) == _batches(ref, 3)
     assert mapped_by and set(mapped_by) == {"dali-read"}
-    assert impl._worker.pending == reader_file.READ_AHEAD  # the next batches, asked for ahead
+    assert impl._worker.pending == options.READ_AHEAD  # the next batches, asked for ahead
     impl._worker.wait_pending(10)  # received with nobody waiting for them
-    assert len(mapped_by) == (3 + reader_file.READ_AHEAD) * len(impl._worker)
+    assert len(mapped_by) == (3 + options.READ_AHEAD) * len(impl._worker)
     pipe.close()
 
 
@@ -253,7 +253,7 @@ def test_a_worker_killed_while_its_reply_is_awaited(image_tree):
     [(None, None, False), (None, 0, True), (False, 0, False), (True, None, True)],
 )
 def test_read_worker_setting(image_tree, monkeypatch, setting, device_id, expected):
-    monkeypatch.setattr(reader_file, "READ_WORKER", setting)
+    monkeypatch.setattr(options, "READ_WORKER", setting)
     pipe = dali.Pipeline(
         batch_size=2, num_threads=1, device_id=device_id, exec_async=False, exec_pipelined=False
     )
@@ -308,7 +308,7 @@ def test_batch_mappings_are_unmapped_once_their_samples_are_gone(image_tree):
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_reading_ahead_follows_restored_state(image_tree, monkeypatch, shuffle, ahead):
     # the workers read batches ahead; a restored state makes them the wrong ones
-    monkeypatch.setattr(reader_file, "READ_AHEAD", ahead)
+    monkeypatch.setattr(options, "READ_AHEAD", ahead)
 
     def pipe(worker):
         return _pipe(5, worker=worker, file_root=str(image_tree), random_shuffle=shuffle)

@@ -191,3 +191,16 @@ def test_import_dali_loads_no_framework_cuda_or_codec():
     code = f"import dali, dali.fn, dali.ops, sys; print(sorted(set({heavy!r}) & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", ["Resize", "Paste", "Rotate", "WarpAffine", "RandomResizedCrop"])
+def test_an_operator_listing_its_own_class_name_as_alias_does_not_warn(name):
+    """DALI lists e.g. ``Resize`` among resize's aliases; ``ops.Resize`` is the class itself,
+    not a deprecated twin that replaces it."""
+    import warnings
+
+    from dali import ops
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        getattr(ops, name)()

@@ -6,7 +6,8 @@ import dali
 import numpy as np
 import pytest
 from dali import fn, types
-from dali._ops.image import _resample as R
+from dali._ops.image.resample import reference as R
+from dali._ops.image.resample.cpu import resample
 from dali._ops.image.resize import axis_plans, output_geometry, spatial_axes
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -607,11 +608,11 @@ FAST_CASES = [
 
 def _fast_paths():
     """Both 2-D fast paths: banded BLAS always, the Numba one when the `jit` extra is in."""
-    from dali._ops.image import _resample_band, _resample_jit
+    from dali._ops.image.resample import band, jit
 
-    paths = [pytest.param(_resample_band.resample_2d, id="band")]
-    marks = [] if _resample_jit.available() else [pytest.mark.skip(reason="needs numba")]
-    paths.append(pytest.param(_resample_jit.resample_2d, id="jit", marks=marks))
+    paths = [pytest.param(band.resample_2d, id="band")]
+    marks = [] if jit.available() else [pytest.mark.skip(reason="needs numba")]
+    paths.append(pytest.param(jit.resample_2d, id="jit", marks=marks))
     return paths
 
 
@@ -639,17 +640,17 @@ def test_fast_paths_equal_reference_on_noise(resample_2d, interp, antialias):
 
 
 def test_jit_path_is_bit_exact_on_a_photo_sized_image():
-    from dali._ops.image import _resample_jit
+    from dali._ops.image.resample import jit
 
-    if not _resample_jit.available():
+    if not jit.available():
         pytest.skip("needs numba (the jit extra)")
     rng = np.random.default_rng(8)
     img = rng.integers(0, 256, (375, 500, 3), dtype=np.uint8)
     for out_hw in [(256, 256), (224, 150), (100, 400)]:  # height or width shrinking more
         plans = axis_plans((375, 500), out_hw, (0, 0), (375, 500), R.LINEAR, R.LINEAR, True)
-        out = _resample_jit.resample_2d(img, 0, plans, np.uint8)
+        out = jit.resample_2d(img, 0, plans, np.uint8)
         np.testing.assert_array_equal(out, R.resample_reference(img, (0, 1), plans, np.uint8))
-        np.testing.assert_array_equal(R.resample(img, (0, 1), plans, np.uint8), out)
+        np.testing.assert_array_equal(resample(img, (0, 1), plans, np.uint8), out)
 
 
 @pytest.mark.parametrize(
@@ -679,13 +680,13 @@ def test_fast_path_mixes_nn_and_filters():
         R.AxisPlan.make(45, 20, 0.0, 45.0, R.NN),
         R.AxisPlan.make(60, 90, 0.0, 60.0, R.CUBIC),
     ]
-    fast = R.resample(img, (0, 1), plans, np.uint8)
+    fast = resample(img, (0, 1), plans, np.uint8)
     ref = R.resample_reference(img, (0, 1), plans, np.uint8)
     assert np.abs(fast.astype(int) - ref).max() <= 1
 
 
 def test_band_blocks_cover_every_tap():
-    from dali._ops.image import _resample_band as RB
+    from dali._ops.image.resample import band as RB
 
     for in_size, out_size, lo, hi in [(100, 40, 0, 100), (37, 200, 5.5, 30), (64, 64, 64, 0)]:
         plan = R.AxisPlan.make(in_size, out_size, lo, hi, R.LANCZOS3)

@@ -13,6 +13,7 @@ import time
 import dali
 import numpy as np
 import pytest
+from dali import _options as options
 from dali import fn, types
 from dali._exec import stages
 from dali._exec.executor import PipelineError
@@ -69,10 +70,10 @@ def _reader_graph(root, shuffle):
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_same_batches_with_and_without_the_source_stage(image_tree, monkeypatch, shuffle):
     def batches(split):
-        monkeypatch.setattr(stages, "SOURCE_STAGE", split)
+        monkeypatch.setattr(options, "SOURCE_STAGE", split)
         pipe = _pipe(_reader_graph(str(image_tree), shuffle), batch=5, prefetch_queue_depth=3)
         out = [[np.array(t.as_tensor()) for t in pipe.run()] for _ in range(12)]  # ~3 epochs
-        assert (pipe._executor._state.sources is not None) == split
+        assert (pipe._executor.stages[0].label == "source") == split
         threads = {t.name for t in pipe._executor._threads}
         pipe.close()
         return out, threads
@@ -123,7 +124,7 @@ def test_reader_error_comes_in_order_after_the_good_batches(tmp_path, monkeypatc
         (root / "a" / f"{i}.jpg").write_bytes(b"x" * (i + 1))
 
     def outcomes(split):
-        monkeypatch.setattr(stages, "SOURCE_STAGE", split)
+        monkeypatch.setattr(options, "SOURCE_STAGE", split)
         graph = lambda: fn.readers.file(file_root=str(root))[0]
         pipe = _pipe(graph, batch=2, prefetch_queue_depth=depth)
         (root / "a" / "3.jpg").rename(root / "3.jpg")  # listed at build, gone when read
@@ -212,7 +213,7 @@ def test_decoders_fed_by_a_reader_are_planned_in_the_source_stage(image_tree, mo
 @pytest.mark.parametrize("depth", [1, 3])
 def test_planning_errors_are_the_same_in_the_source_stage(image_tree, monkeypatch, depth):
     def first_error(split):
-        monkeypatch.setattr(stages, "SOURCE_STAGE", split)
+        monkeypatch.setattr(options, "SOURCE_STAGE", split)
         graph = _crop_graph(str(image_tree), crop=(4000, 30), out_of_bounds_policy="error")
         pipe = _pipe(graph, batch=3, prefetch_queue_depth=depth)
         with pytest.raises(PipelineError) as info:

@@ -80,7 +80,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 from dali._ops.decoders import _codecs, _cpu_nvimgcodec
-from dali._ops.image import _cmn_jit, _resample_band, _resample_jit
+from dali._ops.image import _cmn_jit
+from dali._ops.image.resample import band, jit
 
 root = Path(sys.argv[1])
 rng = np.random.default_rng(0)
@@ -106,10 +107,10 @@ def counted(module, name, key, count=lambda result: 1):
 
     setattr(module, name, wrapper)
 
-counted(_resample_jit, "resample_2d", "numba_resize")
+counted(jit, "resample_2d", "numba_resize")
 counted(_cmn_jit, "normalize", "numba_cmn")
 counted(_cpu_nvimgcodec.HostDecoders, "decode", "nvimgcodec_decoded", lambda ok: int(ok.sum()))
-counted(_resample_band, "resample_2d", "blas_resize")  # the fallbacks
+counted(band, "resample_2d", "blas_resize")  # the fallbacks
 counted(_codecs, "decode", "opencv_decode")
 
 MEAN, STD = [120.0, 110.0, 100.0], [60.0, 50.0, 40.0]
@@ -139,7 +140,7 @@ print(json.dumps({
     "labels": labels.ravel().tolist(),
     "cmn_matches": bool(np.allclose(out.astype(np.float32), expected, rtol=1e-3, atol=1e-3)),
     "fast_paths": {
-        "numba": _resample_jit.available(),
+        "numba": jit.available(),
         "nvimgcodec_cpu": _cpu_nvimgcodec.enabled(),
         "calls": calls,
     },
@@ -297,3 +298,21 @@ def test_default_install_runs_a_cpu_image_pipeline(wheels: dict[str, Path], tmp_
         for path in ("numba_resize", "numba_cmn", "nvimgcodec_decoded"):
             assert calls[path] >= 6, fast
         assert calls["blas_resize"] == calls["opencv_decode"] == 0, fast
+
+
+def _project_field(pyproject: Path, pattern: str) -> str:
+    """One value of a pyproject.toml, by a regular expression (tomllib is Python 3.11+)."""
+    import re
+
+    found = re.search(pattern, pyproject.read_text(), re.MULTILINE)
+    assert found is not None, f"{pattern!r} not in {pyproject}"
+    return found.group(1)
+
+
+def test_plugins_pin_core_to_their_own_release() -> None:
+    """A plugin uses core's author API, which may change between releases: each plugin names
+    exactly the core release it was built with (STYLE.md §16)."""
+    version = _project_field(CORE / "pyproject.toml", r'^version = "([^"]+)"')
+    for plugin in sorted((REPO / "packages").glob("plugin-*")):
+        deps = _project_field(plugin / "pyproject.toml", r"^dependencies = \[(.*)\]")
+        assert f'"dali-core=={version}"' in deps, f"{plugin.name}: {deps}"

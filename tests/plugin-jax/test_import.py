@@ -77,3 +77,13 @@ def test_namespace_lets_other_distributions_add_subpackages():
     )
     assert first == '__path__ = __import__("pkgutil").extend_path(__path__, __name__)'
     assert str(ROOT / "packages/plugin-jax/src/dali/plugin/jax") in list(dax.__path__)
+
+
+def test_dalis_iterator_module_path():
+    """``from nvidia.dali.plugin.jax.iterator import DALIGenericIterator`` works unchanged."""
+    from dali.plugin import jax as plugin
+    from dali.plugin.jax import iterator
+
+    assert iterator.DALIGenericIterator is plugin.DALIGenericIterator
+    assert iterator.data_iterator is plugin.data_iterator
+    assert sorted(iterator.__all__) == iterator.__all__

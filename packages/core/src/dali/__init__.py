@@ -5,16 +5,16 @@ The first line makes ``dali`` a pkgutil-style namespace package, so framework pl
 as separate distributions (wheel or editable) can add ``dali/plugin/<name>/``.
 """
 
-from dali import fn, math, ops, tensors, types
+from dali import backend, data_node, fn, math, ops, tensors, types
 from dali._graph.node import newaxis
 from dali.pipeline import DataNode, Pipeline, do_not_convert, pipeline_def
 
-data_node = DataNode
 __version__ = "0.1.0"
 
 __all__ = [
     "DataNode",
     "Pipeline",
+    "backend",
     "data_node",
     "do_not_convert",
     "fn",

@@ -41,10 +41,9 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["JOIN_TIMEOUT", "defer", "start", "track"]
+from dali import _options as options
 
-#: Seconds to wait for one pipeline's threads, or for the closing thread, to stop.
-JOIN_TIMEOUT = 60.0
+__all__ = ["defer", "start", "track"]
 
 _log = logging.getLogger("dali")
 #: closes to run; None stops the closing thread (at exit)
@@ -101,7 +100,7 @@ def _drain() -> None:
         thread = _thread
     if thread is not None and thread.is_alive() and thread is not threading.current_thread():
         _pending.put(None)
-        thread.join(JOIN_TIMEOUT)
+        thread.join(options.JOIN_TIMEOUT)
     while True:
         try:
             close = _pending.get_nowait()

@@ -1,29 +1,27 @@
 """The executor: runs planned iterations ahead of the consumer on background threads.
 
-A CPU pipeline runs its readers and external sources on a ``dali-executor-source`` thread
-(`dali._exec.stages.split_sources`), ahead, and its operators on the ``dali-executor`` thread,
-which takes the iterations in order from it (with no source, or nothing but sources, one thread
-runs every step). A pipeline with GPU work splits each iteration in two stages
-(`split_stages`; the stage functions are in `dali._exec.stages`):
+Each iteration goes through a few *stages* (`dali._exec.stages.plan_stages`), each run by a
+thread of its own with one loop (`_Stages.run`): take the next iteration from the stage before,
+run the stage's steps on it, hand it on. So while one thread works on iteration i, the one
+before it already works on iteration i+1. The stages:
 
-* the **CPU stage** (CPU operators that need nothing from the GPU, and the Python sources)
-  runs on the ``dali-executor`` thread and touches no CUDA;
-* the **GPU stage** (host-to-device copies, mixed and GPU operators, and whatever depends on
-  them) runs on the ``dali-executor-gpu`` thread with the pipeline's device, stream and memory
-  pool current (`dali._exec.device.CudaContext.activate`). Its operators only *enqueue* work
-  on the pipeline's one non-default stream; after the last one an event is recorded and put on
-  every GPU output (``tl._event``), so consumers wait for it on the GPU, not on the host.
+* a CPU pipeline runs its readers and external sources on a ``dali-executor-source`` thread,
+  ahead, and its operators on the ``dali-executor`` thread (with no source, or nothing but
+  sources, one ``dali-executor`` thread runs every step);
+* a pipeline with GPU work runs a **CPU stage** on ``dali-executor`` (CPU operators that need
+  nothing from the GPU, and the Python sources; it touches no CUDA) and a **GPU stage** on
+  ``dali-executor-gpu`` (host-to-device copies, mixed and GPU operators, and whatever depends on
+  them), with the pipeline's device, stream and memory pool current
+  (`dali._exec.device.CudaContext.activate`). Its operators only *enqueue* work on the
+  pipeline's one non-default stream; after the last one an event is recorded and put on every
+  GPU output, so consumers wait for it on the GPU, not on the host. When mixed operators
+  (decoders) are followed by GPU operators, a ``dali-executor-mixed`` thread runs the decoders
+  and hands each iteration to ``dali-executor-gpu``, as DALI's CPU → mixed → GPU stages do.
 
-When mixed operators (decoders) are followed by GPU operators, the GPU stage is cut after the
-last mixed one (`split_gpu_stage`): a ``dali-executor-mixed`` thread runs the decoders and hands
-each iteration to the ``dali-executor-gpu`` thread, as DALI's CPU → mixed → GPU stages do.
-
-So the CPU stage of iteration i+1 runs while iteration i is on the GPU, and a decode of
-iteration i+1 while the GPU operators of iteration i plan and queue their kernels. Each thread
-takes the iterations in order and each operator belongs to one stage, so every operator still
-runs its iterations one after another, in order: results are ordered and deterministic. The executor
-itself never synchronises the host with the device (see `dali._exec.device` for the few places
-that do, each marked ``# synchronize!``).
+Each thread takes the iterations in order and each operator belongs to one stage, so every
+operator still runs its iterations one after another, in order: results are ordered and
+deterministic. The executor itself never synchronises the host with the device (see
+`dali._exec.device` for the few places that do, each marked ``# synchronize!``).
 
 Operators spread per-sample work over a pool of ``num_threads`` threads (numpy, OpenCV and codec
 calls release the GIL). Each submitted iteration has a `_Slot` that its last stage fills and
@@ -39,32 +37,41 @@ The workers never hold a reference to the `Pipeline`, so dropping the pipeline c
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import queue
 import threading
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dali import _options as options
 from dali._exec import closer as _closer
 from dali._exec import profile as _profile
-from dali._exec import stages as _stages
 from dali._exec.affinity import pin_current_thread
 from dali._exec.stages import (
-    cpu_preparable,
+    PrepareHook,
+    Stage,
+    plan_stages,
     preparable,
     split_gpu_stage,
-    split_sources,
     split_stages,
 )
 from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
+
+if TYPE_CHECKING:
+    from dali._exec.device import CudaContext
+    from dali._exec.profile import Profile
+    from dali._graph.build import Plan, Step
 
 __all__ = [
     "Executor",
     "IterationRequest",
     "PipelineError",
+    "Stage",
     "preparable",
     "run_iteration",
     "split_gpu_stage",
@@ -122,7 +129,7 @@ class _Slot:
         self._done.wait()
 
 
-def _describe(step: Any, index: int | None, meta: BatchMeta | None) -> str:
+def _describe(step: Step, index: int | None, meta: BatchMeta | None) -> str:
     node = step.node
     where = f"Error in {step.device.upper()} operator `{node.schema.display_name}` ({node.name})"
     if index is not None:
@@ -135,7 +142,7 @@ def _describe(step: Any, index: int | None, meta: BatchMeta | None) -> str:
     return where
 
 
-def _normalize_outputs(result: Any, n: int, step: Any) -> tuple[Any, ...]:
+def _normalize_outputs(result: Any, n: int, step: Step) -> tuple[Any, ...]:
     if n == 1 and not isinstance(result, (tuple, list)):
         return (result,)
     if not isinstance(result, (tuple, list)) or len(result) != n:
@@ -150,7 +157,7 @@ class _Iteration:
 
     __slots__ = ("metas", "prepared", "req", "root", "values")
 
-    def __init__(self, plan: Any, req: IterationRequest) -> None:
+    def __init__(self, plan: Plan, req: IterationRequest) -> None:
         self.req = req
         self.values: list[Any] = [None] * plan.n_slots
         self.metas: list[BatchMeta | None] = [None] * plan.n_slots
@@ -160,7 +167,7 @@ class _Iteration:
 
 
 def _workspace(
-    step: Any, si: int, it: _Iteration, pool: ThreadPoolExecutor | None, cuda: Any
+    step: Step, si: int, it: _Iteration, pool: ThreadPoolExecutor | None, cuda: CudaContext | None
 ) -> tuple[Workspace, BatchMeta]:
     """The workspace of one step of one iteration (and the sample identities it runs on)."""
     req, values, metas = it.req, it.values, it.metas
@@ -190,12 +197,12 @@ def _workspace(
 
 
 def _prepare_steps(
-    plan: Any,
+    plan: Plan,
     it: _Iteration,
-    indices: Any,
+    indices: Sequence[int],
     pool: ThreadPoolExecutor | None,
-    cuda: Any = None,
-    method: str = "prepare",
+    cuda: CudaContext | None,
+    hook: PrepareHook,
 ) -> None:
     """Run the CPU part (``prepare``) of mixed operators in the CPU stage (see `preparable`),
     or the host planning (``prepare_cpu``) of CPU operators in the source stage
@@ -210,18 +217,19 @@ def _prepare_steps(
     for si in indices:
         ws, _ = _workspace(plan.steps[si], si, it, pool, cuda)
         try:
-            it.prepared[si] = getattr(plan.steps[si].impl, method)(ws)
+            impl = plan.steps[si].impl
+            it.prepared[si] = impl.prepare(ws) if hook == "prepare" else impl.prepare_cpu(ws)
         except Exception as e:  # noqa: BLE001 - raised again when the operator runs
             it.prepared[si] = e
 
 
 def _run_steps(
-    plan: Any,
+    plan: Plan,
     it: _Iteration,
-    indices: Any,
+    indices: Sequence[int],
     pool: ThreadPoolExecutor | None,
-    cuda: Any = None,
-    prof: Any = None,
+    cuda: CudaContext | None = None,
+    prof: Profile | None = None,
     stage: str = "cpu",
 ) -> None:
     """Run the steps ``indices`` of the plan, in order, for one iteration.
@@ -257,7 +265,7 @@ def _run_steps(
             metas[slot] = out_meta
 
 
-def _finish(plan: Any, it: _Iteration, cuda: Any = None) -> tuple[Any, ...]:
+def _finish(plan: Plan, it: _Iteration, cuda: CudaContext | None = None) -> tuple[Any, ...]:
     """The output batches of a finished iteration (GPU ones carry the iteration's event)."""
     out_values = [it.values[slot] for slot in plan.outputs]
     out_metas = [it.metas[slot] for slot in plan.outputs]
@@ -285,13 +293,14 @@ def _finish(plan: Any, it: _Iteration, cuda: Any = None) -> tuple[Any, ...]:
 
 
 def run_iteration(
-    plan: Any,
+    plan: Plan,
     req: IterationRequest,
     pool: ThreadPoolExecutor | None,
-    cuda: Any = None,
-    prof: Any = None,
-) -> Any:
-    """Run every step of the plan for one iteration; returns the output batches."""
+    cuda: CudaContext | None = None,
+    prof: Profile | None = None,
+) -> tuple[Any, ...]:
+    """Run every step of the plan for one iteration, on the calling thread (the synchronous
+    executor); returns the output batches."""
     it = _Iteration(plan, req)
     steps = range(len(plan.steps))
     if cuda is None:
@@ -346,47 +355,39 @@ def _fill(req: IterationRequest, out: Any) -> None:
     req.slot.fill(out)
 
 
-#: per thread: the id of the `_WorkerState` whose pool the thread belongs to
+#: per thread: the id of the `_Stages` whose pool the thread belongs to
 _pool_thread = threading.local()
 
 
-def _init_pool_thread(owner: int, affinity: Any) -> None:
+def _init_pool_thread(owner: int, affinity: Sequence[int] | None) -> None:
     _pool_thread.owner = owner
     pin_current_thread(affinity)
 
 
-class _WorkerState:
-    """Everything the worker threads touch (no reference back to the Pipeline).
+class _Stages:
+    """The stages of one pipeline and everything their threads touch (no reference back to the
+    Pipeline, so that dropping the pipeline closes it).
 
-    A CPU pipeline has one worker running whole iterations, or two: the sources' (`loop`) and
-    the operators' (`ops_loop`). A pipeline with GPU work has one
-    worker per stage: the CPU-stage worker runs the CPU stage of each iteration and hands it to
-    the GPU-side workers (one, or two when `split_gpu_stage` cuts after a mixed operator), which
-    run the rest on the pipeline's stream, so the CPU stage of iteration i+1 runs while
-    iteration i is on the GPU. Every worker takes iterations in order, so results stay ordered.
+    ``inboxes[k]`` feeds stage ``k``: ``(request, iteration)`` pairs, the iteration None for the
+    first stage (it starts it) and a `_Failure` once a stage failed it (later stages only pass
+    it on); None tells a stage to stop, and it passes None on.
     """
 
-    def __init__(self, plan: Any, num_threads: int, cuda: Any = None, affinity: Any = None) -> None:
+    def __init__(
+        self,
+        plan: Plan,
+        num_threads: int,
+        cuda: CudaContext | None = None,
+        affinity: Sequence[int] | None = None,
+    ) -> None:
         self.plan = plan
         self.cuda = cuda
         #: the cores every pipeline thread pins itself to (`set_affinity`), or None
         self.affinity = affinity
-        self.requests: queue.Queue[IterationRequest | None] = queue.Queue()
-        self.stages = split_stages(plan) if cuda is not None else None
-        #: the GPU side's parts (`split_gpu_stage`) and the queue that feeds each
-        self.gpu_parts = split_gpu_stage(plan, self.stages[1]) if self.stages else []
-        self.handoffs: list[queue.Queue[Any]] = [queue.Queue() for _ in self.gpu_parts]
-        self.prepare = preparable(plan, *self.stages) if self.stages else []
-        #: a CPU pipeline's source stage and the rest (`split_sources`), or None: one stage
-        self.sources: tuple[list[int], list[int]] | None = None
-        if cuda is None and _stages.SOURCE_STAGE:
-            sources, rest = split_sources(plan)
-            if sources and rest:
-                self.sources = (sources, rest)
-        #: CPU steps planned in the source stage (`cpu_preparable`)
-        self.prepare_cpu = cpu_preparable(plan, *self.sources) if self.sources else []
-        #: iterations whose source stage ran, for `ops_loop`
-        self.sourced: queue.Queue[Any] = queue.Queue()
+        self.stages = plan_stages(plan, gpu=cuda is not None)
+        self.inboxes: list[queue.Queue[tuple[IterationRequest, Any] | None]] = [
+            queue.Queue() for _ in self.stages
+        ]
         self.pool = (
             ThreadPoolExecutor(
                 num_threads,
@@ -401,134 +402,73 @@ class _WorkerState:
         #: set when the pipeline was dropped (`Executor.release`): start no more iterations
         self.stopping = False
 
-    def loop(self) -> None:
+    def run(self, k: int) -> None:
+        """The loop of stage ``k``'s thread, until it is told to stop."""
         pin_current_thread(self.affinity)
-        prof = self.profile
-        span = _profile.nothing if prof is None else prof.span
-        while True:
-            with span("cpu", -1, "<wait for a request>"):
-                req = self.requests.get()
-            if req is None:
-                if self.handoffs:
-                    self.handoffs[0].put(None)
-                if self.sources is not None:
-                    self.sourced.put(None)
-                return
-            if self.stopping:
-                continue
-            if self.sources is not None:
-                try:
-                    with span("source", req.iteration, "<stage>"):
-                        it = _Iteration(self.plan, req)
-                        _run_steps(self.plan, it, self.sources[0], self.pool, None, prof, "source")
-                        if self.prepare_cpu:
-                            with span("source", req.iteration, "<prepare CPU operators>"):
-                                _prepare_steps(
-                                    self.plan, it, self.prepare_cpu, self.pool, None, "prepare_cpu"
-                                )
-                except BaseException as e:  # noqa: BLE001 - handed on, in order
-                    it = _Failure(e)
-                self.sourced.put((req, it))
-                del it
-                continue
-            if self.stages is None:
-                try:
-                    with span("cpu", req.iteration, "<stage>"):
-                        out = run_iteration(self.plan, req, self.pool, None, prof)
-                except BaseException as e:  # noqa: BLE001 - handed to the consumer thread
-                    out = _Failure(e)
-                _fill(req, out)
-                del out, req
-                continue
-            it: Any
-            try:
-                with span("cpu", req.iteration, "<stage>"):
-                    it = _Iteration(self.plan, req)
-                    _run_steps(self.plan, it, self.stages[0], self.pool, None, prof, "cpu")
-                    if self.prepare:
-                        with span("cpu", req.iteration, "<prepare mixed operators>"):
-                            _prepare_steps(self.plan, it, self.prepare, self.pool, self.cuda)
-            except BaseException as e:  # noqa: BLE001 - handed on, in order
-                it = _Failure(e)
-            self.handoffs[0].put((req, it))
-            del it  # the GPU stage adds its batches to it: do not keep them alive here
+        stage = self.stages[k]
+        try:
+            device = self.cuda.activate() if stage.on_device and self.cuda else None
+            with device if device is not None else contextlib.nullcontext():
+                self._iterations(k)
+        except BaseException as e:  # noqa: BLE001 - CUDA could not be set up: fail every iteration
+            self._fail_all(k, e)
 
-    def ops_loop(self) -> None:
-        """The operators of a CPU pipeline whose sources run in a stage of their own (`loop`
-        runs that stage and hands each iteration over)."""
-        pin_current_thread(self.affinity)
-        prof = self.profile
+    def _iterations(self, k: int) -> None:
+        stage, plan, prof = self.stages[k], self.plan, self.profile
         span = _profile.nothing if prof is None else prof.span
-        assert self.sources is not None
+        last = k == len(self.stages) - 1
+        inbox, outbox = self.inboxes[k], None if last else self.inboxes[k + 1]
+        cuda = self.cuda if stage.on_device else None
+        waiting = (
+            "<wait for a request>" if k == 0 else f"<wait for the {self.stages[k - 1].label} stage>"
+        )
         while True:
-            with span("cpu", -1, "<wait for the source stage>"):
-                item = self.sourced.get()
+            with span(stage.label, -1, waiting):
+                item = inbox.get()
             if item is None:
+                if outbox is not None:
+                    outbox.put(None)
                 return
             if self.stopping:
                 continue
             req, it = item
             if not isinstance(it, _Failure):
                 try:
-                    with span("cpu", req.iteration, "<stage>"):
-                        _run_steps(self.plan, it, self.sources[1], self.pool, None, prof)
-                        it = _finish(self.plan, it)
-                except BaseException as e:  # noqa: BLE001 - handed to the consumer thread
+                    with span(stage.label, req.iteration, "<stage>"):
+                        if it is None:
+                            it = _Iteration(plan, req)
+                        _run_steps(plan, it, stage.steps, self.pool, cuda, prof, stage.label)
+                        if stage.prepare:
+                            with span(stage.label, req.iteration, f"<{stage.hook}>"):
+                                _prepare_steps(
+                                    plan, it, stage.prepare, self.pool, self.cuda, stage.hook
+                                )
+                        if last:
+                            with span(stage.label, req.iteration, "<finish>"):
+                                it = _finish(plan, it, cuda)
+                except BaseException as e:  # noqa: BLE001 - handed on, to the consumer thread
                     it = _Failure(e)
-            _fill(req, it)
-            del it, item, req  # drop this iteration's batches before waiting for the next
+            if outbox is None:
+                _fill(req, it)
+            else:
+                outbox.put((req, it))
+            with span(stage.label, req.iteration, "<drop the iteration's inputs>"):
+                del it, item, req  # drop this iteration's batches before waiting for the next
 
-    def gpu_loop(self, part: int) -> None:
-        pin_current_thread(self.affinity)
-        last = part == len(self.gpu_parts) - 1
-        inbox = self.handoffs[part]
-        try:
-            with self.cuda.activate():
-                self._gpu_iterations(part, last)
-        except BaseException as e:  # noqa: BLE001 - CUDA could not be set up: fail every iteration
-            while True:
-                item = inbox.get()
-                if item is None:
-                    if not last:
-                        self.handoffs[part + 1].put(None)
-                    return
-                if last:
-                    _fill(item[0], _Failure(e))
-                else:
-                    self.handoffs[part + 1].put((item[0], _Failure(e)))
-
-    def _gpu_iterations(self, part: int, last: bool) -> None:
-        prof = self.profile
-        span = _profile.nothing if prof is None else prof.span
-        stage = "gpu" if last else "mixed"
-        steps = self.gpu_parts[part]
-        inbox = self.handoffs[part]
+    def _fail_all(self, k: int, error: BaseException) -> None:
+        """Fail every iteration that reaches stage ``k`` with ``error`` (until told to stop)."""
+        last = k == len(self.stages) - 1
+        inbox = self.inboxes[k]
         while True:
-            with span(stage, -1, f"<wait for the {'CPU' if part == 0 else 'mixed'} stage>"):
-                item = inbox.get()
+            item = inbox.get()
             if item is None:
                 if not last:
-                    self.handoffs[part + 1].put(None)
+                    self.inboxes[k + 1].put(None)
                 return
-            if self.stopping:
-                continue
-            it = item[1]
-            k = item[0].iteration
-            if not isinstance(it, _Failure):
-                try:
-                    with span(stage, k, "<stage>"):
-                        _run_steps(self.plan, it, steps, self.pool, self.cuda, prof, stage)
-                        if last:
-                            with span(stage, k, "<finish: events, leases>"):
-                                it = _finish(self.plan, it, self.cuda)
-                except BaseException as e:  # noqa: BLE001 - handed on to the consumer thread
-                    it = _Failure(e)
             if last:
-                _fill(item[0], it)
+                _fill(item[0], _Failure(error))
             else:
-                self.handoffs[part + 1].put((item[0], it))
-            with span(stage, k, "<drop the iteration's inputs>"):
-                del it, item  # drop this iteration's batches before waiting for the next
+                self.inboxes[k + 1].put((item[0], _Failure(error)))
 
 
 class Executor:
@@ -548,14 +488,14 @@ class Executor:
 
     def __init__(
         self,
-        plan: Any,
+        plan: Plan,
         *,
         num_threads: int,
         asynchronous: bool = True,
-        cuda: Any = None,
-        affinity: Any = None,
+        cuda: CudaContext | None = None,
+        affinity: Sequence[int] | None = None,
     ) -> None:
-        self._state = _WorkerState(plan, num_threads, cuda, affinity)
+        self._state = _Stages(plan, num_threads, cuda, affinity)
         self._async = asynchronous
         #: one slot per submitted iteration not yet taken by `get`, oldest first
         self._slots: collections.deque[_Slot] = collections.deque()
@@ -582,24 +522,19 @@ class Executor:
             self._start_threads()
         # Queued before it is counted: an interrupt between the two loses one iteration's
         # outputs but never leaves `get` waiting for an iteration that was never queued.
-        self._state.requests.put(dataclasses.replace(req, slot=slot))
+        self._state.inboxes[0].put((dataclasses.replace(req, slot=slot), None))
         self._slots.append(slot)
+
+    @property
+    def stages(self) -> list[Stage]:
+        """The stages, first to last, each run by a thread of its own (when asynchronous)."""
+        return self._state.stages
 
     def _start_threads(self) -> None:
         state = self._state
-        # with a source stage, the operators keep the executor thread's name
-        first = "dali-executor" if state.sources is None else "dali-executor-source"
-        self._threads.append(threading.Thread(target=state.loop, name=first, daemon=True))
-        if state.sources is not None:
+        for k, stage in enumerate(state.stages):
             self._threads.append(
-                threading.Thread(target=state.ops_loop, name="dali-executor", daemon=True)
-            )
-        names = ["dali-executor-gpu"]
-        if len(state.gpu_parts) > 1:
-            names = ["dali-executor-mixed", "dali-executor-gpu"]
-        for part, name in enumerate(names if state.gpu_parts else []):
-            self._threads.append(
-                threading.Thread(target=state.gpu_loop, args=(part,), name=name, daemon=True)
+                threading.Thread(target=state.run, args=(k,), name=stage.thread, daemon=True)
             )
         for thread in self._threads:
             thread.start()
@@ -656,14 +591,14 @@ class Executor:
             finally:
                 self._shut.set()
         else:
-            self._shut.wait(_closer.JOIN_TIMEOUT)
+            self._shut.wait(options.JOIN_TIMEOUT)
 
     def _shut_down(self) -> None:
         state = self._state
         if self._threads:
-            state.requests.put(None)  # each worker passes it on to the next stage
+            state.inboxes[0].put(None)  # each stage passes it on to the next
             for thread in self._threads:
-                thread.join(timeout=_closer.JOIN_TIMEOUT)
+                thread.join(timeout=options.JOIN_TIMEOUT)
         if state.pool is not None:
             state.pool.shutdown(wait=True, cancel_futures=True)
         # A consumer still waiting (close() from another thread) gets an error, not a hang.

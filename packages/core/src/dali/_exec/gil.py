@@ -1,4 +1,5 @@
-"""Batch arithmetic in numpy that keeps the GIL: blocks of at most `HELD_ELEMENTS` values.
+"""Batch arithmetic in numpy that keeps the GIL: blocks of at most ``options.HELD_ELEMENTS``
+values.
 
 numpy gives the GIL up inside an operation over more than 500 elements (its
 ``NPY_BEGIN_THREADS_THRESHOLDED``), and ``np.zeros`` does around ``calloc`` for more than 1 KB.
@@ -6,20 +7,9 @@ Taking the GIL back then waits until the thread holding it gives it up, for as l
 switch interval (5 ms) when that thread runs Python. A pipeline always has such threads (the
 decoders' planning, the other stages), so the per-batch arithmetic of the stage threads, dozens
 of small numpy operations over ``(batch, 2)`` arrays, can spend far more time waiting than
-computing. With one other Python thread spinning (2-core machine):
-
-=============================  ==============  ==============
-operation                      (250, 2) float  (256, 2) float
-=============================  ==============  ==============
-``a + b``                      0.9 µs          131 µs
-``np.where(a > b, a, b)``      3.8 µs          240 µs
-``(a > 0.5).any(axis=1)``      7.8 µs          1,524 µs
-=============================  ==============  ==============
-
-On the H100 host the resize operator's geometry (`resize.output_geometry_batch`, 0.12 ms of
-CPU per batch of 256) took 56 % of the ResNet-50 pipeline's GPU-stage thread, its bottleneck
-(py-spy, prefetch 8). Row-wise arithmetic over a batch is therefore done in blocks of rows
-(`by_rows`): the same results, with the GIL held throughout. Zeroed arrays of any size come
+computing: ``(a > 0.5).any(axis=1)`` takes 7.8 µs on 250 rows and 1.5 ms on 256 beside one busy
+Python thread (``benchmarks/RESULTS.md``, "GIL-held numpy"). Row-wise arithmetic over a
+batch is therefore done in blocks of rows (`by_rows`): the same results, with the GIL held throughout. Zeroed arrays of any size come
 from `zeros` (Python's own zeroed memory) rather than ``np.zeros``.
 
 Example:
@@ -38,15 +28,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["HELD_ELEMENTS", "arange", "by_rows", "row_blocks", "zeros"]
+from dali import _options as options
 
-#: The most elements a numpy operation may cover and keep the GIL.
-HELD_ELEMENTS = 500
+__all__ = ["arange", "by_rows", "row_blocks", "zeros"]
 
 
 def row_blocks(n: int, width: int) -> list[slice]:
-    """``range(n)`` as slices of at most ``HELD_ELEMENTS // width`` rows (one when n fits)."""
-    step = max(1, HELD_ELEMENTS // max(1, width))
+    """``range(n)`` as slices of at most ``options.HELD_ELEMENTS // width`` rows (one when n fits)."""
+    step = max(1, options.HELD_ELEMENTS // max(1, width))
     if n <= step:
         return [slice(0, n)]
     return [slice(i, min(i + step, n)) for i in range(0, n, step)]

@@ -70,6 +70,41 @@ class Workspace:
             runs (also in `map`), so CuPy code needs nothing; pass ``stream.ptr`` to libraries
             that take an explicit stream (nvImageCodec). Never synchronise the device: work
             queued on this stream is ordered for the consumers by the executor's event.
+
+    Arguments: an operator reads its arguments here, whether they were given as a constant or
+    per sample (an *argument input*, a DataNode, always on the CPU). Every per-sample method
+    repeats a constant for every sample, so an operator has one code path for both:
+
+    ==============================  ==========================================================
+    method                          returns
+    ==============================  ==========================================================
+    ``arg(name)``                   the constant value, or the default (`Operator.arg`)
+    ``has_arg(name)``               whether the user gave it, as a constant or per sample
+    ``is_tensor_arg(name)``         whether it was given per sample
+    ``arg_samples(name, dtype)``    one array per sample, as given (any shape)
+    ``arg_batch(name, dtype)``      one ``(batch, ...)`` array (the samples' shapes must agree)
+    ``arg_scalars(name, dtype)``    one ``(batch,)`` array: a single number per sample
+    ``arg_vectors(name, dtype)``    one 1-D array per sample (a constant scalar becomes ``[v]``)
+    ==============================  ==========================================================
+
+    The per-sample methods raise the operator's `OperatorError` naming the argument: when an
+    argument input has another number of samples than the batch (``got 3 per-sample values
+    for a batch of 4``), when `arg_batch`'s samples differ in shape, and when a value of
+    `arg_scalars` is not a single number (naming the sample).
+
+    Example:
+        >>> from dali._tensors import TensorListCPU
+        >>> class Op:  # an operator's constants and errors (`Operator.arg`, `arg_error`)
+        ...     def arg(self, name):
+        ...         return {"mean": 0.5, "crop": (20.0, 30.0)}[name]
+        ...     def arg_error(self, name, message):
+        ...         return ValueError(f"argument `{name}`: {message}")
+        >>> pos = TensorListCPU._make(np.array([0.25, 1.0], np.float32), layout="")
+        >>> ws = Workspace(Op(), [], {"pos": pos}, BatchMeta.stream(0, 2, 0), 0, 0, None, None)
+        >>> ws.arg_scalars("pos").tolist(), ws.arg_scalars("mean").tolist()
+        ([0.25, 1.0], [0.5, 0.5])
+        >>> [v.tolist() for v in ws.arg_vectors("crop")], ws.is_tensor_arg("pos")
+        ([[20.0, 30.0], [20.0, 30.0]], True)
     """
 
     __slots__ = (
@@ -127,16 +162,25 @@ class Workspace:
         """How many threads `map` spreads samples over (the calling thread included)."""
         return 1 if self._pool is None else self._pool._max_workers
 
-    # -- arguments -------------------------------------------------------------------------
+    # -- arguments (see the class docstring) -------------------------------------------------
     def arg(self, name: str) -> Any:
-        """A scalar argument's value (or default); see `Operator.arg`."""
+        """A constant argument's value (or default); see `Operator.arg`."""
         return self.op.arg(name)
 
     def has_arg(self, name: str) -> bool:
+        """Whether the user gave the argument, as a constant or per sample."""
         return self.op.has_arg(name)
 
+    def is_tensor_arg(self, name: str) -> bool:
+        """Whether the argument was given per sample (an argument input)."""
+        return name in self._args
+
     def arg_samples(self, name: str, dtype: Any = None) -> list[np.ndarray]:
-        """Per-sample values of a tensor argument (a constant is repeated for every sample)."""
+        """Per-sample values of an argument, as given (a constant is repeated for every sample).
+
+        Raises:
+            OperatorError: An argument input with another number of samples than the batch.
+        """
         tl = self._args.get(name)
         if tl is None:
             value = np.asarray(self.op.arg(name), dtype=dtype)
@@ -152,7 +196,11 @@ class Workspace:
         return samples
 
     def arg_batch(self, name: str, dtype: Any = None) -> np.ndarray:
-        """A tensor argument as one ``(batch, ...)`` array (values must have equal shapes)."""
+        """An argument as one ``(batch, ...)`` array (a constant is broadcast, read-only).
+
+        Raises:
+            OperatorError: The per-sample values differ in shape.
+        """
         tl = self._args.get(name)
         if tl is None:
             value = np.asarray(self.op.arg(name), dtype=dtype)
@@ -162,8 +210,38 @@ class Workspace:
             raise self.op.arg_error(name, "per-sample values must all have the same shape")
         return dense if dtype is None else dense.astype(dtype, copy=False)
 
-    def is_tensor_arg(self, name: str) -> bool:
-        return name in self._args
+    def arg_scalars(self, name: str, dtype: Any = np.float64) -> np.ndarray:
+        """A scalar argument as one number per sample: a new ``(batch,)`` array of ``dtype``.
+
+        Raises:
+            OperatorError: A per-sample value is not a single number (naming the sample), or
+                the argument input has another number of samples than the batch.
+        """
+        n = self.batch_size
+        if name not in self._args:
+            return np.full(n, self.op.arg(name), dtype=dtype)
+        out = np.empty(n, dtype=dtype)
+        for i, v in enumerate(self.arg_samples(name)):
+            v = np.asarray(v)
+            if v.size != 1:
+                raise self.op.arg_error(
+                    name, f"sample {i}: expected a scalar per sample, got shape {tuple(v.shape)}"
+                )
+            out[i] = v.reshape(())
+        return out
+
+    def arg_vectors(self, name: str, dtype: Any = np.float64) -> list[np.ndarray]:
+        """A vector argument as one 1-D array of ``dtype`` per sample (a constant is one array,
+        repeated; a constant scalar ``v`` is ``[v]``).
+
+        Raises:
+            OperatorError: The argument input has another number of samples than the batch.
+        """
+        if name not in self._args:
+            value = self.op.arg(name)
+            v = np.asarray(value if isinstance(value, (list, tuple)) else [value], dtype=dtype)
+            return [v] * self.batch_size
+        return [np.asarray(v, dtype=dtype).reshape(-1) for v in self.arg_samples(name)]
 
     # -- services --------------------------------------------------------------------------
     @property

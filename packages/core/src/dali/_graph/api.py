@@ -13,10 +13,11 @@ from dali._graph.args import UnknownArgumentError
 from dali._graph.schema import REQUIRED, UNSET, Schema, all_schemas
 from dali._graph.trace import call_operator
 
-__all__ = ["populate_fn", "populate_ops"]
+__all__ = ["docstring", "populate_fn", "populate_ops"]
 
 
-def _doc(schema: Schema, api: str) -> str:
+def docstring(schema: Schema, api: str) -> str:
+    """The docstring of an operator's `fn` function (``api="fn"``) or `ops` class (``"ops"``)."""
     lines = [schema.doc or f"The `{schema.fn_path}` operator.", "", "Args:"]
     for arg in schema.args.values():
         if arg.default is REQUIRED:
@@ -69,7 +70,7 @@ def _make_fn(schema: Schema, module: str) -> Callable[..., Any]:
 
     op_fn.__name__ = op_fn.__qualname__ = schema.fn_name
     op_fn.__module__ = module
-    op_fn.__doc__ = _doc(schema, "fn")
+    op_fn.__doc__ = docstring(schema, "fn")
     op_fn.__signature__ = _signature(schema)  # type: ignore[attr-defined]
     return op_fn
 
@@ -121,7 +122,7 @@ def _make_ops_class(schema: Schema, module: str, class_name: str, deprecated: bo
             "__init__": __init__,
             "__call__": __call__,
             "__repr__": __repr__,
-            "__doc__": _doc(schema, "ops"),
+            "__doc__": docstring(schema, "ops"),
             "__module__": module,
             "schema": property(lambda self: self._schema),
         },
@@ -186,6 +187,8 @@ def populate_ops(namespace: dict[str, Any], root_name: str) -> list[str]:
         cls = _make_ops_class(schema, module, schema.class_name, deprecated=False)
         entries.append((schema.module_path, schema.class_name, cls))
         for alias in schema.aliases:
+            if schema.module_path == () and alias == schema.class_name:
+                continue  # the class itself (DALI lists its own name too): no deprecated twin
             entries.append(((), alias, _make_ops_class(schema, root_name, alias, deprecated=True)))
     _tree(root_name, namespace, entries)
     return sorted(k for k in namespace if not k.startswith("_") and k not in ("annotations",))

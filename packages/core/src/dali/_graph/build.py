@@ -16,7 +16,7 @@ from typing import Any
 from dali._exec.rng import combine, stable_hash
 from dali._graph.node import DataNode, OpNode
 from dali._graph.schema import REQUIRED
-from dali._ops.base import Operator
+from dali._ops.base import Operator, PythonSource
 
 __all__ = ["BuildError", "Plan", "Step", "build_plan", "op_identities"]
 
@@ -270,7 +270,7 @@ def build_plan(
                 batch=batch,
                 outputs=outs,
                 key=key_val,
-                callback_source=hasattr(impl, "fetch"),
+                callback_source=isinstance(impl, PythonSource),
             )
         )
     out_slots = [slot_for(n) for n in outputs]

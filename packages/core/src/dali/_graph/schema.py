@@ -11,7 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dali._ops.base import Operator
 
 __all__ = [
     "REQUIRED",
@@ -104,7 +107,7 @@ class Schema:
 
     fn_path: str
     class_name: str
-    impl: type
+    impl: type[Operator]
     devices: tuple[str, ...]
     min_inputs: int
     max_inputs: int

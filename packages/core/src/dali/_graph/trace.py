@@ -214,9 +214,8 @@ def _record(
     )
     if scope is not None:
         scope.adopt(op)
-    impl_meta = getattr(schema.impl, "static_meta", None)
     n_out = schema.outputs_for(scalar_args)
-    metas = impl_meta(op) if impl_meta is not None else [None] * n_out
+    metas = schema.impl.static_meta(op) or [None] * n_out
     out_device = "gpu" if device in ("gpu", "mixed") else "cpu"
     for i in range(n_out):
         meta = metas[i] if metas and i < len(metas) and metas[i] is not None else {}

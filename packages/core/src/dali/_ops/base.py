@@ -1,4 +1,29 @@
-"""The base class of operator implementations."""
+"""The base classes of operator implementations, and every hook the library calls on them.
+
+An operator is a subclass of `Operator` registered with `dali._graph.schema.register`. Beside
+``run_<device>``, the executor and the pipeline call a few optional hooks, all declared here
+with their contract; an operator implements the ones it needs, and the library asks
+`Operator.implements` (never ``hasattr``) whether it did:
+
+=================  ==========================================================================
+hook               called
+=================  ==========================================================================
+``setup``          once at build, to check the scalar arguments
+``static_meta``    at trace time, for the outputs' static dtype/ndim/layout (``DataNode``)
+``prepare_cpu``    CPU operators: the host planning of a batch, in the source stage, ahead
+``prepare``        mixed operators: the host part of a batch, in the CPU stage, ahead
+``reader_meta``    readers: epoch size, shards (``Pipeline.reader_meta``)
+``skipped_samples``  ``on_error="skip"`` operators: samples dropped (``Pipeline.skipped_samples``)
+``on_reset``       after an epoch of a Python source ended (``Pipeline.reset``)
+``get_state`` /    checkpoints
+``set_state``
+``close``          when the pipeline closes
+=================  ==========================================================================
+
+Python sources (``fn.external_source``) are `PythonSource` operators: the pipeline calls their
+``fetch`` when it schedules an iteration, in the caller's thread, and ``feed`` from
+``Pipeline.feed_input``.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +32,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from dali._graph.schema import REQUIRED, UNSET, Schema
 
 if TYPE_CHECKING:
-    from dali._exec.workspace import Workspace
+    from dali._exec.workspace import BatchMeta, Workspace
     from dali._graph.node import OpNode
 
-__all__ = ["Operator", "OperatorError"]
+__all__ = ["Operator", "OperatorError", "PythonSource"]
 
 
 class OperatorError(RuntimeError):
@@ -63,6 +88,49 @@ class Operator:
     def error(self, message: str) -> OperatorError:
         return OperatorError(f"Operator `{self.display_name}` ({self.name}): {message}")
 
+    # -- hooks -----------------------------------------------------------------------------
+    @classmethod
+    def implements(cls, hook: str) -> bool:
+        """Whether this operator class overrides the optional ``hook`` of `Operator`.
+
+        Example:
+            >>> class Reader(Operator):
+            ...     def reader_meta(self):
+            ...         return {"epoch_size": 10}
+            >>> Reader.implements("reader_meta"), Reader.implements("prepare")
+            (True, False)
+        """
+        return getattr(cls, hook) is not getattr(Operator, hook)
+
+    @staticmethod
+    def static_meta(node: OpNode) -> list[dict[str, Any]] | None:
+        """The outputs' static metadata (``dtype``, ``ndim``, ``layout`` keyword arguments of
+        ``DataNode``), one dict per output, known from the arguments at trace time; None:
+        nothing is known."""
+        return None
+
+    def prepare_cpu(self, ws: Workspace) -> Any:
+        """CPU operators: plan the batch on the host ahead of `run_cpu`, in the source stage
+        (`dali._exec.stages.cpu_preparable`). What it returns, or the exception it raises,
+        reaches `run_cpu` as ``ws.prepared``."""
+        raise NotImplementedError
+
+    def prepare(self, ws: Workspace) -> Any:
+        """Mixed operators: the host part of the batch (planning, starting the decode), in the
+        CPU stage ahead of `run_mixed` (`dali._exec.stages.preparable`). ``ws.stream`` is the
+        pipeline's stream, *not* current on this thread. What it returns, or the exception it
+        raises, reaches `run_mixed` as ``ws.prepared``."""
+        raise NotImplementedError
+
+    def reader_meta(self) -> dict[str, Any] | None:
+        """Readers: ``epoch_size``, ``epoch_size_padded``, ``number_of_shards``, ``shard_id``
+        ... (DALI's reader metadata); None: not a reader."""
+        return None
+
+    def skipped_samples(self) -> int | None:
+        """Operators that drop samples (``on_error="skip"``): how many so far; None: never."""
+        return None
+
     # -- lifecycle -------------------------------------------------------------------------
     def setup(self) -> None:
         """Validate scalar arguments at build (raise `arg_error`)."""
@@ -91,3 +159,30 @@ class Operator:
 
     def close(self) -> None:
         """Release resources (files, worker processes) when the pipeline closes."""
+
+
+class PythonSource(Operator):
+    """An operator whose batches come from Python at schedule time (``fn.external_source``).
+
+    The pipeline calls `fetch` once per scheduled iteration, in the caller's thread (exactly
+    as DALI calls its sources), and hands the batch to the executor with the request.
+    """
+
+    def fetch(self, iteration: int, epoch: int) -> tuple[Any, BatchMeta]:
+        """The batch of iteration ``iteration`` and its samples' identities.
+
+        Raises:
+            StopIteration: The source's epoch ended.
+        """
+        raise NotImplementedError
+
+    def feed(self, data: Any, layout: str | None = None, cuda_stream: Any = None) -> None:
+        """`Pipeline.feed_input`: queue one batch for a source without a callback."""
+        raise NotImplementedError
+
+    def has_data(self) -> bool:
+        """Whether `fetch` has a batch to give now (without taking it)."""
+        return True
+
+    def start_workers(self) -> None:
+        """Start worker processes now, if the source has any (`Pipeline.start_py_workers`)."""

@@ -23,6 +23,7 @@ from dali._exec.executor import Executor
 from dali._graph import context
 from dali._graph.build import BuildError, Plan, build_plan
 from dali._graph.node import DataNode, OpNode
+from dali._ops.base import PythonSource
 from dali._pipeline.arguments import (
     check_batch_settings,
     check_memory_limit,
@@ -553,7 +554,7 @@ class Pipeline(PipelineProperties):
         assert self._plan is not None
         name = data_node.name if isinstance(data_node, DataNode) else data_node
         step = self._plan.by_name.get(name)
-        if step is None or not hasattr(step.impl, "feed"):
+        if step is None or not isinstance(step.impl, PythonSource):
             raise RuntimeError(f'No external source named "{name}" in the pipeline.')
         step.impl.feed(data, layout=layout, cuda_stream=cuda_stream)
 
@@ -584,9 +585,9 @@ class Pipeline(PipelineProperties):
         self.build()
         assert self._plan is not None
         metas = {
-            s.node.name: s.impl.reader_meta()
+            s.node.name: meta
             for s in self._plan.steps
-            if hasattr(s.impl, "reader_meta")
+            if (meta := s.impl.reader_meta()) is not None
         }
         if name is None:
             return metas
@@ -604,7 +605,7 @@ class Pipeline(PipelineProperties):
         self.build()
         assert self._plan is not None
         counts = {
-            s.node.name: s.impl.skipped for s in self._plan.steps if hasattr(s.impl, "skipped")
+            s.node.name: n for s in self._plan.steps if (n := s.impl.skipped_samples()) is not None
         }
         if name is not None:
             if name not in counts:
@@ -649,9 +650,8 @@ class Pipeline(PipelineProperties):
         self.build()
         assert self._plan is not None
         for step in self._plan.callback_sources:
-            start = getattr(step.impl, "start_workers", None)
-            if start is not None:
-                start()
+            assert isinstance(step.impl, PythonSource)
+            step.impl.start_workers()
 
     def close(self) -> None:
         """Stop every thread and worker process of the pipeline (at once; idempotent)."""

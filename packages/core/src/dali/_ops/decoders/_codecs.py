@@ -448,7 +448,7 @@ _PNG_CHANNELS = {0: 1, 2: 3, 3: 4, 4: 2, 6: 4}
 def _check_declared_size(data: np.ndarray, fmt: str, mode: str) -> None:
     """`check_size` of the PNG or BMP header's size (JPEG: in `_decode`; TIFF: Pillow's own
     limit; WebP cannot exceed 16383 x 16383; the others: OpenCV's limit, then MemoryError)."""
-    from dali._ops.decoders._windows import size_hint
+    from dali._ops.decoders._image_sizes import size_hint
 
     size = size_hint(data)
     if size is None:

@@ -18,7 +18,7 @@ One batch (`run_cpu`):
    JPEG headers of the batch, the windows (the same functions as the whole-image path), each
    window's part inside the image as a region, and the split between the JPEGs nvImageCodec
    takes (8-bit baseline, extended or progressive, 1 or 3 components, complete) and the rest.
-2. The JPEGs are decoded by nvImageCodec calls of a few samples each (at most `CALL_SAMPLES`,
+2. The JPEGs are decoded by nvImageCodec calls of a few samples each (at most `options.CALL_SAMPLES`,
    fewer towards the end of the batch, `call_sizes`: the CPU-only decoder runs a call's samples
    one after another, so the pool's threads take the calls in turn), each sample into its own
    host array, RGB or (for ``GRAY``, and ``ANY_DATA`` of a grayscale JPEG) the luma plane, the
@@ -34,7 +34,7 @@ decoders alternating in one process (6 rounds of 512 images, medians): ResNet-50
 decode, resize, normalise) 0.99 against 1.06 ms per image (CPU 1.70 against 1.87 ms); whole
 images (decode only) the same speed (CPU 1.23 against 1.32 ms). A call per sample would cost
 about 0.3 ms more per image at first use of a decoder, and calls of 4 samples 8% more than calls
-of 32, hence `CALL_SAMPLES`.
+of 32, hence `options.CALL_SAMPLES`.
 
 ``DALI_CPU_JPEG_DECODER=opencv`` turns this off (every image through OpenCV/Pillow), as does a
 machine without the wheel.
@@ -59,13 +59,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dali import _options as options
 from dali._ops.decoders import _codecs
 
 if TYPE_CHECKING:
     from dali._ops.decoders._mixed_plan import _Gpu
     from dali._ops.decoders.image import _ImageDecoder
 
-__all__ = ["CALL_SAMPLES", "ENV", "HostDecoders", "call_sizes", "enabled", "run_cpu"]
+__all__ = ["ENV", "HostDecoders", "call_sizes", "enabled", "run_cpu"]
 
 _log = logging.getLogger("dali")
 
@@ -73,18 +74,12 @@ _log = logging.getLogger("dali")
 #: when the wheel is installed) or ``opencv``.
 ENV = "DALI_CPU_JPEG_DECODER"
 
-#: Samples per nvImageCodec call. Each call costs a little (CPU time per image of whole decodes,
-#: 128 ImageNet-like JPEGs: 1.09 ms in calls of 4, 1.04 of 16, 1.01 of 32), but calls of a
-#: few samples, taken by the pool's threads as they finish, keep the threads equally busy
-#: where two halves of a batch (one call per thread) left one waiting for the other.
-CALL_SAMPLES = 8
 
-
-def call_sizes(n: int, threads: int, most: int = CALL_SAMPLES) -> list[int]:
+def call_sizes(n: int, threads: int, most: int | None = None) -> list[int]:
     """How many samples each call takes, in order, for ``n`` samples sorted largest first.
 
     With several threads a call takes a ``2 * threads``-th of the samples still left, between 1
-    and ``most`` (OpenMP's *guided* schedule): full calls while much is left, then ever smaller
+    and ``most`` (default ``options.CALL_SAMPLES``; OpenMP's *guided* schedule): full calls while much is left, then ever smaller
     ones, so that the last calls, which decide how long the threads wait for each other at the
     end of the batch, are single samples. Against equal calls of 8 (the last one the 8 smallest
     images), in-process A/B of `benchmarks/image_cpu.py`'s pipelines on the 2-core machine
@@ -97,6 +92,7 @@ def call_sizes(n: int, threads: int, most: int = CALL_SAMPLES) -> list[int]:
         >>> call_sizes(20, 1)
         [8, 8, 4]
     """
+    most = options.CALL_SAMPLES if most is None else most
     sizes = []
     while n > 0:
         size = min(most, n) if threads <= 1 else max(1, min(most, -(-n // (2 * threads))))

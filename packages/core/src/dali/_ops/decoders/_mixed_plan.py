@@ -27,7 +27,8 @@ from dali._ops.decoders import _codecs
 from dali._ops.decoders._jpeg_header import JpegInfo, headers_from_rows, jpeg_headers
 
 if TYPE_CHECKING:
-    from dali._ops.decoders.image import Windows, _ImageDecoder
+    from dali._ops.decoders.image import _ImageDecoder
+    from dali._ops.window.image_windows import Windows
 
 __all__ = ["Prepared", "plan_batch"]
 
@@ -127,7 +128,7 @@ def _headers(
     sample (`fn.readers.file`'s worker processes walk them: `headers_from_rows`).
     """
     from dali._exec.workspace import SampleFailure
-    from dali._ops.decoders.image import size_hint
+    from dali._ops.decoders._image_sizes import size_hint
 
     check = op.check_encoded
     try:
@@ -196,7 +197,7 @@ def _plan(op: _ImageDecoder, hd: _Headers, windows: Windows | None) -> tuple[lis
     other window functions are called per sample, as the CPU backend calls them.
     """
     from dali._exec.workspace import SampleFailure
-    from dali._ops.decoders.image import BatchWindows, Window
+    from dali._ops.window.image_windows import BatchWindows, Window
 
     idx = np.flatnonzero(hd.gpu)
     m = idx.size

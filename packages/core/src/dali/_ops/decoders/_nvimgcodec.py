@@ -3,7 +3,7 @@
 A batch is decoded with **one** nvImageCodec decode call (`_nvimgcodec_c.MAX_CALL` samples at
 most per call), made through its C API (`_nvimgcodec_c`, ctypes) so that the call runs without
 the GIL. In a pipelined executor the CPU stage hands each batch, as soon as it has it, to the
-next free of the operator's `PARALLEL_DECODES` decoders (`prepare`, `MixedDecoder.submit`),
+next free of the operator's `options.PARALLEL_DECODES` decoders (`prepare`, `MixedDecoder.submit`),
 whose worker thread plans and decodes it while the CPU stage reads the next batch, so that
 several batches decode at once; `run_mixed` then only collects the result and converts.
 Otherwise `run_mixed` does every step itself, the decode cut into parts on the thread pool.
@@ -47,7 +47,7 @@ and at 153 img/s while one other Python thread spun (1.8k with a 0.5 ms switch i
 pipeline always has other Python threads (the reader, the GPU operators' planning), so the
 binding made the decoder wait on them; a ctypes call releases the GIL once for the whole batch.
 
-``hw_decoder_load``: when the argument is not given, `DEFAULT_HW_LOAD` (0.9) is used instead of
+``hw_decoder_load``: when the argument is not given, `options.DEFAULT_HW_LOAD` (0.9) is used instead of
 DALI's 0.65, chosen from ``benchmarks/gpu_resnet.py --sweep``: raw batch decode with our backend
 list, 2,048 ImageNet-like JPEGs (84 KB mean), batch 256, one H200 (the GH100 chip and NVJPG
 engines of the H100), img/s of two runs (3 s and 1 s per point; about ±5 % noise)::
@@ -94,22 +94,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dali._ops.decoders._convert_gpu import (
+from dali import _options as options
+from dali._ops.decoders._jpeg_header import JpegInfo, jpeg_info
+from dali._ops.decoders._mixed_plan import Prepared, _Gpu, plan_batch
+from dali._ops.decoders._to_output_gpu import (
     MODES,
     TABLE_COLS,
     conversion,
     convert_kernel,
     ycc_coefficients,
 )
-from dali._ops.decoders._jpeg_header import JpegInfo, jpeg_info
-from dali._ops.decoders._mixed_plan import Prepared, _Gpu, plan_batch
 
 if TYPE_CHECKING:
     from dali._ops.decoders.image import _ImageDecoder
 
 __all__ = [
-    "DEFAULT_HW_LOAD",
-    "PARALLEL_DECODES",
     "Ahead",
     "MixedDecoder",
     "Prepared",
@@ -121,20 +120,6 @@ __all__ = [
 
 _log = logging.getLogger("dali")
 
-#: Decoders per operator, each a GIL-free nvImageCodec call at a time. One decoder's call has a
-#: serial host part (parsing, batching for the hardware decoder) that leaves the GPU idle;
-#: concurrent decoders fill it. In a pipelined executor each batch goes whole to the next free
-#: decoder as soon as the CPU stage has planned it (`prepare`), so that up to this many batches
-#: decode at once; otherwise one batch is cut into this many parts decoded at the same time on
-#: the thread pool. Raw C-API decode, 2,048 ImageNet-like JPEGs, batch 256, one H100, decoders
-#: each on whole batches: 1 decoder 12.9k img/s (regions 10.0k), 2 20.5k (19.5k), 3 21.9k
-#: (24.4k), 4 20.2k (22.0k).
-PARALLEL_DECODES = 3
-
-#: ``hw_decoder_load`` used when the argument is not given: the share of each batch's JPEGs that
-#: goes to the hardware decoder, measured with ``benchmarks/gpu_resnet.py --sweep`` (see the
-#: module docstring for the table).
-DEFAULT_HW_LOAD = 0.9
 
 # -- the per-operator decoder ------------------------------------------------------------------
 
@@ -162,7 +147,7 @@ class MixedDecoder:
         if op.has_arg("hw_decoder_load"):
             self.hw_load = float(op.arg("hw_decoder_load"))
         else:
-            self.hw_load = DEFAULT_HW_LOAD
+            self.hw_load = options.DEFAULT_HW_LOAD
         fancy = int(bool(op.arg("jpeg_fancy_upsampling")))
         opts = [
             f"nvjpeg_cuda_decoder:fancy_upsampling={fancy}",
@@ -204,10 +189,10 @@ class MixedDecoder:
 
     def threads_per_decoder(self) -> int:
         """nvImageCodec's own threads per decoder: the pipeline's ``num_threads`` shared by
-        the `PARALLEL_DECODES` decoders, so that they start ``num_threads`` in all, not that
+        the `options.PARALLEL_DECODES` decoders, so that they start ``num_threads`` in all, not that
         many each (on a 16-core H100 host, 2 decoders of 12 threads each ran ~10 % slower than
         2 of 6)."""
-        return max(1, self.num_threads // max(1, PARALLEL_DECODES))
+        return max(1, self.num_threads // max(1, options.PARALLEL_DECODES))
 
     def decoder(self, k: int = 0) -> Any:
         """The ``k``-th C-API decoder (`_nvimgcodec_c.Decoder`), created on first use."""
@@ -225,9 +210,9 @@ class MixedDecoder:
         return self._decoders[k]
 
     def decode(self, ws: Any, datas: list, regions: list, outputs: Any, shapes: Any, **kw: Any):
-        """Decode a batch as `PARALLEL_DECODES` parts on the thread pool; ok per sample."""
+        """Decode a batch as `options.PARALLEL_DECODES` parts on the thread pool; ok per sample."""
         n = len(datas)
-        parts = max(1, min(PARALLEL_DECODES, n // 16 or 1))
+        parts = max(1, min(options.PARALLEL_DECODES, n // 16 or 1))
         if parts == 1 or getattr(ws, "_pool", None) is None:
             return self.decoder().decode(datas, regions, outputs, shapes, **kw)
         bounds = [n * k // parts for k in range(parts + 1)]
@@ -246,15 +231,15 @@ class MixedDecoder:
         """Run ``job(decoder)`` on the next free decoder in a worker thread of this operator,
         with the pipeline's device, stream and memory pool current (``cuda.activate()``).
 
-        There are `PARALLEL_DECODES` workers and as many decoders, so that many batches
+        There are `options.PARALLEL_DECODES` workers and as many decoders, so that many batches
         decode at once; more jobs wait in submission order.
         """
         with self._lock:
             if self._ahead is None:
-                for k in range(PARALLEL_DECODES):
+                for k in range(options.PARALLEL_DECODES):
                     self._idle.put(self.decoder(k))
                 self._ahead = ThreadPoolExecutor(
-                    PARALLEL_DECODES, thread_name_prefix="dali-nvimgcodec"
+                    options.PARALLEL_DECODES, thread_name_prefix="dali-nvimgcodec"
                 )
             return self._ahead.submit(self._job, cuda, job)
 

@@ -65,6 +65,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dali import _options
 from dali._exec import gil
 from dali._ops.decoders._nvimgcodec_capi import (
     _BUFFER_KIND_STRIDED_DEVICE,
@@ -109,7 +110,6 @@ __all__ = [
     "BACKEND_KINDS",
     "CPU_ONLY_DEVICE",
     "CURRENT_DEVICE",
-    "MAX_CALL",
     "CodecError",
     "Decoder",
     "available",
@@ -118,12 +118,6 @@ __all__ = [
 
 # -- the decoder -------------------------------------------------------------------------------
 
-#: Samples per nvImageCodec call: a larger batch is decoded in calls of this many. The host
-#: side of a call is vectorised over the samples, and numpy releases the GIL in loops over more
-#: than 500 elements; each of those ~30 operations must then take the GIL back, which costs a
-#: switch interval (5 ms) whenever another Python thread is busy (a 1,024-sample batch took
-#: 0.35 s instead of 0.19 s on an H100 with one spinning thread). Below that size they keep it.
-MAX_CALL = 256
 
 _VIEW_TEMPLATE_BYTES = _VIEW_TEMPLATE.tobytes()
 _INT32_MAX = int(np.iinfo(np.int32).max)
@@ -305,7 +299,7 @@ class Decoder:
         with self._lock:
             if self._handle is None:
                 raise ValueError("decode on a closed nvImageCodec decoder")
-            if n <= MAX_CALL:
+            if n <= _options.MAX_CALL:
                 return self._decode(
                     self._handle,
                     datas,
@@ -318,8 +312,8 @@ class Decoder:
                     cuda_stream,
                 )
             oks, statuses = [], []
-            for a in range(0, n, MAX_CALL):
-                b = min(n, a + MAX_CALL)
+            for a in range(0, n, _options.MAX_CALL):
+                b = min(n, a + _options.MAX_CALL)
                 oks.append(
                     self._decode(
                         self._handle,

@@ -4,12 +4,12 @@ The four operators share one implementation (here; the crop variants' window fun
 `image_crops`): decode each sample on the thread pool
 (`_codecs.decode`), cut the sample's window out of the decoded image, then convert colour space
 and type (`_codecs.to_output`). They differ only in how the window is chosen: none, DALI's crop
-arguments, DALI's slice arguments, or DALI's random crop generator (`crop_window`). The window
-functions depend only on the image size and the sample's arguments, so a mixed (GPU) backend can
+arguments, DALI's slice arguments, or DALI's random crop generator (`window.random_crop`). The
+window functions depend only on the image size and the sample's arguments, so a mixed (GPU) backend can
 reuse them with nvImageCodec's region decoding.
 
 The random windows of ``image_random_crop`` are computed for the whole batch in one vectorised
-call (`crop_window.random_crop_windows`), in the executor thread before the decode, from the
+call (`random_crop.random_crop_windows`), in the executor thread before the decode, from the
 display sizes in the JPEG, PNG and BMP headers (`header_shapes`: for JPEGs the same fast walk as
 the mixed backend's); an image whose decoded size is not the one predicted (another format, an
 unusual header) gets its window from the same function for its own stream and decoded size, so
@@ -55,14 +55,8 @@ from dali._dtypes import DALIDataType, DALIImageType, np_dtype, type_name
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.decoders import _codecs, _cpu_nvimgcodec
-from dali._ops.decoders._windows import (
-    BatchWindows,
-    Window,
-    WindowFn,
-    Windows,
-    header_shapes,
-    size_hint,
-)
+from dali._ops.decoders._image_sizes import header_shapes, size_hint
+from dali._ops.window.image_windows import BatchWindows, Window, WindowFn, Windows
 from dali._tensors import TensorListCPU
 
 __all__ = [
@@ -220,6 +214,10 @@ class _ImageDecoder(Operator):
             results = self._run_cpu_whole(ws)
         results = self.drop_skipped(ws, results)
         return TensorListCPU._make(results, layout="HWC", dtype=self.out_dtype, ndim=3)
+
+    def skipped_samples(self) -> int:
+        """How many samples ``on_error="skip"`` dropped so far (`Pipeline.skipped_samples`)."""
+        return self.skipped
 
     def prepare_cpu(self, ws: Any) -> Any:
         """The CPU backend's planning of a batch (headers, windows), which the executor runs

@@ -35,13 +35,7 @@ import numpy as np
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.base import Operator
-from dali._ops.generic.cast import (
-    array_module,
-    convert_sat,
-    host_samples,
-    per_sample_vectors,
-    round_half_away_int,
-)
+from dali._ops.numeric import array_module, convert_sat, host_samples, round_half_away_int
 
 __all__ = ["Pad", "Reshape", "Transpose", "axes_from_args"]
 
@@ -212,7 +206,7 @@ class Reshape(Operator):
         if self._source == "input":
             return [np.asarray(s).reshape(-1) for s in host_samples(ws.inputs[1])]
         dtype = np.float32 if self._source == "rel_shape" else np.int64
-        values = per_sample_vectors(ws, self, self._source, dtype)
+        values = ws.arg_vectors(self._source, dtype)
         if ws.is_tensor_arg(self._source):
             for i, v in enumerate(values):
                 self._check_extents(self._source, list(v), i)
@@ -301,7 +295,7 @@ class Reshape(Operator):
         req = self._requested(ws, n)
         src_dims = None
         if self.has_arg("src_dims"):
-            src_dims = per_sample_vectors(ws, self, "src_dims", np.int64)
+            src_dims = ws.arg_vectors("src_dims", np.int64)
         outs = [
             self._out_shape(
                 i,
@@ -408,9 +402,9 @@ class Pad(Operator):
         if n == 0:
             return tl_cls._make([], tl._layout, dtype=tl._np_dtype, ndim=ndim)
         largest = [max(s[d] for s in shapes) for d in range(ndim)]
-        axes_v = per_sample_vectors(ws, self, "axes", np.int64) if self.has_arg("axes") else None
-        shape_v = per_sample_vectors(ws, self, "shape", np.int64) if self.has_arg("shape") else None
-        align_v = per_sample_vectors(ws, self, "align", np.int64) if self.has_arg("align") else None
+        axes_v = ws.arg_vectors("axes", np.int64) if self.has_arg("axes") else None
+        shape_v = ws.arg_vectors("shape", np.int64) if self.has_arg("shape") else None
+        align_v = ws.arg_vectors("align", np.int64) if self.has_arg("align") else None
         names = self.arg("axis_names") if self.has_arg("axis_names") else None
         fills = ws.arg_samples("fill_value", np.float64)
         outs = []

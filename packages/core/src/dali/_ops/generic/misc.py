@@ -26,7 +26,7 @@ import numpy as np
 from dali._dtypes import DALIDataType
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.generic.cast import array_module
+from dali._ops.numeric import array_module
 
 __all__ = ["Copy", "OneHot"]
 

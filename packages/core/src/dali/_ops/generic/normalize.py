@@ -29,8 +29,8 @@ from dali._dtypes import DALIDataType
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.generic.cast import array_module, convert_sat, run_per_sample
 from dali._ops.generic.layout import axes_from_args
+from dali._ops.numeric import array_module, convert_sat, run_per_sample
 
 __all__ = ["Normalize"]
 

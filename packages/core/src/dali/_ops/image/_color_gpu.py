@@ -10,7 +10,7 @@ with the CPU path's arithmetic:
 * mode 2 (matrix): ``((m0·r + m1·g) + m2·b) + offset`` per output channel of 3-channel pixels;
 
 in float32 (float64 for float64 inputs), without fused multiply-adds, then converted with
-rounding half away from zero and saturation (`_convert_gpu`). Which mode runs, and the values of
+rounding half away from zero and saturation (`_convert_sat_gpu`). Which mode runs, and the values of
 the coefficients (float32-rounded where the CPU rounds them), are decided on the host by
 `color_plan`, shared with nothing else so that the CPU code stays as it is.
 
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from dali._ops.image import _gpu_common as G
-from dali._ops.image._convert_gpu import CONVERT
+from dali._ops.image._convert_sat_gpu import CONVERT
 
 __all__ = ["color_batch", "color_plan", "desc_size"]
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from dali import _options as options
 from dali._ops.base import Operator
 
 __all__ = [
@@ -102,8 +103,6 @@ class ThreadScratch(threading.local):
         return buf[:size].reshape(shape)
 
 
-#: Cold sources from this size on are read in order before `transpose_hw` transposes them.
-_PREFETCH_BYTES = 32 << 10
 #: Bytes per cache line.
 _LINE = 64
 
@@ -129,7 +128,7 @@ def transpose_hw(x: np.ndarray, dst: np.ndarray | None = None, *, cold: bool = F
         and dst.flags.c_contiguous
     ):
         x = np.ascontiguousarray(x)
-        if cold and x.nbytes >= _PREFETCH_BYTES:
+        if cold and x.nbytes >= options.PREFETCH_BYTES:
             # one read per cache line, in order, first: the hardware prefetcher then streams
             # the image into the cache, where OpenCV's column-wise walk would otherwise wait
             # on memory for each line. uint8 crops in the ResNet-50 pipeline: 147 → 88 µs per

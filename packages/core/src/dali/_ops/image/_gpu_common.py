@@ -1,7 +1,7 @@
 """What the batched CuPy kernels of the image operators share (GPU backend).
 
 Every GPU image operator here makes ONE kernel launch per batch (the separable fallback of
-`_resample_gpu` makes one per spatial axis), whatever the shapes of the samples:
+`resample.gpu` makes one per spatial axis), whatever the shapes of the samples:
 
 * the geometry (sizes, regions, filters, matrices) is computed on the host with the CPU
   backend's arithmetic — over the whole batch with numpy where a per-sample Python loop would
@@ -133,7 +133,8 @@ __device__ __forceinline__ float dali_to_float(double v) { return (float)v; }
 __device__ __forceinline__ float dali_to_float(dali_half v) { return dali_half_to_float(v.bits); }
 
 // float32 -> element. dali_round_trunc: resampling's trunc(v + 0.5), saturated
-// (`_resample.convert_output`); dali_round_even: warping's rint, saturated (`convert_sat`).
+// (`resample.reference.convert_output`); dali_round_even: warping's rint, saturated
+// (`convert_sat`).
 template <typename T> __device__ T dali_round_trunc(float v);
 template <typename T> __device__ T dali_round_even(float v);
 

@@ -41,15 +41,9 @@ import numpy as np
 from dali._dtypes import DALIDataType
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.generic.cast import (
-    array_module,
-    batch_array,
-    convert_sat,
-    per_sample_scalars,
-    run_per_sample,
-)
 from dali._ops.image import _color_gpu
 from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
+from dali._ops.numeric import array_module, batch_array, convert_sat, run_per_sample
 
 __all__ = [
     "Brightness",
@@ -291,8 +285,8 @@ def _all_scalar_diag(mats: np.ndarray) -> bool:
     return bool(np.array_equal(mats, eye))
 
 
-def _arg(ws: Any, op: Operator, name: str) -> np.ndarray:
-    return per_sample_scalars(ws, op, name, np.float32).astype(np.float64)
+def _arg(ws: Any, name: str) -> np.ndarray:
+    return ws.arg_scalars(name, np.float32).astype(np.float64)
 
 
 class _YiqOp(_ColorBase):
@@ -308,7 +302,7 @@ class _YiqOp(_ColorBase):
     ) -> tuple[np.ndarray, np.ndarray]:
         n = ws.batch_size
         vals = {
-            k: (_arg(ws, self, k) if k in self.knobs else np.full(n, v))
+            k: (_arg(ws, k) if k in self.knobs else np.full(n, v))
             for k, v in (
                 ("hue", 0.0),
                 ("saturation", 1.0),
@@ -425,15 +419,13 @@ class _MultiplyAdd(_ColorBase):
         n = ws.batch_size
         f32 = np.float32
         ones, zeros = np.ones(n, f32), np.zeros(n, f32)
-        b = per_sample_scalars(ws, self, "brightness", f32) if "brightness" in self.knobs else ones
+        b = ws.arg_scalars("brightness", f32) if "brightness" in self.knobs else ones
         shift = (
-            per_sample_scalars(ws, self, "brightness_shift", f32)
-            if "brightness_shift" in self.knobs
-            else zeros
+            ws.arg_scalars("brightness_shift", f32) if "brightness_shift" in self.knobs else zeros
         )
-        c = per_sample_scalars(ws, self, "contrast", f32) if "contrast" in self.knobs else ones
+        c = ws.arg_scalars("contrast", f32) if "contrast" in self.knobs else ones
         if "contrast_center" in self.knobs and self.has_arg("contrast_center"):
-            center = per_sample_scalars(ws, self, "contrast_center", f32)
+            center = ws.arg_scalars("contrast_center", f32)
         else:
             center = np.full(n, _half_range(in_dtype), f32)
         # float32 arithmetic in DALI's order (its OpArgsToKernelArgs)

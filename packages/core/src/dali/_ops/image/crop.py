@@ -1,9 +1,9 @@
 """`fn.crop` (DALI §3.5): a window of an image, volume or sequence.
 
 The window (``crop`` / ``crop_h``, ``crop_w``, ``crop_d`` at ``crop_pos_x/y/z``, with
-``out_of_bounds_policy`` and ``fill_values``) is computed as DALI does; see
-`dali._ops.image._window`. The layout and, unless ``dtype`` is given, the type are kept. On the
-GPU the batch, ragged or not, is one kernel launch (`dali._ops.image._window_gpu`).
+``out_of_bounds_policy`` and ``fill_values``) is computed as DALI does, by DALI's ``CropAttr``
+(`dali._ops.window.crop_attr`). The layout and, unless ``dtype`` is given, the type are kept. On
+the GPU the batch, ragged or not, is one kernel launch (`dali._ops.window.extract_gpu`).
 
 Example:
     >>> import numpy as np
@@ -27,19 +27,12 @@ import numpy as np
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.generic.cast import array_module, batch_array, convert_sat
-from dali._ops.image import _window_gpu
 from dali._ops.image._common import image_layout, static_image_layout
-from dali._ops.image._window import (
-    CROP_ARGS,
-    CROP_LAYOUTS,
-    CropWindows,
-    extract_windows,
-    output_dtype_arg,
-    window_fill,
-    window_meta,
-    window_slices,
-)
+from dali._ops.numeric import array_module, batch_array, convert_sat
+from dali._ops.window import extract_gpu
+from dali._ops.window.crop_attr import CROP_ARGS, CROP_LAYOUTS, CropAttr
+from dali._ops.window.extract import extract_windows, output_dtype_arg, window_meta, window_slices
+from dali._ops.window.out_of_bounds import window_fill
 
 __all__ = ["Crop"]
 
@@ -64,7 +57,7 @@ class Crop(Operator):
     """
 
     def setup(self) -> None:
-        self._win = CropWindows(self)
+        self._win = CropAttr(self)
         self._dtype = output_dtype_arg(self, ("float32", "float16", "uint8"))
 
     def run_cpu(self, ws: Any) -> Any:
@@ -81,7 +74,7 @@ class Crop(Operator):
         return extract_windows(self, ws, tl, dense, wins, out_dtype, layout)
 
     def run_gpu(self, ws: Any) -> Any:
-        """One kernel launch for the batch (`_window_gpu.crop_batch`), ragged or not; one window
+        """One kernel launch for the batch (`extract_gpu.crop_batch`), ragged or not; one window
         inside a dense batch without conversion is one strided CuPy copy."""
         from dali._tensors import TensorListGPU
 
@@ -108,8 +101,8 @@ class Crop(Operator):
             # as fast on the GPU (benchmarks/image_kernels_gpu.py)
             return extract_windows(self, ws, tl, dense, wins, out_dtype, layout)
         fill = self._gpu_fill(shapes, wins, layout, out_dtype, dense is not None)
-        src = _window_gpu.gpu_batch(tl)
-        return _window_gpu.crop_batch(src, wins, layout=layout, out_dtype=out_dtype, fill=fill)
+        src = extract_gpu.gpu_batch(tl)
+        return extract_gpu.crop_batch(src, wins, layout=layout, out_dtype=out_dtype, fill=fill)
 
     def _gpu_fill(
         self,

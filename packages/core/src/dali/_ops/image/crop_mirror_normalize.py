@@ -1,6 +1,6 @@
 """`fn.crop_mirror_normalize` (DALI §3.6): crop, mirror, normalise, permute and convert at once.
 
-The window is that of `fn.crop` (`dali._ops.image._window`). The values are
+The window is that of `fn.crop` (`dali._ops.window.crop_attr`). The values are
 ``scale · (in − mean) / std + shift``, computed in float32 as DALI does
 (``(in − mean') · inv`` with ``mean' = mean − shift·std/scale`` and ``inv = scale/std``); the
 window is mirrored horizontally *after* cropping, permuted to ``output_layout`` (default CHW),
@@ -8,7 +8,7 @@ converted to ``dtype`` (default FLOAT; integers are rounded half away from zero 
 and optionally padded to a power of two channels. On the CPU a uint8 image is normalised
 through a 256-entry lookup table computed with that very float32 formula (bit-identical, and
 ~10× faster than arithmetic). On the GPU the whole batch, ragged or not, is one fused kernel
-launch (`dali._ops.image._window_gpu`) with the same arithmetic.
+launch (`dali._ops.window.extract_gpu`) with the same arithmetic.
 
 Example:
     >>> import numpy as np
@@ -33,25 +33,13 @@ import numpy as np
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator, OperatorError
-from dali._ops.generic.cast import (
-    array_module,
-    batch_array,
-    convert_sat,
-    per_sample_scalars,
-    per_sample_vectors,
-    run_per_sample,
-    same_rows,
-)
-from dali._ops.image import _cmn_jit, _window_gpu
+from dali._ops.image import _cmn_jit
 from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
-from dali._ops.image._window import (
-    CROP_ARGS,
-    CROP_LAYOUTS,
-    CropWindows,
-    fill_array,
-    output_dtype_arg,
-    window_slices,
-)
+from dali._ops.numeric import array_module, batch_array, convert_sat, run_per_sample, same_rows
+from dali._ops.window import extract_gpu
+from dali._ops.window.crop_attr import CROP_ARGS, CROP_LAYOUTS, CropAttr
+from dali._ops.window.extract import output_dtype_arg, window_slices
+from dali._ops.window.out_of_bounds import fill_array
 
 __all__ = ["CropMirrorNormalize"]
 
@@ -137,7 +125,7 @@ class CropMirrorNormalize(Operator):
     def setup(self) -> None:
         from dali._dtypes import DALIDataType, np_dtype
 
-        self._win = CropWindows(self)
+        self._win = CropAttr(self)
         dtype = output_dtype_arg(self, _CMN_OUT_TYPES)
         self._dtype = dtype if dtype is not None else np_dtype(DALIDataType.FLOAT)
         for name in ("mean", "std"):
@@ -166,8 +154,8 @@ class CropMirrorNormalize(Operator):
                 m, s = self._fold(0, np.asarray(self.arg("mean")), np.asarray(self.arg("std")), c)
                 rows = self._const_rows[c] = (m[None], s[None])
             return np.broadcast_to(rows[0], (n, c)), np.broadcast_to(rows[1], (n, c)), True
-        means = per_sample_vectors(ws, self, "mean")
-        stds = per_sample_vectors(ws, self, "std")
+        means = ws.arg_vectors("mean")
+        stds = ws.arg_vectors("std")
         cmax = max(channels, default=1)
         mean_out = np.zeros((n, cmax), np.float32)
         inv_out = np.zeros((n, cmax), np.float32)
@@ -210,7 +198,7 @@ class CropMirrorNormalize(Operator):
                 flags = None
             if flags is not None and flags.dtype.kind in "biu" and flags.size == ws.batch_size:
                 return flags.reshape(-1) != 0
-        return per_sample_scalars(ws, self, "mirror", np.int64) != 0
+        return ws.arg_scalars("mirror", np.int64) != 0
 
     def _out_layout(self, in_layout: str) -> str:
         out = self.arg("output_layout") if self._explicit_layout else ""
@@ -259,7 +247,7 @@ class CropMirrorNormalize(Operator):
         return tl_cls._make(run_per_sample(ws, xp, one, n), out_layout)
 
     def run_gpu(self, ws: Any) -> Any:
-        """One fused kernel launch for the batch (`_window_gpu.cmn_batch`), ragged or not.
+        """One fused kernel launch for the batch (`extract_gpu.cmn_batch`), ragged or not.
 
         The windows, the folded mean/std and the mirror flags are computed on the host by the
         CPU path's code; the kernel reads each input element once and writes the output in its
@@ -273,14 +261,14 @@ class CropMirrorNormalize(Operator):
         n = len(tl)
         if n == 0:
             return TensorListGPU._make([], out_layout, dtype=self._dtype, ndim=tl._ndim)
-        src = _window_gpu.gpu_batch(tl)
+        src = extract_gpu.gpu_batch(tl)
         c_axis = in_layout.find("C")
         shape_arr = src.shape_array()
         channel_arr = shape_arr[:, c_axis]
         channels = channel_arr.tolist()
         wins: Any
         if self._win.whole:  # the whole input: no per-sample window lists
-            wins = _window_gpu.WindowArrays(np.zeros_like(shape_arr), shape_arr)
+            wins = extract_gpu.WindowArrays(np.zeros_like(shape_arr), shape_arr)
         else:
             wins = self._win.windows(ws, src.shapes, in_layout)
         mean, inv, same_norm = self._norm_params(ws, channels)
@@ -289,7 +277,7 @@ class CropMirrorNormalize(Operator):
         else:
             out_channels = channel_arr
         fill = self._gpu_fill(src.shapes, wins, channels, in_layout)
-        return _window_gpu.cmn_batch(
+        return extract_gpu.cmn_batch(
             src,
             wins,
             in_layout=in_layout,
@@ -306,7 +294,7 @@ class CropMirrorNormalize(Operator):
     def _gpu_fill(
         self,
         shapes: Sequence[tuple[int, ...]],
-        wins: Sequence[tuple[list[int], list[int]]] | _window_gpu.WindowArrays,
+        wins: Sequence[tuple[list[int], list[int]]] | extract_gpu.WindowArrays,
         channels: Sequence[int],
         in_layout: str,
     ) -> np.ndarray:
@@ -318,7 +306,7 @@ class CropMirrorNormalize(Operator):
         values = np.asarray(self.arg("fill_values"), np.float64).reshape(-1)
         c_axis = in_layout.find("C")
         if values.size > 1:
-            if isinstance(wins, _window_gpu.WindowArrays):
+            if isinstance(wins, extract_gpu.WindowArrays):
                 wins = list(zip(wins.anchors.tolist(), wins.shapes.tolist()))
             checked = set()
             for i, (anchor, shape) in enumerate(wins):

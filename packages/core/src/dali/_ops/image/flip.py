@@ -5,7 +5,7 @@ The axes come from the layout: ``horizontal`` flips ``W``, ``vertical`` flips ``
 (5-D), DALI's defaults. **The default flips horizontally.** Each flag may be given per sample
 (``horizontal=fn.random.coin_flip()``): a uniform batch is then flipped with one slicing per
 distinct combination of flags, not one per sample. On the GPU the batch, ragged or not, with any
-flags, is one kernel launch (`dali._ops.image._window_gpu`).
+flags, is one kernel launch (`dali._ops.window.extract_gpu`).
 
 Example:
     >>> import numpy as np
@@ -28,9 +28,9 @@ import numpy as np
 
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.generic.cast import array_module, batch_array, per_sample_scalars
-from dali._ops.image import _window_gpu
 from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
+from dali._ops.numeric import array_module, batch_array
+from dali._ops.window import extract_gpu
 
 __all__ = ["FLIP_LAYOUTS", "Flip"]
 
@@ -171,7 +171,7 @@ class Flip(Operator):
         return TensorListCPU._make(ws.map(one), layout)
 
     def run_gpu(self, ws: Any) -> Any:
-        """One kernel launch for the batch (`_window_gpu.flip_batch`), ragged or with per-sample
+        """One kernel launch for the batch (`extract_gpu.flip_batch`), ragged or with per-sample
         flags; a dense batch with one set of flags is one strided CuPy copy."""
         tl = ws.inputs[0]
         layout = image_layout(self, tl, FLIP_LAYOUTS)
@@ -192,12 +192,12 @@ class Flip(Operator):
                 slice(None, None, -1) if f else slice(None) for f in flips[0]
             )
             return tl_cls._make(xp.array(dense[idx], order="C"), layout)
-        return _window_gpu.flip_batch(_window_gpu.gpu_batch(tl), flips, layout=layout)
+        return extract_gpu.flip_batch(extract_gpu.gpu_batch(tl), flips, layout=layout)
 
     def _flags(self, ws: Any, layout: str) -> np.ndarray:
         """Per-sample (horizontal, vertical, depthwise) as bools; depthwise is a no-op without D."""
         names = ("horizontal", "vertical", "depthwise")
-        flags = np.stack([per_sample_scalars(ws, self, n, np.int64) != 0 for n in names], axis=1)
+        flags = np.stack([ws.arg_scalars(n, np.int64) != 0 for n in names], axis=1)
         if layout.find("D") < 0:
             flags[:, 2] = False  # no depth axis: depthwise is a no-op, as in DALI
         return flags

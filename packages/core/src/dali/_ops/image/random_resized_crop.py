@@ -1,12 +1,12 @@
 """`fn.random_resized_crop` (DALI §3.13): a random window, resized to exactly ``size``.
 
 The windows come from the random crop generator shared with ``decoders.image_random_crop``
-(`dali._ops.image.crop_window`), computed for the whole batch at once from each sample's own
+(`dali._ops.window.random_crop`), computed for the whole batch at once from each sample's own
 random stream, so a sample gets the same window whatever the batch size, thread count or
 sharding, on the CPU and the GPU. The window is then resampled as `fn.resize` does with the
 window as its ROI, with the same filters (``interp_type``, ``min_filter``, ``mag_filter``,
 ``antialias``). All frames of a sequence share one window. On the GPU the whole batch is planned
-with numpy (`_resample_gpu.plan_batch`) and cropped and resized in one kernel launch.
+with numpy (`resample.gpu_plan.plan_batch`) and cropped and resized in one kernel launch.
 
 Example:
     >>> import numpy as np
@@ -28,9 +28,10 @@ from typing import Any
 import numpy as np
 
 from dali._graph.schema import REQUIRED, Arg, register
-from dali._ops.image import _resample
-from dali._ops.image.crop_window import RANDOM_CROP_ARGS, RandomCropParams, random_crop_windows
-from dali._ops.image.resize import _FILTER_ARGS, ResamplingMixin
+from dali._ops.image.resample.cpu import resample
+from dali._ops.image.resample.reference import AxisPlan
+from dali._ops.image.resize import FILTER_ARGS, ResamplingOperator
+from dali._ops.window.random_crop import RANDOM_CROP_ARGS, RandomCropParams, random_crop_windows
 from dali._tensors import TensorListCPU
 
 __all__ = ["RandomResizedCrop"]
@@ -46,12 +47,12 @@ _LAYOUTS = ("HWC", "CHW", "FHWC", "FCHW", "CFHW")
     args=[
         Arg("size", "int_vec", default=REQUIRED, doc="Output size (H, W)."),
         *RANDOM_CROP_ARGS,
-        *_FILTER_ARGS,
+        *FILTER_ARGS,
     ],
     random=True,
     aliases=("RandomResizedCrop",),
 )
-class RandomResizedCrop(ResamplingMixin):
+class RandomResizedCrop(ResamplingOperator):
     """Crop a random window (area and aspect ratio drawn at random) and resize it to ``size``.
 
     Example: ``fn.random_resized_crop(images, size=(224, 224))`` is the usual ImageNet training
@@ -108,20 +109,18 @@ class RandomResizedCrop(ResamplingMixin):
             y0, x0, h, w = windows[i]
             mn, mg = filters[i]
             plans = [
-                _resample.AxisPlan.make(
-                    H, out_h, y0, y0 + h, mn, mag_interp=mg, antialias=antialias
-                ),
-                _resample.AxisPlan.make(
-                    W, out_w, x0, x0 + w, mn, mag_interp=mg, antialias=antialias
-                ),
+                AxisPlan.make(H, out_h, y0, y0 + h, mn, mag_interp=mg, antialias=antialias),
+                AxisPlan.make(W, out_w, x0, x0 + w, mn, mag_interp=mg, antialias=antialias),
             ]
-            return _resample.resample(x, axes, plans, out_dtype)
+            return resample(x, axes, plans, out_dtype)
 
         return TensorListCPU._make(ws.map(one), layout=layout, dtype=out_dtype, ndim=tl._ndim)
 
     def run_gpu(self, ws: Any) -> Any:
         """The same windows as `run_cpu` (drawn on the host); crop + resize in one kernel."""
-        from dali._ops.image import _gpu_common, _resample_gpu
+        from dali._ops.image import _gpu_common
+        from dali._ops.image.resample import gpu as resample_gpu
+        from dali._ops.image.resample.gpu_plan import plan_batch
 
         tl = ws.inputs[0]
         layout, axes = self.layout_of(tl, allowed=(2,))
@@ -139,7 +138,7 @@ class RandomResizedCrop(ResamplingMixin):
         if len(shapes) and hw.max() < 2**24:  # (float32 holds the windows' integers exactly)
             mins, mags = self.filter_arrays(ws)
             anchors, sizes = self.window_arrays(ws, hw)
-            plans = _resample_gpu.plan_batch(
+            plans = plan_batch(
                 hw, [[out_h, out_w]], anchors, anchors + sizes, mins, mags, antialias
             )
         else:  # one sample at a time, as the CPU does
@@ -152,16 +151,12 @@ class RandomResizedCrop(ResamplingMixin):
                 mn, mg = filters[i]
                 plans.append(
                     [
-                        _resample.AxisPlan.make(
-                            H, out_h, y0, y0 + h, mn, mag_interp=mg, antialias=antialias
-                        ),
-                        _resample.AxisPlan.make(
-                            W, out_w, x0, x0 + w, mn, mag_interp=mg, antialias=antialias
-                        ),
+                        AxisPlan.make(H, out_h, y0, y0 + h, mn, mag_interp=mg, antialias=antialias),
+                        AxisPlan.make(W, out_w, x0, x0 + w, mn, mag_interp=mg, antialias=antialias),
                     ]
                 )
         try:
-            return _resample_gpu.resample_batch(tl, axes, plans, out_dtype, layout, inputs=inputs)
+            return resample_gpu.resample_batch(tl, axes, plans, out_dtype, layout, inputs=inputs)
         except TypeError as e:
             raise self.error(str(e)) from None
 

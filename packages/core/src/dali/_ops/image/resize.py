@@ -2,16 +2,17 @@
 
 The work splits in three layers, each usable alone (the GPU backend reuses the first two):
 
-1. *Layout* and 2. *Geometry*: `_resize_geometry` (`spatial_axes`, `output_geometry`,
+1. *Layout* and 2. *Geometry*: `resample.geometry` (`spatial_axes`, `output_geometry`,
    `output_geometry_batch`, `axis_plans`; re-exported here): the spatial axes of a layout, the
    size arguments turned into output sizes, input regions and per-axis filter plans, with
    DALI's float32 arithmetic.
-3. *Pixels*: `dali._ops.image._resample.resample` (numpy reference; fast 2-D paths in
-   `_resample_jit` (Numba, the `jit` extra) and `_resample_band` (banded BLAS products)), and
-   `_resample_gpu` on the GPU.
+3. *Pixels*: `resample.cpu.resample` (the numpy reference, or its fast 2-D paths: Numba row
+   passes with the `jit` extra, else banded BLAS products), and `resample.gpu` on the GPU; the
+   package's docstring tells which runs when.
 
-This module holds the operator: its arguments (per-sample tensors included), batch geometry
-through the memoised `cached_geometry` / `cached_plans`, and the per-sample dispatch.
+This module holds the operators' shared base `ResamplingOperator` (filter and output-type
+arguments) and `Resize`: its arguments (per-sample tensors included), batch geometry through
+the memoised `cached_geometry` / `cached_plans`, and the per-sample dispatch.
 
 Example:
     >>> output_geometry([100, 200], [0.0, 50.0])  # resize_x=50 on a 100x200 image
@@ -28,8 +29,8 @@ import numpy as np
 from dali._dtypes import dali_dtype, np_dtype, type_name
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator, OperatorError
-from dali._ops.image import _resample
-from dali._ops.image._resize_geometry import (
+from dali._ops.image.resample.cpu import resample
+from dali._ops.image.resample.geometry import (
     MODES,
     axis_plans,
     cached_geometry,
@@ -40,10 +41,12 @@ from dali._ops.image._resize_geometry import (
     output_geometry_batch,
     spatial_axes,
 )
+from dali._ops.image.resample.reference import INTERP_NAMES, LINEAR, TRIANGULAR
 from dali._tensors import TensorListCPU
 
 __all__ = [
-    "ResamplingMixin",
+    "FILTER_ARGS",
+    "ResamplingOperator",
     "Resize",
     "axis_plans",
     "output_geometry",
@@ -54,7 +57,8 @@ __all__ = [
 
 # -- shared by resize and random_resized_crop ----------------------------------------------------
 
-_FILTER_ARGS = [
+#: The filter and output-type arguments of every resampling operator.
+FILTER_ARGS = [
     Arg(
         "interp_type",
         "interp_type",
@@ -71,8 +75,12 @@ _FILTER_ARGS = [
 ]
 
 
-class ResamplingMixin(Operator):
-    """Filter and output-type arguments shared by `resize` and `random_resized_crop`."""
+class ResamplingOperator(Operator):
+    """The base of `resize` and `random_resized_crop`: their `FILTER_ARGS`, checked and read.
+
+    The operators differ in how they find each sample's input region and output size; they
+    share the choice of filters (per sample), the output type and the layout rules.
+    """
 
     def _int_samples(self, ws: Any, name: str) -> list[int]:
         if not self.has_arg(name):
@@ -91,11 +99,11 @@ class ResamplingMixin(Operator):
         """Per sample ``(min_filter, mag_filter)`` as DALIInterpType values."""
         n = ws.batch_size
         interp = self._int_samples(ws, "interp_type")
-        mins = self._int_samples(ws, "min_filter") or interp or [_resample.TRIANGULAR] * n
-        mags = self._int_samples(ws, "mag_filter") or interp or [_resample.LINEAR] * n
+        mins = self._int_samples(ws, "min_filter") or interp or [TRIANGULAR] * n
+        mags = self._int_samples(ws, "mag_filter") or interp or [LINEAR] * n
         for name, values in (("interp_type", interp), ("min_filter", mins), ("mag_filter", mags)):
             for i, v in enumerate(values):
-                if v not in _resample.INTERP_NAMES:
+                if v not in INTERP_NAMES:
                     raise self.arg_error(name, f"sample {i}: unknown interpolation type {v}")
         return list(zip(mins, mags))
 
@@ -111,8 +119,8 @@ class ResamplingMixin(Operator):
         interp = int(self.arg("interp_type")) if self.has_arg("interp_type") else None
         chosen = {}
         for name, default in (
-            ("min_filter", _resample.TRIANGULAR),
-            ("mag_filter", _resample.LINEAR),
+            ("min_filter", TRIANGULAR),
+            ("mag_filter", LINEAR),
         ):
             if self.has_arg(name):
                 chosen[name] = int(self.arg(name))
@@ -120,7 +128,7 @@ class ResamplingMixin(Operator):
                 chosen[name] = interp if interp is not None else default
         given = {"interp_type": interp, **chosen}
         for name, v in given.items():
-            if n and v is not None and v not in _resample.INTERP_NAMES:
+            if n and v is not None and v not in INTERP_NAMES:
                 raise self.arg_error(name, f"sample 0: unknown interpolation type {v}")
         return (
             np.full((n, 1), chosen["min_filter"], np.int64),
@@ -145,7 +153,7 @@ class ResamplingMixin(Operator):
             if (
                 self.has_arg(name)
                 and not self.is_tensor_arg(name)
-                and int(self.arg(name)) not in _resample.INTERP_NAMES
+                and int(self.arg(name)) not in INTERP_NAMES
             ):
                 raise self.arg_error(name, f"unknown interpolation type {self.arg(name)}")
         dtype = self.arg("dtype")
@@ -177,7 +185,7 @@ class ResamplingMixin(Operator):
         Arg("resize_longer", "float", default=0.0, tensor=True, doc="Length of the longer side."),
         Arg("mode", "str", default="default", doc="default, stretch, not_larger, not_smaller."),
         Arg("max_size", "float_vec", doc="Limit of the output size (one value or per axis)."),
-        *_FILTER_ARGS,
+        *FILTER_ARGS,
         Arg("subpixel_scale", "bool", default=True, doc="Keep fractional scales exact."),
         Arg("roi_start", "float_vec", tensor=True, doc="Input ROI origin (start > end flips)."),
         Arg("roi_end", "float_vec", tensor=True, doc="Input ROI end."),
@@ -187,7 +195,7 @@ class ResamplingMixin(Operator):
     ],
     aliases=("Resize",),
 )
-class Resize(ResamplingMixin):
+class Resize(ResamplingOperator):
     """Resize images or volumes (HWC, CHW, FHWC, DHWC, ...) with DALI's resampling filters.
 
     Exactly one way of giving the size is allowed: ``resize_x``/``resize_y``/``resize_z``,
@@ -470,7 +478,7 @@ class Resize(ResamplingMixin):
             out_size, lo, hi = geoms[i]
             in_spatial = [shapes[i][a] for a in axes]
             plans = axis_plans(in_spatial, out_size, lo, hi, *filters[i], antialias)
-            return _resample.resample(samples[i], axes, plans, out_dtype)
+            return resample(samples[i], axes, plans, out_dtype)
 
         results = ws.map(one)
         out = TensorListCPU._make(results, layout=layout, dtype=out_dtype, ndim=tl._ndim)
@@ -481,13 +489,15 @@ class Resize(ResamplingMixin):
         return out, TensorListCPU._make(attrs, layout="")
 
     def run_gpu(self, ws: Any) -> Any:
-        """Same geometry as `run_cpu`; the pixels in one batched kernel (`_resample_gpu`).
+        """Same geometry as `run_cpu`; the pixels in one batched kernel (`resample.gpu`).
 
         Images (2 spatial axes) are planned for the whole batch at once with numpy
-        (`geometry_arrays`, `_resample_gpu.plan_batch`): the executor's GPU thread does no
+        (`geometry_arrays`, `resample.gpu_plan.plan_batch`): the executor's GPU thread does no
         per-sample Python work, which would cost more than the kernel.
         """
-        from dali._ops.image import _gpu_common, _resample_gpu
+        from dali._ops.image import _gpu_common
+        from dali._ops.image.resample import gpu as resample_gpu
+        from dali._ops.image.resample.gpu_plan import plan_batch
         from dali._tensors import TensorListGPU
 
         tl = ws.inputs[0]
@@ -502,7 +512,7 @@ class Resize(ResamplingMixin):
             spatial = inputs[1][:, axes[0] : axes[0] + 2]
             out_size, lo, hi = self.geometry_arrays(ws, spatial)
             mins, mags = self.filter_arrays(ws)
-            plans = _resample_gpu.plan_batch(spatial, out_size, lo, hi, mins, mags, antialias)
+            plans = plan_batch(spatial, out_size, lo, hi, mins, mags, antialias)
         else:
             geoms = self.geometry(ws, shapes, axes)
             filters = self.filters(ws)
@@ -511,7 +521,7 @@ class Resize(ResamplingMixin):
                 for shape, geom, flt in zip(shapes, geoms, filters)
             ]
         try:
-            out = _resample_gpu.resample_batch(tl, axes, plans, out_dtype, layout, inputs=inputs)
+            out = resample_gpu.resample_batch(tl, axes, plans, out_dtype, layout, inputs=inputs)
         except TypeError as e:
             raise self.error(str(e)) from None
         if not self.arg("save_attrs"):

@@ -53,7 +53,7 @@ from dali._dtypes import BatchInfo, SampleInfo, type_name
 from dali._exec.executor import PipelineError
 from dali._exec.workspace import BatchMeta
 from dali._graph.schema import Arg, register
-from dali._ops.base import Operator
+from dali._ops.base import PythonSource
 from dali._ops.python._convert import (
     OutputHistory,
     batch_size_of,
@@ -130,7 +130,7 @@ def _pool_for(info: Any) -> WorkerPool:
     fn=external_source_call,
     ops_fn=ops_call,
 )
-class ExternalSource(Operator):
+class ExternalSource(PythonSource):
     """Data from Python: a callable, an iterable, a generator function, or `feed_input`.
 
     Example:
@@ -231,7 +231,7 @@ class ExternalSource(Operator):
     def _fail(self, cls: type[Exception], message: str) -> Exception:
         return cls(self._where() + message)
 
-    # -- the engine's callback-source contract ---------------------------------------------
+    # -- the PythonSource contract (dali._ops.base) -----------------------------------------
     def fetch(self, iteration: int, epoch: int) -> tuple[Any, BatchMeta]:
         """Produce the batch(es) of ``iteration`` (called in the thread that schedules runs).
 

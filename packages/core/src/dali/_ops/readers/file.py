@@ -8,8 +8,9 @@ after the listing is an error naming the operator and the file when it is read, 
 
 It then produces an endless stream of samples (`_sharding`): each batch holds exactly
 ``batch_size`` samples, each a fresh 1-D uint8 array of the raw file bytes, read by
-`READ_PROCESSES` worker processes of the reader (`READ_WORKER`, `_read_worker`: no GIL time in
-this process) or else by `READ_THREADS` threads. Files of `MMAP_MIN_BYTES` or more are
+``options.READ_PROCESSES`` worker processes of the reader (``options.READ_WORKER``,
+`_read_worker`: no GIL time in this process) or else by ``options.READ_THREADS`` threads
+(`dali._options` says why). Files of ``options.MMAP_MIN_BYTES`` or more are
 memory-mapped unless ``dont_use_mmap=True``; smaller ones (JPEGs, PNGs, audio clips) are
 always read, see there why.
 
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from dali import _options as options
 from dali._dtypes import DALIDataType
 from dali._exec.workspace import BatchMeta, SampleFailure
 from dali._graph.schema import Arg, register
@@ -51,11 +53,6 @@ from dali._ops.readers._sharding import (
 from dali._tensors import TensorListCPU
 
 __all__ = [
-    "MMAP_MIN_BYTES",
-    "READ_PROCESSES",
-    "READ_THREADS",
-    "READ_WORKER",
-    "WALK_HEADERS",
     "File",
     "list_file_root",
     "parse_file_list",
@@ -67,61 +64,6 @@ _INT32_MAX = 2**31 - 1
 
 _log = logging.getLogger("dali")
 
-#: Files smaller than this are read into memory even when mapping is allowed
-#: (``dont_use_mmap=False``). A mapping moves the cost to whoever drops the batch: each unmap
-#: is a system call that shoots down the TLBs of every core running one of our threads, made
-#: through ctypes, which releases and re-takes the GIL. In a GPU pipeline the GPU-stage thread
-#: drops an iteration's inputs, so it spent 16 ms per batch of 256 ImageNet JPEGs (84 KB)
-#: unmapping them (5 ms of it on the CPU, the rest queueing for the GIL), on top of the 25 ms of
-#: the decoder, and the first page of each file was faulted in by the decoder's header parse
-#: (+1.3 ms per batch); reading them costs the reader ~20 us per file, in the CPU stage that runs
-#: ahead (one H200 machine, 16 cores; issue 4). Large files are still mapped: no second copy
-#: in memory, and the mapping cost is small next to the data.
-MMAP_MIN_BYTES = 1 << 20
-
-#: At most this many threads read the files of one batch. One, like DALI's own file loader,
-#: which reads in one prefetch thread. Reading a cached file is a few system calls and a copy;
-#: each call releases and re-takes the GIL, so a pool of threads mostly queues for the GIL
-#: (readers.file alone, batch 256: 47k img/s with one thread, 28k with twelve) and, worse, makes
-#: every other Python thread queue too. The GPU stage runs meanwhile, and nvImageCodec's
-#: ``decode`` call releases and re-takes the GIL twice per sample (around each sample's image
-#: info and output buffer, in its Python binding), so each sample waited behind the reader's
-#: threads: file -> decoders.image (mixed) ran at 8.5k img/s with 12 reading threads, 9.3k
-#: with 4, 10.1k with 2 and 11.9k with 1, the decoder alone at ~17k (same machine, same run).
-#: With the GIL-free C-API decoder it still holds: the ResNet-50 pipeline (H100, prefetch 4, two
-#: runs each) ran at 15.1k/12.9k img/s with one reading thread, 13.8k/10.9k with two and
-#: 11.5k/9.3k with four. A pool only pays where files are read from slow storage (network file
-#: systems).
-READ_THREADS = 1
-
-#: Whether the files are read by a worker process of the reader (`_read_worker`), which takes
-#: no GIL time in this process: True, False, or None for "where it pays and the platform allows
-#: it" (Linux, in pipelines with a ``device_id``, whose GPU stages compete for the GIL). Where
-#: the worker cannot start, or dies, the reader warns and reads in this process. The ResNet-50
-#: GPU pipeline (H100, batch 256, three interleaved rounds in one run): 15.4k img/s with the
-#: workers against 12.7k without at prefetch 2, 15.9k against 13.0k at prefetch 4 (medians;
-#: the workers won every round).
-READ_WORKER: bool | None = None
-
-#: How many worker processes read one batch (each a contiguous part of it), when `READ_WORKER`.
-#: Each copies its files into fresh memory (~60 µs per 84 KB file on a 2-core machine, most of
-#: it the kernel allocating and zeroing the pages), so one process would cap a pipeline near
-#: 16k files/s; a quarter of the cores, up to four.
-READ_PROCESSES = max(1, min(4, (os.cpu_count() or 1) // 4))
-
-#: How many batches the worker processes are asked for ahead of the one being read. With one,
-#: asking for batch i + 1 waited for batch i to be received and mapped (populating the mapping
-#: is ~4 ms of kernel time per batch of 256 ImageNet JPEGs), so reading and mapping took turns
-#: and the ResNet-50 GPU pipeline's CPU stage waited for the reader 83 % of the time (H200,
-#: prefetch 8, sampled with py-spy); with two, the processes read one batch while the last is
-#: mapped.
-READ_AHEAD = 2
-
-#: Whether the worker processes also walk each file's JPEG markers (`_jpeg_walk.header_row`,
-#: a few µs per file, out of this process) and the batch carries the result, so that the GPU
-#: decoders' planning does not walk them with the GIL held (`jpeg_headers`: ~0.3 ms per batch
-#: of 256 alone, about three times that beside the pipeline's other threads on the H100 host).
-WALK_HEADERS = True
 
 # -- reading ----------------------------------------------------------------------------------
 
@@ -492,7 +434,7 @@ class File(Operator):
         self._key = ws.key
         use_mmap, read_ahead = self._use_mmap, self._read_ahead
         # module constants read at each run, so that benchmarks may change them
-        min_bytes, k = MMAP_MIN_BYTES, max(1, min(READ_THREADS, n))
+        min_bytes, k = options.MMAP_MIN_BYTES, max(1, min(options.READ_THREADS, n))
 
         def read(i: int) -> np.ndarray | OSError:
             try:
@@ -531,14 +473,14 @@ class File(Operator):
         """The worker process reading the files (started on first use), or None (`READ_WORKER`)."""
         if self._worker is not None or self._worker_off:
             return self._worker
-        wanted = READ_WORKER if self._worker_wanted is None else self._worker_wanted
+        wanted = options.READ_WORKER if self._worker_wanted is None else self._worker_wanted
         if wanted is None:
             wanted = self.pipeline.device_id is not None
         if not wanted or not _read_worker.supported():
             self._worker_off = True
             return None
         try:
-            self._worker = _read_worker.ReadWorkers(READ_PROCESSES)
+            self._worker = _read_worker.ReadWorkers(options.READ_PROCESSES)
         except OSError as e:
             _log.warning(
                 "%s: cannot start the file-reading process (%s); reading here", self.name, e
@@ -557,7 +499,7 @@ class File(Operator):
         the pipeline works on this one), from a copy of the cursor; a batch asked for ahead is
         used only if it is the one wanted (it is not after the state was restored).
         """
-        map_min = MMAP_MIN_BYTES if self._use_mmap else None
+        map_min = options.MMAP_MIN_BYTES if self._use_mmap else None
         ahead = self._ahead
         heads = None
         try:
@@ -570,13 +512,13 @@ class File(Operator):
                     ahead.popleft()
                     worker.receive()
                 self._ahead_cursor = None
-                data, heads = worker.read(paths, map_min, WALK_HEADERS)
+                data, heads = worker.read(paths, map_min, options.WALK_HEADERS)
             if self._ahead_cursor is None:
                 self._ahead_cursor = self._cursor.copy()
-            while len(ahead) < max(1, READ_AHEAD):
+            while len(ahead) < max(1, options.READ_AHEAD):
                 nxt, _ = self._ahead_cursor.next_batch(self._batch_size, self._key)
                 ahead.append([self._full[k] for k in nxt.tolist()])
-                worker.send(ahead[-1], map_min, WALK_HEADERS)
+                worker.send(ahead[-1], map_min, options.WALK_HEADERS)
         except _read_worker.WorkerDied as e:
             if not self._closed:  # (closed: the pipeline drops this iteration anyway)
                 _log.warning("%s: %s; reading the files here from now on", self.name, e)

@@ -10,7 +10,7 @@ by `random_resized_crop`:
   the input region per axis, with DALI's float32 arithmetic; `output_geometry_batch` does the
   same for a whole batch in numpy;
 * `axis_plans` adds the filter choice (min/mag filter, antialiasing) as
-  `dali._ops.image._resample.AxisPlan` per axis.
+  `reference.AxisPlan` per axis.
 
 Example:
     >>> output_geometry([100, 200], [0.0, 50.0])  # resize_x=50 on a 100x200 image
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from dali._exec import gil
-from dali._ops.image import _resample
+from dali._ops.image.resample.reference import AxisPlan
 
 __all__ = [
     "MODES",
@@ -410,10 +410,10 @@ def axis_plans(
     min_filter: int,
     mag_filter: int,
     antialias: bool,
-) -> list[_resample.AxisPlan]:
+) -> list[AxisPlan]:
     """One `AxisPlan` per spatial axis (the filter is chosen per axis: min when shrinking)."""
     return [
-        _resample.AxisPlan.make(
+        AxisPlan.make(
             in_shape[d],
             out_size[d],
             lo[d],
@@ -460,6 +460,6 @@ def cached_plans(
     min_filter: int,
     mag_filter: int,
     antialias: bool,
-) -> tuple[_resample.AxisPlan, ...]:
+) -> tuple[AxisPlan, ...]:
     """`axis_plans`, memoised (the GPU backend builds them on the executor's thread)."""
     return tuple(axis_plans(in_spatial, out_size, lo, hi, min_filter, mag_filter, antialias))

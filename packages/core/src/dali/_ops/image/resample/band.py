@@ -1,7 +1,7 @@
 """The CPU fast path of separable resampling: each axis pass is one batched matrix product.
 
 Resampling one axis is a matrix product: output row ``j`` is ``Σ_k w[j, k] · x[idx[j, k]]``
-over the few taps `_resample.axis_weights` gives it (DALI's tabulated filters, clamped at the
+over the few taps `reference.axis_weights` gives it (DALI's tabulated filters, clamped at the
 borders). Done tap by tap in numpy that is many slow gathers; done as one dense product it is
 mostly multiplications by zero. The middle road used here is a *banded* product that BLAS runs
 at full speed:
@@ -24,7 +24,7 @@ takes 1.8 ms (and Pillow's 8-bit path rounds its first pass, so 16% of its pixel
 
 Example:
     >>> import numpy as np
-    >>> from dali._ops.image import _resample as R
+    >>> from dali._ops.image.resample import reference as R
     >>> img = np.arange(48, dtype=np.uint8).reshape(4, 4, 3)
     >>> plans = [R.AxisPlan.make(4, 2, 0.0, 4.0), R.AxisPlan.make(4, 2, 0.0, 4.0)]
     >>> out = resample_2d(img, 0, plans, np.uint8)
@@ -41,16 +41,14 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from dali import _options as options
 from dali._ops.image._common import ThreadScratch, transpose_hw
-from dali._ops.image._resample import AxisPlan, axis_weights, convert_output, each_image
+from dali._ops.image.resample.cpu import each_image
+from dali._ops.image.resample.reference import AxisPlan, axis_weights, convert_output
 
 __all__ = ["Band", "band", "resample_2d"]
 
 _F32 = np.float32
-#: OpenBLAS runs an SGEMM on several threads above this many multiply-adds (``M·N·K``, its
-#: ``GEMM_MULTITHREAD_THRESHOLD`` of 4 × 65536); the pipeline's threads already fill the cores,
-#: so wider products are cut into column chunks below it.
-_ONE_THREAD_MACS = 4 * 65536 - 1
 
 
 class Band(NamedTuple):
@@ -82,7 +80,7 @@ def band(plan: AxisPlan) -> Band:
     """The banded weights of one (non-NN) axis; see the module docstring.
 
     Example:
-        >>> from dali._ops.image import _resample as R
+        >>> from dali._ops.image.resample import reference as R
         >>> b = band(R.AxisPlan.make(100, 40, 0.0, 100.0))
         >>> b.step, b.weights.shape[0] * b.step >= 100
         (8, True)
@@ -123,7 +121,7 @@ def _rows_pass(src: np.ndarray, b: Band, out_size: int, name: str) -> np.ndarray
     n = src.shape[1]
     nblk, width, span = b.weights.shape
     prod = _scratch.get(name + "-prod", (nblk, width, n))
-    chunk = max(1, _ONE_THREAD_MACS // max(1, width * span))
+    chunk = max(1, options.ONE_THREAD_MACS // max(1, width * span))
     for c0 in range(0, n, chunk):
         c1 = min(n, c0 + chunk)
         view = as_strided(

@@ -1,4 +1,4 @@
-"""Separable resampling with DALI's filters: an exact numpy reference and a fast path.
+"""DALI's resampling filters, the per-axis weights, and the exact numpy reference.
 
 DALI resizes one spatial axis at a time (DALI §3.4, §10). For an axis with ROI start ``origin``
 and step ``scale = (roi_end - roi_start) / out_size`` (negative when the ROI is flipped), output
@@ -20,15 +20,11 @@ are normalised to sum 1. Intermediate results are float32; integer outputs are r
 ``trunc(v + 0.5)`` and saturated.
 
 `resample_reference` implements exactly that in numpy for any dtype, layout and number of
-spatial axes (on a 500×375 → 256×256 photo it equals DALI 2.4's output bit for bit).
-`resample` runs 2-D samples through `_resample_jit` when Numba is installed (row passes
-compiled by Numba, bit-equal to the reference), else through `_resample_band`, which computes
-the same sums as a few banded BLAS products and differs from the reference only where float32
-sums taken in another order round the other way (Pillow's 8-bit resize, which it replaced, was
-off by one on a sixth of the pixels).
+spatial axes (on a 500×375 → 256×256 photo it equals DALI 2.4's output bit for bit). The fast
+CPU paths (`cpu.resample`: `jit`, `band`) and the GPU kernels (`gpu`) compute the same sums.
 
-The geometry (`AxisPlan`, `axis_weights`, `nn_indices`) is separate from the pixel loops so that
-the GPU backend can compute the same weights on the host and run its own kernel.
+The per-axis geometry (`AxisPlan`, `axis_weights`, `nn_indices`) is separate from the pixel
+loops so that the other paths use the same weights and run their own loops.
 
 Example:
     >>> import numpy as np
@@ -41,7 +37,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,21 +46,24 @@ import numpy as np
 __all__ = [
     "CUBIC",
     "GAUSSIAN",
+    "INTERP_NAMES",
     "LANCZOS3",
     "LINEAR",
     "NN",
+    "TABLES",
     "TRIANGULAR",
     "AxisPlan",
+    "axis_order",
     "axis_weights",
     "convert_output",
     "dense_weights",
     "nn_indices",
-    "resample",
     "resample_reference",
 ]
 
 # DALIInterpType values (dali.types.INTERP_*)
 NN, LINEAR, CUBIC, LANCZOS3, TRIANGULAR, GAUSSIAN = 0, 1, 2, 3, 4, 5
+#: The DALIInterpType names by value (the operators reject other values).
 INTERP_NAMES = {
     NN: "INTERP_NN",
     LINEAR: "INTERP_LINEAR",
@@ -112,7 +111,8 @@ def _make_tables() -> dict[str, np.ndarray]:
     }
 
 
-_TABLES = _make_tables()
+#: The filter tables by `AxisPlan.kind` (the GPU backend copies them to the device).
+TABLES = _make_tables()
 
 
 def _table_eval(table: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -229,7 +229,7 @@ def axis_weights(plan: AxisPlan) -> tuple[np.ndarray, np.ndarray]:
     """
     if plan.kind == "nn":
         raise ValueError("NN has no filter weights; use nn_indices")
-    table = _TABLES[plan.kind]
+    table = TABLES[plan.kind]
     n = table.shape[0]
     # float32 arithmetic in DALI's order (InitializeResamplingFilter)
     tscale = _F32(n - 1) / _F32(plan.support_len)
@@ -317,7 +317,7 @@ def _filter_axis(data: np.ndarray, axis: int, plan: AxisPlan) -> np.ndarray:
     return acc.astype(_F32, copy=False)
 
 
-def _axis_order(axes: Sequence[int], plans: Sequence[AxisPlan]) -> list[int]:
+def axis_order(axes: Sequence[int], plans: Sequence[AxisPlan]) -> list[int]:
     """Process the most shrinking axis first: it makes the next passes cheaper."""
     return sorted(range(len(axes)), key=lambda i: plans[i].out_size / max(1, plans[i].in_size))
 
@@ -353,78 +353,10 @@ def resample_reference(
             return out
         return convert_output(out.astype(_F32), out_dtype)
     cur = data.astype(_F32)
-    for i in _axis_order(axes, plans):
+    for i in axis_order(axes, plans):
         a, p = axes[i], plans[i]
         if p.kind == "nn":
             cur = np.take(cur, nn_indices(p, accumulate=i < len(axes) - 1), axis=a)
         elif not p.is_identity:
             cur = _filter_axis(cur, a, p)
     return convert_output(cur, out_dtype)
-
-
-# -- fast path ----------------------------------------------------------------------------------
-
-
-def each_image(
-    data: np.ndarray,
-    first: int,
-    plans: Sequence[AxisPlan],
-    one: Callable[[np.ndarray], np.ndarray],
-) -> np.ndarray:
-    """Apply ``one`` to every ``(H, W, C)`` image of a sample and put the results back together.
-
-    The spatial axes are ``first, first + 1``: the axes before them (frames, planar channels)
-    are looped over, the axes after them (interleaved channels) are flattened into ``C``. NN
-    axes are gathered here, so ``one`` sees only filtered axes left to do.
-    """
-    outer = data.shape[:first]
-    h, w = data.shape[first], data.shape[first + 1]
-    inner = data.shape[first + 2 :]
-    images = data.reshape((-1, h, w, int(np.prod(inner, dtype=np.int64))))
-    py, px = plans
-    results = []
-    for img in images:
-        if py.kind == "nn":
-            img = np.take(img, nn_indices(py, accumulate=True), axis=0)
-        if px.kind == "nn":
-            img = np.take(img, nn_indices(px, accumulate=False), axis=1)
-        results.append(one(img))
-    out = results[0][None] if len(results) == 1 else np.stack(results)
-    return out.reshape(*outer, py.out_size, px.out_size, *inner)
-
-
-def resample(
-    data: np.ndarray,
-    axes: Sequence[int],
-    plans: Sequence[AxisPlan],
-    out_dtype: Any,
-    *,
-    fast: bool = True,
-) -> np.ndarray:
-    """Resample one sample: banded matrix products for 2-D samples, else `resample_reference`.
-
-    The fast path (`_resample_band`) handles every filter, dtype and ROI of samples whose two
-    spatial axes are adjacent (HWC, HW, CHW, FHWC...); it computes what the reference computes,
-    in float32, as a few BLAS products instead of one gather per filter tap.
-
-    Args:
-        data: One sample.
-        axes: Its spatial axes, outermost first.
-        plans: One `AxisPlan` per spatial axis.
-        out_dtype: The output numpy dtype.
-        fast: Allow the fast path.
-    """
-    if (
-        fast
-        and len(axes) == 2
-        and axes[1] == axes[0] + 1
-        and data.size
-        and all(p.out_size for p in plans)
-        and not all(p.kind == "nn" for p in plans)
-    ):
-        from dali._ops.image import _resample_band, _resample_jit
-
-        if _resample_jit.available():
-            return _resample_jit.resample_2d(data, axes[0], plans, out_dtype)
-        return _resample_band.resample_2d(data, axes[0], plans, out_dtype)
-    return resample_reference(data, axes, plans, out_dtype)

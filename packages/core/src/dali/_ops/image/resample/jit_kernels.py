@@ -1,4 +1,4 @@
-"""The Numba row passes of `_resample_jit` (importing this module needs Numba: the `jit` extra).
+"""The Numba row passes of `jit` (importing this module needs Numba: the `jit` extra).
 
 The kernels live at module level, not in a closure: Numba's on-disk cache keys a function by
 its code and the pickled contents of its closure, and a closure holding another compiled

@@ -1,23 +1,23 @@
-"""The host side of the batched GPU resampling (`_resample_gpu`): its records and its planning.
+"""The host side of the batched GPU resampling (`gpu`): its records and its planning.
 
-The kernels read one record per sample (and per axis): `AXIS`, ``_DESC_2D`` for the tiled 2-D
-kernel, ``_JOB`` and ``_PASS`` for the separable passes, each the numpy twin of a CUDA struct.
+The kernels read one record per sample (and per axis): `AXIS`, ``DESC_2D`` for the tiled 2-D
+kernel, ``JOB`` and ``PASS`` for the separable passes, each the numpy twin of a CUDA struct.
 They are filled with the values `AxisPlan` holds, float32 values computed as
-`_resample.axis_weights` computes them (`axis_record`).
+`reference.axis_weights` computes them (`axis_record`).
 
 A batch of images is planned without a per-sample Python loop, which would cost far more than
 the kernel (tens of milliseconds for 256 images): `plan_batch` is `AxisPlan.make` on
-``(samples, axes)`` arrays, `_Images` and `_descs_2d` fill the descriptors column by column, with
+``(samples, axes)`` arrays, `Images` and `descs_2d` fill the descriptors column by column, with
 the same float32 operations in the same order, so the descriptors are byte for byte those of the
-per-sample code. That code (`_Sample`, `_descs_2d_reference`) remains for volumes and the
+per-sample code. That code (`Sample`, `descs_2d_reference`) remains for volumes and the
 separable passes, and as the reference the tests compare against. Every step works in blocks of
 rows that keep the GIL (`dali._exec.gil`): it runs in the executor's GPU thread beside the
 pipeline's other Python threads.
 
 Example:
     >>> import numpy as np
-    >>> from dali._ops.image import _resample
-    >>> plan = _resample.AxisPlan.make(in_size=12, out_size=4, lo=0.0, hi=12.0)
+    >>> from dali._ops.image.resample import reference
+    >>> plan = reference.AxisPlan.make(in_size=12, out_size=4, lo=0.0, hi=12.0)
     >>> rec = axis_record(plan, accumulate=False)
     >>> int(rec["support"]), int(rec["table_n"])  # a triangle 3 input pixels wide each side
     (6, 3)
@@ -32,16 +32,34 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from dali import _options as options
 from dali._exec import gil
 from dali._ops.image import _gpu_common as G
-from dali._ops.image import _resample
+from dali._ops.image.resample import reference
 
-__all__ = ["AXIS", "PlanBatch", "axis_record", "plan_batch"]
+__all__ = [
+    "AXIS",
+    "DESC_2D",
+    "ITEMS",
+    "JOB",
+    "PASS",
+    "TABLE_KINDS",
+    "Images",
+    "PlanBatch",
+    "Sample",
+    "axis_record",
+    "choose_tiles",
+    "choose_tiles_reference",
+    "descs_2d",
+    "descs_2d_reference",
+    "plan_batch",
+]
 
 _F32 = np.float32
 _SMEM_LIMIT = 48 * 1024  # the default dynamic shared memory a block may use
 _MAX_INNER = 64  # channels per pixel the tiled kernel takes (more: the separable passes)
-_ITEMS = 4  # elements per thread of the separable passes
+#: Elements per thread of the separable passes.
+ITEMS = 4
 
 #: One spatial axis of one sample (``struct dali_axis``).
 AXIS = np.dtype(
@@ -59,7 +77,7 @@ AXIS = np.dtype(
 )
 
 #: One sample of the tiled 2-D kernel (``struct dali_resample2d_desc``).
-_DESC_2D = np.dtype(
+DESC_2D = np.dtype(
     [
         ("input", "<u8"),
         ("output", "<u8"),
@@ -81,10 +99,10 @@ _DESC_2D = np.dtype(
 )
 
 #: The weights of one axis of one sample for the separable passes (``struct dali_axis_job``).
-_JOB = np.dtype([("axis", AXIS), ("out_size", "<i4"), ("bofs", "<i4"), ("wofs", "<i8")], align=True)
+JOB = np.dtype([("axis", AXIS), ("out_size", "<i4"), ("bofs", "<i4"), ("wofs", "<i8")], align=True)
 
 #: One sample of one separable pass (``struct dali_pass_desc``).
-_PASS = np.dtype(
+PASS = np.dtype(
     [
         ("input", "<u8"),
         ("output", "<u8"),
@@ -101,32 +119,33 @@ _PASS = np.dtype(
     align=True,
 )
 
-assert (AXIS.itemsize, _DESC_2D.itemsize, _JOB.itemsize, _PASS.itemsize) == (32, 136, 48, 64)
+assert (AXIS.itemsize, DESC_2D.itemsize, JOB.itemsize, PASS.itemsize) == (32, 136, 48, 64)
 
 
-# -- filter tables (their place in the device array of `_resample_gpu.filter_tables`) ---------
+# -- filter tables (their place in the device array of `gpu.filter_tables`) ------------------------
 
-_TABLE_KINDS = tuple(sorted(_resample._TABLES))
+#: The filter kinds in the order of their tables in the device array.
+TABLE_KINDS = tuple(sorted(reference.TABLES))
 _TABLE_OFFSETS = dict(
     zip(
-        _TABLE_KINDS,
-        np.cumsum([0] + [len(_resample._TABLES[k]) for k in _TABLE_KINDS[:-1]]).tolist(),
+        TABLE_KINDS,
+        np.cumsum([0] + [len(reference.TABLES[k]) for k in TABLE_KINDS[:-1]]).tolist(),
     )
 )
 
 
-def axis_record(plan: _resample.AxisPlan, *, accumulate: bool) -> np.ndarray:
+def axis_record(plan: reference.AxisPlan, *, accumulate: bool) -> np.ndarray:
     """The kernels' description of one axis (float32 values as `axis_weights` computes them)."""
     return np.array(_axis_tuple(plan, accumulate), dtype=AXIS)
 
 
 @functools.lru_cache(maxsize=16384)
-def _axis_tuple(plan: _resample.AxisPlan, accumulate: bool) -> tuple[Any, ...]:
+def _axis_tuple(plan: reference.AxisPlan, accumulate: bool) -> tuple[Any, ...]:
     """`axis_record` as a tuple (cached: batches repeat sizes, and plans are hashable)."""
     scale = _F32(plan.scale)
     if plan.kind == "nn":
         return (_F32(plan.origin), scale, _F32(0), 1, -1, 0, plan.in_size, int(accumulate))
-    n = _resample._TABLES[plan.kind].shape[0]
+    n = reference.TABLES[plan.kind].shape[0]
     tscale = _F32(n - 1) / _F32(plan.support_len)
     anchor = _F32(plan.support_len) / _F32(2)
     start = _F32(plan.origin) + _F32(0.5) * scale - _F32(0.5) - anchor
@@ -140,9 +159,9 @@ def _axis_tuple(plan: _resample.AxisPlan, accumulate: bool) -> tuple[Any, ...]:
 _KINDS = ("nn", "triangular", "gaussian", "cubic", "lanczos3")
 _KIND_CODES = {k: i for i, k in enumerate(_KINDS)}
 _NN, _TRI, _GAUSS, _CUBIC, _LANCZOS = range(5)
-_KIND_TABLE_N = np.array([1] + [len(_resample._TABLES[k]) for k in _KINDS[1:]], np.int64)
+_KIND_TABLE_N = np.array([1] + [len(reference.TABLES[k]) for k in _KINDS[1:]], np.int64)
 _KIND_TABLE_AT = np.array([-1] + [_TABLE_OFFSETS[k] for k in _KINDS[1:]], np.int64)
-#: DALIInterpType → filter code (`_resample._filter_kind`).
+#: DALIInterpType → filter code (`reference._filter_kind`).
 _INTERP_KIND = np.array([_NN, _TRI, _CUBIC, _LANCZOS, _TRI, _GAUSS], np.int64)
 
 
@@ -155,7 +174,7 @@ class PlanBatch(NamedTuple):
 
     Example:
         >>> pb = plan_batch([[12, 8]], [[4, 8]], [[0.0, 0.0]], [[12.0, 8.0]], 1, 1, True)
-        >>> pb.plans()[0][0] == _resample.AxisPlan.make(12, 4, 0.0, 12.0)
+        >>> pb.plans()[0][0] == reference.AxisPlan.make(12, 4, 0.0, 12.0)
         True
     """
 
@@ -167,7 +186,7 @@ class PlanBatch(NamedTuple):
     radius: np.ndarray  # float64
 
     @staticmethod
-    def from_plans(plans: Sequence[Sequence[_resample.AxisPlan]], nsp: int) -> PlanBatch:
+    def from_plans(plans: Sequence[Sequence[reference.AxisPlan]], nsp: int) -> PlanBatch:
         """The arrays of per-sample `AxisPlan` lists (one Python loop: for callers with plans)."""
         flat = [p for row in plans for p in row]
         n = len(plans)
@@ -184,10 +203,10 @@ class PlanBatch(NamedTuple):
             col([p.radius for p in flat], np.float64),
         )
 
-    def plans(self) -> list[list[_resample.AxisPlan]]:
+    def plans(self) -> list[list[reference.AxisPlan]]:
         """The per-sample `AxisPlan` lists (equal to what `AxisPlan.make` gives)."""
         cols = zip(*(a.reshape(-1).tolist() for a in self))
-        flat = [_resample.AxisPlan(i, o, org, sc, _KINDS[k], r) for i, o, org, sc, k, r in cols]
+        flat = [reference.AxisPlan(i, o, org, sc, _KINDS[k], r) for i, o, org, sc, k, r in cols]
         nsp = self.in_size.shape[-1]
         return [flat[i : i + nsp] for i in range(0, len(flat), nsp)]
 
@@ -323,10 +342,10 @@ def _axis_rows(
     )
 
 
-class _Images:
+class Images:
     """The host-side geometry of a batch of images (2 spatial axes), one array per quantity.
 
-    What `_Sample` holds for one sample, for all of them at once.
+    What `Sample` holds for one sample, for all of them at once.
     """
 
     __slots__ = ("axis", "first", "in_sp", "inner", "n", "out_elements", "out_shape", "out_sp",
@@ -347,16 +366,16 @@ class _Images:
 
     def out_shapes(self) -> list[tuple[int, ...]]:
         out = self.out_shape
-        if 0 < self.n <= gil.HELD_ELEMENTS:  # all alike (resize to one size): no tuple each
+        if 0 < self.n <= options.HELD_ELEMENTS:  # all alike (resize to one size): no tuple each
             first = out[0].tolist()
             if all((out[:, k] == v).all() for k, v in enumerate(first)):
                 return [tuple(first)] * self.n
         rows = list(map(tuple, out.tolist()))  # (numpy would give the GIL up)
         return [rows[0]] * self.n if G._uniform(rows) else rows
 
-    def rows(self, blocks: slice) -> _Images:
+    def rows(self, blocks: slice) -> Images:
         """The same geometry for the samples ``blocks`` only (views)."""
-        part = object.__new__(_Images)
+        part = object.__new__(Images)
         for name in ("outer", "inner", "in_sp", "out_shape", "out_elements", "zero", "first",
                      "out_sp"):  # fmt: skip
             setattr(part, name, getattr(self, name)[blocks])
@@ -365,15 +384,15 @@ class _Images:
         part.n = len(part.first)
         return part
 
-    def samples(self, shapes: Sequence[tuple[int, ...]], axes: Sequence[int]) -> list[_Sample]:
-        """The per-sample `_Sample` objects (for the separable passes)."""
-        return [_Sample(s, axes, p) for s, p in zip(shapes, self.pb.plans())]
+    def samples(self, shapes: Sequence[tuple[int, ...]], axes: Sequence[int]) -> list[Sample]:
+        """The per-sample `Sample` objects (for the separable passes)."""
+        return [Sample(s, axes, p) for s, p in zip(shapes, self.pb.plans())]
 
 
 def _image_rows(
     shapes: np.ndarray, in_size: np.ndarray, out_size: np.ndarray, axes: Sequence[int]
 ) -> tuple[np.ndarray, ...]:
-    """`_Images`' per-sample arrays for a block of rows: outer, inner, in_sp, out_shape,
+    """`Images`' per-sample arrays for a block of rows: outer, inner, in_sp, out_shape,
     out_elements, zero, first."""
     a0, a1 = axes
     outer = shapes[:, :a0].prod(axis=1)
@@ -381,7 +400,7 @@ def _image_rows(
     out_shape = shapes.copy()
     out_shape[:, a0] = out_size[:, 0]  # (a fancy index in two dimensions gives the GIL up)
     out_shape[:, a1] = out_size[:, 1]
-    # `_resample._axis_order`: the most shrinking axis first (a stable sort of 2 keys)
+    # `reference.axis_order`: the most shrinking axis first (a stable sort of 2 keys)
     ratio = out_size / np.maximum(1, in_size)
     first = (ratio[:, 1] < ratio[:, 0]).astype(np.int64)
     in_sp = np.stack([shapes[:, a0], shapes[:, a1]], axis=1)
@@ -395,7 +414,7 @@ def _column(values: np.ndarray, second: np.ndarray) -> np.ndarray:
     return np.where(second, values[:, 1], values[:, 0])
 
 
-def _tile_needs(geo: _Images, tile_h: int, tile_w: int) -> np.ndarray:
+def _tile_needs(geo: Images, tile_h: int, tile_w: int) -> np.ndarray:
     """`_tile_need` of every sample."""
     a1 = geo.first == 1
     a2 = ~a1
@@ -409,7 +428,7 @@ def _tile_needs(geo: _Images, tile_h: int, tile_w: int) -> np.ndarray:
     return t1 * s1 + t2 * s2 + t1 + t2 + lines * t1 * geo.inner
 
 
-def _choose_tiles(geo: _Images) -> tuple[int, int, int] | None:
+def choose_tiles(geo: Images) -> tuple[int, int, int] | None:
     """``(tile_h, tile_w, shared floats)`` for the tiled kernel, or None if it cannot run."""
     live = (geo.out_elements != 0) & ~geo.zero
     inner = int(geo.inner[live].max()) if live.any() else 1
@@ -437,15 +456,15 @@ def _tile_candidates(inner: int) -> list[tuple[int, int]]:
     return [(16, 16), (8, 16), (8, 8), (4, 8), (4, 4), (2, 4)]
 
 
-def _descs_2d(
-    geo: _Images, in_ptrs: np.ndarray, out_ptrs: np.ndarray, th: int, tw: int
+def descs_2d(
+    geo: Images, in_ptrs: np.ndarray, out_ptrs: np.ndarray, th: int, tw: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``dali_resample2d_desc`` of every sample and its number of blocks."""
     blocks = gil.row_blocks(geo.n, 2)
     if len(blocks) > 1:  # in blocks of rows small enough for numpy to keep the GIL
-        parts = [_descs_2d(geo.rows(b), in_ptrs[b], out_ptrs[b], th, tw) for b in blocks]
+        parts = [descs_2d(geo.rows(b), in_ptrs[b], out_ptrs[b], th, tw) for b in blocks]
         return np.concatenate([d for d, _ in parts]), np.concatenate([k for _, k in parts])
-    desc = gil.zeros(geo.n, _DESC_2D)
+    desc = gil.zeros(geo.n, DESC_2D)
     (h, w), (oh, ow) = geo.in_sp.T, geo.out_sp.T
     tiles_y, tiles_x = -(-oh // th), -(-ow // tw)
     desc["input"] = in_ptrs
@@ -468,13 +487,13 @@ def _descs_2d(
 # -- the per-sample reference (volumes, the separable passes, the tests' oracle) ----------------
 
 
-class _Sample:
+class Sample:
     """The host-side geometry of one sample."""
 
     __slots__ = ("axes", "in_sp", "inner", "order", "out_shape", "out_sp", "outer", "plans", "zero")
 
     def __init__(
-        self, shape: tuple[int, ...], axes: Sequence[int], plans: Sequence[_resample.AxisPlan]
+        self, shape: tuple[int, ...], axes: Sequence[int], plans: Sequence[reference.AxisPlan]
     ) -> None:
         self.plans = list(plans)
         self.outer = math.prod(shape[: axes[0]])
@@ -486,7 +505,7 @@ class _Sample:
             out_shape[a] = p.out_size
         self.out_shape = tuple(out_shape)
         self.zero = math.prod(shape) == 0
-        self.order = _resample._axis_order(axes, plans)
+        self.order = reference.axis_order(axes, plans)
         nsp = len(axes)
         self.axes = [_axis_tuple(p, i < nsp - 1) for i, p in enumerate(plans)]
 
@@ -495,7 +514,7 @@ class _Sample:
         return math.prod(self.out_shape)
 
 
-def _tile_need(smp: _Sample, tile_h: int, tile_w: int) -> int:
+def _tile_need(smp: Sample, tile_h: int, tile_w: int) -> int:
     """Shared-memory floats a tile of ``smp`` may need (the bound the kernel relies on)."""
     a1 = smp.order[0]
     a2 = 1 - a1
@@ -507,8 +526,8 @@ def _tile_need(smp: _Sample, tile_h: int, tile_w: int) -> int:
     return t1 * s1 + t2 * s2 + t1 + t2 + lines * t1 * smp.inner
 
 
-def _choose_tiles_reference(samples: Sequence[_Sample]) -> tuple[int, int, int] | None:
-    """`_choose_tiles`, one sample at a time."""
+def choose_tiles_reference(samples: Sequence[Sample]) -> tuple[int, int, int] | None:
+    """`choose_tiles`, one sample at a time."""
     live = [s for s in samples if s.out_elements and not s.zero]
     inner = max([s.inner for s in live], default=1)
     for th, tw in _tile_candidates(inner):
@@ -518,10 +537,10 @@ def _choose_tiles_reference(samples: Sequence[_Sample]) -> tuple[int, int, int] 
     return None
 
 
-def _descs_2d_reference(
-    samples: Sequence[_Sample], in_ptrs: np.ndarray, out_ptrs: np.ndarray, th: int, tw: int
+def descs_2d_reference(
+    samples: Sequence[Sample], in_ptrs: np.ndarray, out_ptrs: np.ndarray, th: int, tw: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """`_descs_2d`, one sample at a time."""
+    """`descs_2d`, one sample at a time."""
     rows = []
     blocks = []
     for smp, src, dst in zip(samples, in_ptrs.tolist(), out_ptrs.tolist()):
@@ -533,4 +552,4 @@ def _descs_2d_reference(
              tiles_y, tiles_x, smp.order[0], int(smp.zero), smp.axes)
         )  # fmt: skip
         blocks.append(smp.outer * tiles_y * tiles_x if smp.out_elements else 0)
-    return np.array(rows, dtype=_DESC_2D).reshape(len(rows)), np.array(blocks, np.int64)
+    return np.array(rows, dtype=DESC_2D).reshape(len(rows)), np.array(blocks, np.int64)

@@ -1,7 +1,8 @@
-"""DALI's saturating conversions in CUDA: the device twin of `dali._ops.generic.cast.convert_sat`.
+"""DALI's saturating conversions in CUDA: the device twin of `dali._ops.numeric.convert_sat`.
 
 `CONVERT` is CUDA source appended to `_gpu_common.PRELUDE` by the kernels that convert element
-types (`_window_gpu`: crop, crop_mirror_normalize, flip; `_color_gpu`: the colour operators).
+types (`window.extract_gpu`: crop, crop_mirror_normalize, flip; `_color_gpu`: the colour
+operators).
 ``dali_convert<Out, TRUNC>(v)`` converts one element exactly as ``convert_sat`` does on the host:
 
 * float → integer: rounded half away from zero (``TRUNC``: truncated toward zero, what DALI's

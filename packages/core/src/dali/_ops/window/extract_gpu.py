@@ -17,7 +17,7 @@ Two kernels:
 * ``dali_window`` — any layout up to 6 dimensions: one thread per output element, its
   coordinates unravelled in the output layout and mapped back through the permutation.
 
-Element conversions are `_convert_gpu.CONVERT`'s (identical to ``convert_sat``): crop and flip
+Element conversions are `_convert_sat_gpu.CONVERT`'s (identical to ``convert_sat``): crop and flip
 truncate floats to integers as DALI's crop kernels do, crop_mirror_normalize rounds halves away.
 
 Example:
@@ -34,7 +34,7 @@ import numpy as np
 
 from dali._exec import gil
 from dali._ops.image import _gpu_common as G
-from dali._ops.image._convert_gpu import CONVERT
+from dali._ops.image._convert_sat_gpu import CONVERT
 
 __all__ = [
     "GpuBatch",
@@ -465,7 +465,7 @@ def cmn_batch(
     mean: np.ndarray,
     inv: np.ndarray,
     uniform_norm: bool,
-    out_channels: Sequence[int],
+    out_channels: Sequence[int] | np.ndarray,
     fill: np.ndarray,
 ) -> Any:
     """`fn.crop_mirror_normalize` of a batch in one kernel launch.

@@ -1,12 +1,12 @@
 """The fastest CPU path of separable resampling: two row passes compiled by Numba.
 
-When the optional `jit` extra (Numba) is installed, `resample` runs 2-D samples here. Each
+When the optional `jit` extra (Numba) is installed, `cpu.resample` runs 2-D samples here. Each
 axis pass is the same loop: output row ``j`` is ``Σ_k w[j, k] · src[idx[j, k], :]`` with the
-taps and normalised weights of `_resample.axis_weights` (DALI's tabulated filters, borders
+taps and normalised weights of `reference.axis_weights` (DALI's tabulated filters, borders
 clamped). The inner loop runs along a whole contiguous row, so LLVM vectorises it, and the
 taps are visited in the same order with the same float32 arithmetic as `resample_reference`:
-the results equal the reference bit for bit (the banded BLAS path of `_resample_band` only
-within float32 reordering).
+the results equal the reference bit for bit (the banded BLAS path of `band` only within float32
+reordering).
 
 The width pass needs the width as rows: its input is transposed first (OpenCV's blocked
 transpose), filtered, transposed back; the last pass writes the output type directly
@@ -21,7 +21,7 @@ processes) and release the GIL.
 
 Example:
     >>> import numpy as np
-    >>> from dali._ops.image import _resample as R
+    >>> from dali._ops.image.resample import reference as R
     >>> img = np.arange(48, dtype=np.uint8).reshape(4, 4, 3)
     >>> plans = [R.AxisPlan.make(4, 2, 0.0, 4.0), R.AxisPlan.make(4, 2, 0.0, 4.0)]
     >>> if available():
@@ -38,7 +38,8 @@ from typing import Any
 import numpy as np
 
 from dali._ops.image._common import ThreadScratch, transpose_hw
-from dali._ops.image._resample import AxisPlan, axis_weights, convert_output, each_image
+from dali._ops.image.resample.cpu import each_image
+from dali._ops.image.resample.reference import AxisPlan, axis_weights, convert_output
 
 __all__ = ["available", "resample_2d"]
 
@@ -49,9 +50,9 @@ _NATIVE_INPUTS = (np.dtype(np.uint8), np.dtype(np.float32))
 
 @functools.cache
 def _kernels() -> tuple[Any, Any] | None:
-    """The compiled row passes (`_resample_jit_kernels`), or None when Numba is not installed."""
+    """The compiled row passes (`jit_kernels`), or None when Numba is not installed."""
     try:
-        from dali._ops.image import _resample_jit_kernels as k
+        from dali._ops.image.resample import jit_kernels as k
     except ImportError:
         return None
     return k.rows_float, k.rows_int

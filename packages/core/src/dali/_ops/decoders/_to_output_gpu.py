@@ -1,8 +1,8 @@
-"""The decoder's GPU conversion kernel: decoded uint8 RGB/gray to the operator's output.
+"""`_codecs.to_output` on the GPU: decoded uint8 RGB/gray to the decoder's output, one launch.
 
 nvImageCodec decodes into uint8 interleaved RGB (or gray); when the operator asks for another
 type, colour space (YCbCr, BGR) or a padded window, one kernel launch per batch converts every
-sample into its place in the output (`_convert_kernel`), with DALI's ``ConvertSatNorm``
+sample into its place in the output (`convert_kernel`), with DALI's ``ConvertSatNorm``
 rounding (`conversion`) and ITU-R BT.601 coefficients (`ycc_coefficients`), exactly as the
 CPU backend's `_codecs.to_output` does.
 """

@@ -1,11 +1,11 @@
 """Batched GPU resampling for `fn.resize` and `fn.random_resized_crop` (CuPy kernels).
 
-The pixels are computed exactly as `dali._ops.image._resample.resample_reference` computes them:
+The pixels are computed exactly as `reference.resample_reference` computes them:
 the same tabulated filters, float32 weights built in the same order (``axis_weights``: the table
 lookups, numpy's pairwise sum, the division), taps clamped to the border, axes processed most
 shrinking first, products and sums rounded in float32 one by one (no fused multiply-add), and
-``trunc(v + 0.5)`` with saturation for integer outputs. Where the CPU backend takes its Pillow
-fast path, both agree within ±1 per uint8 pixel.
+``trunc(v + 0.5)`` with saturation for integer outputs. The results equal the reference's (and
+the CPU backend's with Numba); the CPU's banded BLAS path, without Numba, agrees within ±1.
 
 Two kernels do the work:
 
@@ -18,11 +18,12 @@ Two kernels do the work:
   launch per spatial axis over float32 intermediates, with the weights of every axis of every
   sample computed first by ``dali_resample_weights``.
 
-The host plans a batch of images without a per-sample Python loop (`_resample_plan`: the
-records the kernels read, `plan_batch`, and the per-sample reference the tests compare against).
+The host plans a batch of images without a per-sample Python loop (`gpu_plan`: the records
+the kernels read, `plan_batch`, and the per-sample reference the tests compare against).
 
 Example (a GPU batch ``tl`` of HWC uint8 images; ``(n, 2)`` arrays of each sample's input size,
 output size, region and filters, as `resize.Resize.run_gpu` computes them):
+    >>> from dali._ops.image.resample.gpu_plan import plan_batch
     >>> plans = plan_batch(in_hw, out_hw, lo, hi, min_filter, mag_filter, True)  # doctest: +SKIP
     >>> resample_batch(tl, (0, 1), plans, np.uint8, "HWC")  # doctest: +SKIP
 """
@@ -36,24 +37,22 @@ from typing import Any
 import numpy as np
 
 from dali._ops.image import _gpu_common as G
-from dali._ops.image import _resample
-from dali._ops.image._resample_plan import (
-    _F32,
-    _ITEMS,
-    _JOB,
-    _PASS,
-    _TABLE_KINDS,
-    AXIS,
+from dali._ops.image.resample import reference
+from dali._ops.image.resample.gpu_plan import (
+    ITEMS,
+    JOB,
+    PASS,
+    TABLE_KINDS,
+    Images,
     PlanBatch,
-    _choose_tiles,
-    _descs_2d,
-    _Images,
-    _Sample,
-    axis_record,
-    plan_batch,
+    Sample,
+    choose_tiles,
+    descs_2d,
 )
 
-__all__ = ["AXIS", "PlanBatch", "axis_record", "filter_tables", "plan_batch", "resample_batch"]
+__all__ = ["filter_tables", "resample_batch"]
+
+_F32 = np.float32
 
 _resample_source = r"""
 struct dali_axis {
@@ -101,7 +100,7 @@ static_assert(sizeof(dali_resample2d_desc) == 136, "dali_resample2d_desc");
 static_assert(sizeof(dali_axis_job) == 48, "dali_axis_job");
 static_assert(sizeof(dali_pass_desc) == 64, "dali_pass_desc");
 
-// Linear interpolation in a filter table, 0 outside (-1, n) (`_resample._table_eval`).
+// Linear interpolation in a filter table, 0 outside (-1, n) (`reference._table_eval`).
 __device__ float dali_table_eval(const float* t, int n, float x) {
   if (!(x > -1.f && x < (float)n)) return 0.f;
   const float x0 = floorf(x);
@@ -141,7 +140,7 @@ __device__ int dali_axis_taps(const dali_axis& a, int x, const float* __restrict
                               float* w) {
   if (a.table < 0) {
     float src;
-    if (a.accumulate) {  // `_resample.nn_indices(accumulate=True)`
+    if (a.accumulate) {  // `reference.nn_indices(accumulate=True)`
       src = __fadd_rn(a.start, __fmul_rn(0.5f, a.scale));
       for (int i = 0; i < x; i++) src = __fadd_rn(src, a.scale);
     } else {
@@ -320,7 +319,7 @@ _device_tables: dict[int, Any] = {}
 
 
 def filter_tables() -> Any:
-    """The filter tables of `_resample`, one float32 device array (made once per device).
+    """The filter tables of `reference`, one float32 device array (made once per device).
 
     Warning: the first call for a device waits for the copy (``# synchronize!``) so that
     pipelines on other streams can use the tables at once.
@@ -330,7 +329,7 @@ def filter_tables() -> Any:
     dev = G.device_id()
     tables = _device_tables.get(dev)
     if tables is None:
-        host = np.concatenate([_resample._TABLES[k] for k in _TABLE_KINDS]).astype(_F32)
+        host = np.concatenate([reference.TABLES[k] for k in TABLE_KINDS]).astype(_F32)
         tables = cupy.asarray(host)
         cupy.cuda.get_current_stream().synchronize()  # synchronize! (once per device)
         _device_tables[dev] = tables
@@ -343,7 +342,7 @@ def filter_tables() -> Any:
 def resample_batch(
     tl: Any,
     axes: Sequence[int],
-    plans: Sequence[Sequence[_resample.AxisPlan]] | PlanBatch,
+    plans: Sequence[Sequence[reference.AxisPlan]] | PlanBatch,
     out_dtype: Any,
     layout: str,
     *,
@@ -368,7 +367,7 @@ def resample_batch(
     if len(axes) != 2 or not shapes:
         if isinstance(plans, PlanBatch):
             plans = plans.plans()
-        samples = [_Sample(shape, axes, p) for shape, p in zip(shapes, plans)]
+        samples = [Sample(shape, axes, p) for shape, p in zip(shapes, plans)]
         out_shapes = [s.out_shape for s in samples]
         flat, out_ptrs = G.alloc_outputs(out_shapes, out_dtype)
         result = G.make_output(flat, out_shapes, layout, out_dtype, tl._ndim)
@@ -380,14 +379,14 @@ def resample_batch(
         return result
     if not isinstance(plans, PlanBatch):
         plans = PlanBatch.from_plans(plans, 2)
-    geo = _Images(shape_arr, axes, plans)
+    geo = Images(shape_arr, axes, plans)
     out_shapes = geo.out_shapes()
     flat, out_ptrs = G.alloc_outputs(out_shapes, out_dtype)
     result = G.make_output(flat, out_shapes, layout, out_dtype, tl._ndim)
     if not geo.out_elements.any():
         return result
     kernels = _kernels(tl._np_dtype, out_dtype)
-    tiles = _choose_tiles(geo)
+    tiles = choose_tiles(geo)
     if tiles is not None:
         _run_tiled(kernels, geo, in_ptrs, out_ptrs, tiles, tl._np_dtype, out_dtype)
     else:
@@ -399,7 +398,7 @@ def resample_batch(
 
 def _run_tiled(
     kernels: dict[str, Any],
-    geo: _Images,
+    geo: Images,
     in_ptrs: np.ndarray,
     out_ptrs: np.ndarray,
     tiles: tuple[int, int, int],
@@ -407,7 +406,7 @@ def _run_tiled(
     out_dtype: np.dtype[Any],
 ) -> None:
     th, tw, floats = tiles
-    desc, blocks = _descs_2d(geo, in_ptrs, out_ptrs, th, tw)
+    desc, blocks = descs_2d(geo, in_ptrs, out_ptrs, th, tw)
     starts, total = G.block_starts(blocks)
     d_desc, d_starts = G.upload(desc, starts)
     kernels[f"dali_resample_2d<{G.c_type(in_dtype)}, {G.c_type(out_dtype)}>"](
@@ -421,7 +420,7 @@ def _run_tiled(
 
 def _run_separable(
     kernels: dict[str, Any],
-    samples: Sequence[_Sample],
+    samples: Sequence[Sample],
     in_ptrs: np.ndarray,
     out_ptrs: np.ndarray,
     in_dtype: np.dtype[Any],
@@ -448,7 +447,7 @@ def _run_separable(
                 bofs += smp.out_sp[a]
                 wofs += smp.out_sp[a] * smp.axes[a][3]
         where.append(spots)
-    job_arr = np.array(jobs, dtype=_JOB) if jobs else np.zeros(1, dtype=_JOB)
+    job_arr = np.array(jobs, dtype=JOB) if jobs else np.zeros(1, dtype=JOB)
     job_starts, job_total = G.block_starts(job_blocks or [0])
     # 2. the passes: per sample the axes go most shrinking first, like the CPU
     pass_descs = []
@@ -459,7 +458,7 @@ def _run_separable(
     sizes = [list(s.in_sp) for s in samples]
     for p in range(nsp):
         last = p == nsp - 1
-        desc = np.zeros(n, dtype=_PASS)
+        desc = np.zeros(n, dtype=PASS)
         blocks = np.zeros(n, dtype=np.int64)
         elems = []
         for i, smp in enumerate(samples):
@@ -481,7 +480,7 @@ def _run_separable(
                 d["outer"], d["n_out"], d["inner"] = smp.out_elements, 1, 1
             count = int(d["outer"]) * int(d["n_out"]) * int(d["inner"])
             elems.append(count if not last else 0)
-            blocks[i] = -(-count // (G.BLOCK * _ITEMS))
+            blocks[i] = -(-count // (G.BLOCK * ITEMS))
             sizes[i] = sizes_after
         if not last:
             offsets = np.concatenate([[0], np.cumsum(elems)[:-1]]).astype(np.int64)
@@ -517,6 +516,6 @@ def _run_separable(
         kernels[f"dali_resample_pass<{a}, {b}>"](
             (pass_totals[p],),
             (G.BLOCK,),
-            (d_descs[p], d_starts[p], np.int32(n), bases, weights, np.int32(_ITEMS)),
+            (d_descs[p], d_starts[p], np.int32(n), bases, weights, np.int32(ITEMS)),
         )
     del temps  # back to the stream-ordered pool: reused only after these kernels

@@ -1,4 +1,5 @@
-"""DALI's random crop-window generator (reference §3.13), shared by the random-crop operators.
+"""DALI's random crop-window generator (reference §3.13) and ``RandomCropAttr``, shared by the
+random-crop operators.
 
 `fn.decoders.image_random_crop` and `fn.random_resized_crop` pick their window the way DALI's
 ``RandomCropGenerator`` does: a crop whose area is a uniform fraction of the image in
@@ -19,6 +20,10 @@ keeps the GIL throughout (but in `SampleRNG.bits`): evaluating every attempt at 
 ms less but released the GIL in 20-odd numpy calls, each of which can wait for Python's switch
 interval to take it back, which made it 22 ms (median) with one busy Python thread beside it.
 
+`RandomCropParams` holds the checked arguments (DALI's ``RandomCropAttr``) and gives the
+decoders' windows (`RandomCropParams.image_windows`): the batch's windows computed together
+from the sizes in the image headers, in a `BatchWindows`.
+
 Example:
     >>> import numpy as np
     >>> from dali._exec.rng import SampleRNG, combine
@@ -36,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from dali._graph.schema import Arg
+from dali._ops.window.image_windows import BatchWindows, Window
 
 __all__ = ["CROP_WINDOW_STREAM", "RANDOM_CROP_ARGS", "RandomCropParams", "random_crop_windows"]
 
@@ -82,7 +88,7 @@ class RandomCropParams:
                 raise op.arg_error(name, f"provided empty range [{v[0]}, {v[1]}]")
             if v[0] <= 0:
                 raise op.arg_error(name, f"values must be positive, got {list(v)}")
-            return v  # type: ignore[return-value]
+            return v
 
         area = pair("random_area")
         aspect = pair("random_aspect_ratio")
@@ -90,6 +96,27 @@ class RandomCropParams:
         if attempts < 1:
             raise op.arg_error("num_attempts", f"must be at least 1, got {attempts}")
         return cls(area, aspect, int(attempts))
+
+    def image_windows(self, rng: Any, shapes: np.ndarray) -> BatchWindows:
+        """The decoders' windows of a batch: computed together for the ``(n, 2)`` header sizes
+        ``shapes`` (``(-1, -1)`` where not known), and for its decoded size alone where an
+        image's differs.
+
+        Args:
+            rng: The batch's `dali._exec.rng.SampleRNG` (``ws.rng``, taken in the executor
+                thread: the window functions run on the decoders' threads).
+            shapes: Each image's ``(height, width)`` from its header.
+        """
+        area, aspect, attempts = self.area, self.aspect_ratio, self.num_attempts
+        # one call for the batch; the unknown sizes (-1) get a dummy (empty) window, never used
+        anchors, sizes = random_crop_windows(rng, shapes, area, aspect, attempts)
+
+        def fallback(i: int, H: int, W: int) -> Window:
+            # the decoded size was not known: the same function, for this sample alone
+            a, s = random_crop_windows(rng.subset([i]), [(H, W)], area, aspect, attempts)
+            return Window(int(a[0, 0]), int(a[0, 1]), int(s[0, 0]), int(s[0, 1]))
+
+        return BatchWindows(anchors, sizes, shapes, fallback)
 
 
 #: The sub-stream of a sample's random stream (`SampleRNG.bits`) the crop windows are drawn from.

@@ -1,0 +1,146 @@
+"""A window that does not fit its input: DALI's ``OutOfBoundsAttr`` (policy and fill values).
+
+``out_of_bounds_policy`` says what a crop or slice window reaching outside the input gives:
+``"error"`` (the default) fails naming the sample and the sizes, ``"pad"`` (or its alias
+``"constant"``) fills the outside with ``fill_values`` (one value, or one per channel, converted
+to the output type as DALI converts them), ``"trim_to_shape"`` cuts the window down to the
+input. `check_policy` reads the argument, `apply_policy` applies it to one window, `fill_array`
+and `window_fill` make the fill values for a window.
+
+Example:
+    >>> apply_policy("trim_to_shape", [2, 3], [10, 5], (10, 6))
+    ([2, 3], [8, 3])
+    >>> apply_policy("error", [8, 0], [4, 4], (10, 6))[:40]
+    'the window of shape (4, 4) at (8, 0) doe'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dali._graph.schema import Arg
+from dali._ops.base import Operator
+from dali._ops.numeric import convert_sat
+
+__all__ = [
+    "OUT_OF_BOUNDS_ARGS",
+    "POLICIES",
+    "apply_policy",
+    "check_policy",
+    "fill_array",
+    "window_fill",
+]
+
+#: The values of ``out_of_bounds_policy`` (``"constant"`` is DALI's alias of ``"pad"``).
+POLICIES = ("error", "pad", "constant", "trim_to_shape")
+
+#: DALI's OutOfBoundsAttr: what to do with a window that does not fit the input.
+OUT_OF_BOUNDS_ARGS = (
+    Arg(
+        "out_of_bounds_policy",
+        "str",
+        default="error",
+        doc='"error", "pad" (fill with fill_values) or "trim_to_shape".',
+    ),
+    Arg("fill_values", "float_vec", default=(0.0,), doc="Padding value(s): one, or per channel."),
+)
+
+
+def check_policy(op: Operator) -> str:
+    """The operator's ``out_of_bounds_policy``, checked (``"constant"`` is returned as ``"pad"``).
+
+    Raises:
+        OperatorError: An unknown policy.
+    """
+    policy = op.arg("out_of_bounds_policy")
+    if policy not in POLICIES:
+        raise op.arg_error(
+            "out_of_bounds_policy",
+            f'unsupported value {policy!r}; supported values are "error" (default), "pad" '
+            f'and "trim_to_shape"',
+        )
+    return "pad" if policy == "constant" else policy
+
+
+def apply_policy(
+    policy: str,
+    anchor: list[int],
+    shape: list[int],
+    in_shape: Sequence[int],
+) -> tuple[list[int], list[int]] | str:
+    """Apply the out-of-bounds policy; returns the window, or an error message for "error"."""
+    if policy == "trim_to_shape":
+        anchor, shape = list(anchor), list(shape)
+        for d, n in enumerate(in_shape):
+            anchor[d] = max(anchor[d], 0)
+            if anchor[d] + shape[d] >= n:
+                shape[d] = max(0, n - anchor[d])
+        return anchor, shape
+    if policy == "error":
+        for d, n in enumerate(in_shape):
+            end = anchor[d] + shape[d]
+            if anchor[d] < 0 or anchor[d] > n or end < 0 or end > n:
+                return (
+                    f"the window of shape {tuple(shape)} at {tuple(anchor)} does not fit in the "
+                    f'input of shape {tuple(in_shape)} (out_of_bounds_policy="error"; use '
+                    f'"pad" or "trim_to_shape" to allow it)'
+                )
+    return anchor, shape
+
+
+def fill_array(
+    op: Operator,
+    values: Sequence[float] | np.ndarray,
+    dtype: Any,
+    ndim: int,
+    channel_axis: int | None,
+    channels: int | None,
+) -> np.ndarray:
+    """``fill_values`` as an array of ``dtype`` broadcastable against a window of ``ndim`` dims.
+
+    One value fills everything; several values are per channel (their count must match the
+    channels of the output).
+
+    Raises:
+        OperatorError: Several values for an input without channels, or fewer than its
+            channels.
+    """
+    vals: np.ndarray = np.asarray(values, dtype=np.float64).reshape(-1)
+    if vals.size == 0:
+        vals = np.zeros(1)
+    if vals.size > 1:
+        if channel_axis is None:
+            raise op.arg_error(
+                "fill_values",
+                f"{vals.size} values given but the input layout has no channel dimension",
+            )
+        if channels is not None and vals.size < channels:
+            raise op.arg_error(
+                "fill_values",
+                f"give one value or one per channel: {vals.size} values for {channels} channels",
+            )
+        vals = vals[:channels] if channels is not None else vals
+        shape = [1] * ndim
+        shape[channel_axis] = vals.size
+        vals = vals.reshape(shape)
+    else:
+        vals = vals.reshape((1,) * ndim)
+    return convert_sat(np, vals, np.dtype(dtype))
+
+
+def window_fill(
+    op: Operator, shape: Sequence[int], layout: str, dtype: Any, lead: int = 0
+) -> np.ndarray:
+    """The op's ``fill_values`` for a window of ``shape`` in ``layout`` (see `fill_array`)."""
+    c = layout.find("C")
+    return fill_array(
+        op,
+        op.arg("fill_values"),
+        dtype,
+        len(shape) + lead,
+        None if c < 0 else c + lead,
+        None if c < 0 else shape[c],
+    )

@@ -1,0 +1,112 @@
+"""Every tuning knob of the library, in one place, each with the reason for its value.
+
+These are not user options (DALI has no such arguments): they are the decisions the measurements
+in ``benchmarks/RESULTS.md`` led to, gathered so that a reader finds every one of them here
+rather than as constants scattered over the modules that use them. Code reads them at the time
+of use (``options.READ_AHEAD``, not ``from dali._options import READ_AHEAD``), so that a test or
+a benchmark can change one with ``monkeypatch.setattr(options, "READ_AHEAD", 1)``.
+
+Each entry says what it controls, its value's reason in a line, and where the numbers behind it
+are (a section of ``benchmarks/RESULTS.md``).
+
+Example:
+    >>> from dali import _options as options
+    >>> options.HELD_ELEMENTS
+    500
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = [
+    "CALL_SAMPLES",
+    "DEFAULT_HW_LOAD",
+    "HELD_ELEMENTS",
+    "JOIN_TIMEOUT",
+    "MAX_CALL",
+    "MMAP_MIN_BYTES",
+    "ONE_THREAD_MACS",
+    "PARALLEL_DECODES",
+    "PREFETCH_BYTES",
+    "READ_AHEAD",
+    "READ_PROCESSES",
+    "READ_THREADS",
+    "READ_WORKER",
+    "SOURCE_STAGE",
+    "WALK_HEADERS",
+]
+
+# -- the executor (dali._exec) -----------------------------------------------------------------
+
+#: Whether CPU-only pipelines run their readers and sources on a thread of their own, ahead of
+#: the operators (`dali._exec.stages.split_sources`): the pool waits less for the reader.
+#: RESULTS.md "Source stage".
+SOURCE_STAGE = True
+
+#: Seconds to wait for one pipeline's threads, or for the closing thread, to stop
+#: (`dali._exec.closer`): long enough for any batch in progress, short enough not to hang exit.
+JOIN_TIMEOUT = 60.0
+
+#: The most elements a numpy operation may cover and keep the GIL (numpy's
+#: ``NPY_BEGIN_THREADS_THRESHOLDED``); per-batch arithmetic on the stage threads works in blocks
+#: of this size (`dali._exec.gil`). RESULTS.md "GIL-held numpy".
+HELD_ELEMENTS = 500
+
+# -- readers.file (dali._ops.readers) ----------------------------------------------------------
+
+#: Files of this size or more are memory-mapped instead of read: below it, mapping and
+#: unmapping costs more GIL time than the copy. RESULTS.md "Reading files".
+MMAP_MIN_BYTES = 1 << 20
+
+#: At most this many threads read the files of one batch: one, like DALI's file loader, since
+#: a pool of threads mostly queues for the GIL. RESULTS.md "Reading files".
+READ_THREADS = 1
+
+#: Whether worker processes read the files (`dali._ops.readers._read_worker`; no GIL time in
+#: this process): True, False, or None for "where it pays and the platform allows it" (Linux,
+#: pipelines with a ``device_id``). RESULTS.md "Read worker processes".
+READ_WORKER: bool | None = None
+
+#: How many worker processes read one batch, when `READ_WORKER`: each copies its files into
+#: fresh memory, so one caps the pipeline; a quarter of the cores, up to four.
+#: RESULTS.md "Read worker processes".
+READ_PROCESSES = max(1, min(4, (os.cpu_count() or 1) // 4))
+
+#: How many batches the worker processes are asked for ahead of the one being read: with two,
+#: reading one batch overlaps mapping the last. RESULTS.md "Read worker processes".
+READ_AHEAD = 2
+
+#: Whether the worker processes also walk each file's JPEG markers, so that the GPU decoders'
+#: planning does not walk them with the GIL held. RESULTS.md "Read worker processes".
+WALK_HEADERS = True
+
+# -- decoders (dali._ops.decoders) -------------------------------------------------------------
+
+#: Samples per nvImageCodec call of the CPU decoder: small calls taken by the pool's threads as
+#: they finish keep the threads equally busy. RESULTS.md "CPU JPEG decoding".
+CALL_SAMPLES = 8
+
+#: Samples per nvImageCodec call of the GPU decoder's C binding: its vectorised host side keeps
+#: the GIL below `HELD_ELEMENTS`-sized arrays. RESULTS.md "GPU JPEG decoding".
+MAX_CALL = 256
+
+#: GPU decoders per operator, each a GIL-free nvImageCodec call at a time: concurrent decoders
+#: fill the host gaps of one. RESULTS.md "GPU JPEG decoding".
+PARALLEL_DECODES = 3
+
+#: ``hw_decoder_load`` used when the argument is not given: the share of each batch's JPEGs that
+#: goes to the hardware decoder (``benchmarks/gpu_resnet.py --sweep``). RESULTS.md "GPU JPEG
+#: decoding".
+DEFAULT_HW_LOAD = 0.9
+
+# -- image kernels (dali._ops.image) -----------------------------------------------------------
+
+#: Cold sources from this size on are read in order before `transpose_hw` transposes them
+#: (a sequential pass warms the cache for the strided one).
+PREFETCH_BYTES = 32 << 10
+
+#: The most multiply-adds (``M·N·K``) of one banded-BLAS resampling product: OpenBLAS goes
+#: multi-threaded above 4 × 65536 (``GEMM_MULTITHREAD_THRESHOLD``), and the pipeline's threads
+#: already fill the cores, so wider products are cut into column chunks below it.
+ONE_THREAD_MACS = 4 * 65536 - 1

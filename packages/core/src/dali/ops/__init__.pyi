@@ -1,0 +1,3773 @@
+# Generated from the operator registry by `python -m dali._graph.stubs`; do not edit.
+"""The object operator API: ``ops.Resize(resize_x=256)(images)`` inside ``define_graph``.
+
+Classes are generated from the operator registry, like `dali.fn`; legacy names of the DALI
+slides (``ops.FileReader``, ``ops.nvJPEGDecoder``) are deprecated aliases.
+"""
+
+from collections.abc import Callable, Sequence
+from os import PathLike
+from typing import Any, overload
+
+from numpy.typing import ArrayLike, DTypeLike
+from typing_extensions import deprecated
+
+from dali.ops import decoders as decoders
+from dali.ops import random as random
+from dali.ops import readers as readers
+from dali.pipeline import DataNode
+from dali.types import DALIDataType, DALIImageType, DALIInterpType
+
+__all__ = [
+    "Brightness",
+    "BrightnessContrast",
+    "Cast",
+    "CastLike",
+    "CoinFlip",
+    "ColorTwist",
+    "Contrast",
+    "Copy",
+    "Crop",
+    "CropMirrorNormalize",
+    "ExternalSource",
+    "FileReader",
+    "Flip",
+    "GetProperty",
+    "HostDecoder",
+    "HostDecoderCrop",
+    "HostDecoderRandomCrop",
+    "HostDecoderSlice",
+    "Hsv",
+    "Hue",
+    "ImageDecoder",
+    "ImageDecoderCrop",
+    "ImageDecoderRandomCrop",
+    "ImageDecoderSlice",
+    "NormalDistribution",
+    "Normalize",
+    "OneHot",
+    "Pad",
+    "Paste",
+    "PythonFunction",
+    "RandomResizedCrop",
+    "Reshape",
+    "Resize",
+    "Rotate",
+    "Saturation",
+    "Shapes",
+    "Slice",
+    "Transpose",
+    "Uniform",
+    "WarpAffine",
+    "decoders",
+    "nvJPEGDecoder",
+    "nvJPEGDecoderCrop",
+    "nvJPEGDecoderRandomCrop",
+    "nvJPEGDecoderSlice",
+    "random",
+    "readers",
+]
+
+class Brightness:
+    """``out = brightness_shift · range + brightness · in`` (range: 1, or the type's maximum).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        brightness (float, default 1.0, per-sample): Brightness multiplier.
+        brightness_shift (float, default 0.0, per-sample): Shift, in units of the output range (1 = the type's maximum).
+        dtype (dtype, optional): Output type (default: the input's).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        brightness: float | DataNode | ArrayLike | None = ...,
+        brightness_shift: float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Brightness`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        brightness: float | DataNode | ArrayLike | None = ...,
+        brightness_shift: float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        brightness: float | DataNode | ArrayLike | None = ...,
+        brightness_shift: float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class BrightnessContrast:
+    """``out = brightness_shift·range + brightness·(center + contrast·(in − center))``.
+
+    ``range`` is 1 for float outputs and the type's maximum for integers; ``center`` defaults to
+    half the input type's positive range (128 for uint8, 0.5 for floats).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        brightness (float, default 1.0, per-sample): Brightness multiplier.
+        brightness_shift (float, default 0.0, per-sample): Shift, in units of the output range (1 = the type's maximum).
+        contrast (float, default 1.0, per-sample): Contrast multiplier (0: flat).
+        contrast_center (float, default 0.5, per-sample): Level unaffected by contrast (default: half the input type's range).
+        dtype (dtype, optional): Output type (default: the input's).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        brightness: float | DataNode | ArrayLike | None = ...,
+        brightness_shift: float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        contrast: float | DataNode | ArrayLike | None = ...,
+        contrast_center: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `BrightnessContrast`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        brightness: float | DataNode | ArrayLike | None = ...,
+        brightness_shift: float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        contrast: float | DataNode | ArrayLike | None = ...,
+        contrast_center: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        brightness: float | DataNode | ArrayLike | None = ...,
+        brightness_shift: float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        contrast: float | DataNode | ArrayLike | None = ...,
+        contrast_center: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Cast:
+    """Cast the data to ``dtype``: floats round half away from zero, integers saturate.
+
+    ``fn.cast(x, dtype=types.UINT8)`` maps ``[-1.5, 2.5, 300.0]`` to ``[0, 3, 255]``; casting
+    ``70000.0`` to FLOAT16 gives ``inf``; any type cast to BOOL is ``x != 0``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        dtype (dtype, required): The output data type.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Cast`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class CastLike:
+    """Cast the first input to the data type of the second (same rules as `fn.cast`).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+
+    Devices: cpu, gpu. Inputs: 2..2.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `CastLike`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        like: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode] | DataNode | ArrayLike,
+        like: list[DataNode] | DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class ColorTwist:
+    """Adjust hue, saturation, brightness and contrast of RGB images in one transform.
+
+    The defaults are exactly the identity; ``brightness=0.5`` halves and rounds;
+    ``saturation=0`` gives grey.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        brightness (float, default 1.0, per-sample): Brightness multiplier.
+        contrast (float, default 1.0, per-sample): Contrast factor (0: grey).
+        saturation (float, default 1.0, per-sample): Saturation factor (0: grey).
+        hue (float, default 0.0, per-sample): Hue change in degrees.
+        image_type (image_type, default 0): Colour space (RGB); kept as is.
+        dtype (dtype, optional): Output type (default: the input's).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        brightness: float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        contrast: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        hue: float | DataNode | ArrayLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+        saturation: float | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `ColorTwist`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        brightness: float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        contrast: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        hue: float | DataNode | ArrayLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+        saturation: float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        brightness: float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        contrast: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        hue: float | DataNode | ArrayLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+        saturation: float | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Contrast:
+    """``out = center + contrast · (in − center)`` (center: half the input type's range).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        contrast (float, default 1.0, per-sample): Contrast multiplier (0: flat).
+        contrast_center (float, default 0.5, per-sample): Level unaffected by contrast (default: half the input type's range).
+        dtype (dtype, optional): Output type (default: the input's).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        contrast: float | DataNode | ArrayLike | None = ...,
+        contrast_center: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Contrast`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        contrast: float | DataNode | ArrayLike | None = ...,
+        contrast_center: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        contrast: float | DataNode | ArrayLike | None = ...,
+        contrast_center: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Copy:
+    """A copy of the input (same shape, type and layout).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Copy`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Crop:
+    """Crop a window of ``crop`` (H, W) or ``crop_h``×``crop_w`` at ``crop_pos_x/y``.
+
+    The window starts at ``round(crop_pos · (extent − crop))`` (halves away from zero). The
+    layout and, unless ``dtype`` is given, the type are kept: ``fn.crop(img, crop=(20, 30))`` of a
+    40×60 HWC image is ``img[10:30, 15:45]``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        crop (float_vec, optional, per-sample): Window size (H, W) or (D, H, W).
+        crop_h (float, default 0.0, per-sample): Window height (0: whole height).
+        crop_w (float, default 0.0, per-sample): Window width (0: whole width).
+        crop_d (float, default 0.0, per-sample): Window depth (volumes, sequences).
+        crop_pos_x (float, default 0.5, per-sample): Normalised horizontal start.
+        crop_pos_y (float, default 0.5, per-sample): Normalised vertical start.
+        crop_pos_z (float, default 0.5, per-sample): Normalised depth start.
+        rounding (str, default 'round'): "round" (half away from zero) or "truncate".
+        out_of_bounds_policy (str, default 'error'): "error", "pad" (fill with fill_values) or "trim_to_shape".
+        fill_values (float_vec, default (0.0,)): Padding value(s): one, or per channel.
+        image_type (image_type, optional): Deprecated; ignored.
+        dtype (dtype, optional): Output type: FLOAT, FLOAT16 or UINT8 (default: the input's).
+        output_dtype (dtype, optional): Deprecated alias of `dtype`.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+    ) -> None:
+        """Set the arguments of `Crop`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class CropMirrorNormalize:
+    """Crop, mirror, normalise, change the layout and the type in one pass.
+
+    ``out = scale · (in − mean) / std + shift``; ``mirror`` flips the cropped window horizontally;
+    the default output is FLOAT in CHW layout (``output_layout="HWC"`` keeps HWC). With
+    ``mean=128, std=64, scale=64, shift=128, dtype=UINT8`` the output equals the input.
+    ``mirror=fn.random.coin_flip()`` is the usual per-sample augmentation.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        crop (float_vec, optional, per-sample): Window size (H, W) or (D, H, W).
+        crop_h (float, default 0.0, per-sample): Window height (0: whole height).
+        crop_w (float, default 0.0, per-sample): Window width (0: whole width).
+        crop_d (float, default 0.0, per-sample): Window depth (volumes, sequences).
+        crop_pos_x (float, default 0.5, per-sample): Normalised horizontal start.
+        crop_pos_y (float, default 0.5, per-sample): Normalised vertical start.
+        crop_pos_z (float, default 0.5, per-sample): Normalised depth start.
+        rounding (str, default 'round'): "round" (half away from zero) or "truncate".
+        out_of_bounds_policy (str, default 'error'): "error", "pad" (fill with fill_values) or "trim_to_shape".
+        fill_values (float_vec, default (0.0,)): Padding value(s): one, or per channel.
+        image_type (image_type, optional): Deprecated; ignored.
+        mean (float_vec, default (0.0,), per-sample): Mean, one or per channel.
+        std (float_vec, default (1.0,), per-sample): Std, one or per channel.
+        mirror (int, default 0, per-sample): Nonzero: flip horizontally.
+        scale (float, default 1.0): Multiplies the normalised value.
+        shift (float, default 0.0): Added after scaling.
+        dtype (dtype, optional): FLOAT (default), FLOAT16, INT8 or UINT8.
+        output_dtype (dtype, optional): Deprecated alias of `dtype`.
+        output_layout (layout, default 'CHW'): Output layout (default CHW).
+        pad_output (bool, default False): Pad channels to a power of two.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        mean: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        mirror: int | DataNode | ArrayLike | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_dtype: DALIDataType | DTypeLike | None = ...,
+        output_layout: str | None = ...,
+        pad_output: bool | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        scale: float | None = ...,
+        shift: float | None = ...,
+        std: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `CropMirrorNormalize`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        mean: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        mirror: int | DataNode | ArrayLike | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_dtype: DALIDataType | DTypeLike | None = ...,
+        output_layout: str | None = ...,
+        pad_output: bool | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        scale: float | None = ...,
+        shift: float | None = ...,
+        std: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        mean: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        mirror: int | DataNode | ArrayLike | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_dtype: DALIDataType | DTypeLike | None = ...,
+        output_layout: str | None = ...,
+        pad_output: bool | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        scale: float | None = ...,
+        shift: float | None = ...,
+        std: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.ImageDecoder is a deprecated alias of ops.decoders.Image")
+class ImageDecoder:
+    """ops.ImageDecoder is a deprecated alias of ops.decoders.Image."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_batch_copy: bool | None = ...,
+        cache_debug: bool | None = ...,
+        cache_size: int | None = ...,
+        cache_threshold: int | None = ...,
+        cache_type: str | PathLike[str] | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `ImageDecoder`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_batch_copy: bool | None = ...,
+        cache_debug: bool | None = ...,
+        cache_size: int | None = ...,
+        cache_threshold: int | None = ...,
+        cache_type: str | PathLike[str] | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_batch_copy: bool | None = ...,
+        cache_debug: bool | None = ...,
+        cache_size: int | None = ...,
+        cache_threshold: int | None = ...,
+        cache_type: str | PathLike[str] | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.nvJPEGDecoder is a deprecated alias of ops.decoders.Image")
+class nvJPEGDecoder:
+    """ops.nvJPEGDecoder is a deprecated alias of ops.decoders.Image."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_batch_copy: bool | None = ...,
+        cache_debug: bool | None = ...,
+        cache_size: int | None = ...,
+        cache_threshold: int | None = ...,
+        cache_type: str | PathLike[str] | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `nvJPEGDecoder`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_batch_copy: bool | None = ...,
+        cache_debug: bool | None = ...,
+        cache_size: int | None = ...,
+        cache_threshold: int | None = ...,
+        cache_type: str | PathLike[str] | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_batch_copy: bool | None = ...,
+        cache_debug: bool | None = ...,
+        cache_size: int | None = ...,
+        cache_threshold: int | None = ...,
+        cache_type: str | PathLike[str] | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.HostDecoder is a deprecated alias of ops.decoders.Image")
+class HostDecoder:
+    """ops.HostDecoder is a deprecated alias of ops.decoders.Image."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_batch_copy: bool | None = ...,
+        cache_debug: bool | None = ...,
+        cache_size: int | None = ...,
+        cache_threshold: int | None = ...,
+        cache_type: str | PathLike[str] | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `HostDecoder`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_batch_copy: bool | None = ...,
+        cache_debug: bool | None = ...,
+        cache_size: int | None = ...,
+        cache_threshold: int | None = ...,
+        cache_type: str | PathLike[str] | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_batch_copy: bool | None = ...,
+        cache_debug: bool | None = ...,
+        cache_size: int | None = ...,
+        cache_threshold: int | None = ...,
+        cache_type: str | PathLike[str] | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.ImageDecoderCrop is a deprecated alias of ops.decoders.ImageCrop")
+class ImageDecoderCrop:
+    """ops.ImageDecoderCrop is a deprecated alias of ops.decoders.ImageCrop."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `ImageDecoderCrop`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.nvJPEGDecoderCrop is a deprecated alias of ops.decoders.ImageCrop")
+class nvJPEGDecoderCrop:
+    """ops.nvJPEGDecoderCrop is a deprecated alias of ops.decoders.ImageCrop."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `nvJPEGDecoderCrop`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.HostDecoderCrop is a deprecated alias of ops.decoders.ImageCrop")
+class HostDecoderCrop:
+    """ops.HostDecoderCrop is a deprecated alias of ops.decoders.ImageCrop."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `HostDecoderCrop`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.ImageDecoderRandomCrop is a deprecated alias of ops.decoders.ImageRandomCrop")
+class ImageDecoderRandomCrop:
+    """ops.ImageDecoderRandomCrop is a deprecated alias of ops.decoders.ImageRandomCrop."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        num_attempts: int | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `ImageDecoderRandomCrop`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        num_attempts: int | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        num_attempts: int | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.nvJPEGDecoderRandomCrop is a deprecated alias of ops.decoders.ImageRandomCrop")
+class nvJPEGDecoderRandomCrop:
+    """ops.nvJPEGDecoderRandomCrop is a deprecated alias of ops.decoders.ImageRandomCrop."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        num_attempts: int | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `nvJPEGDecoderRandomCrop`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        num_attempts: int | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        num_attempts: int | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.HostDecoderRandomCrop is a deprecated alias of ops.decoders.ImageRandomCrop")
+class HostDecoderRandomCrop:
+    """ops.HostDecoderRandomCrop is a deprecated alias of ops.decoders.ImageRandomCrop."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        num_attempts: int | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `HostDecoderRandomCrop`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        num_attempts: int | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        num_attempts: int | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.ImageDecoderSlice is a deprecated alias of ops.decoders.ImageSlice")
+class ImageDecoderSlice:
+    """ops.ImageDecoderSlice is a deprecated alias of ops.decoders.ImageSlice."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        split_stages: bool | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `ImageDecoderSlice`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        anchor: DataNode | ArrayLike = ...,
+        shape_input: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        split_stages: bool | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode] | DataNode | ArrayLike,
+        anchor: list[DataNode] | DataNode | ArrayLike = ...,
+        shape_input: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        split_stages: bool | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.nvJPEGDecoderSlice is a deprecated alias of ops.decoders.ImageSlice")
+class nvJPEGDecoderSlice:
+    """ops.nvJPEGDecoderSlice is a deprecated alias of ops.decoders.ImageSlice."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        split_stages: bool | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `nvJPEGDecoderSlice`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        anchor: DataNode | ArrayLike = ...,
+        shape_input: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        split_stages: bool | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode] | DataNode | ArrayLike,
+        anchor: list[DataNode] | DataNode | ArrayLike = ...,
+        shape_input: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        split_stages: bool | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.HostDecoderSlice is a deprecated alias of ops.decoders.ImageSlice")
+class HostDecoderSlice:
+    """ops.HostDecoderSlice is a deprecated alias of ops.decoders.ImageSlice."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        split_stages: bool | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `HostDecoderSlice`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        anchor: DataNode | ArrayLike = ...,
+        shape_input: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        split_stages: bool | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode] | DataNode | ArrayLike,
+        anchor: list[DataNode] | DataNode | ArrayLike = ...,
+        shape_input: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        split_stages: bool | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class ExternalSource:
+    """Data from Python: a callable, an iterable, a generator function, or `feed_input`.
+
+    Example:
+        >>> from dali import fn, pipeline_def
+        >>> @pipeline_def(batch_size=4, num_threads=1)
+        ... def pipe():
+        ...     return fn.external_source(source=[[np.arange(3)] * 4], cycle=True)
+        >>> pipe().run()[0].shape()
+        [(3,), (3,), (3,), (3,)]
+
+    Without a declared ``dtype``, ``ndim`` or ``layout`` the first batch of each output sets
+    them for the pipeline's life (`Pipeline.reset` keeps them): a later batch with another
+    type, number of dimensions or layout is an error naming the source and the iteration,
+    as in DALI.
+
+    ``timeout`` (beyond DALI; parallel sources only) is how many seconds a run waits for a
+    batch of this source from the worker processes: the time the workers have for it beyond
+    the ``prefetch_queue_depth`` batches they compute ahead (the first batch also waits for
+    the workers to start, about a second with ``py_start_method="spawn"``). The default,
+    None, waits for ever, as DALI does and as PyTorch's ``DataLoader(timeout=0)`` does, since
+    a callback may legitimately be slow. When it expires the run raises an error naming the
+    source, the worker (index and pid) and the iteration; the unresponsive workers are killed
+    (a stopped one too) and the others stopped, and the pipeline can only be closed. A worker
+    that dies is reported at once, with or without a timeout. A non-parallel source runs in
+    the thread that calls `Pipeline.run`, where a stuck callback can be interrupted with
+    Ctrl-C; it takes no ``timeout``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        source (any, optional): Callable, iterable or generator function giving the data.
+        num_outputs (int, optional): Number of outputs (the source returns a tuple of them).
+        cycle (any, optional): None/False/"no", True/"quiet" or "raise" (iterables).
+        layout (any, optional): Layout of the data (a list: one per output).
+        dtype (any, optional): Expected data type, checked (a list: one per output).
+        ndim (any, optional): Expected number of dimensions, checked (a list: one per output).
+        cuda_stream (any, optional): The stream the source's GPU data is produced on (default: the caller's current stream); the pipeline's stream waits for it on the GPU.
+        use_copy_kernel (bool, optional): Accepted for compatibility.
+        blocking (bool, default False): Wait for feed_input instead of failing.
+        batch (bool, optional): True: the source returns batches; False: one sample per call.
+        batch_info (bool, default False): Pass BatchInfo instead of the iteration.
+        repeat_last (bool, default False): Re-use the last fed batch when none is new.
+        parallel (bool, default False): Run the source in py_num_workers processes.
+        no_copy (bool, optional): Use the data without copying it (keep it unchanged).
+        prefetch_queue_depth (int, optional): Parallel only: batches computed ahead (1).
+        timeout (float, optional): Parallel only, beyond DALI: seconds to wait for a batch from the workers before failing (None: for ever).
+
+    Devices: cpu, gpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        source: Any = ...,
+        num_outputs: int | None = ...,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        batch: bool | None = ...,
+        batch_info: bool | None = ...,
+        blocking: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cuda_stream: Any = ...,
+        cycle: Any = ...,
+        dtype: Any = ...,
+        layout: Any = ...,
+        ndim: Any = ...,
+        no_copy: bool | None = ...,
+        parallel: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        repeat_last: bool | None = ...,
+        timeout: float | None = ...,
+        use_copy_kernel: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `ExternalSource`; the call may give any of them too."""
+    def __call__(
+        self,
+        source: Any = ...,
+        num_outputs: int | None = ...,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        batch: bool | None = ...,
+        batch_info: bool | None = ...,
+        blocking: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cuda_stream: Any = ...,
+        cycle: Any = ...,
+        dtype: Any = ...,
+        layout: Any = ...,
+        ndim: Any = ...,
+        no_copy: bool | None = ...,
+        parallel: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        repeat_last: bool | None = ...,
+        timeout: float | None = ...,
+        use_copy_kernel: bool | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Flip:
+    """Flip the images horizontally (default), vertically and/or depthwise.
+
+    ``fn.flip(img)`` mirrors left-right; ``fn.flip(img, horizontal=0, vertical=1)`` upside
+    down. Layouts (F)(D)HWC and (F)C(D)HW.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        horizontal (int, default 1, per-sample): Nonzero: flip along W.
+        vertical (int, default 0, per-sample): Nonzero: flip along H.
+        depthwise (int, default 0, per-sample): Nonzero: flip along D.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        depthwise: int | DataNode | ArrayLike | None = ...,
+        horizontal: int | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        vertical: int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Flip`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        depthwise: int | DataNode | ArrayLike | None = ...,
+        horizontal: int | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        vertical: int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        depthwise: int | DataNode | ArrayLike | None = ...,
+        horizontal: int | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        vertical: int | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class GetProperty:
+    """A metadata item of every sample as a 1-D UINT8 tensor (the bytes of a string).
+
+    ``key="source_info"`` gives where the sample came from (a reader's file path, relative to
+    its root; empty when unknown), ``key="layout"`` the layout string.
+
+    Example: ``bytes(pipe.run()[0].at(0)).decode()`` turns a sample back into the string.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        key (str, required): "source_info" or "layout".
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        key: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `GetProperty`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        key: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        key: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Hsv:
+    """Adjust hue (additive, degrees), saturation and value (multiplicative) of RGB images.
+
+    As in DALI the HSV change is approximated by a linear transform in YIQ space. The output is
+    UINT8 unless ``dtype`` says otherwise.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        hue (float, default 0.0, per-sample): Hue delta in degrees.
+        saturation (float, default 1.0, per-sample): Saturation multiplier.
+        value (float, default 1.0, per-sample): Value multiplier.
+        dtype (dtype, optional): Output type (default UINT8).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        hue: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        saturation: float | DataNode | ArrayLike | None = ...,
+        value: float | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Hsv`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        hue: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        saturation: float | DataNode | ArrayLike | None = ...,
+        value: float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        hue: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        saturation: float | DataNode | ArrayLike | None = ...,
+        value: float | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Hue:
+    """Rotate the hue of RGB images by ``hue`` degrees (a rotation in YIQ space).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        hue (float, default 0.0, per-sample): Hue change in degrees.
+        image_type (image_type, default 0): Colour space (RGB); kept as is.
+        dtype (dtype, optional): Output type (default: the input's).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        hue: float | DataNode | ArrayLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Hue`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        hue: float | DataNode | ArrayLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        hue: float | DataNode | ArrayLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Normalize:
+    """Normalise to zero mean and unit standard deviation (or the given ``mean``/``stddev``).
+
+    ``fn.normalize(x)`` uses all axes of each sample; ``fn.normalize(img, axes=[0, 1])``
+    normalises every channel of an HWC image separately; ``batch=True`` uses the statistics of
+    the whole batch.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        mean (float, optional, per-sample): Mean to subtract (default: computed).
+        stddev (float, optional, per-sample): Standard deviation (default: computed).
+        axes (int_vec, default ()): Reduced axes (default: all).
+        axis_names (layout, default ''): Reduced axes, by layout name.
+        batch (bool, default False): Compute the statistics over the whole batch.
+        ddof (int, default 0): Delta degrees of freedom of the variance.
+        dtype (dtype, default <DALIDataType.FLOAT: 9>): Output type (default FLOAT).
+        epsilon (float, default 0.0): Added to the variance.
+        scale (float, default 1.0): Multiplies the normalised value.
+        shift (float, default 0.0): Added to the scaled value.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        batch: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        ddof: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        epsilon: float | None = ...,
+        mean: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        scale: float | None = ...,
+        shift: float | None = ...,
+        stddev: float | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Normalize`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        batch: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        ddof: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        epsilon: float | None = ...,
+        mean: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        scale: float | None = ...,
+        shift: float | None = ...,
+        stddev: float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        batch: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        ddof: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        epsilon: float | None = ...,
+        mean: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        scale: float | None = ...,
+        shift: float | None = ...,
+        stddev: float | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class OneHot:
+    """One-hot encode class indices: ``fn.one_hot(label, num_classes=10)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        num_classes (int, default 0): Number of classes (length of the new axis).
+        axis (int, default -1): Where to put the new axis (-1: last).
+        dtype (dtype, default <DALIDataType.FLOAT: 9>): Output type (default FLOAT).
+        on_value (float, default 1.0): Value at the class index.
+        off_value (float, default 0.0): Value elsewhere.
+        axis_name (str, optional): One-character layout name of the new axis.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axis: int | None = ...,
+        axis_name: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        num_classes: int | None = ...,
+        off_value: float | None = ...,
+        on_value: float | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `OneHot`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axis: int | None = ...,
+        axis_name: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        num_classes: int | None = ...,
+        off_value: float | None = ...,
+        on_value: float | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axis: int | None = ...,
+        axis_name: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        num_classes: int | None = ...,
+        off_value: float | None = ...,
+        on_value: float | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Pad:
+    """Pad samples at the end of ``axes`` with ``fill_value`` to a common or minimum shape.
+
+    Without ``shape`` each axis is padded to the largest extent in the batch; with it, to at
+    least ``shape`` (``-1``: the batch's largest); ``align`` then rounds up to multiples.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        fill_value (float, default 0.0, per-sample): Value of the padding.
+        shape (int_vec, optional, per-sample): Minimum extents of the padded axes (-1: max).
+        axes (int_vec, optional, per-sample): Axes to pad (default: all).
+        axis_names (layout, optional): Axes to pad, by layout name.
+        align (int_vec, optional, per-sample): Round the padded extents up to multiples.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        align: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        axes: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        fill_value: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Pad`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        align: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        axes: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        fill_value: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        align: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        axes: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        fill_value: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Paste:
+    """Paste UINT8 HWC images onto a canvas ``ratio`` times larger, filled with ``fill_value``.
+
+    Example: ``fn.paste(images, ratio=2, fill_value=(0, 0, 0))`` turns a 40×60 image into an
+    80×120 one with the image at rows 20–59, columns 30–89.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        ratio (float, required, per-sample): Canvas size / input size (>= 1).
+        fill_value (int_vec, required): Canvas colour, one value per channel.
+        paste_x (float, default 0.5, per-sample): Horizontal position, 0..1.
+        paste_y (float, default 0.5, per-sample): Vertical position, 0..1.
+        min_canvas_size (float, default 0.0, per-sample): Minimum canvas extent.
+        n_channels (int, default 3): Number of channels of the images.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        fill_value: Sequence[int] | int | None = ...,
+        min_canvas_size: float | DataNode | ArrayLike | None = ...,
+        n_channels: int | None = ...,
+        paste_x: float | DataNode | ArrayLike | None = ...,
+        paste_y: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        ratio: float | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Paste`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        fill_value: Sequence[int] | int | None = ...,
+        min_canvas_size: float | DataNode | ArrayLike | None = ...,
+        n_channels: int | None = ...,
+        paste_x: float | DataNode | ArrayLike | None = ...,
+        paste_y: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        ratio: float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        fill_value: Sequence[int] | int | None = ...,
+        min_canvas_size: float | DataNode | ArrayLike | None = ...,
+        n_channels: int | None = ...,
+        paste_x: float | DataNode | ArrayLike | None = ...,
+        paste_y: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        ratio: float | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class PythonFunction:
+    """Run a Python function on numpy (CPU) or CuPy (GPU) arrays, per sample or per batch.
+
+    Example:
+        >>> from dali import fn, pipeline_def
+        >>> @pipeline_def(batch_size=1, num_threads=1)
+        ... def pipe():
+        ...     x = fn.external_source(lambda: [np.ones(2, np.float32)])
+        ...     return fn.python_function(x, function=lambda a: (a, a.sum()), num_outputs=2)
+        >>> [o.as_array() for o in pipe().run()]
+        [array([[1., 1.]], dtype=float32), array([2.], dtype=float32)]
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        function (callable, required): The function to call.
+        num_outputs (int, default 1): Number of outputs (0: side effects only).
+        batch_processing (bool, default False): Call once per batch with lists.
+        output_layouts (any, optional): Layout of each output (a str or a list of str).
+        synchronize_stream (bool, default True): Accepted for compatibility.
+
+    Devices: cpu, gpu. Inputs: 0..1024.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        batch_processing: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        function: Callable[..., Any] | None = ...,
+        num_outputs: int | None = ...,
+        output_layouts: Any = ...,
+        preserve: bool | None = ...,
+        synchronize_stream: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `PythonFunction`; the call may give any of them too."""
+    def __call__(
+        self,
+        *inputs: DataNode | ArrayLike,
+        device: str | None = ...,
+        name: str | None = ...,
+        batch_processing: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        function: Callable[..., Any] | None = ...,
+        num_outputs: int | None = ...,
+        output_layouts: Any = ...,
+        preserve: bool | None = ...,
+        synchronize_stream: bool | None = ...,
+    ) -> DataNode | list[DataNode] | None:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.CoinFlip is a deprecated alias of ops.random.CoinFlip")
+class CoinFlip:
+    """ops.CoinFlip is a deprecated alias of ops.random.CoinFlip."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        probability: float | DataNode | ArrayLike | None = ...,
+        seed: int | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `CoinFlip`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        shape_like: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        probability: float | DataNode | ArrayLike | None = ...,
+        seed: int | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        shape_like: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        probability: float | DataNode | ArrayLike | None = ...,
+        seed: int | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.NormalDistribution is a deprecated alias of ops.random.Normal")
+class NormalDistribution:
+    """ops.NormalDistribution is a deprecated alias of ops.random.Normal."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        mean: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        seed: int | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        stddev: float | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `NormalDistribution`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        shape_like: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        mean: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        seed: int | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        stddev: float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        shape_like: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        mean: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        seed: int | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        stddev: float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.Uniform is a deprecated alias of ops.random.Uniform")
+class Uniform:
+    """ops.Uniform is a deprecated alias of ops.random.Uniform."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        range: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        seed: int | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        values: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Uniform`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        shape_like: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        range: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        seed: int | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        values: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        shape_like: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        range: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        seed: int | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        values: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class RandomResizedCrop:
+    """Crop a random window (area and aspect ratio drawn at random) and resize it to ``size``.
+
+    Example: ``fn.random_resized_crop(images, size=(224, 224))`` is the usual ImageNet training
+    augmentation; ``random_area=(0.08, 1.0)`` and ``random_aspect_ratio=(3/4, 4/3)`` by default.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        size (int_vec, required): Output size (H, W).
+        random_area (float_vec, default (0.08, 1.0)): Range of the crop area as a fraction of the image area.
+        random_aspect_ratio (float_vec, default (0.75, 1.3333333333333333)): Range of the crop aspect ratio (width / height).
+        num_attempts (int, default 10): Attempts to find a window before the fallback.
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        dtype (dtype, optional): Output type: the input type (default) or FLOAT.
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        num_attempts: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        size: Sequence[int] | int | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> None:
+        """Set the arguments of `RandomResizedCrop`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        num_attempts: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        size: Sequence[int] | int | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        num_attempts: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        size: Sequence[int] | int | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.FileReader is a deprecated alias of ops.readers.File")
+class FileReader:
+    """ops.FileReader is a deprecated alias of ops.readers.File."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        case_sensitive_filter: bool | None = ...,
+        dir_filters: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        dont_use_mmap: bool | None = ...,
+        file_filters: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        file_list: str | PathLike[str] | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        files: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        initial_fill: int | None = ...,
+        labels: Sequence[int] | int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> None:
+        """Set the arguments of `FileReader`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        case_sensitive_filter: bool | None = ...,
+        dir_filters: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        dont_use_mmap: bool | None = ...,
+        file_filters: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        file_list: str | PathLike[str] | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        files: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        initial_fill: int | None = ...,
+        labels: Sequence[int] | int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Reshape:
+    """Treat the data as having another shape and/or layout (no copy).
+
+    ``fn.reshape(x, shape=[240, -1])`` of a ``[480, 640, 3]`` sample gives ``[240, 3840]``;
+    ``rel_shape=[0.5, -1]`` does the same relatively; ``src_dims=[-1, 1, 0]`` on ``[300, 200, 1]``
+    gives ``[1, 200, 300]``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        shape (int_vec, optional, per-sample): New shape; one extent may be -1.
+        rel_shape (float_vec, optional, per-sample): New shape relative to the input's.
+        layout (layout, optional): New layout ('' clears it).
+        src_dims (int_vec, optional, per-sample): Input dimensions to keep (-1: insert 1).
+
+    Devices: cpu, gpu. Inputs: 1..2.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        src_dims: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Reshape`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        shape_input: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        src_dims: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode] | DataNode | ArrayLike,
+        shape_input: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        src_dims: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Resize:
+    """Resize images or volumes (HWC, CHW, FHWC, DHWC, ...) with DALI's resampling filters.
+
+    Exactly one way of giving the size is allowed: ``resize_x``/``resize_y``/``resize_z``,
+    ``size``, ``resize_shorter`` or ``resize_longer``. Missing extents keep the aspect ratio
+    (``mode="default"``); a negative size flips the axis.
+
+    Example:
+        >>> import numpy as np
+        >>> import dali
+        >>> from dali import fn, types
+        >>> @dali.pipeline_def(batch_size=1, num_threads=1, device_id=None)
+        ... def pipe():
+        ...     img = types.Constant(np.zeros((100, 200, 3), dtype=np.uint8), layout="HWC")
+        ...     return fn.resize(img, resize_x=50)
+        >>> p = pipe(); p.build()
+        >>> p.run()[0].shape()
+        [(25, 50, 3)]
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        resize_x (float, default 0.0, per-sample): Output width (0: from others).
+        resize_y (float, default 0.0, per-sample): Output height.
+        resize_z (float, default 0.0, per-sample): Output depth (volumes).
+        size (float_vec, optional, per-sample): Output size, (H, W) or (D, H, W).
+        resize_shorter (float, default 0.0, per-sample): Length of the shorter side.
+        resize_longer (float, default 0.0, per-sample): Length of the longer side.
+        mode (str, default 'default'): default, stretch, not_larger, not_smaller.
+        max_size (float_vec, optional): Limit of the output size (one value or per axis).
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        dtype (dtype, optional): Output type: the input type (default) or FLOAT.
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+        subpixel_scale (bool, default True): Keep fractional scales exact.
+        roi_start (float_vec, optional, per-sample): Input ROI origin (start > end flips).
+        roi_end (float_vec, optional, per-sample): Input ROI end.
+        roi_relative (bool, default False): ROI given as fractions of the size.
+        save_attrs (bool, default False): Also output the input spatial shape.
+        image_type (image_type, optional): Deprecated and ignored.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        resize_longer: float | DataNode | ArrayLike | None = ...,
+        resize_shorter: float | DataNode | ArrayLike | None = ...,
+        resize_x: float | DataNode | ArrayLike | None = ...,
+        resize_y: float | DataNode | ArrayLike | None = ...,
+        resize_z: float | DataNode | ArrayLike | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        save_attrs: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> None:
+        """Set the arguments of `Resize`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        resize_longer: float | DataNode | ArrayLike | None = ...,
+        resize_shorter: float | DataNode | ArrayLike | None = ...,
+        resize_x: float | DataNode | ArrayLike | None = ...,
+        resize_y: float | DataNode | ArrayLike | None = ...,
+        resize_z: float | DataNode | ArrayLike | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        save_attrs: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        resize_longer: float | DataNode | ArrayLike | None = ...,
+        resize_shorter: float | DataNode | ArrayLike | None = ...,
+        resize_x: float | DataNode | ArrayLike | None = ...,
+        resize_y: float | DataNode | ArrayLike | None = ...,
+        resize_z: float | DataNode | ArrayLike | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        save_attrs: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> list[DataNode | list[DataNode]]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Rotate:
+    """Rotate images (HWC, FHWC) counter-clockwise, or volumes (DHWC, FDHWC) about ``axis``.
+
+    The canvas grows to hold the whole rotated image unless ``size`` or ``keep_size`` is
+    given; pixels outside the input take ``fill_value``, or replicate the border when it is
+    unset.
+
+    Example: ``fn.rotate(images, angle=fn.random.uniform(range=(-10, 10)), fill_value=0)``;
+    ``angle=90`` gives exactly ``np.rot90(image, 1)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        angle (float, required, per-sample): Angle in degrees (CCW).
+        axis (float_vec, optional, per-sample): Rotation axis (x, y, z); volumes only.
+        keep_size (bool, default False): Keep the input canvas size.
+        size (float_vec, optional, per-sample): Output size (H, W) or (D, H, W), rounded.
+        fill_value (float, optional): Value outside the input; unset: replicate the border.
+        interp_type (interp_type, default 1): INTERP_NN or INTERP_LINEAR (default).
+        dtype (dtype, optional): Output type (default: the input type).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        angle: float | DataNode | ArrayLike | None = ...,
+        axis: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_value: float | None = ...,
+        interp_type: DALIInterpType | int | None = ...,
+        keep_size: bool | None = ...,
+        preserve: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Rotate`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        angle: float | DataNode | ArrayLike | None = ...,
+        axis: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_value: float | None = ...,
+        interp_type: DALIInterpType | int | None = ...,
+        keep_size: bool | None = ...,
+        preserve: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        angle: float | DataNode | ArrayLike | None = ...,
+        axis: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_value: float | None = ...,
+        interp_type: DALIInterpType | int | None = ...,
+        keep_size: bool | None = ...,
+        preserve: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Saturation:
+    """Scale the saturation of RGB images (``saturation=0`` gives grey).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        saturation (float, default 1.0, per-sample): 0: grey, 1: unchanged.
+        image_type (image_type, default 0): Colour space (RGB); kept as is.
+        dtype (dtype, optional): Output type (default: the input's).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+        saturation: float | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Saturation`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+        saturation: float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+        saturation: float | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Shapes:
+    """Each sample's shape as a 1-D tensor (``[H, W, C]`` for an HWC image).
+
+    Example: ``fn.shapes(images)`` gives INT64 ``[480, 640, 3]`` for a 480x640 RGB image;
+    ``images.shape()`` is the same.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        dtype (dtype, optional): Type of the output (default INT64).
+        type (dtype, optional): Deprecated alias of `dtype`.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        type: DALIDataType | DTypeLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Shapes`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        type: DALIDataType | DTypeLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        type: DALIDataType | DTypeLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Slice:
+    """Extract a slice: ``fn.slice(x, anchor, shape)`` or ``fn.slice(x, start=..., end=...)``.
+
+    With the default ``axis_names="WH"`` the coordinates are (x, y): ``start=[1, 2],
+    shape=[3, 2]`` of an HWC image is ``img[2:4, 1:4]``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        start (int_vec, optional, per-sample): Absolute start coordinates.
+        rel_start (float_vec, optional, per-sample): Relative start coordinates.
+        end (int_vec, optional, per-sample): Absolute end coordinates.
+        rel_end (float_vec, optional, per-sample): Relative end coordinates.
+        shape (int_vec, optional, per-sample): Absolute shape of the slice.
+        rel_shape (float_vec, optional, per-sample): Relative shape of the slice.
+        axes (int_vec, default (1, 0)): Dimensions the coordinates refer to.
+        axis_names (layout, default 'WH'): Same, by layout name (takes priority).
+        normalized_anchor (bool, default True): Float anchor input is relative.
+        normalized_shape (bool, default True): Float shape input is relative.
+        out_of_bounds_policy (str, default 'error'): "error", "pad" (fill with fill_values) or "trim_to_shape".
+        fill_values (float_vec, default (0.0,)): Padding value(s): one, or per channel.
+        dtype (dtype, optional): Output type (default: the input's).
+        image_type (image_type, optional): Deprecated; ignored.
+        output_dtype (dtype, optional): Deprecated alias of `dtype`.
+
+    Devices: cpu, gpu. Inputs: 1..3.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Slice`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        anchor: DataNode | ArrayLike = ...,
+        shape_input: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode] | DataNode | ArrayLike,
+        anchor: list[DataNode] | DataNode | ArrayLike = ...,
+        shape_input: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Transpose:
+    """Permute the dimensions of every sample: ``out.shape[i] = in.shape[perm[i]]``.
+
+    ``fn.transpose(hwc, perm=[2, 0, 1])`` turns HWC into CHW (layout included).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        perm (int_vec, required): Permutation of the dimensions.
+        output_layout (layout, default ''): Sets the output layout.
+        transpose_layout (bool, default True): Permute the layout names too.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        output_layout: str | None = ...,
+        perm: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+        transpose_layout: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Transpose`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        output_layout: str | None = ...,
+        perm: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+        transpose_layout: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        output_layout: str | None = ...,
+        perm: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+        transpose_layout: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class WarpAffine:
+    """Apply an affine transform to images (HWC, FHWC) or volumes (DHWC, FDHWC).
+
+    With ``inverse_map=True`` (default) ``matrix`` maps the destination to the source:
+    ``dst(x, y) = src(M11·x + M12·y + M13, M21·x + M22·y + M23)``, where ``(0, 0)`` is the corner
+    of the first pixel. With ``inverse_map=False`` it maps source to destination (OpenCV's
+    ``warpAffine`` without ``WARP_INVERSE_MAP``). The matrix may also be the second input
+    (``mtx``, a ``2×3`` or ``3×4`` tensor per sample).
+
+    Example: ``fn.warp_affine(images, matrix=[1, 0, 5, 0, 1, 3])`` gives
+    ``dst[y, x] = src[y + 3, x + 5]``.
+
+    On the GPU all samples are warped by one kernel launch; a GPU ``mtx`` input is first copied
+    to the host (the matrices drive the host-side geometry), which waits for the GPU.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        matrix (float_vec, optional, per-sample): Affine matrix: 6 (2-D) or 12 (3-D) values.
+        inverse_map (bool, default True): The matrix maps destination to source.
+        size (float_vec, optional, per-sample): Output size (H, W) or (D, H, W), rounded.
+        fill_value (float, optional): Value outside the input; unset: replicate the border.
+        interp_type (interp_type, default 1): INTERP_NN or INTERP_LINEAR (default).
+        dtype (dtype, optional): Output type (default: the input type).
+
+    Devices: cpu, gpu. Inputs: 1..2.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_value: float | None = ...,
+        interp_type: DALIInterpType | int | None = ...,
+        inverse_map: bool | None = ...,
+        matrix: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `WarpAffine`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        mtx: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_value: float | None = ...,
+        interp_type: DALIInterpType | int | None = ...,
+        inverse_map: bool | None = ...,
+        matrix: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode] | DataNode | ArrayLike,
+        mtx: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_value: float | None = ...,
+        interp_type: DALIInterpType | int | None = ...,
+        inverse_map: bool | None = ...,
+        matrix: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
