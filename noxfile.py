@@ -36,25 +36,33 @@ FAST_PATHS = ["numba", "llvmlite", "nvidia-nvimgcodec-cu13"]
 LINT_PATHS = ["packages", "tests", "benchmarks", "examples", "noxfile.py"]
 
 
-def _pytest(session: nox.Session, tests: str, *install: str, uninstall: Sequence[str] = ()) -> None:
+def _pytest(
+    session: nox.Session,
+    tests: str,
+    *install: str,
+    uninstall: Sequence[str] = (),
+    doctest: str | None = None,
+) -> None:
     """Install ``install`` plus pytest, remove ``uninstall`` (pulled in as dependencies), then
-    run pytest on ``tests`` with ``-- args`` appended."""
+    run pytest on ``tests`` with ``-- args`` appended; with ``doctest``, the docstring examples
+    of the modules there run in the same pytest (``--doctest-modules``)."""
     session.install(*install, "pytest")
     if uninstall:
         session.run("python", "-m", "pip", "uninstall", "--yes", *uninstall)
-    session.run("pytest", tests, *session.posargs)
+    doctests = [doctest, "--doctest-modules"] if doctest else []
+    session.run("pytest", tests, *doctests, *session.posargs)
 
 
 @nox.session(python=PYTHONS)
 def core(session: nox.Session) -> None:
-    """Core tests on the default install (OpenCV, Pillow, Numba, nvImageCodec's CPU decoder);
-    gpu tests skip themselves without a GPU.
+    """Core tests and the docstring examples of dali-core on the default install (OpenCV,
+    Pillow, Numba, nvImageCodec's CPU decoder); gpu tests skip themselves without a GPU.
 
     hypothesis drives the property tests of the iterator arithmetic. (`interop` runs the same
     tests without Numba and nvImageCodec, so both CPU resampling paths and both CPU JPEG
     decoders are covered.)
     """
-    _pytest(session, "tests/core", "-e", CORE, "hypothesis")
+    _pytest(session, "tests/core", "-e", CORE, "hypothesis", doctest=f"{CORE}/src/dali")
 
 
 @nox.session(python=PYTHONS)
@@ -72,9 +80,21 @@ def interop(session: nox.Session) -> None:
 @nox.session(python=PYTHONS)
 @nox.parametrize("jax_version", JAX_VERSIONS)
 def jax(session: nox.Session, jax_version: str) -> None:
-    """dali-jax tests (4 fake CPU devices, a 2-process jax.distributed job) on each JAX."""
+    """dali-jax tests (4 fake CPU devices, a 2-process jax.distributed job) and the docstring
+    examples of dali-jax, on each JAX."""
     session.install(f"jax=={jax_version}", f"jaxlib=={jax_version}")
     _pytest(session, "tests/plugin-jax", "-e", CORE, "-e", JAX_PLUGIN)
+    # The docstring examples in a pytest of their own: `dali` is a namespace package across
+    # distributions (STYLE.md §2), and pytest names the plugin's modules `dali.plugin.jax.*`
+    # rather than `jax.*` (JAX's name) only with consider_namespace_packages, an option that
+    # would also rename the test modules after the folders above them (tests/ has no packages).
+    session.run(
+        "pytest",
+        f"{JAX_PLUGIN}/src/dali/plugin/jax",
+        "--doctest-modules",
+        "-o",
+        "consider_namespace_packages=true",
+    )
 
 
 @nox.session(python=PYTHONS)
@@ -91,7 +111,7 @@ def typecheck(session: nox.Session) -> None:
     committed `dali.fn`/`dali.ops` stubs are current, and a user program type-checks with them.
     """
     # mypy pinned: each release finds new errors.
-    _pytest(session, "tests/core/test_stubs.py", "-e", CORE, "-e", JAX_PLUGIN, "mypy==2.4.1")
+    _pytest(session, "tests/core/graph/test_stubs.py", "-e", CORE, "-e", JAX_PLUGIN, "mypy==2.4.1")
     session.run("mypy")
 
 

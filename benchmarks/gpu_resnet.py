@@ -19,7 +19,7 @@ default, 4 and 8): the iterations in flight are at most the depth, so by Little'
 at most depth × 256 / (one iteration's latency: read, plan, decode, resize, normalise), and an
 iteration spends ~20 ms in nvImageCodec's decode call alone. ``--sweep`` also measures the raw decode at several ``hw_decoder_load``
 values (our backend list: hardware decoder, then CUDA nvJPEG, then hybrid), the numbers behind
-``dali._ops.decoders._nvimgcodec.DEFAULT_HW_LOAD``. ``--epochs-memory 20`` reports the GPU
+``dali._options.DEFAULT_HW_LOAD``. ``--epochs-memory 20`` reports the GPU
 memory of the pipeline over 20 epochs (first, peak, final, and what its pool holds per epoch).
 
 Measured (``--epochs-memory 20 --seconds 5``, NVIDIA H100 80GB HBM3, 16 cores, 2,048 JPEGs of
@@ -435,7 +435,7 @@ def main() -> None:
     parser.add_argument("--skip-torch", action="store_true")
     args = parser.parse_args()
 
-    from dali._ops.decoders import _nvimgcodec
+    from dali import _options as options
     from dali._testing.images import make_imagenet_like
 
     root = Path(args.root)
@@ -491,7 +491,7 @@ def main() -> None:
     rows: list[tuple[str, float | None]] = []
     ceiling = attempt("raw", lambda: raw_rate(raw_decoder(None), datas, None, secs))
     rows.append(("raw nvImageCodec batch decode (ceiling)", ceiling))
-    load = _nvimgcodec.DEFAULT_HW_LOAD
+    load = options.DEFAULT_HW_LOAD
     rows.append(
         (
             f"raw nvImageCodec region decode, load {load}",

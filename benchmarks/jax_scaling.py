@@ -188,7 +188,7 @@ def main() -> None:
         f"cores; batch {BATCH} per GPU; {args.threads} threads per pipeline"
     )
     rows: dict[int, list[float]] = {n: [] for n in gpus}
-    for trial in range(args.repeat):
+    for _trial in range(args.repeat):
         for n in gpus:
             rows[n].append(measure(n, root, len(files), args))
     mode = "one process per GPU" if args.processes else "one process"

@@ -122,7 +122,7 @@ def main() -> None:
 
     iterator = iterator_fn(batch_size=1)
     print(f"Iterator size: {len(iterator)}")
-    for batch_id, batch in enumerate(iterator):
+    for batch_id, _batch in enumerate(iterator):
         print(batch_id)
 
     # -- Batching --------------------------------------------------------------------------------
@@ -236,8 +236,8 @@ def main() -> None:
 
     # -- num_threads performance considerations ------------------------------------------------
     def run_iterator(iterator, epoch_num=args.epochs):
-        for epoch in range(epoch_num):
-            for batch in iterator:
+        for _epoch in range(epoch_num):
+            for _batch in iterator:
                 pass
 
     for num_threads in (1, 8):

@@ -1,6 +1,13 @@
-"""Shared pytest setup: ``gpu``-marked tests are skipped when no CUDA device is visible."""
+"""Shared pytest setup: ``gpu``-marked tests are skipped when no CUDA device is visible, and
+``--doctest-modules`` leaves the conftest.py files alone.
+
+``conftest`` is not a module to import from: helpers shared by test modules live beside this
+file (``graph_utils``, ``iterator_utils``, ``parity``).
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -22,3 +29,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     skip = pytest.mark.skip(reason="needs a CUDA device; none is visible")
     for item in gpu_items:
         item.add_marker(skip)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    # conftest.py files hold no tests; `--doctest-modules` would import each one again as a
+    # module named "conftest", which is another conftest.py's where several are loaded
+    return True if collection_path.name == "conftest.py" else None

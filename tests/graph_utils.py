@@ -5,8 +5,10 @@ test module can ``from graph_utils import ...``.
 
 * `batch`: a node whose samples are the given arrays (ragged allowed), on CPU and GPU.
 * `const`: the same array for every sample, with exactly the given dtype.
-* `run` / `one`: build a graph in a fresh pipeline, run one iteration, return the outputs as
-  numpy (moved to the GPU first with ``device="gpu"``, for CPU/GPU parity tests).
+* `outputs`: build a graph in a fresh pipeline and run one iteration; with ``device="gpu"``
+  every output is moved to the GPU first (CPU/GPU parity tests compare the two with
+  `parity.assert_same`).
+* `run` / `one`: the same outputs as numpy.
 
 Example:
     >>> ((dtype, layout, samples),) = run(lambda: const([1, 2], "int32") + 1)
@@ -65,8 +67,8 @@ def const(values, dtype):
     return types.Constant(np.array(values, dtype=dtype), dtype=np.dtype(dtype))
 
 
-def run(build, *, batch_size=1, device="cpu", device_id=None):
-    """Build and run one iteration; returns [(dtype, layout, [sample arrays])] per output.
+def outputs(build, *, batch_size=1, device="cpu", device_id=None):
+    """Build and run one iteration; returns the pipeline's outputs (TensorLists).
 
     With ``device="gpu"`` every output is moved to the GPU (device 0) first.
     """
@@ -80,8 +82,16 @@ def run(build, *, batch_size=1, device="cpu", device_id=None):
             outs = [o.gpu() for o in outs]
         pipe.set_outputs(*outs)
     pipe.build()
+    return pipe.run()
+
+
+def run(build, *, batch_size=1, device="cpu", device_id=None):
+    """Build and run one iteration; returns [(dtype, layout, [sample arrays])] per output.
+
+    With ``device="gpu"`` every output is moved to the GPU (device 0) first.
+    """
     result = []
-    for tl in pipe.run():
+    for tl in outputs(build, batch_size=batch_size, device=device, device_id=device_id):
         if type(tl).__name__.endswith("GPU"):
             tl = tl.as_cpu()
         result.append((tl.dtype, tl.layout(), [np.asarray(tl.at(i)) for i in range(len(tl))]))

@@ -26,6 +26,7 @@ from dali.tensors import TensorListCPU
 
 __all__ = [
     "STOP",
+    "TREE_IMAGES",
     "NumpyIterator",
     "ReplayPipeline",
     "assert_same_batches",
@@ -38,6 +39,10 @@ __all__ = [
 
 
 # -- data -------------------------------------------------------------------------------------
+
+#: Images in the ``image_tree`` fixtures (`dali._testing.images.make_image_tree`'s default);
+#: its ``list.txt`` gives image i the label i.
+TREE_IMAGES = 21
 
 
 def make_files(directory: str | os.PathLike[str], n: int) -> list[str]:

@@ -1488,6 +1488,11 @@ add(
         [IMGS],
         {"start": (-10, -5), "shape": (500, 400), "out_of_bounds_policy": "trim_to_shape"},
     ),
+    op(
+        "slice",
+        [IMGS],
+        {"start": (-10, -5), "shape": (30, 20), "out_of_bounds_policy": "trim_to_shape"},
+    ),
     op("slice", [IMGS], {"start": (-10, -5), "shape": (60, 40)}, expect_error=True),
     op("slice", [IMGS], {"rel_start": (0.1, 0.1), "rel_shape": (0.5, 0.5), "dtype": Ty("FLOAT")}),
     op(
@@ -1633,7 +1638,7 @@ _F16 = (
 for lt, rt in _PAIRS:
     for sym in _BINARY:
         bitwise = sym in ("&", "|", "^")
-        if bitwise and (lt not in _INTS + ("bool",) or rt not in _INTS + ("bool",)):
+        if bitwise and (lt not in (*_INTS, "bool") or rt not in (*_INTS, "bool")):
             continue
         f16 = "float16" in (lt, rt)
         if f16 and sym not in ("+", "/", "<"):

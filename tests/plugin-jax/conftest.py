@@ -17,9 +17,6 @@ import pytest
 
 pytest.importorskip("jax")
 
-#: Files in the `image_tree`; `list.txt` gives image i the label i.
-N = 21
-
 
 @pytest.fixture(scope="session")
 def image_tree(tmp_path_factory: pytest.TempPathFactory):

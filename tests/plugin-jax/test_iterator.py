@@ -9,12 +9,12 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
-from conftest import N
 from dali import fn, pipeline_def
 from dali.plugin.base_iterator import LastBatchPolicy
 from dali.plugin.jax import DALIGenericIterator
 from dali.plugin.jax._convert import batch_to_jax
 from dali.tensors import TensorListCPU
+from iterator_utils import TREE_IMAGES as N
 
 
 def _labels_pipe(root, batch_size=8, shard_id=0, num_shards=1, pad=False, **kwargs):
@@ -111,7 +111,7 @@ def test_ragged_batch_is_an_error_naming_the_output():
             lambda: [np.zeros((2, 3), np.uint8), np.zeros((4, 3), np.uint8)], batch=True
         )
 
-    with pytest.raises(ValueError, match="output 'images'.*different shapes"):
+    with pytest.raises(ValueError, match=r"output 'images'.*different shapes"):
         DALIGenericIterator(pipe(), ["images"])
 
 
@@ -125,7 +125,7 @@ def test_duplicate_output_names():
 
 def test_partial_is_not_supported():
     with pytest.raises(
-        AssertionError, match="JAX iterator does not support partial last batch policy."
+        AssertionError, match=r"JAX iterator does not support partial last batch policy."
     ):
         DALIGenericIterator(
             _counter_pipe(), ["x"], size=10, last_batch_policy=LastBatchPolicy.PARTIAL
@@ -138,7 +138,7 @@ def test_policy_must_be_the_enum():
 
 
 def test_sharding_must_be_a_sharding():
-    with pytest.raises(AssertionError, match="jax.sharding.Sharding"):
+    with pytest.raises(AssertionError, match=r"jax.sharding.Sharding"):
         DALIGenericIterator(_counter_pipe(), ["x"], sharding="batch")
 
 
@@ -241,7 +241,7 @@ def test_shards_of_different_shapes():
     pipes = [_counter_pipe(shape=(3,)), _counter_pipe(shape=(4,))]
     with (
         pytest.warns(Warning, match="reader_name"),
-        pytest.raises(AssertionError, match="Shards shapes have to be the same."),
+        pytest.raises(AssertionError, match=r"Shards shapes have to be the same."),
     ):
         DALIGenericIterator(pipes, ["x"], size=8)
 

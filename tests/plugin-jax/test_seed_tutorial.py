@@ -17,10 +17,10 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
-from conftest import N
 from dali import fn
 from dali.pipeline import pipeline_def
 from dali.plugin.jax import DALIGenericIterator, data_iterator
+from iterator_utils import TREE_IMAGES as N
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -183,8 +183,8 @@ def test_multiple_devices(image_dir):
 
     # num_threads performance considerations: the same iterator with 1 and 8 threads
     def run_iterator(iterator, epoch_num=1):
-        for epoch in range(epoch_num):
-            for batch in iterator:
+        for _epoch in range(epoch_num):
+            for _batch in iterator:
                 pass
 
     for num_threads in (1, 8):

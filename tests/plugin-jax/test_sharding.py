@@ -9,9 +9,9 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
-from conftest import N
 from dali import fn, pipeline_def
 from dali.plugin.jax import DALIGenericIterator, data_iterator
+from iterator_utils import TREE_IMAGES as N
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 SHARD_STARTS = [0, 5, 10, 15]
@@ -83,7 +83,7 @@ def test_named_sharding_gives_global_arrays_with_each_shard_on_its_device(
             assert device == cpu_devices[k] and start == 2 * k
             first = SHARD_STARTS[k] + 2 * step
             assert _labels(data) == [first, first + 1]
-        for device, start, data in _shards(images):
+        for _device, start, data in _shards(images):
             rows = _labels(np.asarray(labels[start : start + 2]))
             np.testing.assert_array_equal(data, reference[rows])
     # the arrays work in jitted code, sharded as they are
@@ -199,10 +199,10 @@ def test_per_output_dict_with_a_replicated_output(image_tree, cpu_devices, refer
     assert images.sharding == images_sharding and labels.sharding == replicated
     everything = [0, 1, 5, 6, 10, 11, 15, 16]
     assert labels.shape == (8, 1) and _labels(np.asarray(labels)) == everything
-    for device, start, data in _shards(labels):
+    for _device, start, data in _shards(labels):
         assert start == 0 and _labels(data) == everything  # every device has the whole batch
     assert len(labels.addressable_shards) == 4
-    for k, (device, start, data) in enumerate(_shards(images)):
+    for k, (device, _start, data) in enumerate(_shards(images)):
         assert device == cpu_devices[k]
         np.testing.assert_array_equal(data, reference[everything[2 * k : 2 * k + 2]])
 
@@ -269,7 +269,7 @@ def test_devices_give_pmap_compatible_arrays(image_tree, cpu_devices):
 
 def test_sharding_and_devices_exclude_each_other(cpu_devices):
     with pytest.raises(
-        ValueError, match="Only one of `sharding` and `devices` arguments can be provided."
+        ValueError, match=r"Only one of `sharding` and `devices` arguments can be provided."
     ):
         data_iterator(output_map=["x"], sharding=_batch_sharding(cpu_devices), devices=cpu_devices)
 

@@ -14,13 +14,14 @@ Example:
 
 from __future__ import annotations
 
+import builtins
 import math
 from typing import Any
 
 import numpy as np
 
 from dali._dtypes import (
-    _NP_BY_DALI,
+    NP_BY_DALI,
     DALIDataType,
     DALIImageType,
     DALIInterpType,
@@ -163,7 +164,8 @@ class ScalarConstant:
     def __hash__(self) -> int:
         return hash((self.value, int(self.dtype)))
 
-    def __bool__(self) -> bool:
+    # `builtins`: in the class body, `bool` is the `bool()` conversion method above
+    def __bool__(self) -> builtins.bool:
         if self.dtype in _INT_LIKE_TYPES:
             return bool(self.value)
         raise TypeError(
@@ -220,7 +222,8 @@ def _to_host_array(value: Any) -> np.ndarray:
     if hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray):
         import cupy  # a GPU constant is built on the host and copied back by the graph
 
-        return cupy.asnumpy(value)
+        host: np.ndarray = cupy.asnumpy(value)
+        return host
     return np.asarray(value)
 
 
@@ -233,7 +236,7 @@ def _flat_elements(value: Any) -> list[Any]:
 def _list_type(elements: list[Any]) -> DALIDataType:
     """The type DALI infers for a list constant: any float -> FLOAT, else ints -> INT32."""
     has_float = has_int = has_bool = False
-    enum_type: type | None = None
+    enum_type: type[DALIDataType | DALIImageType | DALIInterpType] | None = None
     for x in elements:
         if isinstance(x, _ENUM_TYPES):
             if enum_type is not None and type(x) is not enum_type:
@@ -308,7 +311,7 @@ def _constant_array(value: Any, dtype: Any = None, shape: Any = None) -> np.ndar
         if actual in _ENUM_DALI_TYPES:
             arr = np.array(_to_ints(value), dtype=np.int32)
         else:
-            arr = np.array(value, dtype=_NP_BY_DALI[actual])
+            arr = np.array(value, dtype=NP_BY_DALI[actual])
     if target is not None and target not in _ENUM_DALI_TYPES:
         arr = arr.astype(np_dtype(target))
     if shape is not None:

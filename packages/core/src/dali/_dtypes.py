@@ -29,11 +29,14 @@ from __future__ import annotations
 
 import enum
 import operator
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 
 __all__ = [
+    "DALI_BY_KIND",
+    "NP_BY_DALI",
     "BatchInfo",
     "DALIDataType",
     "DALIImageType",
@@ -86,6 +89,8 @@ class _PybindEnum(enum.Enum, metaclass=_PybindEnumMeta):
     Unlike ``IntEnum``, members are not ints: ``bool(DALIDataType.UINT8)`` is True (its value is
     0), they do not support arithmetic or ordering, and ``str()`` gives ``"Class.NAME"``.
     """
+
+    _value_: int
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, _PybindEnum):
@@ -202,7 +207,7 @@ _D = DALIDataType
 
 # Keyed by (kind, itemsize) rather than by dtype: np.dtype("q") and np.dtype("l") are distinct
 # objects with the same meaning on 64-bit Linux, and byte order does not matter for the type.
-_DALI_BY_KIND: dict[tuple[str, int], DALIDataType] = {
+DALI_BY_KIND: dict[tuple[str, int], DALIDataType] = {
     ("u", 1): _D.UINT8,
     ("u", 2): _D.UINT16,
     ("u", 4): _D.UINT32,
@@ -217,7 +222,7 @@ _DALI_BY_KIND: dict[tuple[str, int], DALIDataType] = {
     ("b", 1): _D.BOOL,
 }
 
-_NP_BY_DALI: dict[DALIDataType, np.dtype[Any]] = {
+NP_BY_DALI: dict[DALIDataType, np.dtype[Any]] = {
     _D.UINT8: np.dtype(np.uint8),
     _D.UINT16: np.dtype(np.uint16),
     _D.UINT32: np.dtype(np.uint32),
@@ -309,7 +314,7 @@ def _from_name(name: str) -> DALIDataType | None:
 
 
 def _numpy_to_dali(dtype: np.dtype[Any], original: Any) -> DALIDataType:
-    found = _DALI_BY_KIND.get((dtype.kind, dtype.itemsize))
+    found = DALI_BY_KIND.get((dtype.kind, dtype.itemsize))
     if found is None:
         raise TypeError(f"Data type {original!r} is not supported by DALI; expected {_SUPPORTED}.")
     return found
@@ -377,10 +382,10 @@ def np_dtype(x: Any) -> np.dtype[Any]:
         >>> np_dtype(DALIDataType.FLOAT16), np_dtype("float"), np_dtype(np.uint8)
         (dtype('float16'), dtype('float32'), dtype('uint8'))
     """
-    if isinstance(x, np.dtype) and (x.kind, x.itemsize) in _DALI_BY_KIND:
+    if isinstance(x, np.dtype) and (x.kind, x.itemsize) in DALI_BY_KIND:
         return x if x.isnative else x.newbyteorder("=")
     dali = dali_dtype(x)
-    found = _NP_BY_DALI.get(dali)
+    found = NP_BY_DALI.get(dali)
     if found is None:
         raise TypeError(f"{dali} has no numpy equivalent; expected {_SUPPORTED}.")
     return found
@@ -479,12 +484,13 @@ class TensorLayout:
     def __hash__(self) -> int:
         return hash(self._s)
 
-    def _compare(self, other: object, op: Any, if_none: bool) -> bool:
+    def _compare(self, other: object, op: Callable[[str, str], bool], if_none: bool) -> bool:
         # With None, the results are those of DALI's bindings (`TensorLayout("HW") < None`).
         if other is None:
             return if_none
         if not isinstance(other, (str, TensorLayout)):
-            return NotImplemented
+            # for the operator methods to return; typeshed types the constant Any
+            return NotImplemented  # type: ignore[no-any-return]
         return op(self._s, str(other))
 
     def __eq__(self, other: object) -> bool:

@@ -32,7 +32,8 @@ def pci_bus_id(device_id: int) -> str:
     """The GPU's PCI address as sysfs names it (``"0000:18:00.0"``), from the CUDA runtime."""
     from cupy.cuda import runtime
 
-    return runtime.deviceGetPCIBusId(device_id).lower()
+    bus_id: str = runtime.deviceGetPCIBusId(device_id)
+    return bus_id.lower()
 
 
 def gpu_local_cpus(device_id: int, sysfs: Path = SYSFS_PCI) -> frozenset[int] | None:

@@ -12,7 +12,7 @@ Streams and events (DESIGN §3):
   simply calls CuPy (``ws.stream`` is there for libraries that take an explicit stream, such as
   nvImageCodec).
 * After the last GPU operator of an iteration the executor records an event on the stream and
-  attaches it to every GPU output (``tl._event``). Consumers wait for it **on the GPU**:
+  attaches it to every GPU output (``tl.ready_event``). Consumers wait for it **on the GPU**:
   ``__dlpack__(stream=s)`` makes ``s`` wait, ``__cuda_array_interface__`` makes the reading
   thread's current stream wait and names that stream in its ``"stream"`` key. Only reading the
   data on the host (``as_cpu()``, printing) or asking for a raw pointer (``data_ptr()``) waits
@@ -47,13 +47,9 @@ Memory:
 * Requests of 1 MiB and more are rounded up to one of 4 sizes per power of two
   (`size_class`, at most 25 % more). Ragged batches (random crops) ask for a slightly
   different size each iteration, and a plain pool keeps a new block whenever a request beats
-  every cached one: measured on an H100 (ResNet-50 pipeline, 2,048 images), the pool grew from
-  255 to 478 MiB over the first 13 epochs. With size classes a few classes cover those
-  requests and the cached blocks are reused. How many classes (the same pipeline at
-  ``prefetch_queue_depth=8``, 40 epochs, MiB the pool held per epoch): 8 per power of two
-  held 856, then 936 from epoch 6 and 1,016 from epoch 38 (the decoders' ragged buffers
-  spread over more classes, and the many in flight at once now and then found no cached
-  block large enough: a new one each time); 4 held 840 all along; 2 held 1,008 all along.
+  every cached one, so it kept growing over the epochs. With size classes a few classes cover
+  those requests and the cached blocks are reused; 4 per power of two held the least memory, and
+  the same amount every epoch (``benchmarks/RESULTS.md``, "GPU memory pool and uploads").
 * `CudaContext.release_memory` (``Pipeline.release_memory()``) frees the cached blocks that no
   array uses.
 
@@ -297,17 +293,17 @@ class CudaContext:
         """
         import cupy
 
-        from dali._tensors import TensorListGPU, _split_flat
+        from dali._tensors import TensorListGPU, split_flat
 
-        dtype = tl._np_dtype
+        dtype = tl.np_dtype
         shapes = tl.shape()
         n = len(shapes)
-        dense = tl._dense_arr
+        dense = tl.held_dense
         if n == 0:
             with self.activate():
                 empty = cupy.empty(dense.shape, dtype) if dense is not None else []
-            return TensorListGPU._make(
-                empty, tl._layout, tl._source_info, dtype=dtype, ndim=tl._ndim
+            return TensorListGPU.wrap(
+                empty, tl.layout(), tl.source_infos, dtype=dtype, ndim=tl.sample_ndim
             )
         sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
         total = sum(sizes)
@@ -321,14 +317,14 @@ class CudaContext:
                 if dense is not None:
                     host.reshape(dense.shape)[...] = dense
                 else:
-                    for view, sample in zip(_split_flat(host, shapes), tl._samples()):
+                    for view, sample in zip(split_flat(host, shapes), tl.samples()):
                         view[...] = sample
                 self._copy_staged(flat.data.ptr, pinned, total * dtype.itemsize)
         if dense is not None or all(s == shapes[0] for s in shapes):
-            out = TensorListGPU._make(flat.reshape(n, *shapes[0]), tl._layout, tl._source_info)
+            out = TensorListGPU.wrap(flat.reshape(n, *shapes[0]), tl.layout(), tl.source_infos)
         else:
-            out = TensorListGPU._make_flat(flat, shapes, tl._layout)
-            out._source_info = tl._source_info
+            out = TensorListGPU.wrap_flat(flat, shapes, tl.layout())
+            out.source_infos = tl.source_infos
         return out
 
     def upload_bytes(self, dst: int, data: Any) -> None:
@@ -338,8 +334,8 @@ class CudaContext:
         The kernels' small per-batch tables take this path rather than ``cupy.asarray``: the
         copy into pinned memory is a ``memoryview`` assignment (a memcpy that keeps the GIL, where
         numpy's and ctypes' copies give it up), and the staging buffer goes back to the pool
-        through this context's in-order queue of copies. ``cupy.asarray`` took 54 % of the
-        ResNet-50 GPU stage's time on the H100 host (py-spy, two uploads per batch).
+        through this context's in-order queue of copies. ``cupy.asarray`` took half of the
+        ResNet-50 GPU stage's time (``benchmarks/RESULTS.md``, "GPU memory pool and uploads").
         """
         nbytes = memoryview(data).nbytes
         if not nbytes:
@@ -402,17 +398,7 @@ class CudaContext:
             ptr = cupy.cuda.MemoryPointer(um, arr.data.ptr - mem.ptr)
             return cupy.ndarray(arr.shape, arr.dtype, ptr, strides=arr.strides)
 
-        if tl._dense_arr is not None:
-            tl._dense_arr = wrap(tl._dense_arr)
-            tl._sample_list = None
-            tl._flat_buf = None
-        elif tl._flat_buf is not None:
-            flat, shapes = tl._flat_shapes()
-            tl._sample_list = None
-            tl._flat_buf = wrap(flat)
-            tl._lazy_shapes = list(shapes)  # the views are made when asked for
-        elif tl._sample_list:
-            tl._sample_list = [wrap(s) for s in tl._sample_list]
+        tl.map_storage(wrap)
 
     def _release(self, arrays: list[Any], consumers: dict[int, Any]) -> None:
         """A lease ended: give its arrays back once its consumers' queued work is done."""

@@ -61,6 +61,7 @@ from dali._exec.stages import (
     split_stages,
 )
 from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
+from dali._tensors import TensorListGPU
 
 if TYPE_CHECKING:
     from dali._exec.device import CudaContext
@@ -147,7 +148,8 @@ def _normalize_outputs(result: Any, n: int, step: Step) -> tuple[Any, ...]:
         return (result,)
     if not isinstance(result, (tuple, list)) or len(result) != n:
         raise RuntimeError(
-            f"{step.node.schema.display_name} returned {type(result).__name__}, expected {n} outputs"
+            f"{step.node.schema.display_name} returned {type(result).__name__}, "
+            f"expected {n} outputs"
         )
     return tuple(result)
 
@@ -180,6 +182,7 @@ def _workspace(
     fed = req.fed.get(si)
     if fed is not None:
         meta = fed[1]
+    assert meta is not None  # the steps run in order: an earlier one filled `step.batch`
     ws = Workspace(
         step.impl,
         [values[i] for i in step.inputs],
@@ -273,12 +276,8 @@ def _finish(plan: Plan, it: _Iteration, cuda: CudaContext | None = None) -> tupl
         out_values, out_metas = _align_outputs(out_values, out_metas)
     results = []
     for tl, m in zip(out_values, out_metas):
-        if (
-            m is not None
-            and m.source_info is not None
-            and getattr(tl, "_source_info", None) is None
-        ):
-            tl._source_info = list(m.source_info)
+        if m is not None and m.source_info is not None and tl.source_infos is None:
+            tl.source_infos = list(m.source_info)
         results.append(tl)
     if cuda is not None:
         cuda.reap()  # memory of earlier outputs whose consumers have finished
@@ -286,9 +285,9 @@ def _finish(plan: Plan, it: _Iteration, cuda: CudaContext | None = None) -> tupl
         # each output's memory is leased so that it outlives their queued work.
         event = cuda.record()
         for tl in results:
-            if getattr(tl, "_device", "cpu") == "gpu":
+            if isinstance(tl, TensorListGPU):
                 cuda.lease(tl)
-                tl._event = event
+                tl.ready_event = event
     return tuple(results)
 
 
@@ -343,10 +342,10 @@ def _align_outputs(values: list[Any], metas: list[Any]) -> tuple[list[Any], list
 
 
 def _take_samples(tl: Any, index: list[int]) -> Any:
-    from dali._ops.conditional import _take
+    from dali._ops.conditional import take_samples
 
     device = "gpu" if type(tl).__name__.endswith("GPU") else "cpu"
-    return _take(tl, np.asarray(index, dtype=np.int64), device)
+    return take_samples(tl, np.asarray(index, dtype=np.int64), device)
 
 
 def _fill(req: IterationRequest, out: Any) -> None:
@@ -359,7 +358,7 @@ def _fill(req: IterationRequest, out: Any) -> None:
 _pool_thread = threading.local()
 
 
-def _init_pool_thread(owner: int, affinity: Sequence[int] | None) -> None:
+def _init_pool_thread(owner: int, affinity: frozenset[int] | None) -> None:
     _pool_thread.owner = owner
     pin_current_thread(affinity)
 
@@ -378,7 +377,7 @@ class _Stages:
         plan: Plan,
         num_threads: int,
         cuda: CudaContext | None = None,
-        affinity: Sequence[int] | None = None,
+        affinity: frozenset[int] | None = None,
     ) -> None:
         self.plan = plan
         self.cuda = cuda
@@ -493,7 +492,7 @@ class Executor:
         num_threads: int,
         asynchronous: bool = True,
         cuda: CudaContext | None = None,
-        affinity: Sequence[int] | None = None,
+        affinity: frozenset[int] | None = None,
     ) -> None:
         self._state = _Stages(plan, num_threads, cuda, affinity)
         self._async = asynchronous
@@ -560,7 +559,8 @@ class Executor:
         slot = self._slots[0]
         slot.wait()
         self._slots.popleft()
-        out, slot.value = slot.value, None  # the workers may still hold the slot: not its data
+        out: tuple[Any, ...] | _Failure = slot.value
+        slot.value = None  # the workers may still hold the slot: not its data
         if isinstance(out, _Failure):
             raise out.error
         return out

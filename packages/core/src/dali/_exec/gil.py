@@ -7,9 +7,9 @@ Taking the GIL back then waits until the thread holding it gives it up, for as l
 switch interval (5 ms) when that thread runs Python. A pipeline always has such threads (the
 decoders' planning, the other stages), so the per-batch arithmetic of the stage threads, dozens
 of small numpy operations over ``(batch, 2)`` arrays, can spend far more time waiting than
-computing: ``(a > 0.5).any(axis=1)`` takes 7.8 µs on 250 rows and 1.5 ms on 256 beside one busy
-Python thread (``benchmarks/RESULTS.md``, "GIL-held numpy"). Row-wise arithmetic over a
-batch is therefore done in blocks of rows (`by_rows`): the same results, with the GIL held throughout. Zeroed arrays of any size come
+computing (``benchmarks/RESULTS.md``, "GIL-held numpy"). Row-wise arithmetic over a
+batch is therefore done in blocks of rows (`by_rows`): the same results, with the GIL held
+throughout. Zeroed arrays of any size come
 from `zeros` (Python's own zeroed memory) rather than ``np.zeros``.
 
 Example:
@@ -34,7 +34,8 @@ __all__ = ["arange", "by_rows", "row_blocks", "zeros"]
 
 
 def row_blocks(n: int, width: int) -> list[slice]:
-    """``range(n)`` as slices of at most ``options.HELD_ELEMENTS // width`` rows (one when n fits)."""
+    """``range(n)`` as slices of at most ``options.HELD_ELEMENTS // width`` rows (one when n
+    fits)."""
     step = max(1, options.HELD_ELEMENTS // max(1, width))
     if n <= step:
         return [slice(0, n)]

@@ -29,7 +29,7 @@ _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 def _counters(n: int) -> np.ndarray:
     """The ``(1, n)`` counters of `SampleRNG.bits` (read-only, made once per ``n``)."""
     with np.errstate(over="ignore"):
-        out = (np.arange(1, n + 1, dtype=np.uint64) * _GOLDEN)[None, :]
+        out: np.ndarray = (np.arange(1, n + 1, dtype=np.uint64) * _GOLDEN)[None, :]
     out.flags.writeable = False
     return out
 
@@ -38,7 +38,8 @@ def _mix(x: np.ndarray) -> np.ndarray:
     """The SplitMix64 finaliser, element-wise on uint64 (wrapping arithmetic)."""
     x = (x ^ (x >> _S30)) * _M1
     x = (x ^ (x >> _S27)) * _M2
-    return x ^ (x >> _S31)
+    x = x ^ (x >> _S31)
+    return x
 
 
 def stable_hash(text: str) -> int:
@@ -92,7 +93,8 @@ class SampleRNG:
 
     def uniform(self, n: int, *, stream: int = 0) -> np.ndarray:
         """``(batch, n)`` float64 values in [0, 1) with 53 random bits each."""
-        return (self.bits(n, stream=stream) >> np.uint64(11)).astype(np.float64) * (2.0**-53)
+        out: np.ndarray = (self.bits(n, stream=stream) >> np.uint64(11)).astype(np.float64)
+        return out * (2.0**-53)
 
     def normal(self, n: int, *, stream: int = 0) -> np.ndarray:
         """``(batch, n)`` standard normal float64 values (Box–Muller)."""

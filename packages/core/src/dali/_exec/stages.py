@@ -17,8 +17,9 @@ deterministic.
   host part runs in the CPU stage).
 
 Example:
-    >>> Stage("dali-executor", "cpu", (0, 1, 2))
-    Stage(thread='dali-executor', label='cpu', steps=(0, 1, 2), prepare=(), hook='prepare', on_device=False)
+    >>> stage = Stage("dali-executor-gpu", "gpu", (3, 4), on_device=True)
+    >>> stage.thread, stage.steps, stage.prepare
+    ('dali-executor-gpu', (3, 4), ())
 """
 
 from __future__ import annotations

@@ -7,11 +7,14 @@ import itertools
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dali._exec.rng import SampleRNG, combine
+
+if TYPE_CHECKING:
+    from dali._ops.base import Operator
 
 __all__ = ["BatchMeta", "SampleFailure", "Workspace"]
 
@@ -99,7 +102,7 @@ class Workspace:
         ...         return {"mean": 0.5, "crop": (20.0, 30.0)}[name]
         ...     def arg_error(self, name, message):
         ...         return ValueError(f"argument `{name}`: {message}")
-        >>> pos = TensorListCPU._make(np.array([0.25, 1.0], np.float32), layout="")
+        >>> pos = TensorListCPU.wrap(np.array([0.25, 1.0], np.float32), layout="")
         >>> ws = Workspace(Op(), [], {"pos": pos}, BatchMeta.stream(0, 2, 0), 0, 0, None, None)
         >>> ws.arg_scalars("pos").tolist(), ws.arg_scalars("mean").tolist()
         ([0.25, 1.0], [0.5, 0.5])
@@ -127,7 +130,7 @@ class Workspace:
 
     def __init__(
         self,
-        op: Any,
+        op: Operator,
         inputs: list[Any],
         args: dict[str, Any],
         meta: BatchMeta,
@@ -185,7 +188,7 @@ class Workspace:
         if tl is None:
             value = np.asarray(self.op.arg(name), dtype=dtype)
             return [value] * self.batch_size
-        samples = tl._samples()
+        samples: list[np.ndarray] = tl.samples()
         if dtype is not None:
             samples = [np.asarray(s, dtype=dtype) for s in samples]
         if len(samples) != self.batch_size:
@@ -205,7 +208,7 @@ class Workspace:
         if tl is None:
             value = np.asarray(self.op.arg(name), dtype=dtype)
             return np.broadcast_to(value, (self.batch_size, *value.shape))
-        dense = tl._dense()
+        dense: np.ndarray | None = tl.dense()
         if dense is None:
             raise self.op.arg_error(name, "per-sample values must all have the same shape")
         return dense if dtype is None else dense.astype(dtype, copy=False)
@@ -324,4 +327,5 @@ class Workspace:
 
     def samples(self, i: int = 0) -> Sequence[Any]:
         """The per-sample arrays of input ``i``."""
-        return self.inputs[i]._samples()
+        samples: Sequence[Any] = self.inputs[i].samples()
+        return samples

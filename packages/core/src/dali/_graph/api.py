@@ -45,7 +45,9 @@ def _signature(schema: Schema) -> inspect.Signature:
     return inspect.Signature(params)
 
 
-def _positional_to_kwargs(schema: Schema, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple:
+def _positional_to_kwargs(
+    schema: Schema, inputs: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
     names = schema.extra.get("positional_args")
     if not names or not inputs:
         return inputs, kwargs
@@ -162,7 +164,7 @@ def _tree(
         else:
             setattr(mod, attr, value)
     for mod in modules.values():
-        mod.__all__ = sorted(k for k in vars(mod) if not k.startswith("_"))
+        vars(mod)["__all__"] = sorted(k for k in vars(mod) if not k.startswith("_"))
 
 
 def populate_fn(namespace: dict[str, Any], root_name: str) -> list[str]:

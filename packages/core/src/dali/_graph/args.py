@@ -97,9 +97,11 @@ def _as_seq(value: Any) -> Sequence[Any] | None:
     if isinstance(value, (list, tuple)):
         return value
     if isinstance(value, np.ndarray):
-        return value.reshape(-1).tolist()
+        flat: list[Any] = value.reshape(-1).tolist()
+        return flat
     if _is_array_like(value) and not isinstance(value, str):
-        return np.asarray(value).reshape(-1).tolist()
+        flat = np.asarray(value).reshape(-1).tolist()
+        return flat
     return None
 
 

@@ -3,30 +3,33 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dali._pipeline.pipeline import Pipeline
 
 __all__ = ["current_pipeline", "current_scope", "pop_pipeline", "push_pipeline", "scope_stack"]
 
 _local = threading.local()
 
 
-def _pipelines() -> list[Any]:
-    stack = getattr(_local, "pipelines", None)
+def _pipelines() -> list[Pipeline]:
+    stack: list[Pipeline] | None = getattr(_local, "pipelines", None)
     if stack is None:
         stack = _local.pipelines = []
     return stack
 
 
-def push_pipeline(pipe: Any) -> None:
+def push_pipeline(pipe: Pipeline) -> None:
     _pipelines().append(pipe)
 
 
-def pop_pipeline() -> Any:
+def pop_pipeline() -> Pipeline | None:
     stack = _pipelines()
     return stack.pop() if stack else None
 
 
-def current_pipeline() -> Any:
+def current_pipeline() -> Pipeline | None:
     stack = _pipelines()
     return stack[-1] if stack else None
 

@@ -21,8 +21,9 @@ An `ops` class takes every argument both in ``__init__`` and in ``__call__``, so
 arguments are optional there and a number of outputs chosen by an argument gives the union.
 
 Run ``python -m dali._graph.stubs`` after adding or changing an operator: it rewrites
-``dali/fn/**.pyi`` and ``dali/ops/**.pyi`` next to the sources. ``tests/core/test_stubs.py``
-fails while the committed stubs differ from freshly generated ones.
+``dali/fn/**.pyi`` and ``dali/ops/**.pyi`` next to the sources.
+``tests/core/graph/test_stubs.py`` fails while the committed stubs differ from freshly generated
+ones.
 """
 
 from __future__ import annotations

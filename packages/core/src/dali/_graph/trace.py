@@ -6,8 +6,8 @@ import os
 import sys
 import traceback
 import weakref
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from dali._graph.args import (
 from dali._graph.node import DataNode, OpNode
 from dali._graph.schema import Schema
 
+if TYPE_CHECKING:
+    from types import FrameType
+
 __all__ = ["call_operator", "constant_node", "definition_site"]
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -30,7 +33,7 @@ _creation_counter = [0]
 
 def definition_site() -> str:
     """The user's source line that created the operator (first frame outside `dali`)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         fname = os.path.abspath(frame.f_code.co_filename)
         if not fname.startswith(_PKG_DIR) and "<dali-conditionals>" not in fname:
@@ -59,7 +62,10 @@ def constant_node(
     """
     from dali._ops.constant import constant as _constant_op
 
-    return _constant_op(np.asarray(value), layout=layout, device=device, dtype=dtype, **kwargs)
+    node: DataNode = _constant_op(
+        np.asarray(value), layout=layout, device=device, dtype=dtype, **kwargs
+    )
+    return node
 
 
 def _promote_positional(value: Any, device: str) -> DataNode:
@@ -134,16 +140,16 @@ def call_operator(
     nodes = tuple(_promote_positional(x, in_device) for x in inputs)
     # Operators that read only metadata (shapes, layout) take GPU inputs on the CPU.
     if device == "cpu" and not schema.extra.get("metadata_inputs"):
-        for i, n in enumerate(nodes):
-            if n.device == "gpu":
+        for i, node in enumerate(nodes):
+            if node.device == "gpu":
                 raise ValueError(
                     f"Operator `{op_display}`: input {i} is on the GPU, but the operator runs on "
                     f'the CPU (device="cpu"). Move the data with `.cpu()` or run the operator on '
                     f'the GPU (device="gpu").'
                 )
     if device == "mixed":
-        for i, n in enumerate(nodes):
-            if n.device != "cpu":
+        for i, node in enumerate(nodes):
+            if node.device != "cpu":
                 raise ValueError(
                     f'Operator `{op_display}` with device="mixed" takes CPU inputs; input {i} '
                     f"is on the GPU."
@@ -187,9 +193,9 @@ def _record(
     name_hint: str | None,
 ) -> Any:
     pipe = context.current_pipeline()
-    name = scalar_args.get("name")
+    name: str | None = scalar_args.get("name")
     auto = name is None
-    if auto:
+    if name is None:
         if pipe is not None:
             name = f"__{schema.class_name}_{pipe._next_op_index()}"
         else:
@@ -215,12 +221,12 @@ def _record(
     if scope is not None:
         scope.adopt(op)
     n_out = schema.outputs_for(scalar_args)
-    metas = schema.impl.static_meta(op) or [None] * n_out
+    metas: Sequence[dict[str, Any] | None] = schema.impl.static_meta(op) or ()
     out_device = "gpu" if device in ("gpu", "mixed") else "cpu"
     for i in range(n_out):
-        meta = metas[i] if metas and i < len(metas) and metas[i] is not None else {}
+        meta = metas[i] if i < len(metas) else None
         out_name = name if n_out == 1 else f"{name}[{i}]"
-        op.outputs.append(DataNode(out_name, out_device, op, i, **meta))
+        op.outputs.append(DataNode(out_name, out_device, op, i, **(meta or {})))
     if pipe is not None:
         pipe._add_op(op)
     if n_out == 0:

@@ -21,7 +21,15 @@ import numpy as np
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.base import Operator
 
-__all__ = ["MERGE_INFO", "LogicalNot", "Merge", "Split", "ValidateLogical", "condition_mask"]
+__all__ = [
+    "MERGE_INFO",
+    "LogicalNot",
+    "Merge",
+    "Split",
+    "ValidateLogical",
+    "condition_mask",
+    "take_samples",
+]
 
 #: The variable a merge op is for and where its `if` is, for messages. Kept out of the scalar
 #: arguments so that the identity (and the random numbers) of the operators downstream does not
@@ -55,12 +63,12 @@ def _tl_class(device: str) -> Any:
     return TensorListGPU if device == "gpu" else TensorListCPU
 
 
-def _take(tl: Any, idx: np.ndarray, device: str) -> Any:
+def take_samples(tl: Any, idx: np.ndarray, device: str) -> Any:
     """The samples ``idx`` of ``tl`` (in that order) as a new batch of the same type."""
     cls = _tl_class(device)
-    info = tl._source_info
+    info = tl.source_infos
     info = [info[int(i)] for i in idx] if info is not None else None
-    dense = tl._dense_arr if tl._dense_arr is not None else tl._dense()
+    dense = tl.dense()
     if dense is not None:
         if device == "gpu":
             import cupy as cp
@@ -68,14 +76,14 @@ def _take(tl: Any, idx: np.ndarray, device: str) -> Any:
             picked = dense[cp.asarray(idx)]
         else:
             picked = dense[idx]
-        return cls._make(picked, layout=tl._layout, source_info=info)
-    samples = tl._samples()
-    return cls._make(
+        return cls.wrap(picked, layout=tl.layout(), source_info=info)
+    samples = tl.samples()
+    return cls.wrap(
         [samples[int(i)] for i in idx],
-        layout=tl._layout,
+        layout=tl.layout(),
         source_info=info,
-        dtype=tl._np_dtype,
-        ndim=tl._ndim,
+        dtype=tl.np_dtype,
+        ndim=tl.sample_ndim,
     )
 
 
@@ -111,7 +119,7 @@ class Split(Operator):
             return src
         idx = np.flatnonzero(keep)
         ws.out_meta = ws.meta.take(idx)
-        return _take(src, idx, device)
+        return take_samples(src, idx, device)
 
     def run_cpu(self, ws: Any) -> Any:
         return self._run(ws, "cpu")
@@ -170,35 +178,35 @@ class Merge(Operator):
         # An empty side says nothing about types and layouts (an operator given no samples may
         # not know them), so only two non-empty sides are compared.
         both = nt and n - nt
-        if both and (t._np_dtype != f._np_dtype or t._ndim != f._ndim):
+        if both and (t.np_dtype != f.np_dtype or t.sample_ndim != f.sample_ndim):
             from dali._dtypes import type_name
 
             raise self.error(
                 f"Divergent data found in different branches of an `if/else` statement for "
-                f"{self._what()}: the `if` branch gives {type_name(t._np_dtype)} data with "
-                f"{t._ndim} dimensions and the `else` branch {type_name(f._np_dtype)} data "
-                f"with {f._ndim} dimensions. Both branches must produce the same type and "
+                f"{self._what()}: the `if` branch gives {type_name(t.np_dtype)} data with "
+                f"{t.sample_ndim} dimensions and the `else` branch {type_name(f.np_dtype)} data "
+                f"with {f.sample_ndim} dimensions. Both branches must produce the same type and "
                 f"number of dimensions."
             )
-        if nt == 0 or (both and not t._layout):
-            layout = f._layout
-        elif nt == n or t._layout == f._layout or not f._layout:
-            layout = t._layout
+        if nt == 0 or (both and not t.layout()):
+            layout = f.layout()
+        elif nt == n or t.layout() == f.layout() or not f.layout():
+            layout = t.layout()
         else:
             raise self.error(
                 f"the branches of an `if/else` statement give different layouts for "
-                f"{self._what()}: {t._layout!r} and {f._layout!r}"
+                f"{self._what()}: {t.layout()!r} and {f.layout()!r}"
             )
         if nt == n:
-            return t if t._layout == layout else _relabel(t, layout, device)
+            return t if t.layout() == layout else _relabel(t, layout, device)
         if nt == 0:
-            return f if f._layout == layout else _relabel(f, layout, device)
+            return f if f.layout() == layout else _relabel(f, layout, device)
         info = None
-        if t._source_info is not None and f._source_info is not None:
-            ti, fi = iter(t._source_info), iter(f._source_info)
+        if t.source_infos is not None and f.source_infos is not None:
+            ti, fi = iter(t.source_infos), iter(f.source_infos)
             info = [next(ti) if m else next(fi) for m in mask]
         cls = _tl_class(device)
-        td, fd = t._dense(), f._dense()
+        td, fd = t.dense(), f.dense()
         if td is not None and fd is not None and td.shape[1:] == fd.shape[1:]:
             if device == "gpu":
                 import cupy as cp
@@ -210,10 +218,10 @@ class Merge(Operator):
                 out = np.empty((n, *td.shape[1:]), dtype=td.dtype)
                 out[mask] = td
                 out[~mask] = fd
-            return cls._make(out, layout=layout, source_info=info)
-        ts, fs = iter(t._samples()), iter(f._samples())
+            return cls.wrap(out, layout=layout, source_info=info)
+        ts, fs = iter(t.samples()), iter(f.samples())
         samples = [next(ts) if m else next(fs) for m in mask]
-        return cls._make(samples, layout=layout, source_info=info)
+        return cls.wrap(samples, layout=layout, source_info=info)
 
     def run_cpu(self, ws: Any) -> Any:
         return self._run(ws, "cpu")
@@ -234,28 +242,32 @@ class Merge(Operator):
 
 def _relabel(tl: Any, layout: str, device: str) -> Any:
     cls = _tl_class(device)
-    dense = tl._dense()
+    dense = tl.dense()
     if dense is not None:
-        return cls._make(dense, layout=layout, source_info=tl._source_info)
-    return cls._make(
-        tl._samples(), layout=layout, source_info=tl._source_info, dtype=tl._np_dtype, ndim=tl._ndim
+        return cls.wrap(dense, layout=layout, source_info=tl.source_infos)
+    return cls.wrap(
+        tl.samples(),
+        layout=layout,
+        source_info=tl.source_infos,
+        dtype=tl.np_dtype,
+        ndim=tl.sample_ndim,
     )
 
 
 def _logical_input(op: Operator, ws: Any, name: str, side: str) -> np.ndarray:
     src = ws.inputs[0]
-    if src._ndim != 0:
+    if src.sample_ndim != 0:
         on = f" on the {side}" if side else ""
         raise op.error(
             f"Logical expression ``{name}`` is restricted to scalar (0-d tensors) inputs. Got a "
-            f"{src._ndim}-d input{on}.\n\nThis input restriction allows the logical expressions "
+            f"{src.sample_ndim}-d input{on}.\n\nThis input restriction allows the logical expressions "
             f"to always return scalar boolean outputs and to be used in unambiguous way in DALI "
             f"conditionals. You may use bitwise arithmetic operators ``&``, ``|`` or compare "
             f"with zero (``== 0``) if you need to process inputs of higher dimensionality - "
             f"those operations performed on boolean inputs are equivalent to logical "
             f"expressions."
         )
-    dense = src._dense()
+    dense = src.dense()
     return np.asarray(dense).reshape(len(src)) != 0
 
 
@@ -289,7 +301,7 @@ class ValidateLogical(Operator):
         mask = _logical_input(
             self, ws, self.arg("expression_name") or "and", self.arg("expression_side")
         )
-        return TensorListCPU._make(mask)
+        return TensorListCPU.wrap(mask)
 
     static_meta = staticmethod(_bool_meta)
 
@@ -301,6 +313,6 @@ class LogicalNot(Operator):
     def run_cpu(self, ws: Any) -> Any:
         from dali._tensors import TensorListCPU
 
-        return TensorListCPU._make(~_logical_input(self, ws, "not", ""))
+        return TensorListCPU.wrap(~_logical_input(self, ws, "not", ""))
 
     static_meta = staticmethod(_bool_meta)

@@ -43,7 +43,7 @@ class Constant(Operator):
         if dense is None:
             dense = np.broadcast_to(self._value, (n, *self._value.shape))
             self._cache[n] = dense
-        return TensorListCPU._make(dense, layout=self.arg("layout"))
+        return TensorListCPU.wrap(dense, layout=self.arg("layout"))
 
     def run_gpu(self, ws: Any) -> Any:
         import cupy as cp
@@ -52,7 +52,7 @@ class Constant(Operator):
 
         n = ws.batch_size
         dense = cp.broadcast_to(cp.asarray(self._value), (n, *self._value.shape))
-        return TensorListGPU._make(dense, layout=self.arg("layout"))
+        return TensorListGPU.wrap(dense, layout=self.arg("layout"))
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:

@@ -67,15 +67,15 @@ def batch_array(tl: Any, xp: Any) -> Any:
     cheaper than a kernel launch per sample.
     """
     if xp is np:
-        return tl._dense_arr
-    return tl._dense()
+        return tl.held_dense
+    return tl.dense()
 
 
 def host_samples(tl: Any) -> list[np.ndarray]:
     """The samples of a batch as numpy arrays (a GPU batch is copied to the host)."""
     if hasattr(tl, "as_cpu") and type(tl).__name__ == "TensorListGPU":
         tl = tl.as_cpu()
-    return [np.asarray(s) for s in tl._samples()]
+    return [np.asarray(s) for s in tl.samples()]
 
 
 def round_half_away_int(a: float) -> int:

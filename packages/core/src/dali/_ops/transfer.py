@@ -64,4 +64,4 @@ def to_gpu(tl: Any) -> Any:
     ctx = current()
     if ctx is not None:
         return ctx.to_device(tl)
-    return tl._as_gpu()
+    return tl.to_gpu()

@@ -38,6 +38,9 @@ from dali._pipeline.scheduling import ScheduleState, fetch_sources, iterations_a
 if TYPE_CHECKING:
     from typing_extensions import Self
 
+    from dali._dtypes import PipelineAPIType
+    from dali._exec.device import CudaContext
+
 __all__ = ["Pipeline", "PipelineInfo"]
 
 _BASIC, _ITERATOR, _SCHEDULED = "BASIC", "ITERATOR", "SCHEDULED"
@@ -129,6 +132,9 @@ class Pipeline(PipelineProperties):
         >>> len(out)
         4
     """
+
+    #: Whether `pipeline_def` converted the graph function's ``if`` statements (set only by it).
+    _conditionals: bool
 
     def __init__(
         self,
@@ -228,7 +234,7 @@ class Pipeline(PipelineProperties):
         self._output_layout = check_output_spec(output_layout, "output_layout", "layout")
         check_memory_limit("device_memory_limit", device_memory_limit)
         check_memory_limit("pinned_memory_limit", pinned_memory_limit)
-        self._cuda: Any = None
+        self._cuda: CudaContext | None = None
         if self._device_id is not None:
             from dali._exec.device import CudaContext
 
@@ -398,7 +404,11 @@ class Pipeline(PipelineProperties):
 
     def _affinity(self) -> frozenset[int] | None:
         """`set_affinity=True`: the cores nearest the pipeline's GPU (None: no pinning)."""
-        if not self._set_affinity or self._cuda is None or not self._plan.uses_gpu:
+        if not self._set_affinity or self._cuda is None:
+            return None
+        # built (`_start`), and a CUDA context is made only for a device
+        assert self._plan is not None and self._device_id is not None
+        if not self._plan.uses_gpu:
             return None
         from dali._exec.affinity import gpu_local_cpus
 
@@ -406,7 +416,7 @@ class Pipeline(PipelineProperties):
 
     # -- running ---------------------------------------------------------------------------
     @contextlib.contextmanager
-    def _check_api_type_scope(self, api_type: str = _ITERATOR) -> Iterator[None]:
+    def _check_api_type_scope(self, api_type: PipelineAPIType | str = _ITERATOR) -> Iterator[None]:
         """Used by framework iterators: mixing checks are off inside."""
         prev, self._api_check = self._api_check, False
         try:
@@ -472,11 +482,11 @@ class Pipeline(PipelineProperties):
         validate_outputs(out, self._output_dtype, self._output_ndim, self._output_layout)
         if cuda_stream is not None:
             from dali._exec.device import stream_ptr
-            from dali._tensors import _order_after
+            from dali._tensors import order_after
 
             ptr = stream_ptr(cuda_stream)
             for tl in out:
-                _order_after(tl, ptr, keep=cuda_stream)  # the stream waits, on the GPU
+                order_after(tl, ptr, keep=cuda_stream)  # the stream waits, on the GPU
         return out
 
     @_serialised
@@ -656,6 +666,7 @@ class Pipeline(PipelineProperties):
     def close(self) -> None:
         """Stop every thread and worker process of the pipeline (at once; idempotent)."""
         if self._finalizer is not None and self._finalizer.detach() is not None:
+            assert self._executor is not None  # the finalizer is made with the executor
             self._executor.close()
         if self._plan is not None:
             for step in self._plan.callback_sources:

@@ -10,18 +10,24 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from dali._dtypes import _DALI_BY_KIND, DALIDataType, TensorLayout, np_dtype
+from dali._dtypes import DALI_BY_KIND, DALIDataType, TensorLayout, np_dtype
 from dali._tensors.printing import _format_batch, _format_tensor
 
 if TYPE_CHECKING:
     from types import ModuleType
 
-__all__ = ["HOST_ALIGNMENT", "BatchMismatchError", "NotDenseError", "aligned_empty"]
+__all__ = [
+    "HOST_ALIGNMENT",
+    "BatchMismatchError",
+    "NotDenseError",
+    "aligned_empty",
+    "split_flat",
+]
 
 _FLOAT32 = np.dtype(np.float32)
 _DLPACK_CPU = 1  # kDLCPU
@@ -75,7 +81,7 @@ class BatchMismatchError(TypeError, ValueError):
 
 
 def _dali_type(dtype: np.dtype[Any]) -> DALIDataType:
-    found = _DALI_BY_KIND.get((dtype.kind, dtype.itemsize))
+    found = DALI_BY_KIND.get((dtype.kind, dtype.itemsize))
     if found is None:
         raise TypeError(f"Data type {dtype} is not supported by DALI.")
     return found
@@ -108,7 +114,7 @@ def _ptr_value(ptr: Any) -> int:
 def _supported(arr: Any) -> Any:
     """Reject element types DALI cannot hold; make byte order native."""
     dtype = arr.dtype
-    if (dtype.kind, dtype.itemsize) not in _DALI_BY_KIND:
+    if (dtype.kind, dtype.itemsize) not in DALI_BY_KIND:
         raise TypeError(
             f"Data type {dtype} is not supported by DALI; expected bool, int8/16/32/64, "
             "uint8/16/32/64, float16, float32 or float64."
@@ -118,7 +124,7 @@ def _supported(arr: Any) -> Any:
     return arr
 
 
-def _split_flat(flat: Any, shapes: Sequence[tuple[int, ...]]) -> list[Any]:
+def split_flat(flat: Any, shapes: Sequence[tuple[int, ...]]) -> list[Any]:
     """Per-sample views into a flat buffer holding the samples back to back.
 
     A CuPy view is made directly on its memory pointer (one array per sample instead of a
@@ -155,14 +161,33 @@ class _TensorBase:
     _layout: str
     _source_info: str
 
+    # -- author API (`dali.author`): no validation, no copies ----------------------------------
+
     @classmethod
-    def _wrap(cls, array: Any, layout: str = "", source_info: str = "") -> Any:
-        """Wrap ``array`` as is (internal: no validation, no copy)."""
+    def wrap(cls, array: Any, layout: str = "", source_info: str = "") -> Any:
+        """A tensor holding ``array`` as is: no validation, no copy.
+
+        Args:
+            array: A numpy array (TensorCPU) or CuPy array (TensorGPU) of a DALI element type.
+            layout: One letter per dimension, or ``""``; not checked.
+            source_info: Where the data came from, or ``""``.
+        """
         t = object.__new__(cls)
         t._array = array
         t._layout = layout
         t._source_info = source_info
         return t
+
+    _wrap = wrap
+
+    @property
+    def array(self) -> Any:
+        """The numpy (TensorCPU) or CuPy (TensorGPU) array holding the data, as is.
+
+        A TensorGPU's array may still be computed by the pipeline: read it on a stream that
+        waited for `TensorGPU.ready_event` (`dali._tensors.order_after`).
+        """
+        return self._array
 
     def _host(self) -> np.ndarray:
         raise NotImplementedError
@@ -256,10 +281,10 @@ class _TensorListBase:
         "_flat_buf",
         "_layout",
         "_lazy_shapes",
-        "_ndim",
-        "_np_dtype",
         "_slist",
         "_source_info",
+        "np_dtype",
+        "sample_ndim",
     )
 
     _device: ClassVar[str]
@@ -269,20 +294,23 @@ class _TensorListBase:
     _slist: list[Any] | None
     _lazy_shapes: list[tuple[int, ...]] | None
     _flat_buf: Any
-    _np_dtype: np.dtype[Any]
-    _ndim: int
+    #: The element type as a numpy dtype (`dtype` is DALI's enum). Read-only.
+    np_dtype: np.dtype[Any]
+    #: The number of dimensions of each sample, a plain int (`ndim` is DALI's). Read-only.
+    sample_ndim: int
     _layout: str
     _source_info: list[str] | None
-    #: Unset, or values derived from the samples by the operator that made the batch, for the
-    #: operators that consume it and would compute them (``"jpeg_header_rows"``: the JPEG
-    #: headers `fn.readers.file`'s worker processes walked). Read with ``getattr(tl,
-    #: "_derived", None)``; never carried over to another batch.
-    _derived: dict[str, Any]
+    #: Unset, or values derived from the samples (`derived`).
+    _derived: dict[str, Any] | None
 
-    # -- internal fast API -------------------------------------------------------------------
+    # -- author API (`dali.author`): no validation, no copies ----------------------------------
+    #
+    # What operators and plugins use to make and read batches. Each is as cheap as the storage
+    # it reads (an attribute, or a view made once); the underscore names are the same methods,
+    # kept for this package's own code and older tests.
 
     @classmethod
-    def _make(
+    def wrap(
         cls,
         data: Any,
         layout: str | None = "",
@@ -291,58 +319,130 @@ class _TensorListBase:
         dtype: Any = None,
         ndim: int | None = None,
     ) -> Any:
-        """Wrap a dense array (batch axis first) or a list of per-sample arrays, as is.
+        """A batch holding a dense array (batch axis first) or a list of per-sample arrays, as is.
 
-        Internal: no validation, no copy. ``dtype`` and ``ndim`` are used only when ``data``
-        is an empty list (an empty batch has no sample to take them from).
+        No validation and no copy: the arrays must be numpy (CPU) or CuPy (GPU) arrays of one
+        DALI element type and one number of dimensions, C-contiguous, and the caller must not
+        change them afterwards.
+
+        Args:
+            data: A ``(batch, *sample_shape)`` array, or a list (or tuple) of sample arrays.
+            layout: One letter per sample dimension, or ``""``/None; not checked.
+            source_info: One description per sample (e.g. its file), or None.
+            dtype: The element type of an empty list (an empty batch has no sample to take it
+                from); float32 when not given. Ignored otherwise.
+            ndim: The number of sample dimensions of an empty list (0 when not given).
+
+        Example:
+            >>> import numpy as np
+            >>> from dali.tensors import TensorListCPU
+            >>> TensorListCPU.wrap([np.zeros((2, 3)), np.zeros((4, 3))], "HW").shape()
+            [(2, 3), (4, 3)]
         """
         tl = object.__new__(cls)
         if isinstance(data, (list, tuple)):
             tl._dense_arr = None
             tl._sample_list = data if isinstance(data, list) else list(data)
             if data:
-                tl._np_dtype = data[0].dtype
-                tl._ndim = data[0].ndim
+                tl.np_dtype = data[0].dtype
+                tl.sample_ndim = data[0].ndim
             else:
-                tl._np_dtype = _FLOAT32 if dtype is None else np_dtype(dtype)
-                tl._ndim = ndim or 0
+                tl.np_dtype = _FLOAT32 if dtype is None else np_dtype(dtype)
+                tl.sample_ndim = ndim or 0
         else:
             tl._dense_arr = data
             tl._sample_list = None
-            tl._np_dtype = data.dtype
-            tl._ndim = data.ndim - 1
+            tl.np_dtype = data.dtype
+            tl.sample_ndim = data.ndim - 1
         tl._flat_buf = None
         tl._layout = layout or ""
         tl._source_info = source_info
         return tl
 
+    _make = wrap
+
     @classmethod
-    def _make_flat(
+    def wrap_flat(
         cls, flat: Any, shapes: list[tuple[int, ...]], layout: str | None = "", ndim: int = 0
     ) -> Any:
-        """Wrap samples of ``shapes`` lying back to back in ``flat`` (C-contiguous, 1-D), as is.
+        """A batch of samples of ``shapes`` lying back to back in ``flat`` (C-contiguous, 1-D).
 
-        The per-sample views are made only when something asks for them (`_sample_list`):
-        kernels address such a batch as the buffer plus offsets (`_flat_shapes`), and a GPU
-        batch of 256 images would otherwise pay ~1.3 ms of Python for views nobody reads.
+        No validation and no copy. The per-sample views are made only when something asks
+        for them (`samples`): kernels address such a batch as the buffer plus offsets
+        (`flat`), and a GPU batch of 256 images would otherwise pay ~1.3 ms of Python for
+        views nobody reads.
+
+        Args:
+            flat: The buffer; its dtype is the batch's.
+            shapes: The shape of every sample, in order.
+            layout: One letter per sample dimension, or ``""``/None; not checked.
+            ndim: The number of sample dimensions when ``shapes`` is empty.
         """
         tl = object.__new__(cls)
         tl._dense_arr = None
         tl._slist = None
         tl._lazy_shapes = shapes
         tl._flat_buf = flat
-        tl._np_dtype = flat.dtype
-        tl._ndim = len(shapes[0]) if shapes else ndim
+        tl.np_dtype = flat.dtype
+        tl.sample_ndim = len(shapes[0]) if shapes else ndim
         tl._layout = layout or ""
         tl._source_info = None
         return tl
+
+    _make_flat = wrap_flat
+
+    # Read by the operators on every batch: plain attributes (the slots), not properties.
+    # `_np_dtype` and `_ndim` are their former names.
+
+    @property
+    def _np_dtype(self) -> np.dtype[Any]:
+        return self.np_dtype
+
+    @property
+    def _ndim(self) -> int:
+        return self.sample_ndim
+
+    @property
+    def source_infos(self) -> list[str] | None:
+        """Where each sample came from (e.g. the files a reader read), or None when unknown."""
+        return self._source_info
+
+    @source_infos.setter
+    def source_infos(self, infos: list[str] | None) -> None:
+        self._source_info = infos
+
+    @property
+    def derived(self) -> dict[str, Any] | None:
+        """Values derived from the samples by the operator that made the batch, or None.
+
+        For the operators that consume the batch and would otherwise compute them:
+        ``"jpeg_header_rows"`` holds the JPEG headers that `fn.readers.file`'s worker processes
+        walked. Set by the producer; never carried over to another batch.
+        """
+        try:
+            return self._derived
+        except AttributeError:
+            return None
+
+    @derived.setter
+    def derived(self, values: dict[str, Any] | None) -> None:
+        self._derived = values
+
+    @property
+    def held_dense(self) -> Any:
+        """The ``(B, *sample_shape)`` array the batch holds, or None when it holds samples.
+
+        Unlike `dense`, it never stacks samples nor changes how the batch is held: for an
+        operator that takes a fast path only when the batch already is one array.
+        """
+        return self._dense_arr
 
     @property
     def _sample_list(self) -> list[Any] | None:
         """The per-sample arrays, or None for a dense batch (made here for a lazy flat batch)."""
         samples = self._slist
         if samples is None and self._lazy_shapes is not None:
-            samples = self._slist = _split_flat(self._flat_buf, self._lazy_shapes)
+            samples = self._slist = split_flat(self._flat_buf, self._lazy_shapes)
             self._lazy_shapes = None
         return samples
 
@@ -351,26 +451,48 @@ class _TensorListBase:
         self._slist = samples
         self._lazy_shapes = None
 
-    def _flat_shapes(self) -> tuple[Any, list[tuple[int, ...]]] | None:
-        """``(flat buffer, shapes)`` when the samples lie back to back in one buffer, in order
-        (without making the per-sample views), else None."""
+    def flat(self) -> tuple[Any, list[tuple[int, ...]]] | None:
+        """``(buffer, shapes)`` when the samples lie back to back in one flat buffer, in order,
+        else None; the per-sample views are not made."""
         flat = self._flat_buf
         if flat is None:
             return None
         shapes = self._lazy_shapes
         if shapes is None:
-            shapes = [s.shape for s in self._sample_list]
+            samples = self._sample_list
+            assert samples is not None  # a flat buffer comes with its samples or their shapes
+            shapes = [s.shape for s in samples]
         return flat, shapes
+
+    _flat_shapes = flat
+
+    def map_storage(self, fn: Callable[[Any], Any]) -> None:
+        """Replace every array holding the batch (the dense array, the flat buffer, or each
+        sample) by ``fn(array)``, an array of the same shape, dtype and contents.
+
+        For the executor, which re-points a GPU output at memory it leases (no copy).
+        """
+        if self._dense_arr is not None:
+            self._dense_arr = fn(self._dense_arr)
+            self._sample_list = None
+            self._flat_buf = None
+        elif (packed := self.flat()) is not None:
+            flat, shapes = packed
+            self._sample_list = None
+            self._flat_buf = fn(flat)
+            self._lazy_shapes = list(shapes)  # the views are made when asked for
+        elif self._sample_list:
+            self._sample_list = [fn(s) for s in self._sample_list]
 
     @classmethod
     def _xp(cls) -> ModuleType:
         raise NotImplementedError
 
-    def _dense(self) -> Any:
+    def dense(self) -> Any:
         """The batch as one ``(B, *sample_shape)`` array, or None when the shapes differ.
 
         A uniform list of samples is stacked once (a copy) and the samples then become views
-        into the stacked array.
+        into the stacked array; samples back to back in a flat buffer are reshaped, not copied.
         """
         dense = self._dense_arr
         if dense is not None:
@@ -386,7 +508,7 @@ class _TensorListBase:
         samples = self._sample_list
         xp = self._xp()
         if not samples:
-            dense = xp.empty((0,) + (0,) * self._ndim, dtype=self._np_dtype)
+            dense = xp.empty((0,) + (0,) * self.sample_ndim, dtype=self.np_dtype)
         else:
             shape = samples[0].shape
             for s in samples:
@@ -397,7 +519,7 @@ class _TensorListBase:
                 dense = flat.reshape((len(samples), *shape))
             elif xp is np:
                 # 64-byte aligned, so that XLA (JAX) and others can take it without a copy
-                dense = aligned_empty((len(samples), *shape), self._np_dtype)
+                dense = aligned_empty((len(samples), *shape), self.np_dtype)
                 np.stack(samples, out=dense)
             else:
                 dense = xp.stack(samples)
@@ -405,8 +527,14 @@ class _TensorListBase:
         self._sample_list = None
         return dense
 
-    def _samples(self) -> list[Any]:
-        """The per-sample arrays (views into the dense array when there is one)."""
+    def _dense(self) -> Any:
+        return self.dense()
+
+    def samples(self) -> list[Any]:
+        """The per-sample arrays (views into the dense array when the batch holds one).
+
+        The list is the batch's own (made once): do not change it.
+        """
         samples = self._sample_list
         if samples is None:
             dense = self._dense_arr
@@ -417,10 +545,12 @@ class _TensorListBase:
             self._sample_list = samples
         return samples
 
+    _samples = samples
+
     def _contiguous_flat(self) -> Any:
         """All samples back to back in one flat C-contiguous buffer (made once if needed)."""
         xp = self._xp()
-        dense = self._dense()
+        dense = self.dense()
         if dense is not None:
             if not dense.flags.c_contiguous:
                 dense = xp.ascontiguousarray(dense)
@@ -430,8 +560,8 @@ class _TensorListBase:
         if self._flat_buf is None:
             samples = self._sample_list
             assert samples is not None
-            flat = xp.empty(sum(s.size for s in samples), dtype=self._np_dtype)
-            views = _split_flat(flat, [s.shape for s in samples])
+            flat = xp.empty(sum(s.size for s in samples), dtype=self.np_dtype)
+            views = split_flat(flat, [s.shape for s in samples])
             for view, s in zip(views, samples):
                 view[...] = s
             self._flat_buf = flat
@@ -444,7 +574,7 @@ class _TensorListBase:
     def _sample_tensor(self, i: int) -> Any:
         info = self._source_info
         return self._tensor_type._wrap(
-            self._samples()[i], self._layout, info[i] if info is not None else ""
+            self.samples()[i], self._layout, info[i] if info is not None else ""
         )
 
     def _index(self, i: Any) -> int:
@@ -495,12 +625,12 @@ class _TensorListBase:
     @property
     def dtype(self) -> DALIDataType:
         """The element type, a :class:`~dali.types.DALIDataType`."""
-        return _dali_type(self._np_dtype)
+        return _dali_type(self.np_dtype)
 
     @property
     def ndim(self) -> int:
         """The number of dimensions of each sample (an int that may also be called)."""
-        return _Ndim(self._ndim)
+        return _Ndim(self.sample_ndim)
 
     def layout(self) -> str:
         """The layout string, ``''`` when there is none."""
@@ -512,7 +642,7 @@ class _TensorListBase:
         Raises:
             ValueError: If a non-empty layout does not have one letter per sample dimension.
         """
-        self._layout = _check_layout(layout, self._ndim, "TensorList")
+        self._layout = _check_layout(layout, self.sample_ndim, "TensorList")
 
     def is_dense_tensor(self) -> bool:
         """Whether all samples have the same shape (so the batch can be viewed as one tensor)."""
@@ -533,13 +663,13 @@ class _TensorListBase:
         Raises:
             RuntimeError: If the samples do not all have the same shape.
         """
-        dense = self._dense()
+        dense = self.dense()
         if dense is None:
             raise NotDenseError(
                 'Assert on "IsDenseTensor()" failed: The batch must be representable as a '
                 "tensor - it must have uniform shape and be allocated in contiguous memory."
             )
-        if len(self) == 0 and self._ndim == 0:
+        if len(self) == 0 and self.sample_ndim == 0:
             raise RuntimeError(
                 'Assert on "sample_dim() > 0" failed: To convert empty batch to a Tensor, '
                 "valid dimensionality must be set"

@@ -56,20 +56,22 @@ def _share(tl: _TensorListBase, src: _TensorListBase, layout: str | None) -> Non
     tl._slist = src._slist
     tl._lazy_shapes = src._lazy_shapes
     tl._flat_buf = src._flat_buf
-    tl._np_dtype = src._np_dtype
-    tl._ndim = src._ndim
+    tl.np_dtype = src.np_dtype
+    tl.sample_ndim = src.sample_ndim
     tl._source_info = src._source_info
-    tl._layout = src._layout if layout is None else _check_layout(layout, src._ndim, "TensorList")
+    tl._layout = (
+        src._layout if layout is None else _check_layout(layout, src.sample_ndim, "TensorList")
+    )
 
 
 def _init_dense(tl: _TensorListBase, arr: Any, layout: str | None) -> None:
     tl._dense_arr = arr
     tl._sample_list = None
     tl._flat_buf = None
-    tl._np_dtype = arr.dtype
-    tl._ndim = arr.ndim - 1
+    tl.np_dtype = arr.dtype
+    tl.sample_ndim = arr.ndim - 1
     tl._source_info = None
-    tl._layout = _check_layout(layout, tl._ndim, "TensorList")
+    tl._layout = _check_layout(layout, tl.sample_ndim, "TensorList")
 
 
 def _sample_from(x: Any, i: int, convert: Any, device: str) -> Any:
@@ -107,8 +109,8 @@ def _from_samples(
     tl._dense_arr = None
     tl._sample_list = list(samples)
     tl._flat_buf = None
-    tl._np_dtype = dtype
-    tl._ndim = ndim
+    tl.np_dtype = dtype
+    tl.sample_ndim = ndim
     tl._source_info = infos if any(infos) else None
     tl._layout = _check_layout(layout, ndim, "TensorList")
     if samples:

@@ -14,10 +14,10 @@ from dali._tensors.base import (
     NotDenseError,
     _check_layout,
     _ptr_value,
-    _split_flat,
     _supported,
     _TensorBase,
     _TensorListBase,
+    split_flat,
 )
 from dali._tensors.construct import init_batch
 
@@ -118,12 +118,15 @@ class TensorCPU(_TensorBase):
         """Return self: the data is already in host memory."""
         return self
 
-    def _as_gpu(self) -> TensorGPU:
+    def to_gpu(self) -> TensorGPU:
+        """A copy of the tensor in GPU memory, on the current CUDA device and stream."""
         import cupy
 
         from dali._tensors.gpu import TensorGPU
 
-        return TensorGPU._wrap(cupy.asarray(self._array), self._layout, self._source_info)
+        return TensorGPU.wrap(cupy.asarray(self._array), self._layout, self._source_info)
+
+    _as_gpu = to_gpu  # DALI's name
 
     def data_ptr(self) -> int:
         """The address of the first element."""
@@ -170,14 +173,14 @@ class TensorListCPU(_TensorListBase):
         return np
 
     def _host_samples(self, indices: Any) -> list[np.ndarray]:
-        samples = self._samples()
+        samples = self.samples()
         return [samples[i] for i in indices]
 
     @staticmethod
     def broadcast(sample: Any, num_samples: int) -> TensorListCPU:
         """A batch of ``num_samples`` samples that all share the memory of ``sample``."""
         t = sample if isinstance(sample, TensorCPU) else TensorCPU(sample)
-        return TensorListCPU._make([t._array] * int(num_samples), t._layout)
+        return TensorListCPU.wrap([t._array] * int(num_samples), t._layout)
 
     @classmethod
     def from_dlpack_list(cls, tensors: Sequence[Any], layout: str | None = None) -> TensorListCPU:
@@ -186,7 +189,7 @@ class TensorListCPU(_TensorListBase):
 
     def at(self, i: int) -> np.ndarray:
         """Sample ``i`` as a numpy array (a view of the batch's memory)."""
-        return self._samples()[self._index(i)]
+        return self.samples()[self._index(i)]
 
     def as_array(self) -> np.ndarray:
         """The batch as one numpy array of shape ``(batch, *sample_shape)`` (shares memory).
@@ -194,7 +197,7 @@ class TensorListCPU(_TensorListBase):
         Raises:
             RuntimeError: If the samples do not all have the same shape.
         """
-        dense = self._dense()
+        dense = self.dense()
         if dense is None:
             shapes = self.shape()
             raise NotDenseError(
@@ -209,17 +212,21 @@ class TensorListCPU(_TensorListBase):
         """Return self: the batch is already in host memory."""
         return self
 
-    def _as_gpu(self) -> TensorListGPU:
+    def to_gpu(self) -> TensorListGPU:
+        """A copy of the batch in GPU memory (one host-to-device copy), on the current CUDA
+        device and stream."""
         import cupy
 
         from dali._tensors.gpu import TensorListGPU
 
-        dense = self._dense()
+        dense = self.dense()
         if dense is not None:
-            return TensorListGPU._make(cupy.asarray(dense), self._layout, self._source_info)
+            return TensorListGPU.wrap(cupy.asarray(dense), self._layout, self._source_info)
         flat = cupy.asarray(self._contiguous_flat())  # one host-to-device copy
-        samples = _split_flat(flat, self.shape())
-        return TensorListGPU._make(samples, self._layout, self._source_info)
+        samples = split_flat(flat, self.shape())
+        return TensorListGPU.wrap(samples, self._layout, self._source_info)
+
+    _as_gpu = to_gpu  # DALI's name
 
     @property
     def __array_interface__(self) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Samples and batches in GPU memory: `TensorGPU` and `TensorListGPU` (CuPy arrays).
 
 CuPy is imported only when GPU data is touched. Data made by a pipeline carries the CUDA event
-recorded after the pipeline's GPU work (``_event``); `_order_after` makes a stream wait for it
+recorded after the pipeline's GPU work (``ready_event``); `order_after` makes a stream wait for it
 on the GPU, `_wait_host` makes the calling thread wait (each such wait is marked
 ``# synchronize!``).
 """
@@ -18,10 +18,10 @@ from dali._tensors.base import (
     _DLPACK_CUDA,
     _check_layout,
     _ptr_value,
-    _split_flat,
     _supported,
     _TensorBase,
     _TensorListBase,
+    split_flat,
 )
 from dali._tensors.construct import init_batch
 from dali._tensors.cpu import TensorCPU, TensorListCPU
@@ -29,10 +29,10 @@ from dali._tensors.cpu import TensorCPU, TensorListCPU
 if TYPE_CHECKING:
     from types import ModuleType
 
-__all__ = ["TensorGPU", "TensorListGPU"]
+__all__ = ["TensorGPU", "TensorListGPU", "order_after"]
 
 
-def _order_after(obj: Any, stream: int | None = None, keep: Any = None) -> None:
+def order_after(obj: Any, stream: int | None = None, keep: Any = None) -> None:
     """Make a stream wait, on the GPU, for the pipeline work that produces ``obj``.
 
     The stream is also recorded as a consumer of the output's memory (`dali._exec.device`), so
@@ -58,7 +58,7 @@ def _order_after(obj: Any, stream: int | None = None, keep: Any = None) -> None:
         cupy.cuda.runtime.streamWaitEvent(ptr, event.ptr, 0)
     # The stream may now read the data: the output's memory must outlive its queued work.
     lease = getattr(getattr(getattr(_some_array(obj), "data", None), "mem", None), "_owner", None)
-    if hasattr(lease, "add_consumer"):
+    if lease is not None and hasattr(lease, "add_consumer"):
         lease.add_consumer(ptr, keep)
 
 
@@ -73,6 +73,30 @@ def _some_array(obj: Any) -> Any:
     return obj._sample_list[0] if obj._sample_list else None
 
 
+def _get_event(obj: Any) -> Any:
+    try:
+        return obj._event
+    except AttributeError:  # made by `wrap`, never given one
+        return None
+
+
+def _set_event(obj: Any, event: Any) -> None:
+    obj._event = event
+
+
+#: `TensorGPU.ready_event` and `TensorListGPU.ready_event`.
+_READY_EVENT = property(
+    _get_event,
+    _set_event,
+    doc="""The CUDA event recorded after the pipeline work that computes the data, or None.
+
+    The executor sets it on every GPU output; samples, views and copies of the data carry it
+    on. Before reading the arrays on a stream of your own, make that stream wait for it
+    (`order_after`, on the GPU); DLPack and ``__cuda_array_interface__`` consumers already
+    do.""",
+)
+
+
 def _wait_host(obj: Any) -> None:
     """Block the calling thread until the pipeline work that produces ``obj`` is done."""
     event = getattr(obj, "_event", None)
@@ -81,7 +105,7 @@ def _wait_host(obj: Any) -> None:
 
 
 def _to_host(arr: Any) -> np.ndarray:
-    """Copy a CuPy array to numpy on this thread's current stream (after `_order_after`)."""
+    """Copy a CuPy array to numpy on this thread's current stream (after `order_after`)."""
     import cupy
 
     return cupy.asnumpy(arr, stream=cupy.cuda.get_current_stream())  # synchronize!
@@ -96,10 +120,10 @@ def _export_dlpack(t: Any, arr: Any, stream: Any, dl_device: Any, kwargs: dict[s
         # consumer's stream after our current stream itself.
         return arr.__dlpack__(stream=stream, **kwargs)
     if dl_device is not None and int(dl_device[0]) != _DLPACK_CUDA:
-        _order_after(t)  # a copy to the host, made by CuPy on our current stream
+        order_after(t)  # a copy to the host, made by CuPy on our current stream
         return arr.__dlpack__(stream=None, **kwargs)
     if stream != -1:  # -1: the consumer asks for no synchronisation
-        _order_after(t, 1 if stream is None else stream)  # None: the legacy default stream
+        order_after(t, 1 if stream is None else stream)  # None: the legacy default stream
     return arr.__dlpack__(stream=-1, **kwargs)
 
 
@@ -108,7 +132,7 @@ def _device_array(obj: Any) -> Any:
     import cupy
 
     if isinstance(obj, TensorGPU):
-        _order_after(obj)  # it may still be computed by a pipeline
+        order_after(obj)  # it may still be computed by a pipeline
         return obj._array
     if isinstance(obj, cupy.ndarray):
         arr = obj
@@ -143,6 +167,8 @@ class TensorGPU(_TensorBase):
     __slots__ = ("_event",)
     _device = "gpu"
 
+    ready_event = _READY_EVENT
+
     def __init__(self, data: Any, layout: str | None = None, device_id: int = -1) -> None:
         self._array = _device_array(data)
         self._source_info = data._source_info if isinstance(data, TensorGPU) else ""
@@ -150,21 +176,21 @@ class TensorGPU(_TensorBase):
         self._layout = _check_layout(layout, self._array.ndim, "Tensor")
 
     def _host(self) -> np.ndarray:
-        _order_after(self)
+        order_after(self)
         return _to_host(self._array)  # synchronize!
 
     def _contiguous(self) -> Any:
         if not self._array.flags.c_contiguous:
             import cupy
 
-            _order_after(self)
+            order_after(self)
             self._array = cupy.ascontiguousarray(self._array)
         return self._array
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
         """CAI v3; its ``"stream"`` is this thread's current stream, made to wait for the data."""
-        _order_after(self)
+        order_after(self)
         return self._array.__cuda_array_interface__
 
     def __dlpack__(self, stream: Any = None, dl_device: Any = None, **kwargs: Any) -> Any:
@@ -185,7 +211,7 @@ class TensorGPU(_TensorBase):
 
     def as_cpu(self) -> TensorCPU:
         """Copy the data to host memory (waits for the GPU)."""
-        return TensorCPU._wrap(self._host(), self._layout, self._source_info)
+        return TensorCPU.wrap(self._host(), self._layout, self._source_info)
 
     def data_ptr(self) -> int:
         """The device address of the first element (waits on the host until it is computed)."""
@@ -215,7 +241,7 @@ def _gpu_copy(owner: Any, src: Any, ptr: Any, cuda_stream: Any, non_blocking: bo
         runtime.memcpy(dst, src.data.ptr, src.nbytes, runtime.memcpyDefault)  # synchronize!
         return
     stream = _ptr_value(cuda_stream)
-    _order_after(owner, stream)
+    order_after(owner, stream)
     runtime.memcpyAsync(dst, src.data.ptr, src.nbytes, runtime.memcpyDefault, stream)
     if not non_blocking:
         runtime.streamSynchronize(stream)  # synchronize!
@@ -242,6 +268,8 @@ class TensorListGPU(_TensorListBase):
     _device = "gpu"
     _tensor_type = TensorGPU
 
+    ready_event = _READY_EVENT
+
     def __init__(self, data: Any = None, layout: str | None = None, device_id: int = -1) -> None:
         if data is None:
             data = []
@@ -256,18 +284,20 @@ class TensorListGPU(_TensorListBase):
         return cupy
 
     def _host_samples(self, indices: Any) -> list[np.ndarray]:
-        _order_after(self)
-        samples = self._samples()
+        order_after(self)
+        samples = self.samples()
         return [_to_host(samples[i]) for i in indices]  # synchronize!
 
     # Views of the batch carry its event; copies made from it are ordered after it.
-    def _dense(self) -> Any:
+    def dense(self) -> Any:
         if self._dense_arr is None:
-            _order_after(self)  # stacking reads the samples on this thread's stream
-        return super()._dense()
+            order_after(self)  # stacking reads the samples on this thread's stream
+        return super().dense()
+
+    dense.__doc__ = _TensorListBase.dense.__doc__
 
     def _contiguous_flat(self) -> Any:
-        _order_after(self)  # packing may read the samples on this thread's stream
+        order_after(self)  # packing may read the samples on this thread's stream
         return super()._contiguous_flat()
 
     def _sample_tensor(self, i: int) -> Any:
@@ -293,7 +323,7 @@ class TensorListGPU(_TensorListBase):
     def broadcast(sample: Any, num_samples: int) -> TensorListGPU:
         """A batch of ``num_samples`` samples that all share the memory of ``sample``."""
         t = sample if isinstance(sample, TensorGPU) else TensorGPU(sample)
-        out = TensorListGPU._make([t._array] * int(num_samples), t._layout)
+        out = TensorListGPU.wrap([t._array] * int(num_samples), t._layout)
         out._event = getattr(t, "_event", None)
         return out
 
@@ -315,14 +345,14 @@ class TensorListGPU(_TensorListBase):
 
     def as_cpu(self) -> TensorListCPU:
         """Copy the batch to host memory (one transfer; waits for the GPU)."""
-        _order_after(self)
-        dense = self._dense()
+        order_after(self)
+        dense = self.dense()
         if dense is not None:
             host = _to_host(dense)  # synchronize!
-            return TensorListCPU._make(host, self._layout, self._source_info)
+            return TensorListCPU.wrap(host, self._layout, self._source_info)
         host_flat = _to_host(self._contiguous_flat())  # synchronize!
-        samples = _split_flat(host_flat, self.shape())
-        return TensorListCPU._make(samples, self._layout, self._source_info)
+        samples = split_flat(host_flat, self.shape())
+        return TensorListCPU.wrap(samples, self._layout, self._source_info)
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:

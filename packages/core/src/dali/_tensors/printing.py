@@ -20,7 +20,7 @@ _EDGE = 2
 
 def _join(items: list[str], sep: str, crop: bool) -> str:
     if crop and len(items) > 2 * _EDGE + 1:
-        items = items[:_EDGE] + ["..."] + items[-_EDGE:]
+        items = [*items[:_EDGE], "...", *items[-_EDGE:]]
     return sep.join(items)
 
 
@@ -50,7 +50,7 @@ def _format_batch(tl: _TensorListBase, show_data: bool) -> str:
             sep = ", " if ndim == 0 else ",\n" + "\n" * (ndim - 1) + _INDENT
             strs = [np.array2string(a, prefix=_INDENT, edgeitems=_EDGE) for a in arrays]
             if crop:
-                strs = strs[:_EDGE] + ["..."] + strs[_EDGE:]
+                strs = [*strs[:_EDGE], "...", *strs[_EDGE:]]
             data_str = f"[{sep.join(strs)}]"
         params.append(data_str)
     shape_crop = n > 16 or (n > 2 * _EDGE + 1 and n * len(shapes[0]) > 100)

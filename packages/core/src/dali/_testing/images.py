@@ -131,7 +131,7 @@ def photo(h: int, w: int, rng: np.random.Generator, *, detail: float = 1.0) -> n
                 draw.line((cx, cy, x2, y2), fill=colour, width=max(1, int(rx / 6)))
     canvas = layer.resize((w, h), image.Resampling.BOX)
     canvas = canvas.filter(ImageFilter.GaussianBlur(radius=0.5))
-    out = np.asarray(canvas, dtype=np.float32)
+    out: np.ndarray = np.asarray(canvas, dtype=np.float32)  # float64 once shaded
 
     # shading across shapes, then texture: octaves of a nearly flat spectrum (as in foliage,
     # fur, gravel), strong in some regions and faint in others

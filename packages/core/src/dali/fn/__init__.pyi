@@ -698,6 +698,7 @@ def external_source(
     """Data from Python: a callable, an iterable, a generator function, or `feed_input`.
 
     Example:
+        >>> import numpy as np
         >>> from dali import fn, pipeline_def
         >>> @pipeline_def(batch_size=4, num_threads=1)
         ... def pipe():
@@ -774,6 +775,7 @@ def external_source(
     """Data from Python: a callable, an iterable, a generator function, or `feed_input`.
 
     Example:
+        >>> import numpy as np
         >>> from dali import fn, pipeline_def
         >>> @pipeline_def(batch_size=4, num_threads=1)
         ... def pipe():
@@ -850,6 +852,7 @@ def external_source(
     """Data from Python: a callable, an iterable, a generator function, or `feed_input`.
 
     Example:
+        >>> import numpy as np
         >>> from dali import fn, pipeline_def
         >>> @pipeline_def(batch_size=4, num_threads=1)
         ... def pipe():
@@ -1445,6 +1448,7 @@ def python_function(
     """Run a Python function on numpy (CPU) or CuPy (GPU) arrays, per sample or per batch.
 
     Example:
+        >>> import numpy as np
         >>> from dali import fn, pipeline_def
         >>> @pipeline_def(batch_size=1, num_threads=1)
         ... def pipe():
@@ -1483,6 +1487,7 @@ def python_function(
     """Run a Python function on numpy (CPU) or CuPy (GPU) arrays, per sample or per batch.
 
     Example:
+        >>> import numpy as np
         >>> from dali import fn, pipeline_def
         >>> @pipeline_def(batch_size=1, num_threads=1)
         ... def pipe():
@@ -1521,6 +1526,7 @@ def python_function(
     """Run a Python function on numpy (CPU) or CuPy (GPU) arrays, per sample or per batch.
 
     Example:
+        >>> import numpy as np
         >>> from dali import fn, pipeline_def
         >>> @pipeline_def(batch_size=1, num_threads=1)
         ... def pipe():
@@ -1559,6 +1565,7 @@ def python_function(
     """Run a Python function on numpy (CPU) or CuPy (GPU) arrays, per sample or per batch.
 
     Example:
+        >>> import numpy as np
         >>> from dali import fn, pipeline_def
         >>> @pipeline_def(batch_size=1, num_threads=1)
         ... def pipe():

@@ -2093,6 +2093,7 @@ class ExternalSource:
     """Data from Python: a callable, an iterable, a generator function, or `feed_input`.
 
     Example:
+        >>> import numpy as np
         >>> from dali import fn, pipeline_def
         >>> @pipeline_def(batch_size=4, num_threads=1)
         ... def pipe():
@@ -2738,6 +2739,7 @@ class PythonFunction:
     """Run a Python function on numpy (CPU) or CuPy (GPU) arrays, per sample or per batch.
 
     Example:
+        >>> import numpy as np
         >>> from dali import fn, pipeline_def
         >>> @pipeline_def(batch_size=1, num_threads=1)
         ... def pipe():

@@ -35,7 +35,7 @@ import json
 import logging
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import Enum, unique
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +46,7 @@ from dali._dtypes import PipelineAPIType
 if TYPE_CHECKING:
     from dali._pipeline.pipeline import Pipeline
 
-__all__ = ["LastBatchPolicy", "_DaliBaseIterator"]
+__all__ = ["BaseIterator", "LastBatchPolicy", "_DaliBaseIterator"]
 
 _logger = logging.getLogger("dali.plugin.base_iterator")
 
@@ -171,9 +171,12 @@ class _DaliBaseIterator:
         [[0, 0], [1, 1], [2, 2]]
     """
 
+    #: The pipelines' checkpoints made in the constructor (None: none, or no longer valid).
+    _initial_checkpoints: list[Any] | None
+
     def __init__(
         self,
-        pipelines: Pipeline | Sequence[Pipeline],
+        pipelines: Pipeline | list[Pipeline] | tuple[Pipeline, ...],
         size: int = -1,
         reader_name: str | None = None,
         auto_reset: bool | str | None = False,
@@ -188,9 +191,8 @@ class _DaliBaseIterator:
         if not pipes:
             raise AssertionError("Number of provided pipelines has to be at least 1")
         self._num_gpus = len(pipes)
-        # frameworks expect a public `batch_size` on their data iterators
-        self.batch_size = pipes[0].max_batch_size
-        if any(p.max_batch_size != self.batch_size for p in pipes):
+        batch_size = pipes[0].max_batch_size
+        if any(p.max_batch_size != batch_size for p in pipes):
             raise AssertionError("All pipelines should have the same batch size set")
 
         self._size = int(size)
@@ -236,6 +238,9 @@ class _DaliBaseIterator:
         for p in pipes:
             with p._check_api_type_scope(PipelineAPIType.ITERATOR):
                 p.build()
+        assert batch_size is not None  # build() rejects a pipeline without one
+        # frameworks expect a public `batch_size` on their data iterators
+        self.batch_size = batch_size
         self._reader_name = reader_name
         self._extract_from_reader_and_validate()
         self._ever_scheduled = False
@@ -244,7 +249,7 @@ class _DaliBaseIterator:
         self._setup_checkpointing()
         # taken before the first batch is prepared, so that prepare_first_batch does not
         # shift what `state_dict` and `checkpoints` return before anything is consumed
-        self._initial_state = self.state_dict()
+        self._initial_state: dict[str, Any] | None = self.state_dict()
 
         # Restored at the end of an epoch, the first next() must raise StopIteration, as the
         # saved iterator would have (DALI swallows it here, so that with auto_reset a restored
@@ -295,7 +300,8 @@ class _DaliBaseIterator:
     def _calculate_shard_sizes(self, shard_nums: np.ndarray) -> np.ndarray:
         # shard i covers [floor(i·N/S), floor((i+1)·N/S)): integer arithmetic, exact for any N
         n, s = self._size_no_pad, self._shards_num
-        return (shard_nums + 1) * n // s - shard_nums * n // s
+        sizes: np.ndarray = (shard_nums + 1) * n // s - shard_nums * n // s
+        return sizes
 
     def _extract_from_reader_and_validate(self) -> None:
         if not self._reader_name:
@@ -555,7 +561,8 @@ class _DaliBaseIterator:
             "_shards_id": [0, 1], "_size": 16}``
         """
         if not self._ever_consumed and getattr(self, "_initial_state", None) is not None:
-            return json.loads(json.dumps(self._initial_state))
+            initial: dict[str, Any] = json.loads(json.dumps(self._initial_state))  # a copy
+            return initial
         state: dict[str, Any] = {}
         for field in _STATE_FIELDS:
             if hasattr(self, field):
@@ -613,7 +620,7 @@ class _DaliBaseIterator:
                 "All wrapped pipelines must have the same value for `enable_checkpointing`."
             )
         self._enable_checkpointing = flags[0]
-        self._initial_checkpoints: list[Any] | None = None
+        self._initial_checkpoints = None
         if not self._enable_checkpointing:
             return
         restored = [bool(getattr(p, "is_restored_from_checkpoint", False)) for p in self._pipes]
@@ -631,13 +638,18 @@ class _DaliBaseIterator:
                 )
             self._restore_iterator_data(data[0])
         if self._pipelines_checkpoint():
-            iterator_data = self._iterator_data_json()
-            self._initial_checkpoints = [
-                p._get_checkpoint(iterator_data=iterator_data) for p in self._pipes
-            ]
+            self._initial_checkpoints = self._pipeline_checkpoints()
 
     def _pipelines_checkpoint(self) -> bool:
         return all(callable(getattr(p, "_get_checkpoint", None)) for p in self._pipes)
+
+    def _pipeline_checkpoints(self) -> list[Any]:
+        """Every pipeline's checkpoint, each embedding the iterator state (only once
+        `_pipelines_checkpoint` said that they can make one)."""
+        iterator_data = self._iterator_data_json()
+        # A hook that pipelines may have (this dali-core's do not yet): looked up, not declared.
+        makers: list[Callable[..., Any]] = [getattr(p, "_get_checkpoint") for p in self._pipes]  # noqa: B009
+        return [make(iterator_data=iterator_data) for make in makers]
 
     def _iterator_data_json(self) -> str:
         return json.dumps(self.state_dict(), sort_keys=True)
@@ -670,5 +682,9 @@ class _DaliBaseIterator:
             raise NotImplementedError(_NO_PIPELINE_CHECKPOINTS)
         if not self._ever_consumed and self._initial_checkpoints is not None:
             return list(self._initial_checkpoints)
-        iterator_data = self._iterator_data_json()
-        return [p._get_checkpoint(iterator_data=iterator_data) for p in self._pipes]
+        return self._pipeline_checkpoints()
+
+
+#: The base class of framework iterators under its author-API name (`dali.author`); DALI's
+#: name, `_DaliBaseIterator`, stays for user code written for DALI.
+BaseIterator = _DaliBaseIterator

@@ -26,11 +26,16 @@ batch's JPEG headers, `too_large`), and a decode that runs out of memory anyway 
 `DecodeError` too: both name the file and obey ``on_error="skip"`` like any other bad image.
 
 Example:
+    >>> import io
     >>> import numpy as np
+    >>> from PIL import Image
     >>> from dali._ops.decoders import _codecs
-    >>> data = np.fromfile("cat.jpg", dtype=np.uint8)  # doctest: +SKIP
-    >>> rgb = _codecs.decode(data, "rgb")  # doctest: +SKIP
-    >>> _codecs.to_output(rgb, "YCbCr", np.dtype(np.float32)).dtype  # doctest: +SKIP
+    >>> jpeg = io.BytesIO()
+    >>> Image.new("RGB", (64, 48), (200, 100, 50)).save(jpeg, "JPEG")
+    >>> rgb = _codecs.decode(np.frombuffer(jpeg.getvalue(), dtype=np.uint8), "rgb")
+    >>> rgb.shape
+    (48, 64, 3)
+    >>> _codecs.to_output(rgb, "YCbCr", np.dtype(np.float32)).dtype
     dtype('float32')
 """
 
@@ -46,11 +51,14 @@ from dali._ops.decoders._jpeg_walk import SOF_MARKERS, tiff_orientation
 
 __all__ = [
     "MAX_DECODED_BYTES",
+    "YCC_EXACT",
     "DecodeError",
     "apply_orientation",
+    "check_jpeg_complete",
     "check_size",
     "convert_dtype",
     "decode",
+    "max_value",
     "out_of_memory",
     "rgb_to_ycbcr",
     "round_sat",
@@ -182,7 +190,7 @@ def _jpeg_frame(data: np.ndarray) -> _JpegFrame:
     ``precision``, ``height`` and ``width`` are 0 and ``sos`` -1 when the header ends before
     they are seen.
     """
-    mv = memoryview(data)
+    mv = data.data
     n = len(mv)
     i = 2
     ncomp = precision = height = width = 0
@@ -220,7 +228,7 @@ def _jpeg_frame(data: np.ndarray) -> _JpegFrame:
     return _JpegFrame(ncomp, orientation, -1, precision, height, width)
 
 
-def _check_jpeg_complete(data: np.ndarray, sos: int) -> None:
+def check_jpeg_complete(data: np.ndarray, sos: int) -> None:
     """Truncated JPEGs must fail (libjpeg only warns and fills the rest with gray)."""
     if sos < 0:
         raise DecodeError("corrupt or truncated JPEG: no image data (start-of-scan marker missing)")
@@ -467,7 +475,7 @@ def _decode(data: np.ndarray, mode: str, orientation: bool) -> np.ndarray:
     orient = 1
     if fmt == "jpeg":
         ncomp, orient, sos, precision, height, width = _jpeg_frame(data)
-        _check_jpeg_complete(data, sos)
+        check_jpeg_complete(data, sos)
         gray = mode == "gray" or (mode == "any" and ncomp == 1)
         check_size(height, width, 1 if gray else max(3, ncomp), 2 if precision > 8 else 1)
         if ncomp == 4:
@@ -537,7 +545,7 @@ def round_sat(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return y.astype(dtype)
 
 
-def _max_value(dtype: np.dtype) -> float:
+def max_value(dtype: np.dtype) -> float:
     return 1.0 if dtype.kind == "f" else float(np.iinfo(dtype).max)
 
 
@@ -551,17 +559,17 @@ def convert_dtype(img: np.ndarray, dtype: np.dtype) -> np.ndarray:
     if src == dtype:
         return img
     if dtype.kind == "f":
-        scale = np.float32(1) / np.float32(_max_value(src))
+        scale = np.float32(1) / np.float32(max_value(src))
         return (img.astype(np.float32) * scale).astype(dtype, copy=False)
-    factor = np.float32(np.float32(_max_value(dtype)) / np.float32(_max_value(src)))
-    if factor.is_integer() and _max_value(src) * float(factor) < 2**24:
+    factor = np.float32(np.float32(max_value(dtype)) / np.float32(max_value(src)))
+    if factor.is_integer() and max_value(src) * float(factor) < 2**24:
         # exact in float32 (e.g. uint8 -> uint16 is x * 257): integer arithmetic is the same
         return (img.astype(dtype) * dtype.type(factor)).astype(dtype, copy=False)
     return round_sat(img.astype(np.float32) * factor, dtype)
 
 
 # ITU-R BT.601 RGB -> YCbCr rows (R, G, B, offset), the offset a fraction of the range.
-_YCC_EXACT = (
+YCC_EXACT = (
     (0.25678823529, 0.50412941176, 0.09790588235, 0.0625),
     (-0.14822289945, -0.29099278682, 0.43921568627, 0.5),
     (0.43921568627, -0.36778831435, -0.07142737192, 0.5),
@@ -580,7 +588,7 @@ def rgb_to_ycbcr(rgb: np.ndarray) -> np.ndarray:
         bias_scale = 2.0 * 2.0 ** (info.bits - 1 - (info.min < 0))
     coeffs = tuple(
         (np.float32(a), np.float32(b), np.float32(c), np.float32(d * bias_scale))
-        for a, b, c, d in _YCC_EXACT
+        for a, b, c, d in YCC_EXACT
     )
     # planar float32 copies: the per-plane arithmetic then runs on contiguous memory
     r, g, b = np.ascontiguousarray(rgb.transpose(2, 0, 1), dtype=np.float32)

@@ -14,7 +14,7 @@ conformance session), so which decoder ran is invisible in the output.
 One batch (`run_cpu`):
 
 1. The mixed backend's planning (`_mixed_plan.plan_batch`; in a CPU pipeline whose decoder reads
-   straight from a reader, done ahead in the source stage, `_ImageDecoder.prepare_cpu`): the
+   straight from a reader, done ahead in the source stage, `ImageDecoderBase.prepare_cpu`): the
    JPEG headers of the batch, the windows (the same functions as the whole-image path), each
    window's part inside the image as a region, and the split between the JPEGs nvImageCodec
    takes (8-bit baseline, extended or progressive, 1 or 3 components, complete) and the rest.
@@ -25,27 +25,31 @@ One batch (`run_cpu`):
    EXIF orientation applied by nvImageCodec (unless ``adjust_orientation=False``).
 3. On the thread pool: everything else (other formats, CMYK, truncated or corrupt data, and
    any JPEG nvImageCodec failed on, a failed call's too) goes through the whole-image path
-   (`_ImageDecoder.cpu_sample`), so its pixels, errors (naming the file) and
+   (`ImageDecoderBase.cpu_sample`), so its pixels, errors (naming the file) and
    ``on_error="skip"`` are unchanged; decoded regions that need it are converted (BGR, YCbCr,
    the output type) and padded (``out_of_bounds_policy="pad"``).
 
-Measured on a 2-core development machine, `benchmarks/image_cpu.py`'s pipelines with both
-decoders alternating in one process (6 rounds of 512 images, medians): ResNet-50 (random-crop
-decode, resize, normalise) 0.99 against 1.06 ms per image (CPU 1.70 against 1.87 ms); whole
-images (decode only) the same speed (CPU 1.23 against 1.32 ms). A call per sample would cost
-about 0.3 ms more per image at first use of a decoder, and calls of 4 samples 8% more than calls
-of 32, hence `options.CALL_SAMPLES`.
+It is faster than OpenCV for random-crop decodes and as fast for whole images, and calls of
+several samples cost less than a call per sample, hence `options.CALL_SAMPLES`
+(``benchmarks/RESULTS.md``, "CPU JPEG decoding with nvImageCodec").
 
 ``DALI_CPU_JPEG_DECODER=opencv`` turns this off (every image through OpenCV/Pillow), as does a
 machine without the wheel.
 
 Example:
+    >>> import tempfile
     >>> import dali.fn as fn
     >>> from dali import pipeline_def
-    >>> @pipeline_def(batch_size=64, num_threads=2, device_id=None)
+    >>> from dali._testing.images import make_image_tree
+    >>> root = tempfile.mkdtemp()
+    >>> _ = make_image_tree(root)  # 21 small JPEGs in class folders 0, 1, 2
+    >>> @pipeline_def(batch_size=16, num_threads=2, device_id=None)
     ... def pipe():
-    ...     jpegs, _ = fn.readers.file(file_root="images")
-    ...     return fn.decoders.image_random_crop(jpegs)  # doctest: +SKIP
+    ...     jpegs, _ = fn.readers.file(file_root=root)
+    ...     return fn.decoders.image_random_crop(jpegs)
+    >>> (images,) = pipe().run()
+    >>> len(images), images.shape()[0][2]
+    (16, 3)
 """
 
 from __future__ import annotations
@@ -63,8 +67,8 @@ from dali import _options as options
 from dali._ops.decoders import _codecs
 
 if TYPE_CHECKING:
-    from dali._ops.decoders._mixed_plan import _Gpu
-    from dali._ops.decoders.image import _ImageDecoder
+    from dali._ops.decoders._mixed_plan import GpuSample
+    from dali._ops.decoders.image import ImageDecoderBase
 
 __all__ = ["ENV", "HostDecoders", "call_sizes", "enabled", "run_cpu"]
 
@@ -81,10 +85,9 @@ def call_sizes(n: int, threads: int, most: int | None = None) -> list[int]:
     With several threads a call takes a ``2 * threads``-th of the samples still left, between 1
     and ``most`` (default ``options.CALL_SAMPLES``; OpenMP's *guided* schedule): full calls while much is left, then ever smaller
     ones, so that the last calls, which decide how long the threads wait for each other at the
-    end of the batch, are single samples. Against equal calls of 8 (the last one the 8 smallest
-    images), in-process A/B of `benchmarks/image_cpu.py`'s pipelines on the 2-core machine
-    (medians of 4–6 rounds): decode only +3.6 % and −0.7 %, quickstart +3.4 %, ResNet-50
-    +1.5 %. One thread: equal calls of ``most``.
+    end of the batch, are single samples: a little faster than equal calls
+    (``benchmarks/RESULTS.md``, "CPU JPEG decoding with nvImageCodec"). One thread: equal calls
+    of ``most``.
 
     Example:
         >>> call_sizes(64, 2)
@@ -182,13 +185,13 @@ class HostDecoders:
             dec.close()
 
 
-def run_cpu(op: _ImageDecoder, ws: Any, decoders: HostDecoders) -> list[Any]:
+def run_cpu(op: ImageDecoderBase, ws: Any, decoders: HostDecoders) -> list[Any]:
     """Decode a batch on the CPU (the module docstring's steps); per sample, the output array
     or the operator's skip marker (``on_error="skip"``)."""
     from dali._exec.workspace import SampleFailure
     from dali._ops.decoders._mixed_plan import plan_batch
 
-    plan = ws.prepared  # planned ahead in the source stage (`_ImageDecoder.prepare_cpu`)
+    plan = ws.prepared  # planned ahead in the source stage (`ImageDecoderBase.prepare_cpu`)
     if isinstance(plan, BaseException):
         raise plan  # planning failed there: the error, now, in order
     if plan is None:
@@ -199,9 +202,10 @@ def run_cpu(op: _ImageDecoder, ws: Any, decoders: HostDecoders) -> list[Any]:
     name, dtype = op._out_name, op.out_dtype
     # decoded straight into the output: uint8 RGB, GRAY or ANY_DATA, not padded
     direct = dtype == np.uint8 and name in ("RGB", "GRAY", "ANY_DATA")
-    rows: list[_Gpu] = []
+    rows: list[GpuSample] = []
     bufs: list[np.ndarray] = []
-    todo: list[tuple[int, Any]] = [(i, None) for i in plan.cpu]
+    # (sample, None: decode it on the CPU path, or its decoded region and buffer)
+    todo: list[tuple[int, tuple[GpuSample, np.ndarray] | None]] = [(i, None) for i in plan.cpu]
     for row in plan.gpu:
         try:
             buf = np.empty((row.ih, row.iw, row.oc), dtype=np.uint8)
@@ -240,9 +244,9 @@ def run_cpu(op: _ImageDecoder, ws: Any, decoders: HostDecoders) -> list[Any]:
 
 
 def _decode(
-    op: _ImageDecoder,
+    op: ImageDecoderBase,
     ws: Any,
-    rows: list[_Gpu],
+    rows: list[GpuSample],
     bufs: list[np.ndarray],
     heads: list[Any],
     decoders: HostDecoders,
@@ -283,7 +287,7 @@ def _decode(
 
 
 def _finish(
-    op: _ImageDecoder, row: _Gpu, buf: np.ndarray, name: str, dtype: np.dtype
+    op: ImageDecoderBase, row: GpuSample, buf: np.ndarray, name: str, dtype: np.dtype
 ) -> np.ndarray:
     """A decoded region as the operator's output: colour space, type and padding."""
     img = buf

@@ -22,7 +22,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -123,7 +123,8 @@ def jpeg_headers(datas: Sequence[np.ndarray], *, ends: bool = False) -> JpegHead
     i64 = np.int64
     sizes = np.fromiter(map(len, datas), i64, n)
     lens = np.minimum(sizes, PREFIX)
-    parts = [d[:PREFIX] for d in datas]
+    # buffers: numpy's stubs make an array a `Buffer` only from Python 3.12
+    parts: list[Any] = [d[:PREFIX] for d in datas]
     if ends:
         parts += [d[-2:] for d in datas]
     parts.append(bytes(16))  # every read below stays inside the buffer

@@ -106,7 +106,7 @@ def tiff_orientation(buf: bytes, start: int = 0) -> int:
     return 1
 
 
-def walk(b: bytes) -> JpegInfo | None | bool:
+def walk(b: bytes) -> JpegInfo | bool | None:
     """Walk the markers of ``b`` up to SOS: the info, None (unusual file) or False (need more)."""
     i, n = 2, len(b)
     last = n - 4  # a marker and its segment length must lie within ``b``
@@ -124,7 +124,7 @@ def walk(b: bytes) -> JpegInfo | None | bool:
         if kind == SOS:
             if frame is None:
                 return None
-            return JpegInfo(*frame, orient, i)
+            return JpegInfo._make((*frame, orient, i))
         if kind == FILL:
             i += 1
             continue

@@ -3,16 +3,16 @@
 `plan_batch` reads the batch's JPEG headers (`jpeg_headers`), works out each sample's display
 size, asks the operator for the windows (the *same* window functions as the CPU backend, so CPU
 and mixed cut the same windows) and splits the batch: the samples nvImageCodec's GPU decoders
-take, each with its region and output geometry (`_Gpu`), and the samples left to the CPU
+take, each with its region and output geometry (`GpuSample`), and the samples left to the CPU
 backend. No CUDA here: `_nvimgcodec` runs it in a decoder's worker thread, or in the mixed stage.
 
 The planning holds the GIL, which a training pipeline is bound by, so it is vectorised over the
 batch: the headers are walked together, the sizes, the GPU/CPU split, the windows of a
 `BatchWindows` (``image_random_crop``'s), their regions and padding are numpy arrays of one
 value per sample. Per sample, Python only slices the bytes the walk reads and builds the records
-(`JpegInfo`, `_Gpu`) from lists; other window functions (crop, slice) are called one by one, as
-the CPU backend calls them. ``image_random_crop``, 256 ImageNet-like JPEGs, 2-core development
-machine: 0.75 ms per batch (1.85 ms with the per-sample planning it replaced).
+(`JpegInfo`, `GpuSample`) from lists; other window functions (crop, slice) are called one by one, as
+the CPU backend calls them. That takes less than half the time of the per-sample planning it
+replaced (``benchmarks/RESULTS.md``, "nvImageCodec C API").
 """
 
 from __future__ import annotations
@@ -27,17 +27,21 @@ from dali._ops.decoders import _codecs
 from dali._ops.decoders._jpeg_header import JpegInfo, headers_from_rows, jpeg_headers
 
 if TYPE_CHECKING:
-    from dali._ops.decoders.image import _ImageDecoder
+    from dali._ops.decoders.image import ImageDecoderBase
     from dali._ops.window.image_windows import Windows
 
-__all__ = ["Prepared", "plan_batch"]
+__all__ = [
+    "GpuSample",
+    "Prepared",
+    "plan_batch",
+]
 
 #: SOF markers of the Huffman-coded, 8/12-bit DCT processes nvJPEG decodes (baseline, extended,
 #: progressive: 0xC0-0xC2); lossless and arithmetic-coded JPEGs go to the CPU backend.
 _GPU_SOF = range(0xC0, 0xC3)
 
 
-class _Gpu(NamedTuple):
+class GpuSample(NamedTuple):
     """A sample planned for the GPU: its region and where its pixels go.
 
     ``region``: ``(y0, x0, y1, x1)`` for nvImageCodec (None: the whole image); the decoded
@@ -55,8 +59,8 @@ class _Gpu(NamedTuple):
     ix: int
 
 
-#: `_Gpu` from a row of its fields (what ``_Gpu._make`` does, without the length check)
-_gpu_row = partial(tuple.__new__, _Gpu)
+#: `GpuSample` from a row of its fields (what ``GpuSample._make`` does, without the length check)
+_gpu_row = partial(tuple.__new__, GpuSample)
 
 
 class _Headers(NamedTuple):
@@ -86,20 +90,29 @@ class Prepared:
         "windows",
     )
 
-    def __init__(self, samples, heads, windows, gpu, cpu, seconds, thread_seconds) -> None:
+    def __init__(
+        self,
+        samples: list[np.ndarray],
+        heads: list[tuple[np.ndarray, JpegInfo | None]],
+        windows: Windows | None,
+        gpu: list[GpuSample],
+        cpu: list[int],
+        seconds: float,
+        thread_seconds: float,
+    ) -> None:
         self.samples, self.heads, self.windows = samples, heads, windows
         self.gpu, self.cpu = gpu, cpu
         self.seconds, self.thread_seconds = seconds, thread_seconds
         self.decoded: tuple[Any, Any, list[int], int] | None = None
 
 
-def plan_batch(op: _ImageDecoder, ws: Any) -> Prepared:
+def plan_batch(op: ImageDecoderBase, ws: Any) -> Prepared:
     """Step 1 of `_nvimgcodec`'s docstring: headers, windows and the GPU/CPU split; no CUDA."""
     c0 = time.thread_time()
     t0 = time.perf_counter()
     batch = ws.inputs[0]
-    samples = batch._samples()
-    derived = getattr(batch, "_derived", None)
+    samples = batch.samples()
+    derived = batch.derived
     hd = _headers(op, samples, derived.get("jpeg_header_rows") if derived else None)
     windows = None
     if samples:
@@ -117,7 +130,7 @@ def plan_batch(op: _ImageDecoder, ws: Any) -> Prepared:
 
 
 def _headers(
-    op: _ImageDecoder, samples: list[np.ndarray], rows: np.ndarray | None = None
+    op: ImageDecoderBase, samples: list[np.ndarray], rows: np.ndarray | None = None
 ) -> _Headers:
     """Each sample's bytes and header, and the display sizes the windows are computed from.
 
@@ -169,9 +182,10 @@ def _headers(
         # which also decodes a GRAY image that fits as one channel)
         & ~_codecs.too_large(hd.height, hd.width, 3)
     )
+    assert hd.ends is not None  # asked for above (the workers' rows have it too)
     for i in np.flatnonzero(gpu & ~hd.ends).tolist():  # no end-of-image marker at the end
         try:
-            _codecs._check_jpeg_complete(datas[i], int(hd.sos[i]))
+            _codecs.check_jpeg_complete(datas[i], int(hd.sos[i]))
         except _codecs.DecodeError:
             gpu[i] = False  # the CPU backend raises (or skips) with its own message
     sel = np.flatnonzero(gpu)
@@ -188,12 +202,14 @@ def _headers(
 _info_row = partial(tuple.__new__, JpegInfo)
 
 
-def _plan(op: _ImageDecoder, hd: _Headers, windows: Windows | None) -> tuple[list[_Gpu], list[int]]:
+def _plan(
+    op: ImageDecoderBase, hd: _Headers, windows: Windows | None
+) -> tuple[list[GpuSample], list[int]]:
     """Split the samples: those for nvImageCodec (with their regions), those for the CPU.
 
     Vectorised over the batch: the windows of a `BatchWindows` are read from its arrays where
     the header's size is the one they were computed for, and only windows reaching outside
-    the image are clipped one by one (`_ImageDecoder.clip`, which raises for policy "error");
+    the image are clipped one by one (`ImageDecoderBase.clip`, which raises for policy "error");
     other window functions are called per sample, as the CPU backend calls them.
     """
     from dali._exec.workspace import SampleFailure

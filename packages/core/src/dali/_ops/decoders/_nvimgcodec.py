@@ -25,7 +25,7 @@ Otherwise `run_mixed` does every step itself, the decode cut into parts on the t
 3. **Fallback (CPU, thread pool).** Every other image — PNG, TIFF, WebP, BMP, PNM, JPEG 2000,
    CMYK/YCCK, 12-bit or lossless JPEG, truncated or corrupt data, zero-size windows, and any
    image nvImageCodec reports it could not decode — is decoded by the CPU backend's own
-   per-sample function (`_ImageDecoder.cpu_sample`) and copied to the device. Its pixels, its
+   per-sample function (`ImageDecoderBase.cpu_sample`) and copied to the device. Its pixels, its
    errors (naming the file) and ``on_error="skip"`` are therefore exactly the CPU backend's.
 4. **Output.** For uint8 RGB/GRAY without padding and without CPU samples (the training case)
    the decode buffer *is* the output batch. Otherwise one CuPy ``RawKernel`` reads every decoded
@@ -42,35 +42,21 @@ libjpeg-turbo's); the windows, shapes, types and every other format are identica
 
 Why the C API: nvImageCodec's Python binding releases and re-takes the GIL twice per sample
 inside one batch ``decode`` call. Each re-take waits behind whichever Python thread holds the
-GIL, up to Python's switch interval (5 ms): on an H100, a batch decode ran at 18.5k img/s alone
-and at 153 img/s while one other Python thread spun (1.8k with a 0.5 ms switch interval). A
-pipeline always has other Python threads (the reader, the GPU operators' planning), so the
-binding made the decoder wait on them; a ctypes call releases the GIL once for the whole batch.
+GIL, up to Python's switch interval (5 ms): one other busy Python thread slows a batch decode
+by two orders of magnitude (``benchmarks/RESULTS.md``, "nvImageCodec C API"). A pipeline always
+has other Python threads (the reader, the GPU operators' planning), so the binding made the
+decoder wait on them; a ctypes call releases the GIL once for the whole batch.
 
 ``hw_decoder_load``: when the argument is not given, `options.DEFAULT_HW_LOAD` (0.9) is used instead of
-DALI's 0.65, chosen from ``benchmarks/gpu_resnet.py --sweep``: raw batch decode with our backend
-list, 2,048 ImageNet-like JPEGs (84 KB mean), batch 256, one H200 (the GH100 chip and NVJPG
-engines of the H100), img/s of two runs (3 s and 1 s per point; about ±5 % noise)::
-
-    load        full image       random-crop region
-    0.0          -      8.3k        -      9.9k
-    0.5          -     18.2k        -     20.3k
-    0.65       21.1k   23.8k      20.9k   21.0k
-    0.8        22.9k   20.2k      23.1k   20.3k
-    0.9        22.8k   23.3k      23.1k   22.0k
-    1.0        24.2k   21.4k      22.0k   21.8k
-    adaptive   22.5k   21.8k      18.8k   16.8k   (ADAPTIVE_MINIMIZE_IDLE_TIME from 0.9)
-
-0.9 is the best or within the noise of the best for region decodes (what the training
-pipeline's ``image_random_crop`` asks for) in both runs and within the noise for whole images;
-below 0.5 the CUDA decoder becomes the bottleneck, and the adaptive policy lost on regions.
+DALI's 0.65: in ``benchmarks/gpu_resnet.py --sweep`` it was the best or within the noise of the
+best for region decodes (what the training pipeline's ``image_random_crop`` asks for) and within
+the noise for whole images (``benchmarks/RESULTS.md``, "hw_decoder_load").
 
 Host cost (Python, in a decoder's worker thread, with the GIL): the planning is vectorised over
-the batch (`_mixed_plan`), 0.75 ms per batch of 256 for ``image_random_crop`` on a 2-core
-development machine, 2.3–3 ms on a busy H100 host (less when the batch comes from
-`fn.readers.file`'s worker processes, which walk the JPEG headers for it); the per-sample C
-calls before and after the decode (code streams, regions, images) about 3 ms more. ``DALI_PROFILE=1`` and
-`MixedDecoder.stats` show the rest per batch.
+the batch (`_mixed_plan`; less of it when the batch comes from `fn.readers.file`'s worker
+processes, which walk the JPEG headers for it), then come the per-sample C calls before and
+after the decode (code streams, regions, images); ``benchmarks/RESULTS.md``, "nvImageCodec C
+API", has the numbers. ``DALI_PROFILE=1`` and `MixedDecoder.stats` show the rest per batch.
 
 Example:
     >>> import dali.fn as fn
@@ -79,7 +65,7 @@ Example:
     ... def pipe():
     ...     jpegs, labels = fn.readers.file(file_root="train", random_shuffle=True)
     ...     images = fn.decoders.image_random_crop(jpegs, device="mixed")
-    ...     return images, labels  # doctest: +SKIP
+    ...     return images, labels
 """
 
 from __future__ import annotations
@@ -96,7 +82,7 @@ import numpy as np
 
 from dali import _options as options
 from dali._ops.decoders._jpeg_header import JpegInfo, jpeg_info
-from dali._ops.decoders._mixed_plan import Prepared, _Gpu, plan_batch
+from dali._ops.decoders._mixed_plan import GpuSample, Prepared, plan_batch
 from dali._ops.decoders._to_output_gpu import (
     MODES,
     TABLE_COLS,
@@ -106,7 +92,8 @@ from dali._ops.decoders._to_output_gpu import (
 )
 
 if TYPE_CHECKING:
-    from dali._ops.decoders.image import _ImageDecoder
+    from dali._ops.decoders.image import ImageDecoderBase
+    from dali._ops.window.image_windows import Windows
 
 __all__ = [
     "Ahead",
@@ -139,7 +126,7 @@ class MixedDecoder:
             took in the decoders' workers, summed: several run at once).
     """
 
-    def __init__(self, op: _ImageDecoder) -> None:
+    def __init__(self, op: ImageDecoderBase) -> None:
         info = op.pipeline
         self.device_id = int(getattr(info, "device_id", 0) or 0)
         self.num_threads = max(1, int(getattr(info, "num_threads", 1) or 1))
@@ -190,8 +177,7 @@ class MixedDecoder:
     def threads_per_decoder(self) -> int:
         """nvImageCodec's own threads per decoder: the pipeline's ``num_threads`` shared by
         the `options.PARALLEL_DECODES` decoders, so that they start ``num_threads`` in all, not that
-        many each (on a 16-core H100 host, 2 decoders of 12 threads each ran ~10 % slower than
-        2 of 6)."""
+        many each, which ran slower (``benchmarks/RESULTS.md``, "nvImageCodec C API")."""
         return max(1, self.num_threads // max(1, options.PARALLEL_DECODES))
 
     def decoder(self, k: int = 0) -> Any:
@@ -209,7 +195,9 @@ class MixedDecoder:
             self._decoders.append(dec)
         return self._decoders[k]
 
-    def decode(self, ws: Any, datas: list, regions: list, outputs: Any, shapes: Any, **kw: Any):
+    def decode(
+        self, ws: Any, datas: list[Any], regions: list[Any], outputs: Any, shapes: Any, **kw: Any
+    ) -> np.ndarray:
         """Decode a batch as `options.PARALLEL_DECODES` parts on the thread pool; ok per sample."""
         n = len(datas)
         parts = max(1, min(options.PARALLEL_DECODES, n // 16 or 1))
@@ -227,7 +215,7 @@ class MixedDecoder:
 
         return np.concatenate(ws.map(one, parts))
 
-    def submit(self, cuda: Any, job: Any) -> Future:
+    def submit(self, cuda: Any, job: Any) -> Future[Any]:
         """Run ``job(decoder)`` on the next free decoder in a worker thread of this operator,
         with the pipeline's device, stream and memory pool current (``cuda.activate()``).
 
@@ -275,7 +263,7 @@ class MixedDecoder:
 _MIXED_LOCK = threading.Lock()
 
 
-def mixed_of(op: _ImageDecoder) -> MixedDecoder:
+def mixed_of(op: ImageDecoderBase) -> MixedDecoder:
     """The operator's `MixedDecoder` (made once, by whichever of the CPU-stage and mixed-stage
     threads asks first)."""
     mixed = getattr(op, "_mixed", None)
@@ -295,7 +283,7 @@ class _Decoded:
 
     __slots__ = ("g", "pitch", "ptr", "px", "sc")
 
-    def __init__(self, g: _Gpu, ptr: int, pitch: int, px: int, sc: int) -> None:
+    def __init__(self, g: GpuSample, ptr: int, pitch: int, px: int, sc: int) -> None:
         self.g, self.ptr, self.pitch, self.px, self.sc = g, ptr, pitch, px, sc
 
 
@@ -314,7 +302,7 @@ def _stream_of(ws: Any) -> Any:
     return cp.cuda.ExternalStream(int(ptr))
 
 
-def run_mixed(op: _ImageDecoder, ws: Any) -> Any:
+def run_mixed(op: ImageDecoderBase, ws: Any) -> Any:
     """Decode the batch of ``ws`` on the GPU; see the module docstring for the steps."""
     import cupy as cp
 
@@ -332,7 +320,7 @@ def run_mixed(op: _ImageDecoder, ws: Any) -> Any:
     with cp.cuda.Device(mixed.device_id), stream:
         out = _run(op, mixed, ws, stream, prepared)
     if out is None:
-        return TensorListGPU._make([], layout="HWC", dtype=op.out_dtype, ndim=3)
+        return TensorListGPU.wrap([], layout="HWC", dtype=op.out_dtype, ndim=3)
     return out
 
 
@@ -342,11 +330,11 @@ class Ahead:
 
     __slots__ = ("future",)
 
-    def __init__(self, future: Future) -> None:
+    def __init__(self, future: Future[Prepared]) -> None:
         self.future = future
 
 
-def prepare(op: _ImageDecoder, ws: Any) -> Prepared | Ahead:
+def prepare(op: ImageDecoderBase, ws: Any) -> Prepared | Ahead:
     """Start the batch's host planning and decode ahead of the mixed stage.
 
     The executor calls it in the CPU stage (`dali._exec.stages.preparable`), with the
@@ -363,7 +351,7 @@ def prepare(op: _ImageDecoder, ws: Any) -> Prepared | Ahead:
     return Ahead(mixed.submit(cuda, lambda dec: _plan_and_decode(op, ws, dec, mixed.stats)))
 
 
-def _plan_and_decode(op: _ImageDecoder, ws: Any, dec: Any, stats: dict[str, float]) -> Prepared:
+def _plan_and_decode(op: ImageDecoderBase, ws: Any, dec: Any, stats: dict[str, float]) -> Prepared:
     prep = plan_batch(op, ws)
     if prep.gpu:
         t0 = time.perf_counter()
@@ -373,10 +361,10 @@ def _plan_and_decode(op: _ImageDecoder, ws: Any, dec: Any, stats: dict[str, floa
 
 
 def _cpu_samples(
-    op: _ImageDecoder,
+    op: ImageDecoderBase,
     ws: Any,
     samples: list[np.ndarray],
-    windows: list[Any] | None,
+    windows: Windows | None,
     idx: list[int],
 ) -> dict[int, Any]:
     """The CPU backend's result for the samples ``idx`` (arrays or skips), on the thread pool."""
@@ -399,7 +387,10 @@ def _cpu_samples(
 
 
 def _decode_gpu(
-    op: _ImageDecoder, heads: list[tuple[np.ndarray, JpegInfo | None]], gpu: list[_Gpu], decode: Any
+    op: ImageDecoderBase,
+    heads: list[tuple[np.ndarray, JpegInfo | None]],
+    gpu: list[GpuSample],
+    decode: Any,
 ) -> tuple[Any, Any, list[int], int]:
     """Decode the GPU samples with ``decode`` (a decoder's, or `MixedDecoder.decode`) on CuPy's
     current stream: (the buffer, ok per sample or None when the call failed, each image's
@@ -438,7 +429,7 @@ def _decode_gpu(
     return buf, ok, ptrs.tolist(), sc
 
 
-def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any, prep: Prepared) -> Any:
+def _run(op: ImageDecoderBase, mixed: MixedDecoder, ws: Any, stream: Any, prep: Prepared) -> Any:
     stats = mixed.stats
     samples, heads, windows, gpu, cpu = prep.samples, prep.heads, prep.windows, prep.gpu, prep.cpu
     if not samples:
@@ -486,8 +477,8 @@ def _run(op: _ImageDecoder, mixed: MixedDecoder, ws: Any, stream: Any, prep: Pre
 
 
 def _whole_batch(
-    op: _ImageDecoder, gpu: list[_Gpu], ok: Any, sc: int, n: int
-) -> list[tuple[int, int, int]] | None:
+    op: ImageDecoderBase, gpu: list[GpuSample], ok: Any, sc: int, n: int
+) -> list[tuple[int, ...]] | None:
     """The output shapes when the decode buffer is the whole output batch as it is (the training
     case, found without a per-sample object); else None, and `_assemble` makes the batch.
 
@@ -497,18 +488,18 @@ def _whole_batch(
         return None
     if op.out_dtype != np.uint8 or MODES[op._out_name] != 0:
         return None
-    shapes = [(g.ih, g.iw, sc) for g in gpu]
+    shapes: list[tuple[int, ...]] = [(g.ih, g.iw, sc) for g in gpu]
     if [(g.oh, g.ow, g.oc) for g in gpu] != shapes:
         return None
     return shapes
 
 
 def _assemble(
-    op: _ImageDecoder,
+    op: ImageDecoderBase,
     ws: Any,
     stream: Any,
     samples: list[np.ndarray],
-    windows: list[Any] | None,
+    windows: Windows | None,
     decoded: dict[int, _Decoded],
     cpu: list[int],
     buf: Any,
@@ -517,7 +508,9 @@ def _assemble(
     conversion kernel over the decoded images plus copies of the CPU backend's results."""
     import cupy as cp
 
-    stats = op._mixed.stats
+    mixed = op._mixed
+    assert mixed is not None  # made by `mixed_of` before any batch runs
+    stats = mixed.stats
     n = len(samples)
     stats["gpu"] += len(decoded)
     stats["cpu_samples"] += len(cpu)
@@ -560,7 +553,7 @@ def _assemble(
                 fill[1:] = op.fill_for(3, dtype)
         table = cp.asarray(np.asarray(rows, dtype=np.int64).reshape(-1, TABLE_COLS))
         _, factor = conversion(dtype)
-        ycc = op._mixed.ycc(dtype) if mode == 2 else table  # unused unless YCbCr
+        ycc = mixed.ycc(dtype) if mode == 2 else table  # unused unless YCbCr
         blocks = min(max(1, -(-max_pix // 256)), 128)
         convert_kernel(dtype)(
             (blocks, len(rows)),
@@ -578,6 +571,6 @@ def _batch(flat: Any, shapes: list[tuple[int, ...]]) -> Any:
 
     if shapes.count(shapes[0]) == len(shapes):
         dense = flat[: len(shapes) * math.prod(shapes[0])]
-        return TensorListGPU._make(dense.reshape(len(shapes), *shapes[0]), layout="HWC")
+        return TensorListGPU.wrap(dense.reshape(len(shapes), *shapes[0]), layout="HWC")
     # the next operator's kernel reads the buffer plus offsets: views only when asked for
-    return TensorListGPU._make_flat(flat, shapes, layout="HWC")
+    return TensorListGPU.wrap_flat(flat, shapes, layout="HWC")

@@ -3,7 +3,7 @@
 nvImageCodec's Python binding (``nvidia.nvimgcodec.Decoder.decode``) releases and re-takes the
 GIL twice per sample inside one batch call. Every re-take waits for Python's switch interval
 when any other Python thread is busy, so a busy reader thread slows batch decoding by two
-orders of magnitude (18,500 → 153 images/s measured on an H100 with one spinning thread).
+orders of magnitude (``benchmarks/RESULTS.md``, "nvImageCodec C API").
 This module calls the C library (``libnvimgcodec.so.0`` from the ``nvidia-nvimgcodec-cu12/13``
 wheel) directly through ctypes instead. The whole batch is decoded by one
 ``nvimgcodecDecoderDecode`` and one ``nvimgcodecFutureWaitForAll``, called through
@@ -28,11 +28,8 @@ One batch (`Decoder.decode`):
 3. One ``nvimgcodecImageCreate`` per sample, one decode call for the batch, the per-sample
    processing statuses, and every handle destroyed again (also when anything raises).
 
-Host cost outside the decode itself, batches of 256 ImageNet-like JPEGs on the GPU backends of
-an H200 host: 5.1 µs per sample for whole images and 6.6 µs with regions (5.8 and 7.5 before
-the per-sample addresses were computed together), of which the C library takes about 1.5 and
-2.1 µs (the same calls made from C, on a 2-core development machine); the rest is Python and
-ctypes.
+Host cost outside the decode itself: a few microseconds per sample, most of it Python and ctypes
+rather than the C library (``benchmarks/RESULTS.md``, "nvImageCodec C API").
 
 Decoded pixels equal those of the Python binding for the same backends and options. On the
 GPU backends the work is ordered on ``cuda_stream``: the outputs are ready for later work on
@@ -47,59 +44,65 @@ come from a second instance with the libjpeg-turbo extension only. Set
 nvImageCodec's debug messenger print to stderr.
 
 Example:
+    >>> import io
     >>> import numpy as np
+    >>> from PIL import Image
     >>> from dali._ops.decoders import _nvimgcodec_c as nvc
-    >>> data = np.fromfile("image.jpg", dtype=np.uint8)  # doctest: +SKIP
-    >>> out = np.empty((480, 640, 3), dtype=np.uint8)  # the image's display size
-    >>> with nvc.Decoder(nvc.CPU_ONLY_DEVICE, [("cpu", 1.0)], num_threads=4) as dec:
-    ...     ok = dec.decode([data], [None], [(out.ctypes.data, 640 * 3)], [out.shape],
-    ...                     gray=False, apply_orientation=True, device=False)  # doctest: +SKIP
+    >>> jpeg = io.BytesIO()
+    >>> Image.new("RGB", (64, 48), (200, 100, 50)).save(jpeg, "JPEG")
+    >>> data = np.frombuffer(jpeg.getvalue(), dtype=np.uint8)
+    >>> out = np.empty((48, 64, 3), dtype=np.uint8)  # the image's display size
+    >>> if nvc.available():  # nvImageCodec's wheel is installed
+    ...     with nvc.Decoder(nvc.CPU_ONLY_DEVICE, [("cpu", 1.0)], num_threads=4) as dec:
+    ...         ok = dec.decode([data], [None], [(out.ctypes.data, 64 * 3)], [out.shape],
+    ...                         gray=False, apply_orientation=True, device=False)
+    ...     assert ok.all() and np.abs(out.astype(int) - (200, 100, 50)).max() <= 2
 """
 
 from __future__ import annotations
 
 import ctypes
 import threading
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dali import _options
 from dali._exec import gil
 from dali._ops.decoders._nvimgcodec_capi import (
-    _BUFFER_KIND_STRIDED_DEVICE,
-    _BUFFER_KIND_STRIDED_HOST,
-    _COLORSPEC_GRAY,
-    _COLORSPEC_SRGB,
-    _HANDLE_SIZE,
-    _INFO_DTYPE,
-    _INFO_SIZE,
-    _LOAD_HINT_POLICY_FIXED,
-    _PROCESSING_STATUS_SUCCESS,
-    _SAMPLE_TYPE_UINT8,
-    _SAMPLEFORMAT_I_RGB,
-    _SAMPLEFORMAT_P_Y,
-    _SAMPLING_NONE,
-    _ST,
-    _STATUS_INTERNAL_ERROR,
-    _VIEW_DTYPE,
-    _VIEW_SIZE,
-    _VIEW_TEMPLATE,
     BACKEND_KINDS,
+    BUFFER_KIND_STRIDED_DEVICE,
+    BUFFER_KIND_STRIDED_HOST,
+    COLORSPEC_GRAY,
+    COLORSPEC_SRGB,
     CPU_ONLY_DEVICE,
     CURRENT_DEVICE,
+    HANDLE_SIZE,
+    INFO_DTYPE,
+    INFO_SIZE,
+    LOAD_HINT_POLICY_FIXED,
+    PROCESSING_STATUS_SUCCESS,
+    SAMPLE_TYPE_UINT8,
+    SAMPLEFORMAT_I_RGB,
+    SAMPLEFORMAT_P_Y,
+    SAMPLING_NONE,
+    ST,
+    STATUS_INTERNAL_ERROR,
+    VIEW_DTYPE,
+    VIEW_SIZE,
+    VIEW_TEMPLATE,
+    Backend,
+    BackendParams,
     CodecError,
-    _Backend,
-    _BackendParams,
-    _c_ptr,
-    _c_size,
-    _check,
-    _DecodeParams,
-    _ExecutionParams,
-    _ImagePlaneInfo,
-    _library,
+    DecodeParams,
+    ExecutionParams,
+    ImagePlaneInfo,
     available,
+    c_ptr,
+    c_size,
+    check_status,
+    library,
     library_dir,
 )
 
@@ -119,10 +122,12 @@ __all__ = [
 # -- the decoder -------------------------------------------------------------------------------
 
 
-_VIEW_TEMPLATE_BYTES = _VIEW_TEMPLATE.tobytes()
+_VIEW_TEMPLATE_BYTES = VIEW_TEMPLATE.tobytes()
 _INT32_MAX = int(np.iinfo(np.int32).max)
-#: ``addressof(from_buffer(data))``: the address of a writable, non-empty array's first byte
-_from_buffer, _addressof = ctypes.c_char.from_buffer, ctypes.addressof
+#: ``addressof(from_buffer(data))``: the address of a writable, non-empty array's first byte.
+#: Typed to take any object: numpy's stubs make an array a `Buffer` only from Python 3.12.
+_from_buffer: Callable[[Any], ctypes.c_char] = ctypes.c_char.from_buffer
+_addressof = ctypes.addressof
 
 
 def _records(data: bytes | int, dtype: np.dtype) -> np.ndarray:
@@ -132,8 +137,9 @@ def _records(data: bytes | int, dtype: np.dtype) -> np.ndarray:
     ``np.zeros(n, dtype)`` of a large record dtype and broadcasting a template record into an
     array release the GIL (numpy does so around bulk zeroing and copying). Taking it back
     waits for Python's switch interval (5 ms) whenever another Python thread is busy, which
-    made a 1,024-sample batch's host part take 60-100 ms instead of 7 on an H100 host. Python's
-    ``bytes``/``bytearray`` build the same memory while keeping the GIL (a few microseconds).
+    made a large batch's host part ten times slower (``benchmarks/RESULTS.md``, "nvImageCodec C
+    API"). Python's ``bytes``/``bytearray`` build the same memory while keeping the GIL (a few
+    microseconds).
     """
     return np.frombuffer(bytearray(data), dtype=dtype)
 
@@ -176,7 +182,7 @@ class Decoder:
         #: ``nvimgcodecProcessingStatus_t`` of each sample of the last batch; 0 for samples
         #: that were not submitted (unparseable data, size or region mismatch)
         self.last_status = np.zeros(0, dtype=np.uint32)
-        lib = _library()
+        lib = library()
         instance = lib.cpu_instance() if device_id == CPU_ONLY_DEVICE else lib.instance()
         kinds = []
         for kind, load in backends:
@@ -185,27 +191,25 @@ class Decoder:
                     f"unknown backend {kind!r}; expected one of {sorted(BACKEND_KINDS)}"
                 )
             kinds.append((BACKEND_KINDS[kind], float(load)))
-        array = (_Backend * max(1, len(kinds)))()
+        array = (Backend * max(1, len(kinds)))()
         for slot, (kind_value, load) in zip(array, kinds):
-            slot.struct_type = _ST["BACKEND"]
-            slot.struct_size = ctypes.sizeof(_Backend)
+            slot.struct_type = ST["BACKEND"]
+            slot.struct_size = ctypes.sizeof(Backend)
             slot.kind = kind_value
-            slot.params = _BackendParams.new(
-                load_hint=load, load_hint_policy=_LOAD_HINT_POLICY_FIXED
-            )
-        params = _ExecutionParams.new(
+            slot.params = BackendParams.new(load_hint=load, load_hint_policy=LOAD_HINT_POLICY_FIXED)
+        params = ExecutionParams.new(
             max_num_cpu_threads=int(num_threads),
             device_id=int(device_id),
             num_backends=len(kinds),
             backends=array if kinds else None,
         )
-        handle = _c_ptr()
+        handle = c_ptr()
         status = lib.DecoderCreate(
             instance, ctypes.byref(handle), ctypes.byref(params), options.encode()
         )
-        _check("nvimgcodecDecoderCreate", status)
+        check_status("nvimgcodecDecoderCreate", status)
         if not handle.value:
-            raise CodecError("nvimgcodecDecoderCreate", _STATUS_INTERNAL_ERROR, "null decoder")
+            raise CodecError("nvimgcodecDecoderCreate", STATUS_INTERNAL_ERROR, "null decoder")
         self._lib = lib
         self._instance = instance
         # the library copies the execution parameters; kept anyway, for the decoder's lifetime
@@ -354,7 +358,7 @@ class Decoder:
         # (the record arrays are built from Python bytes: numpy's own zeroing and broadcast
         # copies release the GIL, and each costs a switch interval to take it back while
         # another Python thread is busy; see `_records`)
-        views = _records(_VIEW_TEMPLATE_BYTES * k, _VIEW_DTYPE)
+        views = _records(_VIEW_TEMPLATE_BYTES * k, VIEW_DTYPE)
         box = np.zeros((0, 4), dtype=np.int64)
         if k:
             box = np.asarray([r for r in regions if r is not None], dtype=np.int64).reshape(k, 4)
@@ -365,28 +369,28 @@ class Decoder:
             region["end"][:, :2] = box[:, 2:]
         view_addr = views.ctypes.data
 
-        infos = _records(n * _INFO_SIZE, _INFO_DTYPE)
-        infos["struct_type"] = _ST["IMAGE_INFO"]
-        infos["struct_size"] = _INFO_SIZE
+        infos = _records(n * INFO_SIZE, INFO_DTYPE)
+        infos["struct_type"] = ST["IMAGE_INFO"]
+        infos["struct_size"] = INFO_SIZE
         info_addr = infos.ctypes.data
 
         # handles: ctypes arrays, so that reading one gives a Python int (or None) for the next
         # call; numpy views of them select and pass the batch's handles
-        streams = (_c_ptr * n)()
-        subs = (_c_ptr * n)()
-        images = (_c_ptr * n)()
-        streams_np = np.frombuffer(streams, dtype=np.uintp)
-        subs_np = np.frombuffer(subs, dtype=np.uintp)
-        images_np = np.frombuffer(images, dtype=np.uintp)
+        streams = (c_ptr * n)()
+        subs = (c_ptr * n)()
+        images = (c_ptr * n)()
+        streams_np = np.frombuffer(memoryview(streams), dtype=np.uintp)
+        subs_np = np.frombuffer(memoryview(subs), dtype=np.uintp)
+        images_np = np.frombuffer(memoryview(images), dtype=np.uintp)
         images_addr = ctypes.addressof(images)
         # each sample's addresses, computed together: its stream and sub stream handles, its
         # image info record, its region's view (the views are packed, one per region)
         slot = gil.arange(n)
-        stream_at = (slot * _HANDLE_SIZE + ctypes.addressof(streams)).tolist()
-        sub_at = (slot * _HANDLE_SIZE + ctypes.addressof(subs)).tolist()
-        info_at = slot * _INFO_SIZE + info_addr
-        view_at = ((np.cumsum(~whole) - 1) * _VIEW_SIZE + view_addr).tolist()
-        future = _c_ptr()
+        stream_at = (slot * HANDLE_SIZE + ctypes.addressof(streams)).tolist()
+        sub_at = (slot * HANDLE_SIZE + ctypes.addressof(subs)).tolist()
+        info_at = slot * INFO_SIZE + info_addr
+        view_at = ((np.cumsum(~whole) - 1) * VIEW_SIZE + view_addr).tolist()
+        future = c_ptr()
         waited = True
         status = np.zeros(n, dtype=np.uint32)
         ok = np.zeros(n, dtype=bool)
@@ -442,37 +446,37 @@ class Decoder:
                 # keep codec_name and the orientation (the decoders read the EXIF orientation
                 # from the output's info); describe our buffer in the rest
                 infos["struct_next"] = 0
-                infos["color_spec"] = _COLORSPEC_GRAY if gray else _COLORSPEC_SRGB
-                infos["chroma_subsampling"] = _SAMPLING_NONE
-                infos["sample_format"] = _SAMPLEFORMAT_P_Y if gray else _SAMPLEFORMAT_I_RGB
+                infos["color_spec"] = COLORSPEC_GRAY if gray else COLORSPEC_SRGB
+                infos["chroma_subsampling"] = SAMPLING_NONE
+                infos["sample_format"] = SAMPLEFORMAT_P_Y if gray else SAMPLEFORMAT_I_RGB
                 infos["num_planes"] = 1
-                plane["struct_type"] = _ST["IMAGE_PLANE_INFO"]
-                plane["struct_size"] = ctypes.sizeof(_ImagePlaneInfo)
+                plane["struct_type"] = ST["IMAGE_PLANE_INFO"]
+                plane["struct_size"] = ctypes.sizeof(ImagePlaneInfo)
                 plane["struct_next"] = 0
                 plane["width"] = want_w
                 plane["height"] = want_h
                 plane["row_stride"] = out[:, 1]
                 plane["num_channels"] = 1 if gray else 3
-                plane["sample_type"] = _SAMPLE_TYPE_UINT8
+                plane["sample_type"] = SAMPLE_TYPE_UINT8
                 plane["precision"] = 0  # the full range of the type
                 infos["buffer"] = out[:, 0]
                 infos["buffer_kind"] = (
-                    _BUFFER_KIND_STRIDED_DEVICE if device else _BUFFER_KIND_STRIDED_HOST
+                    BUFFER_KIND_STRIDED_DEVICE if device else BUFFER_KIND_STRIDED_HOST
                 )
                 infos["cuda_stream"] = cuda_stream
 
                 # 3. images, one decode call for the batch, the statuses
                 image_create = lib.ImageCreate
-                image_at = (go * _HANDLE_SIZE + images_addr).tolist()
+                image_at = (go * HANDLE_SIZE + images_addr).tolist()
                 for image, record in zip(image_at, info_at[go].tolist()):
                     created = image_create(instance, image, record)
                     if created:
-                        _check("nvimgcodecImageCreate", created)
+                        check_status("nvimgcodecImageCreate", created)
                 batch_streams = np.where(whole, streams_np, subs_np)[go]
                 batch_images = images_np[go]
-                params = _DecodeParams.new(apply_exif_orientation=int(apply_orientation))
+                params = DecodeParams.new(apply_exif_orientation=int(apply_orientation))
                 waited = False
-                _check(
+                check_status(
                     "nvimgcodecDecoderDecode",
                     lib.DecoderDecode(
                         handle,
@@ -483,16 +487,16 @@ class Decoder:
                         ctypes.byref(future),
                     ),
                 )
-                _check("nvimgcodecFutureWaitForAll", lib.FutureWaitForAll(future))
+                check_status("nvimgcodecFutureWaitForAll", lib.FutureWaitForAll(future))
                 waited = True
                 got = np.zeros(m, dtype=np.uint32)
-                size = _c_size(m)
-                _check(
+                reported = c_size(m)
+                check_status(
                     "nvimgcodecFutureGetProcessingStatus",
-                    lib.FutureGetProcessingStatus(future, got.ctypes.data, ctypes.byref(size)),
+                    lib.FutureGetProcessingStatus(future, got.ctypes.data, ctypes.byref(reported)),
                 )
-                status[go[: size.value]] = got[: size.value]
-                ok = status == _PROCESSING_STATUS_SUCCESS
+                status[go[: reported.value]] = got[: reported.value]
+                ok = status == PROCESSING_STATUS_SUCCESS
         finally:
             if future.value:
                 if not waited:  # interrupted between the decode and the wait

@@ -6,7 +6,7 @@ offsets are checked against the header's, `_layout_errors`, before the library i
 record dtypes of the per-sample structures, and each function's argument types and whether its
 call releases the GIL (``CDLL``) or keeps it (``PyDLL``). The library is found as the
 ``nvidia.nvimgcodec`` package without importing it (`library_dir`) and loaded once per process
-(`_library`). Two process-wide instances are created on first use: the GPU decoders' loads the
+(`library`). Two process-wide instances are created on first use: the GPU decoders' loads the
 built-in modules and every extension module shipped with the wheel; the CPU-only decoders' loads
 the built-in modules and the libjpeg-turbo extension only (`_Library.cpu_instance`).
 """
@@ -17,6 +17,7 @@ import ctypes
 import importlib.util
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,37 @@ import numpy as np
 
 __all__ = [
     "BACKEND_KINDS",
+    "BUFFER_KIND_STRIDED_DEVICE",
+    "BUFFER_KIND_STRIDED_HOST",
+    "COLORSPEC_GRAY",
+    "COLORSPEC_SRGB",
     "CPU_ONLY_DEVICE",
     "CURRENT_DEVICE",
+    "HANDLE_SIZE",
+    "INFO_DTYPE",
+    "INFO_SIZE",
+    "LOAD_HINT_POLICY_FIXED",
+    "PROCESSING_STATUS_SUCCESS",
+    "SAMPLEFORMAT_I_RGB",
+    "SAMPLEFORMAT_P_Y",
+    "SAMPLE_TYPE_UINT8",
+    "SAMPLING_NONE",
+    "ST",
+    "STATUS_INTERNAL_ERROR",
+    "VIEW_DTYPE",
+    "VIEW_SIZE",
+    "VIEW_TEMPLATE",
+    "Backend",
+    "BackendParams",
     "CodecError",
+    "DecodeParams",
+    "ExecutionParams",
+    "ImagePlaneInfo",
     "available",
+    "c_ptr",
+    "c_size",
+    "check_status",
+    "library",
     "library_dir",
 ]
 
@@ -81,7 +109,7 @@ _STRUCTURE_TYPES = (
     "METADATA_FORMAT",
     "TIFF_CODE_STREAM_INFO",
 )
-_ST = {name: value for value, name in enumerate(_STRUCTURE_TYPES)}
+ST = {name: value for value, name in enumerate(_STRUCTURE_TYPES)}
 
 # nvimgcodecStatus_t
 _STATUS_NAMES = {
@@ -111,17 +139,17 @@ _STATUS_NAMES = {
 
 #: nvimgcodecBackendKind_t of the backend names `Decoder` accepts
 BACKEND_KINDS = {"cpu": 1, "gpu": 2, "hybrid": 3, "hw_gpu": 4}
-_LOAD_HINT_POLICY_FIXED = 2
-_STATUS_INTERNAL_ERROR = 8
-_PROCESSING_STATUS_SUCCESS = 1
-_SAMPLE_TYPE_UINT8 = 0x0802
-_SAMPLING_NONE = 0
-_COLORSPEC_SRGB = 1
-_COLORSPEC_GRAY = 2
-_SAMPLEFORMAT_P_Y = 3
-_SAMPLEFORMAT_I_RGB = 8
-_BUFFER_KIND_STRIDED_DEVICE = 1
-_BUFFER_KIND_STRIDED_HOST = 2
+LOAD_HINT_POLICY_FIXED = 2
+STATUS_INTERNAL_ERROR = 8
+PROCESSING_STATUS_SUCCESS = 1
+SAMPLE_TYPE_UINT8 = 0x0802
+SAMPLING_NONE = 0
+COLORSPEC_SRGB = 1
+COLORSPEC_GRAY = 2
+SAMPLEFORMAT_P_Y = 3
+SAMPLEFORMAT_I_RGB = 8
+BUFFER_KIND_STRIDED_DEVICE = 1
+BUFFER_KIND_STRIDED_HOST = 2
 _DEBUG_SEVERITY_DEFAULT = 0x00001000 | 0x00010000 | 0x00100000  # warning | error | fatal
 _DEBUG_SEVERITY_ALL = 0x0FFFFFFF
 _DEBUG_CATEGORY_ALL = 0x0FFFFFFF
@@ -136,13 +164,13 @@ _c_int = (
     ctypes.c_int
 )  # every C enum of the header is an int (they end in ..._FORCE_INT = INT32_MAX)
 _c_u32 = ctypes.c_uint32
-_c_size = ctypes.c_size_t
-_c_ptr = ctypes.c_void_p
+c_size = ctypes.c_size_t
+c_ptr = ctypes.c_void_p
 
 
 def _fields(*fields: tuple[str, Any]) -> list[tuple[str, Any]]:
     """Every structure starts with ``struct_type``, ``struct_size`` and ``struct_next``."""
-    return [("struct_type", _c_int), ("struct_size", _c_size), ("struct_next", _c_ptr), *fields]
+    return [("struct_type", _c_int), ("struct_size", c_size), ("struct_next", c_ptr), *fields]
 
 
 class _Struct(ctypes.Structure):
@@ -151,7 +179,7 @@ class _Struct(ctypes.Structure):
     @classmethod
     def new(cls, **values: Any) -> Any:
         """An instance with its header filled in and ``values`` set."""
-        return cls(struct_type=_ST[cls._type], struct_size=ctypes.sizeof(cls), **values)
+        return cls(struct_type=ST[cls._type], struct_size=ctypes.sizeof(cls), **values)
 
 
 class _InstanceCreateInfo(_Struct):
@@ -161,7 +189,7 @@ class _InstanceCreateInfo(_Struct):
         ("load_extension_modules", _c_int),
         ("extension_modules_path", ctypes.c_char_p),
         ("create_debug_messenger", _c_int),
-        ("debug_messenger_desc", _c_ptr),
+        ("debug_messenger_desc", c_ptr),
         ("message_severity", _c_u32),
         ("message_category", _c_u32),
     )
@@ -172,41 +200,41 @@ class _ExtensionDesc(_Struct):
 
     _type = "EXTENSION_DESC"
     _fields_ = _fields(
-        ("instance", _c_ptr),
+        ("instance", c_ptr),
         ("id", ctypes.c_char_p),
         ("version", _c_u32),
         ("ext_api_version", _c_u32),
-        ("create", _c_ptr),
-        ("destroy", _c_ptr),
+        ("create", c_ptr),
+        ("destroy", c_ptr),
     )
 
 
-class _BackendParams(_Struct):
+class BackendParams(_Struct):
     _type = "BACKEND_PARAMS"
     _fields_ = _fields(("load_hint", ctypes.c_float), ("load_hint_policy", _c_int))
 
 
-class _Backend(_Struct):
+class Backend(_Struct):
     _type = "BACKEND"
-    _fields_ = _fields(("kind", _c_int), ("params", _BackendParams))
+    _fields_ = _fields(("kind", _c_int), ("params", BackendParams))
 
 
-class _ExecutionParams(_Struct):
+class ExecutionParams(_Struct):
     _type = "EXECUTION_PARAMS"
     _fields_ = _fields(
-        ("device_allocator", _c_ptr),
-        ("pinned_allocator", _c_ptr),
+        ("device_allocator", c_ptr),
+        ("pinned_allocator", c_ptr),
         ("max_num_cpu_threads", _c_int),
-        ("executor", _c_ptr),
+        ("executor", c_ptr),
         ("device_id", _c_int),
         ("pre_init", _c_int),
         ("skip_pre_sync", _c_int),
         ("num_backends", _c_int),
-        ("backends", ctypes.POINTER(_Backend)),
+        ("backends", ctypes.POINTER(Backend)),
     )
 
 
-class _DecodeParams(_Struct):
+class DecodeParams(_Struct):
     _type = "DECODE_PARAMS"
     _fields_ = _fields(("apply_exif_orientation", _c_int))
 
@@ -229,7 +257,7 @@ class _Region(_Struct):
 
 class _CodeStreamView(_Struct):
     _type = "CODE_STREAM_VIEW"
-    _fields_ = _fields(("image_idx", _c_size), ("region", _Region), ("bitstream_offset", _c_size))
+    _fields_ = _fields(("image_idx", c_size), ("region", _Region), ("bitstream_offset", c_size))
 
 
 class _Orientation(_Struct):
@@ -237,12 +265,12 @@ class _Orientation(_Struct):
     _fields_ = _fields(("rotated", _c_int), ("flip_x", _c_int), ("flip_y", _c_int))
 
 
-class _ImagePlaneInfo(_Struct):
+class ImagePlaneInfo(_Struct):
     _type = "IMAGE_PLANE_INFO"
     _fields_ = _fields(
         ("width", _c_u32),
         ("height", _c_u32),
-        ("row_stride", _c_size),
+        ("row_stride", c_size),
         ("num_channels", _c_u32),
         ("sample_type", _c_int),
         ("precision", ctypes.c_uint8),
@@ -258,10 +286,10 @@ class _ImageInfo(_Struct):
         ("sample_format", _c_int),
         ("orientation", _Orientation),
         ("num_planes", _c_u32),
-        ("plane_info", _ImagePlaneInfo * _MAX_NUM_PLANES),
-        ("buffer", _c_ptr),
+        ("plane_info", ImagePlaneInfo * _MAX_NUM_PLANES),
+        ("buffer", c_ptr),
         ("buffer_kind", _c_int),
-        ("cuda_stream", _c_ptr),
+        ("cuda_stream", c_ptr),
     )
 
 
@@ -279,7 +307,7 @@ _EXPECTED_LAYOUT: dict[type, tuple[int, dict[str, int]]] = {
             "message_category": 60,
         },
     ),
-    _ExecutionParams: (
+    ExecutionParams: (
         80,
         {
             "max_num_cpu_threads": 40,
@@ -302,9 +330,9 @@ _EXPECTED_LAYOUT: dict[type, tuple[int, dict[str, int]]] = {
             "destroy": 56,
         },
     ),
-    _BackendParams: (32, {"load_hint": 24, "load_hint_policy": 28}),
-    _Backend: (64, {"kind": 24, "params": 32}),
-    _DecodeParams: (32, {"apply_exif_orientation": 24}),
+    BackendParams: (32, {"load_hint": 24, "load_hint_policy": 28}),
+    Backend: (64, {"kind": 24, "params": 32}),
+    DecodeParams: (32, {"apply_exif_orientation": 24}),
     _Region: (
         112,
         {
@@ -317,7 +345,7 @@ _EXPECTED_LAYOUT: dict[type, tuple[int, dict[str, int]]] = {
     ),
     _CodeStreamView: (152, {"image_idx": 24, "region": 32, "bitstream_offset": 144}),
     _Orientation: (40, {"rotated": 24, "flip_x": 28, "flip_y": 32}),
-    _ImagePlaneInfo: (
+    ImagePlaneInfo: (
         56,
         {"width": 24, "row_stride": 32, "num_channels": 40, "sample_type": 44, "precision": 48},
     ),
@@ -353,25 +381,25 @@ def _layout_errors() -> list[str]:
 
 # numpy views of the per-sample structures, so that a batch of them is one array filled by
 # vectorised assignments (numpy takes the field offsets and padding from ctypes)
-_INFO_DTYPE = np.dtype(_ImageInfo)
-_VIEW_DTYPE = np.dtype(_CodeStreamView)
-_INFO_SIZE = _INFO_DTYPE.itemsize
-_VIEW_SIZE = _VIEW_DTYPE.itemsize
-_HANDLE_SIZE = ctypes.sizeof(_c_ptr)
+INFO_DTYPE = np.dtype(_ImageInfo)
+VIEW_DTYPE = np.dtype(_CodeStreamView)
+INFO_SIZE = INFO_DTYPE.itemsize
+VIEW_SIZE = VIEW_DTYPE.itemsize
+HANDLE_SIZE = ctypes.sizeof(c_ptr)
 
 
 def _view_template() -> np.ndarray:
-    view = np.zeros((), _VIEW_DTYPE)
-    view["struct_type"] = _ST["CODE_STREAM_VIEW"]
-    view["struct_size"] = _VIEW_SIZE
+    view = np.zeros((), VIEW_DTYPE)
+    view["struct_type"] = ST["CODE_STREAM_VIEW"]
+    view["struct_size"] = VIEW_SIZE
     region = view["region"]
-    region["struct_type"] = _ST["REGION"]
+    region["struct_type"] = ST["REGION"]
     region["struct_size"] = ctypes.sizeof(_Region)
     region["ndim"] = 2
     return view
 
 
-_VIEW_TEMPLATE = _view_template()
+VIEW_TEMPLATE = _view_template()
 
 # -- errors ------------------------------------------------------------------------------------
 
@@ -392,7 +420,7 @@ class CodecError(RuntimeError):
         super().__init__(f"{msg}: {detail}" if detail else msg)
 
 
-def _check(function: str, status: int) -> None:
+def check_status(function: str, status: int) -> None:
     if status != 0:
         raise CodecError(function, status)
 
@@ -406,30 +434,49 @@ def _check(function: str, status: int) -> None:
 # Only the calls that wait (for the decode, for threads) release the GIL. The per-sample calls
 # take microseconds and keep it: a call that releases the GIL must take it back afterwards, and
 # while any other Python thread is busy that waits for the switch interval (5 ms), which is
-# what makes the Python binding slow. Measured with one spinning thread, a 128-image batch on
-# the CPU backend took 0.50 s instead of 0.11 s when every call released the GIL.
+# what makes the Python binding slow (releasing it in every call made a batch several times
+# slower beside one busy thread: ``benchmarks/RESULTS.md``, "nvImageCodec C API").
 _SIGNATURES: dict[str, tuple[list[Any], bool]] = {
-    "nvimgcodecGetProperties": ([_c_ptr], False),
-    "nvimgcodecInstanceCreate": ([_c_ptr, _c_ptr], True),
-    "nvimgcodecInstanceDestroy": ([_c_ptr], True),
-    "nvimgcodecExtensionCreate": ([_c_ptr, _c_ptr, _c_ptr], True),
-    "nvimgcodecDecoderCreate": ([_c_ptr, _c_ptr, _c_ptr, ctypes.c_char_p], True),
-    "nvimgcodecDecoderDestroy": ([_c_ptr], True),
-    "nvimgcodecDecoderDecode": ([_c_ptr, _c_ptr, _c_ptr, _c_int, _c_ptr, _c_ptr], True),
-    "nvimgcodecFutureWaitForAll": ([_c_ptr], True),
-    "nvimgcodecCodeStreamCreateFromHostMem": ([_c_ptr, _c_ptr, _c_ptr, _c_size, _c_ptr], False),
-    "nvimgcodecCodeStreamGetSubCodeStream": ([_c_ptr, _c_ptr, _c_ptr], False),
-    "nvimgcodecCodeStreamGetImageInfo": ([_c_ptr, _c_ptr], False),
-    "nvimgcodecCodeStreamDestroy": ([_c_ptr], False),
-    "nvimgcodecImageCreate": ([_c_ptr, _c_ptr, _c_ptr], False),
-    "nvimgcodecImageDestroy": ([_c_ptr], False),
-    "nvimgcodecFutureGetProcessingStatus": ([_c_ptr, _c_ptr, _c_ptr], False),
-    "nvimgcodecFutureDestroy": ([_c_ptr], False),
+    "nvimgcodecGetProperties": ([c_ptr], False),
+    "nvimgcodecInstanceCreate": ([c_ptr, c_ptr], True),
+    "nvimgcodecInstanceDestroy": ([c_ptr], True),
+    "nvimgcodecExtensionCreate": ([c_ptr, c_ptr, c_ptr], True),
+    "nvimgcodecDecoderCreate": ([c_ptr, c_ptr, c_ptr, ctypes.c_char_p], True),
+    "nvimgcodecDecoderDestroy": ([c_ptr], True),
+    "nvimgcodecDecoderDecode": ([c_ptr, c_ptr, c_ptr, _c_int, c_ptr, c_ptr], True),
+    "nvimgcodecFutureWaitForAll": ([c_ptr], True),
+    "nvimgcodecCodeStreamCreateFromHostMem": ([c_ptr, c_ptr, c_ptr, c_size, c_ptr], False),
+    "nvimgcodecCodeStreamGetSubCodeStream": ([c_ptr, c_ptr, c_ptr], False),
+    "nvimgcodecCodeStreamGetImageInfo": ([c_ptr, c_ptr], False),
+    "nvimgcodecCodeStreamDestroy": ([c_ptr], False),
+    "nvimgcodecImageCreate": ([c_ptr, c_ptr, c_ptr], False),
+    "nvimgcodecImageDestroy": ([c_ptr], False),
+    "nvimgcodecFutureGetProcessingStatus": ([c_ptr, c_ptr, c_ptr], False),
+    "nvimgcodecFutureDestroy": ([c_ptr], False),
 }
 
 
 class _Library:
     """The loaded ``libnvimgcodec.so.0`` with typed functions and the process-wide instance."""
+
+    # The functions of `_SIGNATURES`, set by `__init__` without the "nvimgcodec" prefix; each
+    # returns an nvimgcodecStatus_t.
+    GetProperties: Callable[..., int]
+    InstanceCreate: Callable[..., int]
+    InstanceDestroy: Callable[..., int]
+    ExtensionCreate: Callable[..., int]
+    DecoderCreate: Callable[..., int]
+    DecoderDestroy: Callable[..., int]
+    DecoderDecode: Callable[..., int]
+    FutureWaitForAll: Callable[..., int]
+    CodeStreamCreateFromHostMem: Callable[..., int]
+    CodeStreamGetSubCodeStream: Callable[..., int]
+    CodeStreamGetImageInfo: Callable[..., int]
+    CodeStreamDestroy: Callable[..., int]
+    ImageCreate: Callable[..., int]
+    ImageDestroy: Callable[..., int]
+    FutureGetProcessingStatus: Callable[..., int]
+    FutureDestroy: Callable[..., int]
 
     def __init__(self, directory: Path) -> None:
         errors = _layout_errors()
@@ -490,12 +537,12 @@ class _Library:
             raise OSError(f"nvImageCodec's extension {pattern} is not in {self.directory}")
         module = ctypes.CDLL(str(paths[-1]))
         desc = _ExtensionDesc.new()
-        _check(
+        check_status(
             "nvimgcodecExtensionModuleEntry",
             module.nvimgcodecExtensionModuleEntry(ctypes.byref(desc)),
         )
-        handle = _c_ptr()
-        _check(
+        handle = c_ptr()
+        check_status(
             "nvimgcodecExtensionCreate",
             self.ExtensionCreate(instance, ctypes.byref(handle), ctypes.byref(desc)),
         )
@@ -513,13 +560,13 @@ class _Library:
             message_severity=_DEBUG_SEVERITY_ALL if debug == "all" else _DEBUG_SEVERITY_DEFAULT,
             message_category=_DEBUG_CATEGORY_ALL,
         )
-        handle = _c_ptr()
-        _check(
+        handle = c_ptr()
+        check_status(
             "nvimgcodecInstanceCreate",
             self.InstanceCreate(ctypes.byref(handle), ctypes.byref(info)),
         )
         if not handle.value:
-            raise CodecError("nvimgcodecInstanceCreate", _STATUS_INTERNAL_ERROR, "null instance")
+            raise CodecError("nvimgcodecInstanceCreate", STATUS_INTERNAL_ERROR, "null instance")
         return handle.value
 
 
@@ -546,7 +593,7 @@ def library_dir() -> Path | None:
     return None
 
 
-def _library() -> _Library:
+def library() -> _Library:
     """The loaded library (once per process); raises ImportError or OSError when it cannot be."""
     global _lib, _lib_error
     if _lib is not None:
@@ -573,7 +620,7 @@ def _library() -> _Library:
 def available() -> bool:
     """Whether nvImageCodec's C library is installed and loads (the instance is not created)."""
     try:
-        _library()
+        library()
     except (ImportError, OSError):
         return False
     return True

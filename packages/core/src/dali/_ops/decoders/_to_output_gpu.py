@@ -129,10 +129,10 @@ def conversion(dtype: np.dtype) -> tuple[int, np.float32]:
     """
     if dtype == np.uint8:
         return 0, np.float32(1)
-    src_max = _codecs._max_value(np.dtype(np.uint8))
+    src_max = _codecs.max_value(np.dtype(np.uint8))
     if dtype.kind == "f":
         return 1, np.float32(1) / np.float32(src_max)
-    factor = np.float32(np.float32(_codecs._max_value(dtype)) / np.float32(src_max))
+    factor = np.float32(np.float32(_codecs.max_value(dtype)) / np.float32(src_max))
     if factor.is_integer() and src_max * float(factor) < 2**24:
         return 2, factor
     return 3, factor
@@ -147,7 +147,7 @@ def ycc_coefficients(dtype: np.dtype) -> np.ndarray:
         bias_scale = 2.0 * 2.0 ** (info.bits - 1 - (info.min < 0))
     coeffs = [
         (np.float32(a), np.float32(b), np.float32(c), np.float32(d * bias_scale))
-        for a, b, c, d in _codecs._YCC_EXACT
+        for a, b, c, d in _codecs.YCC_EXACT
     ]
     return np.asarray(coeffs, dtype=np.float32).reshape(-1)
 

@@ -36,18 +36,25 @@ and the sample identities stay aligned), counts them in the implementation's ``s
 attribute and logs one warning per file.
 
 Example:
+    >>> import tempfile
     >>> import dali.fn as fn
     >>> from dali import pipeline_def
+    >>> from dali._testing.images import make_image_tree
+    >>> root = tempfile.mkdtemp()
+    >>> _ = make_image_tree(root)  # 21 small JPEGs in class folders 0, 1, 2
     >>> @pipeline_def(batch_size=8, num_threads=2, device_id=None)
     ... def pipe():
-    ...     jpegs, labels = fn.readers.file(file_root="images")
-    ...     return fn.decoders.image_random_crop(jpegs, seed=1), labels  # doctest: +SKIP
+    ...     jpegs, labels = fn.readers.file(file_root=root)
+    ...     return fn.decoders.image_random_crop(jpegs, seed=1), labels
+    >>> images, labels = pipe().run()
+    >>> len(images), images.layout(), labels.as_array().ravel().tolist()
+    (8, 'HWC', [0, 0, 0, 0, 0, 0, 0, 1])
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -59,9 +66,14 @@ from dali._ops.decoders._image_sizes import header_shapes, size_hint
 from dali._ops.window.image_windows import BatchWindows, Window, WindowFn, Windows
 from dali._tensors import TensorListCPU
 
+if TYPE_CHECKING:
+    from dali._ops.decoders._nvimgcodec import MixedDecoder
+
 __all__ = [
+    "DECODER_ARGS",
     "BatchWindows",
     "Image",
+    "ImageDecoderBase",
     "Window",
     "Windows",
     "header_shapes",
@@ -73,7 +85,7 @@ _log = logging.getLogger("dali")
 
 # -- schemas -----------------------------------------------------------------------------------
 
-_DECODER_ARGS = [
+DECODER_ARGS = [
     Arg("output_type", "image_type", default=DALIImageType.RGB, doc="Colour space of the output."),
     Arg("dtype", "dtype", default=DALIDataType.UINT8, doc="Output type; values are rescaled."),
     Arg("adjust_orientation", "bool", default=True, doc="Apply the EXIF orientation."),
@@ -134,11 +146,13 @@ class _Skip(NamedTuple):
 _U8 = np.dtype(np.uint8)
 
 
-class _ImageDecoder(Operator):
+class ImageDecoderBase(Operator):
     """Decode, cut the sample's window, convert; subclasses choose the window."""
 
     #: Counted samples dropped with ``on_error="skip"`` (read by tests and reports).
     skipped: int
+    #: The mixed backend's state, made on first use (`_nvimgcodec.mixed_of`).
+    _mixed: MixedDecoder | None
 
     #: Whether `windows` wants the images' sizes from their headers (all at once, before the
     #: decode); the others' windows are functions of the decoded size alone.
@@ -193,7 +207,7 @@ class _ImageDecoder(Operator):
     # -- running -------------------------------------------------------------------------------
     def _run_cpu_whole(self, ws: Any) -> list[np.ndarray | _Skip]:
         """Every sample decoded whole (OpenCV, Pillow) and cut to its window, on the pool."""
-        samples = ws.inputs[0]._samples()
+        samples = ws.inputs[0].samples()
         n = len(samples)
         windows = None
         if n:
@@ -213,7 +227,7 @@ class _ImageDecoder(Operator):
         else:
             results = self._run_cpu_whole(ws)
         results = self.drop_skipped(ws, results)
-        return TensorListCPU._make(results, layout="HWC", dtype=self.out_dtype, ndim=3)
+        return TensorListCPU.wrap(results, layout="HWC", dtype=self.out_dtype, ndim=3)
 
     def skipped_samples(self) -> int:
         """How many samples ``on_error="skip"`` dropped so far (`Pipeline.skipped_samples`)."""
@@ -381,10 +395,10 @@ class _ImageDecoder(Operator):
     devices=("cpu", "mixed"),
     inputs=1,
     input_names=("data",),
-    args=[*_DECODER_ARGS, *_CACHE_ARGS],
+    args=[*DECODER_ARGS, *_CACHE_ARGS],
     aliases=("ImageDecoder", "nvJPEGDecoder", "HostDecoder"),
 )
-class Image(_ImageDecoder):
+class Image(ImageDecoderBase):
     """Decodes images (JPEG, JPEG 2000, TIFF, PNG, BMP, PNM, WebP) to HWC.
 
     The output is HWC with 3 channels for RGB, BGR and YCbCr, 1 for GRAY and the native count for

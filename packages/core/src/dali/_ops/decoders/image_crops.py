@@ -1,6 +1,6 @@
 """The fused decode-and-crop operators: `image_crop`, `image_random_crop`, `image_slice` (§3.3).
 
-Each is `dali._ops.decoders.image._ImageDecoder` with its own windows, given by the attribute
+Each is `dali._ops.decoders.image.ImageDecoderBase` with its own windows, given by the attribute
 `fn.crop` and `fn.slice` share (`dali._ops.window`): DALI's crop arguments (`CropAttr`), DALI's
 random crop generator (whole batches at once, `RandomCropParams`), or DALI's slice arguments
 (`ImageSliceAttr`). Decoding, region decoding, conversions and errors are the shared
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from dali._graph.schema import register
-from dali._ops.decoders.image import _DECODER_ARGS, _ImageDecoder
+from dali._ops.decoders.image import DECODER_ARGS, ImageDecoderBase
 from dali._ops.window.crop_attr import CROP_WINDOW_ARGS, CropAttr
 from dali._ops.window.image_windows import Windows
 from dali._ops.window.random_crop import RANDOM_CROP_ARGS, RandomCropParams
@@ -28,10 +28,10 @@ __all__ = ["ImageCrop", "ImageRandomCrop", "ImageSlice"]
     devices=("cpu", "mixed"),
     inputs=1,
     input_names=("data",),
-    args=[*_DECODER_ARGS, *CROP_WINDOW_ARGS],
+    args=[*DECODER_ARGS, *CROP_WINDOW_ARGS],
     aliases=("ImageDecoderCrop", "nvJPEGDecoderCrop", "HostDecoderCrop"),
 )
-class ImageCrop(_ImageDecoder):
+class ImageCrop(ImageDecoderBase):
     """Decodes images and extracts a fixed-size window at a relative anchor (like ``fn.crop``).
 
     The window is ``crop=(h, w)`` (or ``crop_h``/``crop_w``) placed at
@@ -53,11 +53,11 @@ class ImageCrop(_ImageDecoder):
     devices=("cpu", "mixed"),
     inputs=1,
     input_names=("data",),
-    args=[*_DECODER_ARGS, *RANDOM_CROP_ARGS],
+    args=[*DECODER_ARGS, *RANDOM_CROP_ARGS],
     random=True,
     aliases=("ImageDecoderRandomCrop", "nvJPEGDecoderRandomCrop", "HostDecoderRandomCrop"),
 )
-class ImageRandomCrop(_ImageDecoder):
+class ImageRandomCrop(ImageDecoderBase):
     """Decodes images and cuts a random window (area and aspect ratio in the given ranges).
 
     The window is drawn as DALI's ``RandomCropGenerator`` does, from a random stream keyed by the
@@ -83,10 +83,10 @@ class ImageRandomCrop(_ImageDecoder):
     devices=("cpu", "mixed"),
     inputs=(1, 3),
     input_names=("data", "anchor", "shape"),
-    args=[*_DECODER_ARGS, *SLICE_ARGS],
+    args=[*DECODER_ARGS, *SLICE_ARGS],
     aliases=("ImageDecoderSlice", "nvJPEGDecoderSlice", "HostDecoderSlice"),
 )
-class ImageSlice(_ImageDecoder):
+class ImageSlice(ImageDecoderBase):
     """Decodes images and extracts a slice given by anchor/shape inputs or start/end arguments.
 
     By default the ``anchor`` and ``shape`` inputs are relative and in "WH" order (x before y);

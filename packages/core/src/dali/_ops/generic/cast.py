@@ -33,16 +33,16 @@ __all__ = ["Cast", "CastLike"]
 
 def _cast_batch(tl: Any, dtype: np.dtype[Any]) -> Any:
     xp, tl_cls = array_module(tl)
-    if tl._np_dtype == dtype:
-        dense = tl._dense()
+    if tl.np_dtype == dtype:
+        dense = tl.dense()
         if dense is not None:
-            return tl_cls._make(xp.array(dense, copy=True), tl._layout)
-        return tl_cls._make([xp.array(s, copy=True) for s in tl._samples()], tl._layout)
-    dense = tl._dense()
+            return tl_cls.wrap(xp.array(dense, copy=True), tl.layout())
+        return tl_cls.wrap([xp.array(s, copy=True) for s in tl.samples()], tl.layout())
+    dense = tl.dense()
     if dense is not None:
-        return tl_cls._make(xp.ascontiguousarray(convert_sat(xp, dense, dtype)), tl._layout)
-    samples = [convert_sat(xp, s, dtype) for s in tl._samples()]
-    return tl_cls._make(samples, tl._layout, dtype=dtype, ndim=tl._ndim)
+        return tl_cls.wrap(xp.ascontiguousarray(convert_sat(xp, dense, dtype)), tl.layout())
+    samples = [convert_sat(xp, s, dtype) for s in tl.samples()]
+    return tl_cls.wrap(samples, tl.layout(), dtype=dtype, ndim=tl.sample_ndim)
 
 
 @register(
@@ -93,7 +93,7 @@ class CastLike(Operator):
     """Cast the first input to the data type of the second (same rules as `fn.cast`)."""
 
     def run_cpu(self, ws: Any) -> Any:
-        return _cast_batch(ws.inputs[0], ws.inputs[1]._np_dtype)
+        return _cast_batch(ws.inputs[0], ws.inputs[1].np_dtype)
 
     run_gpu = run_cpu
 

@@ -41,10 +41,10 @@ __all__ = ["Pad", "Reshape", "Transpose", "axes_from_args"]
 
 
 def _shapes(tl: Any) -> list[tuple[int, ...]]:
-    dense = tl._dense_arr
+    dense = tl.held_dense
     if dense is not None:
         return [tuple(dense.shape[1:])] * dense.shape[0]
-    return [tuple(s.shape) for s in tl._samples()]
+    return [tuple(s.shape) for s in tl.samples()]
 
 
 def axes_from_args(
@@ -64,11 +64,11 @@ def axes_from_args(
     if axes is None:
         return list(range(ndim))
     out = []
-    for a in axes:
-        a = int(a)
-        if not -ndim <= a < ndim:
-            raise op.arg_error("axes", f"axis {a} is out of range for {ndim}-D input")
-        out.append(a % ndim)
+    for axis in axes:
+        k = int(axis)
+        if not -ndim <= k < ndim:
+            raise op.arg_error("axes", f"axis {k} is out of range for {ndim}-D input")
+        out.append(k % ndim)
     return out
 
 
@@ -116,18 +116,18 @@ class Transpose(Operator):
     def run_cpu(self, ws: Any) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
-        if tl._ndim != len(self._perm):
+        if tl.sample_ndim != len(self._perm):
             raise self.arg_error(
                 "perm",
-                f"has {len(self._perm)} elements for {tl._ndim}-dimensional input samples",
+                f"has {len(self._perm)} elements for {tl.sample_ndim}-dimensional input samples",
             )
-        layout = self._layout(tl._layout)
-        dense = tl._dense()
+        layout = self._layout(tl.layout())
+        dense = tl.dense()
         if dense is not None:
             axes = (0, *(p + 1 for p in self._perm))
-            return tl_cls._make(xp.ascontiguousarray(xp.transpose(dense, axes)), layout)
-        samples = [xp.ascontiguousarray(xp.transpose(s, self._perm)) for s in tl._samples()]
-        return tl_cls._make(samples, layout, dtype=tl._np_dtype, ndim=tl._ndim)
+            return tl_cls.wrap(xp.ascontiguousarray(xp.transpose(dense, axes)), layout)
+        samples = [xp.ascontiguousarray(xp.transpose(s, self._perm)) for s in tl.samples()]
+        return tl_cls.wrap(samples, layout, dtype=tl.np_dtype, ndim=tl.sample_ndim)
 
     run_gpu = run_cpu
 
@@ -305,16 +305,16 @@ class Reshape(Operator):
             )
             for i in range(n)
         ]
-        out_ndim = len(outs[0]) if outs else tl._ndim
+        out_ndim = len(outs[0]) if outs else tl.sample_ndim
         if any(len(o) != out_ndim for o in outs):
             raise self.error("all samples must have the same number of dimensions")
-        layout = self._layout(tl._layout, tl._ndim, out_ndim)
-        dense = tl._dense_arr
+        layout = self._layout(tl.layout(), tl.sample_ndim, out_ndim)
+        dense = tl.held_dense
         if dense is not None and all(o == outs[0] for o in outs) and n:
-            return tl_cls._make(dense.reshape((n, *outs[0])), layout)
-        samples = tl._samples()
+            return tl_cls.wrap(dense.reshape((n, *outs[0])), layout)
+        samples = tl.samples()
         result = [s.reshape(o) for s, o in zip(samples, outs)]
-        return tl_cls._make(result, layout, dtype=tl._np_dtype, ndim=out_ndim)
+        return tl_cls.wrap(result, layout, dtype=tl.np_dtype, ndim=out_ndim)
 
     run_gpu = run_cpu
 
@@ -398,9 +398,9 @@ class Pad(Operator):
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
         shapes = _shapes(tl)
-        n, ndim = len(shapes), tl._ndim
+        n, ndim = len(shapes), tl.sample_ndim
         if n == 0:
-            return tl_cls._make([], tl._layout, dtype=tl._np_dtype, ndim=ndim)
+            return tl_cls.wrap([], tl.layout(), dtype=tl.np_dtype, ndim=ndim)
         largest = [max(s[d] for s in shapes) for d in range(ndim)]
         axes_v = ws.arg_vectors("axes", np.int64) if self.has_arg("axes") else None
         shape_v = ws.arg_vectors("shape", np.int64) if self.has_arg("shape") else None
@@ -411,7 +411,7 @@ class Pad(Operator):
         for i, in_shape in enumerate(shapes):
             try:
                 axes = axes_from_args(
-                    self, None if axes_v is None else axes_v[i], names, ndim, tl._layout
+                    self, None if axes_v is None else axes_v[i], names, ndim, tl.layout()
                 )
             except Exception as e:
                 raise SampleFailure(i, e) from e
@@ -435,24 +435,25 @@ class Pad(Operator):
                 raise SampleFailure(
                     i, self.arg_error("fill_value", "expected one value per sample")
                 )
-            fill_vals.append(convert_sat(np, f.reshape(1), tl._np_dtype)[0])
-        dense = tl._dense()
+            fill_vals.append(convert_sat(np, f.reshape(1), tl.np_dtype)[0])
+        dense = tl.dense()
         if dense is not None and all(o == outs[0] for o in outs):
-            res = xp.empty((n, *outs[0]), dtype=tl._np_dtype)
+            res = xp.empty((n, *outs[0]), dtype=tl.np_dtype)
             if all(f == fill_vals[0] for f in fill_vals):
                 res[...] = fill_vals[0]
             else:
-                fv = np.asarray(fill_vals, dtype=tl._np_dtype).reshape((n,) + (1,) * ndim)
+                fv = np.asarray(fill_vals, dtype=tl.np_dtype).reshape((n,) + (1,) * ndim)
                 res[...] = fv if xp is np else xp.asarray(fv)
-            res[(slice(None), *(slice(0, e) for e in shapes[0]))] = dense
-            return tl_cls._make(res, tl._layout)
-        samples = tl._samples()
+            head = (slice(None), *(slice(0, e) for e in shapes[0]))  # every sample's extent
+            res[head] = dense
+            return tl_cls.wrap(res, tl.layout())
+        samples = tl.samples()
         result = []
         for i, s in enumerate(samples):
-            r = xp.full(outs[i], fill_vals[i], dtype=tl._np_dtype)
+            r = xp.full(outs[i], fill_vals[i], dtype=tl.np_dtype)
             r[tuple(slice(0, e) for e in s.shape)] = s
             result.append(r)
-        return tl_cls._make(result, tl._layout, dtype=tl._np_dtype, ndim=ndim)
+        return tl_cls.wrap(result, tl.layout(), dtype=tl.np_dtype, ndim=ndim)
 
     run_gpu = run_cpu
 

@@ -80,14 +80,14 @@ class Shapes(_HostMetadata):
         from dali._tensors import TensorListCPU
 
         tl = ws.inputs[0]
-        dense = tl._dense_arr
+        dense = tl.held_dense
         n = len(tl)
-        out = np.empty((n, tl._ndim), dtype=self._dtype)
+        out = np.empty((n, tl.sample_ndim), dtype=self._dtype)
         if dense is not None:
             out[:] = dense.shape[1:]
         elif n:
             out[:] = tl.shape()
-        return TensorListCPU._make(out)
+        return TensorListCPU.wrap(out)
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
@@ -131,15 +131,15 @@ class GetProperty(_HostMetadata):
         tl = ws.inputs[0]
         n = len(tl)
         if self._key == "layout":
-            row = np.frombuffer(tl._layout.encode(), dtype=np.uint8)
-            return TensorListCPU._make(np.repeat(row[None, :], n, axis=0))
-        infos = tl._source_info
+            row = np.frombuffer(tl.layout().encode(), dtype=np.uint8)
+            return TensorListCPU.wrap(np.repeat(row[None, :], n, axis=0))
+        infos = tl.source_infos
         if infos is None:
             infos = ws.meta.source_info if len(ws.meta) == n else None
         if infos is None:
             infos = [""] * n
         samples = [np.frombuffer(str(s).encode(), dtype=np.uint8).copy() for s in infos]
-        return TensorListCPU._make(samples, dtype=np.uint8, ndim=1)
+        return TensorListCPU.wrap(samples, dtype=np.uint8, ndim=1)
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:

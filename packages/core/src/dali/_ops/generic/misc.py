@@ -30,8 +30,8 @@ from dali._ops.numeric import array_module
 
 __all__ = ["Copy", "OneHot"]
 
-_ONE_HOT_TYPES = ("uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64")
-_ONE_HOT_TYPES += ("float32", "float64")
+_ONE_HOT_TYPES: tuple[str, ...] = ("uint8", "int8", "uint16", "int16", "uint32", "int32")
+_ONE_HOT_TYPES += ("uint64", "int64", "float32", "float64")
 
 
 @register(
@@ -74,18 +74,18 @@ class OneHot(Operator):
     def run_cpu(self, ws: Any) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
-        ndim = tl._ndim
+        ndim = tl.sample_ndim
         axis = self.arg("axis")
         if not -1 <= axis <= ndim:
             raise self.arg_error(
                 "axis", f"{axis} is outside of the allowed range [-1, {ndim}] for {ndim}-D input"
             )
         k = self.arg("num_classes")
-        samples = tl._samples()
+        samples = tl.samples()
         scalars = not self.has_arg("axis") and all(int(np.prod(s.shape)) == 1 for s in samples)
         out_ndim = 1 if scalars else ndim + 1
         place = out_ndim - 1 if axis < 0 else axis
-        layout = self._layout(tl._layout, place, out_ndim)
+        layout = self._layout(tl.layout(), place, out_ndim)
         classes = xp.arange(k, dtype=np.int64)
         on, off = (
             (self._on, self._off) if xp is np else (xp.asarray(self._on), xp.asarray(self._off))
@@ -98,11 +98,11 @@ class OneHot(Operator):
             hot = xp.where(idx[..., None] == classes, on, off).astype(self._dtype)
             return xp.ascontiguousarray(xp.moveaxis(hot, -1, lead + (0 if scalars else place)))
 
-        dense = tl._dense()
+        dense = tl.dense()
         if dense is not None:
-            return tl_cls._make(encode(dense, 1), layout)
+            return tl_cls.wrap(encode(dense, 1), layout)
         result = [encode(s, 0) for s in samples]
-        return tl_cls._make(result, layout, dtype=self._dtype, ndim=out_ndim)
+        return tl_cls.wrap(result, layout, dtype=self._dtype, ndim=out_ndim)
 
     run_gpu = run_cpu
 
@@ -145,11 +145,11 @@ class Copy(Operator):
     def run_cpu(self, ws: Any) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
-        dense = tl._dense()
+        dense = tl.dense()
         if dense is not None:
-            return tl_cls._make(xp.array(dense, copy=True, order="C"), tl._layout)
-        samples = [xp.array(s, copy=True, order="C") for s in tl._samples()]
-        return tl_cls._make(samples, tl._layout, dtype=tl._np_dtype, ndim=tl._ndim)
+            return tl_cls.wrap(xp.array(dense, copy=True, order="C"), tl.layout())
+        samples = [xp.array(s, copy=True, order="C") for s in tl.samples()]
+        return tl_cls.wrap(samples, tl.layout(), dtype=tl.np_dtype, ndim=tl.sample_ndim)
 
     run_gpu = run_cpu
 

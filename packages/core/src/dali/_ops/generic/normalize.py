@@ -196,14 +196,14 @@ class Normalize(Operator):
     def run_cpu(self, ws: Any) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
-        n, ndim, layout = len(tl), tl._ndim, tl._layout
+        n, ndim, layout = len(tl), tl.sample_ndim, tl.layout()
         if n == 0:
-            return tl_cls._make([], layout, dtype=self._dtype, ndim=ndim)
-        samples = tl._samples()
+            return tl_cls.wrap([], layout, dtype=self._dtype, ndim=ndim)
+        samples = tl.samples()
         shapes = [tuple(s.shape) for s in samples]
         axes = self._axes(ws, ndim, layout, shapes)
         if self.arg("batch"):
-            return tl_cls._make(self._run_batch(xp, tl, axes, shapes), layout)
+            return tl_cls.wrap(self._run_batch(xp, tl, axes, shapes), layout)
         scalar_mean = self.has_arg("mean") and not self.is_tensor_arg("mean")
         scalar_std = self.has_arg("stddev") and not self.is_tensor_arg("stddev")
 
@@ -224,7 +224,7 @@ class Normalize(Operator):
         def count(shape: tuple[int, ...]) -> int:
             return int(np.prod([shape[a] for a in axes])) if axes else 1
 
-        dense = tl._dense()
+        dense = tl.dense()
         if dense is not None and not (self.is_tensor_arg("mean") or self.is_tensor_arg("stddev")):
             # one set of arguments: every sample's statistics in one reduction
             mean, inv = params(0)
@@ -232,18 +232,18 @@ class Normalize(Operator):
             binv = None if inv is None else inv[None]
             lead_axes = tuple(a + 1 for a in axes)
             out = self._compute(xp, dense, lead_axes, bm, binv, count(shapes[0]))
-            return tl_cls._make(out, layout)
+            return tl_cls.wrap(out, layout)
 
         def one(i: int) -> Any:
             mean, inv = params(i)
             return self._compute(xp, samples[i], tuple(axes), mean, inv, count(shapes[i]))
 
-        return tl_cls._make(run_per_sample(ws, xp, one, n), layout)
+        return tl_cls.wrap(run_per_sample(ws, xp, one, n), layout)
 
     run_gpu = run_cpu
 
     def _run_batch(self, xp: Any, tl: Any, axes: list[int], shapes: list[Any]) -> Any:
-        ndim = tl._ndim
+        ndim = tl.sample_ndim
         kept = [d for d in range(ndim) if d not in axes]
         ref = [shapes[0][d] for d in kept]
         for i, s in enumerate(shapes):
@@ -255,7 +255,7 @@ class Normalize(Operator):
                         f"{i} has shape {s}, sample 0 {shapes[0]}"
                     ),
                 )
-        samples = tl._samples()
+        samples = tl.samples()
         count = sum(int(np.prod([s[a] for a in axes])) if axes else 1 for s in shapes)
         ax = tuple(axes)
         if self.has_arg("mean"):
@@ -272,7 +272,7 @@ class Normalize(Operator):
                 d = xp.subtract(s, mean, dtype=np.float32)
                 var_sum = var_sum + _sum(xp, d, ax, squared=True)
             inv = self._inv_from_var(xp, var_sum, count)
-        dense = tl._dense()
+        dense = tl.dense()
         if dense is not None:
             return self._compute(xp, dense, (), mean[None], inv[None], 1)
         return [self._compute(xp, s, (), mean, inv, 1) for s in samples]

@@ -61,17 +61,17 @@ class Slice(Operator):
     def run_cpu(self, ws: Any) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
-        layout = tl._layout
-        ndim = tl._ndim
-        out_dtype = self._dtype or tl._np_dtype
+        layout = tl.layout()
+        ndim = tl.sample_ndim
+        out_dtype = self._dtype or tl.np_dtype
         n = len(tl)
         if n == 0:
-            return tl_cls._make([], layout, dtype=out_dtype, ndim=ndim)
+            return tl_cls.wrap([], layout, dtype=out_dtype, ndim=ndim)
         dense = batch_array(tl, xp)
         shapes = (
             [tuple(dense.shape[1:])] * n
             if dense is not None
-            else [tuple(s.shape) for s in tl._samples()]
+            else [tuple(s.shape) for s in tl.samples()]
         )
         wins = self._slice.windows(ws, shapes, layout, ndim)
         return extract_windows(self, ws, tl, dense, wins, out_dtype, layout)

@@ -6,9 +6,9 @@ as their bits). This kernel reads the window once and writes every output elemen
 table, in the output layout (CHW or HWC), mirrored or not: one call that releases the GIL.
 
 Why not OpenCV: its path is five calls per sample (flip, split, one LUT per channel), each
-releasing and re-taking the GIL. In the CPU ResNet-50 pipeline (2 threads) the two threads were
-busy only 67 % of CMN's wall time, queueing for the GIL between those calls. Alone, a 224×224
-RGB sample to float16 CHW took 46 µs (94 µs mirrored) here against 106 (117) µs with OpenCV.
+releasing and re-taking the GIL: in the CPU ResNet-50 pipeline the threads queued for the GIL
+between those calls, and alone this kernel is faster too (``benchmarks/RESULTS.md``, "CPU
+resampling").
 
 Example:
     >>> import numpy as np
@@ -39,7 +39,9 @@ def _kernels() -> tuple[Any, Any] | None:
         return None
 
     @numba.njit(nogil=True, cache=True)
-    def lut_chw(src, lut, mirror, dst):  # pragma: no cover - compiled
+    def lut_chw(
+        src: np.ndarray, lut: np.ndarray, mirror: bool, dst: np.ndarray
+    ) -> None:  # pragma: no cover - compiled
         # dst[ch, y, x] = lut[ch, src[y, x', ch]], x' = x or its mirror
         h, w, c = src.shape
         for ch in range(c):
@@ -56,7 +58,9 @@ def _kernels() -> tuple[Any, Any] | None:
                         out[w - 1 - x] = t
 
     @numba.njit(nogil=True, cache=True)
-    def lut_hwc(src, lut, mirror, dst):  # pragma: no cover - compiled
+    def lut_hwc(
+        src: np.ndarray, lut: np.ndarray, mirror: bool, dst: np.ndarray
+    ) -> None:  # pragma: no cover - compiled
         h, w, c = src.shape
         for y in range(h):
             row = src[y]

@@ -124,11 +124,11 @@ def color_plan(
         ``(mode, m)``: 0 identity, 1 per-element multiply-add (``m[:, 0]``, ``m[:, 3]``, both
         float32 values as on the CPU), 2 matrix (``[M | offset]`` rounded to the working type).
     """
-    from dali._ops.image.color import _all_scalar_diag
+    from dali._ops.image.color import all_scalar_diag
 
     n = len(mats)
     m = np.zeros((n, 12), np.float64)
-    if mats.ndim == 1 or _all_scalar_diag(mats):
+    if mats.ndim == 1 or all_scalar_diag(mats):
         mul = (mats if mats.ndim == 1 else mats[:, 0, 0]).astype(np.float32)
         add = (offs if offs.ndim == 1 else offs[:, 0]).astype(np.float32)
         m[:, 0], m[:, 3] = mul, add
@@ -154,11 +154,11 @@ def color_batch(tl: Any, mode: int, coeffs: np.ndarray, out_dtype: Any, layout: 
         A `TensorListGPU`; nothing waits for the GPU.
     """
     out_dtype = np.dtype(out_dtype)
-    in_dtype = np.dtype(tl._np_dtype)
+    in_dtype = np.dtype(tl.np_dtype)
     shapes, in_ptrs, keep = G.input_pointers(tl)
     n = len(shapes)
     flat, out_ptrs = G.alloc_outputs(shapes, out_dtype)
-    result = G.make_output(flat, shapes, layout, out_dtype, tl._ndim)
+    result = G.make_output(flat, shapes, layout, out_dtype, tl.sample_ndim)
     sizes = np.array([math.prod(s) for s in shapes], np.int64)
     counts = sizes // 3 if mode == 2 else sizes
     desc = np.zeros(n, _DESC)

@@ -34,8 +34,9 @@ def optional_cv2() -> Any:
         try:
             import cv2
         except ImportError:
-            cv2 = None
-        _CV2.append(cv2)
+            _CV2.append(None)
+        else:
+            _CV2.append(cv2)
     return _CV2[0]
 
 
@@ -55,7 +56,7 @@ def image_layout(op: Operator, tl: Any, allowed: Sequence[str]) -> str:
     Raises:
         OperatorError: naming the operator, for an unsupported layout or number of dimensions.
     """
-    layout = tl._layout
+    layout = tl.layout()
     if layout:
         if layout not in allowed:
             raise op.error(
@@ -63,10 +64,10 @@ def image_layout(op: Operator, tl: Any, allowed: Sequence[str]) -> str:
                 + ", ".join(f"'{a}'" for a in allowed)
             )
         return layout
-    found = default_layout(tl._ndim, allowed)
+    found = default_layout(tl.sample_ndim, allowed)
     if found is None:
         raise op.error(
-            f"the input has {tl._ndim} dimensions and no layout; expected a layout among "
+            f"the input has {tl.sample_ndim} dimensions and no layout; expected a layout among "
             + ", ".join(f"'{a}'" for a in allowed)
         )
     return found
@@ -86,8 +87,8 @@ class ThreadScratch(threading.local):
     """Per-thread work buffers, grown to the largest size seen and then reused.
 
     The CPU resampling passes need several MB of temporaries per image; allocating them per
-    sample makes glibc hand the pages back to the kernel and fault them in again (about 1,900
-    page faults and 3 ms of system time per 627×470 image on the benchmark machine).
+    sample makes glibc hand the pages back to the kernel and fault them in again
+    (``benchmarks/RESULTS.md``, "CPU resampling").
     """
 
     def __init__(self) -> None:
@@ -113,7 +114,8 @@ _CV_TRANSPOSE_ITEM_SIZES = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 def transpose_hw(x: np.ndarray, dst: np.ndarray | None = None, *, cold: bool = False) -> np.ndarray:
     """``(A, B, C)`` → contiguous ``(B, A, C)``, into ``dst`` when given; returns it.
 
-    OpenCV's blocked transpose where it applies (about 8x numpy's strided copy on a photo).
+    OpenCV's blocked transpose where it applies (several times faster than numpy's strided copy:
+    ``benchmarks/RESULTS.md``, "CPU resampling").
     ``cold``: ``x`` is probably not in the CPU caches (an operator's input, written while the
     rest of the batch was processed); it is then read in order first (see below).
     """
@@ -131,9 +133,9 @@ def transpose_hw(x: np.ndarray, dst: np.ndarray | None = None, *, cold: bool = F
         if cold and x.nbytes >= options.PREFETCH_BYTES:
             # one read per cache line, in order, first: the hardware prefetcher then streams
             # the image into the cache, where OpenCV's column-wise walk would otherwise wait
-            # on memory for each line. uint8 crops in the ResNet-50 pipeline: 147 → 88 µs per
-            # transpose, touch included; on data already cached the touch only costs (97 →
-            # 111 µs for the float32 intermediates), hence the flag.
+            # on memory for each line. It pays on uint8 crops in the ResNet-50 pipeline and
+            # only costs on data already cached (benchmarks/RESULTS.md, "CPU resampling"),
+            # hence the flag.
             x.reshape(-1)[:: _LINE // x.itemsize].max()
         cv2.transpose(x, dst=dst)
     else:

@@ -52,6 +52,7 @@ __all__ = [
     "host_image",
     "input_batch",
     "input_pointers",
+    "is_uniform",
     "kernel_module",
     "make_output",
     "upload",
@@ -212,7 +213,7 @@ def kernel_module(device: int, source: str, name_expressions: tuple[str, ...]) -
     return {name: module.get_function(name) for name in name_expressions}
 
 
-def block_starts(blocks: Sequence[int]) -> tuple[np.ndarray, int]:
+def block_starts(blocks: Sequence[int] | np.ndarray) -> tuple[np.ndarray, int]:
     """First block of every sample (int32) and the total number of blocks."""
     counts = np.asarray(blocks, dtype=np.int64).reshape(-1)
     starts = np.zeros(len(counts), dtype=np.int64)
@@ -285,13 +286,13 @@ def input_batch(tl: Any) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray,
     """`input_pointers`, plus the shapes as one ``(n, ndim)`` int64 array.
 
     Per-sample work is kept to reading each shape: a dense batch and a batch whose samples lie
-    back to back in one buffer (``_flat_buf``: what the decoders and these kernels return) are
+    back to back in one buffer (``flat()``: what the decoders and these kernels return) are
     addressed as that buffer plus offsets, without touching the samples.
 
     The arrays only need ``shape``, ``itemsize``, ``flags.c_contiguous`` and ``data.ptr``
     (CuPy's); CuPy itself is imported only to copy a non-contiguous sample.
     """
-    dense = tl._dense_arr
+    dense = tl.held_dense
     if dense is not None:
         if not dense.flags.c_contiguous:
             dense = _contiguous(dense)
@@ -303,19 +304,19 @@ def input_batch(tl: Any) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray,
         row = np.array(shape, np.int64).tobytes()
         arr = np.frombuffer(bytearray(row * n), np.int64).reshape(n, len(shape))
         return [shape] * n, arr, ptrs, [dense]
-    packed = tl._flat_shapes()
+    packed = tl.flat()
     if packed is not None:  # the samples lie back to back in one buffer, in order
         flat, shapes = packed
-        arr = np.array(shapes, np.int64).reshape(len(shapes), tl._ndim)
+        arr = np.array(shapes, np.int64).reshape(len(shapes), tl.sample_ndim)
         sizes = arr.prod(axis=1)
         offsets = np.zeros(len(sizes), np.uint64)
         if len(sizes) > 1:
             np.cumsum(sizes[:-1], out=offsets[1:], dtype=np.uint64)
         ptrs = np.uint64(flat.data.ptr) + offsets * np.uint64(flat.itemsize)
         return shapes, arr, ptrs, [flat]
-    samples = tl._samples()
+    samples = tl.samples()
     shapes = [s.shape for s in samples]
-    arr = np.array(shapes, np.int64).reshape(len(shapes), tl._ndim)
+    arr = np.array(shapes, np.int64).reshape(len(shapes), tl.sample_ndim)
     samples = [s if s.flags.c_contiguous else _contiguous(s) for s in samples]
     ptrs = np.array([s.data.ptr for s in samples], dtype=np.uint64)
     return shapes, arr, ptrs, samples
@@ -328,7 +329,7 @@ def _contiguous(a: Any) -> Any:
     return cupy.ascontiguousarray(a)
 
 
-def _uniform(shapes: Sequence[tuple[int, ...]]) -> bool:
+def is_uniform(shapes: Sequence[tuple[int, ...]]) -> bool:
     """Whether every shape equals the first (``list.count`` compares in C: no Python loop)."""
     if not isinstance(shapes, (list, tuple)):
         shapes = list(shapes)
@@ -340,7 +341,7 @@ def alloc_outputs(shapes: Sequence[tuple[int, ...]], dtype: Any) -> tuple[Any, n
     import cupy
 
     dtype = np.dtype(dtype)
-    if _uniform(shapes):
+    if is_uniform(shapes):
         sizes = np.full(len(shapes), math.prod(shapes[0]), dtype=np.int64)
     else:
         sizes = np.array([math.prod(s) for s in shapes], dtype=np.int64)
@@ -359,8 +360,8 @@ def make_output(
     from dali._tensors import TensorListGPU
 
     if not shapes:
-        return TensorListGPU._make([], layout=layout, dtype=dtype, ndim=ndim)
-    if _uniform(shapes):
-        return TensorListGPU._make(flat.reshape((len(shapes), *shapes[0])), layout=layout)
+        return TensorListGPU.wrap([], layout=layout, dtype=dtype, ndim=ndim)
+    if is_uniform(shapes):
+        return TensorListGPU.wrap(flat.reshape((len(shapes), *shapes[0])), layout=layout)
     # back to back: kernels address it as the buffer plus offsets, views only when asked for
-    return TensorListGPU._make_flat(flat, list(shapes), layout=layout)
+    return TensorListGPU.wrap_flat(flat, list(shapes), layout=layout)

@@ -281,7 +281,7 @@ def warp_batch(
     from dali._ops.image.warp_affine import convert_sat
 
     out_dtype = np.dtype(out_dtype)
-    in_dtype = np.dtype(tl._np_dtype)
+    in_dtype = np.dtype(tl.np_dtype)
     shapes, in_ptrs, keep = G.input_pointers(tl)
     first = 1 if frames else 0
     full_out = []
@@ -289,7 +289,7 @@ def warp_batch(
         f = shape[:first]
         full_out.append((*f, *(int(v) for v in out_shapes[i]), shape[-1]))
     flat, out_ptrs = G.alloc_outputs(full_out, out_dtype)
-    result = G.make_output(flat, full_out, layout, out_dtype, tl._ndim)
+    result = G.make_output(flat, full_out, layout, out_dtype, tl.sample_ndim)
     rows = []
     blocks = []
     empty = (0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, (0.0,) * 12)

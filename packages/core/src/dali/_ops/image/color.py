@@ -53,6 +53,7 @@ __all__ = [
     "Hsv",
     "Hue",
     "Saturation",
+    "all_scalar_diag",
     "color_matrices",
 ]
 
@@ -138,25 +139,25 @@ class _ColorBase(Operator):
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
         layout = image_layout(self, tl, COLOR_LAYOUTS)
-        in_dtype = tl._np_dtype
+        in_dtype = tl.np_dtype
         if in_dtype.kind not in "iuf":
             raise self.error(f"unsupported input type {in_dtype.name}")
         out_dtype = self._dtype or in_dtype
         n = len(tl)
         if n == 0:
-            return tl_cls._make([], layout, dtype=out_dtype, ndim=tl._ndim)
+            return tl_cls.wrap([], layout, dtype=out_dtype, ndim=tl.sample_ndim)
         mats, offs = self.params(ws, in_dtype, out_dtype)
         dense = batch_array(tl, xp)
         if dense is not None:
             self._check_channels(dense.shape[-1], None)
-            return tl_cls._make(self._apply(xp, dense, mats, offs, out_dtype), layout)
-        samples = tl._samples()
+            return tl_cls.wrap(self._apply(xp, dense, mats, offs, out_dtype), layout)
+        samples = tl.samples()
 
         def one(i: int) -> Any:
             self._check_channels(samples[i].shape[-1], i)
             return self._apply(xp, samples[i][None], mats[i : i + 1], offs[i : i + 1], out_dtype)[0]
 
-        return tl_cls._make(run_per_sample(ws, xp, one, n), layout)
+        return tl_cls.wrap(run_per_sample(ws, xp, one, n), layout)
 
     def run_gpu(self, ws: Any) -> Any:
         """One kernel launch for the batch (`_color_gpu.color_batch`), ragged or not, with the
@@ -165,15 +166,15 @@ class _ColorBase(Operator):
 
         tl = ws.inputs[0]
         layout = image_layout(self, tl, COLOR_LAYOUTS)
-        in_dtype = tl._np_dtype
+        in_dtype = tl.np_dtype
         if in_dtype.kind not in "iuf":
             raise self.error(f"unsupported input type {in_dtype.name}")
         out_dtype = self._dtype or in_dtype
         if len(tl) == 0:
-            return TensorListGPU._make([], layout, dtype=out_dtype, ndim=tl._ndim)
+            return TensorListGPU.wrap([], layout, dtype=out_dtype, ndim=tl.sample_ndim)
         mats, offs = self.params(ws, in_dtype, out_dtype)
         shapes = tl.shape()
-        if tl._dense_arr is not None:
+        if tl.held_dense is not None:
             self._check_channels(shapes[0][-1], None)
         else:
             for i, shape in enumerate(shapes):
@@ -192,7 +193,7 @@ class _ColorBase(Operator):
         """Transform a ``(n, ..., C)`` array; ``mats``/``offs`` have one row per sample."""
         n = x.shape[0]
         work = np.float64 if x.dtype == np.float64 else np.float32
-        if mats.ndim == 1 or _all_scalar_diag(mats):
+        if mats.ndim == 1 or all_scalar_diag(mats):
             mul = (mats if mats.ndim == 1 else mats[:, 0, 0]).astype(np.float32)
             add = (offs if offs.ndim == 1 else offs[:, 0]).astype(np.float32)
             if np.all(mul == 1) and np.all(add == 0):  # the identity: exact, just the type
@@ -278,7 +279,7 @@ def _lookup_multiply_add(
     return out
 
 
-def _all_scalar_diag(mats: np.ndarray) -> bool:
+def all_scalar_diag(mats: np.ndarray) -> bool:
     """Whether every matrix is a multiple of the identity (a per-element multiply)."""
     d = mats[:, 0, 0]
     eye = d[:, None, None] * np.eye(3)

@@ -64,12 +64,12 @@ class Crop(Operator):
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
         layout = image_layout(self, tl, CROP_LAYOUTS)
-        out_dtype = self._dtype or tl._np_dtype
+        out_dtype = self._dtype or tl.np_dtype
         if len(tl) == 0:
-            return tl_cls._make([], layout, dtype=out_dtype, ndim=tl._ndim)
+            return tl_cls.wrap([], layout, dtype=out_dtype, ndim=tl.sample_ndim)
         dense = batch_array(tl, xp)
         n = len(tl)
-        shapes = [dense.shape[1:]] * n if dense is not None else [s.shape for s in tl._samples()]
+        shapes = [dense.shape[1:]] * n if dense is not None else [s.shape for s in tl.samples()]
         wins = self._win.windows(ws, shapes, layout)
         return extract_windows(self, ws, tl, dense, wins, out_dtype, layout)
 
@@ -80,19 +80,19 @@ class Crop(Operator):
 
         tl = ws.inputs[0]
         layout = image_layout(self, tl, CROP_LAYOUTS)
-        out_dtype = np.dtype(self._dtype or tl._np_dtype)
+        out_dtype = np.dtype(self._dtype or tl.np_dtype)
         n = len(tl)
         if n == 0:
-            return TensorListGPU._make([], layout, dtype=out_dtype, ndim=tl._ndim)
-        dense = tl._dense_arr
+            return TensorListGPU.wrap([], layout, dtype=out_dtype, ndim=tl.sample_ndim)
+        dense = tl.held_dense
         if dense is not None:
             shapes = [tuple(dense.shape[1:])] * n
         else:
-            shapes = [tuple(s.shape) for s in tl._samples()]
+            shapes = [tuple(s.shape) for s in tl.samples()]
         wins = self._win.windows(ws, shapes, layout)
         if (
             dense is not None
-            and out_dtype == tl._np_dtype
+            and out_dtype == tl.np_dtype
             and all(w == wins[0] for w in wins)
             and window_slices(wins[0][0], wins[0][1], shapes[0])[2]
         ):

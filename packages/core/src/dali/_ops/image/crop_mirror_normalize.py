@@ -220,31 +220,31 @@ class CropMirrorNormalize(Operator):
         perm = tuple(in_layout.index(a) for a in out_layout)
         c_axis, w_axis = in_layout.find("C"), in_layout.find("W")
         dense = batch_array(tl, xp)
-        samples = None if dense is not None else tl._samples()
+        samples = None if dense is not None else tl.samples()
         n = len(tl)
         if n == 0:
-            return tl_cls._make([], out_layout, dtype=self._dtype, ndim=tl._ndim)
-        shapes = [dense.shape[1:]] * n if dense is not None else [s.shape for s in samples]
+            return tl_cls.wrap([], out_layout, dtype=self._dtype, ndim=tl.sample_ndim)
+        shapes = [dense.shape[1:]] * n if samples is None else [s.shape for s in samples]
         channels = [s[c_axis] for s in shapes]
         wins = self._win.windows(ws, shapes, in_layout)
         mean, inv, same_norm = self._norm_params(ws, channels)
         mirror = self._mirror(ws)
         plan = _CmnPlan(self, in_layout, perm, c_axis, w_axis)
 
-        if xp is np and tl._np_dtype == np.uint8 and plan.lut_ok:
+        if xp is np and tl.np_dtype == np.uint8 and plan.lut_ok:
             return self._run_lut(ws, tl, plan, wins, mean, inv, same_norm, mirror, out_layout)
         uniform_args = dense is not None and same_norm and all(w == wins[0] for w in wins)
         if uniform_args:
             out = plan.normalize(xp, dense, wins[0], mean[0], inv[0], mirror, channels[0], lead=1)
-            return tl_cls._make(out, out_layout)
-        src = samples if samples is not None else tl._samples()
+            return tl_cls.wrap(out, out_layout)
+        src = samples if samples is not None else tl.samples()
 
         def one(i: int) -> Any:
             return plan.normalize(
                 xp, src[i], wins[i], mean[i], inv[i], mirror[i : i + 1], channels[i]
             )
 
-        return tl_cls._make(run_per_sample(ws, xp, one, n), out_layout)
+        return tl_cls.wrap(run_per_sample(ws, xp, one, n), out_layout)
 
     def run_gpu(self, ws: Any) -> Any:
         """One fused kernel launch for the batch (`extract_gpu.cmn_batch`), ragged or not.
@@ -260,7 +260,7 @@ class CropMirrorNormalize(Operator):
         out_layout = self._out_layout(in_layout)
         n = len(tl)
         if n == 0:
-            return TensorListGPU._make([], out_layout, dtype=self._dtype, ndim=tl._ndim)
+            return TensorListGPU.wrap([], out_layout, dtype=self._dtype, ndim=tl.sample_ndim)
         src = extract_gpu.gpu_batch(tl)
         c_axis = in_layout.find("C")
         shape_arr = src.shape_array()
@@ -335,7 +335,7 @@ class CropMirrorNormalize(Operator):
         from dali._tensors import TensorListCPU
         from dali._tensors.base import aligned_empty
 
-        samples = tl._samples()
+        samples = tl.samples()
         n = len(samples)
         out_shapes = [plan.out_shape(w[1]) for w in wins]
         uniform = all(s == out_shapes[0] for s in out_shapes)
@@ -361,7 +361,7 @@ class CropMirrorNormalize(Operator):
             return dst
 
         results = ws.map(one, n)
-        return TensorListCPU._make(out if out is not None else results, out_layout)
+        return TensorListCPU.wrap(out if out is not None else results, out_layout)
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:

@@ -109,7 +109,7 @@ class Flip(Operator):
         flags = self._flags(ws, layout)
 
         def slices(row: np.ndarray, lead: int) -> tuple[Any, ...]:
-            idx: list[Any] = [slice(None)] * (tl._ndim + lead)
+            idx: list[Any] = [slice(None)] * (tl.sample_ndim + lead)
             for k, on in enumerate(row):
                 if on:
                     idx[axes[k] + lead] = slice(None, None, -1)
@@ -123,16 +123,16 @@ class Flip(Operator):
             groups = {tuple(r) for r in flags.tolist()}
             if len(groups) == 1:
                 out = xp.ascontiguousarray(dense[slices(flags[0], 1)])
-                return tl_cls._make(out, layout)
+                return tl_cls.wrap(out, layout)
             out = xp.empty_like(dense)
             for g in groups:
                 idx = np.flatnonzero((flags == np.array(g)).all(axis=1))
                 sel = idx if xp is np else xp.asarray(idx)
                 out[sel] = dense[sel][slices(np.array(g), 1)]
-            return tl_cls._make(out, layout)
-        samples = tl._samples()
+            return tl_cls.wrap(out, layout)
+        samples = tl.samples()
         out_list = [xp.ascontiguousarray(s[slices(flags[i], 0)]) for i, s in enumerate(samples)]
-        return tl_cls._make(out_list, layout, dtype=tl._np_dtype, ndim=tl._ndim)
+        return tl_cls.wrap(out_list, layout, dtype=tl.np_dtype, ndim=tl.sample_ndim)
 
     def _run_cv2(
         self,
@@ -153,14 +153,14 @@ class Flip(Operator):
             out = np.empty_like(src)
             if (flags == flags[0]).all():  # the batch axis is just more rows: one call
                 _cv2_flip(cv2, src, out, w_axis + 1, h_axis + 1, *flags[0, :2])
-                return TensorListCPU._make(out, layout)
+                return TensorListCPU.wrap(out, layout)
 
             def one_dense(i: int) -> None:
                 _cv2_flip(cv2, src[i], out[i], w_axis, h_axis, *flags[i, :2])
 
             ws.map(one_dense)
-            return TensorListCPU._make(out, layout)
-        samples = tl._samples()
+            return TensorListCPU.wrap(out, layout)
+        samples = tl.samples()
 
         def one(i: int) -> np.ndarray:
             x = np.ascontiguousarray(samples[i])
@@ -168,7 +168,7 @@ class Flip(Operator):
             _cv2_flip(cv2, x, dst, w_axis, h_axis, *flags[i, :2])
             return dst
 
-        return TensorListCPU._make(ws.map(one), layout)
+        return TensorListCPU.wrap(ws.map(one), layout)
 
     def run_gpu(self, ws: Any) -> Any:
         """One kernel launch for the batch (`extract_gpu.flip_batch`), ragged or with per-sample
@@ -177,21 +177,19 @@ class Flip(Operator):
         layout = image_layout(self, tl, FLIP_LAYOUTS)
         flags = self._flags(ws, layout)
         if len(tl) == 0:
-            return type(tl)._make([], layout, dtype=tl._np_dtype, ndim=tl._ndim)
-        flips = np.zeros((len(tl), tl._ndim), bool)
+            return type(tl).wrap([], layout, dtype=tl.np_dtype, ndim=tl.sample_ndim)
+        flips = np.zeros((len(tl), tl.sample_ndim), bool)
         for k, a in enumerate("WHD"):
             axis = layout.find(a)
             if axis >= 0:
                 flips[:, axis] = flags[:, k]
-        dense = tl._dense_arr
+        dense = tl.held_dense
         if dense is not None and (flips == flips[0]).all():
             # the same flags for a whole dense batch: one strided CuPy copy, much cheaper on the
             # host than the kernel's descriptions and about as fast on the GPU
             xp, tl_cls = array_module(tl)
-            idx = (slice(None),) + tuple(
-                slice(None, None, -1) if f else slice(None) for f in flips[0]
-            )
-            return tl_cls._make(xp.array(dense[idx], order="C"), layout)
+            idx = (slice(None), *(slice(None, None, -1) if f else slice(None) for f in flips[0]))
+            return tl_cls.wrap(xp.array(dense[idx], order="C"), layout)
         return extract_gpu.flip_batch(extract_gpu.gpu_batch(tl), flips, layout=layout)
 
     def _flags(self, ws: Any, layout: str) -> np.ndarray:

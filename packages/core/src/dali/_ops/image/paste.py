@@ -17,6 +17,7 @@ import numpy as np
 
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.base import Operator
+from dali._ops.image._common import optional_cv2
 from dali._tensors import TensorListCPU
 
 __all__ = ["Paste", "paste_geometry"]
@@ -108,12 +109,12 @@ class Paste(Operator):
         return out
 
     def _check_input(self, tl: Any) -> None:
-        if tl._layout not in ("HWC", "") or tl._ndim != 3:
+        if tl.layout() not in ("HWC", "") or tl.sample_ndim != 3:
             raise self.error(
-                f'expects HWC images, got {tl._ndim}-D samples with layout "{tl._layout}"'
+                f'expects HWC images, got {tl.sample_ndim}-D samples with layout "{tl.layout()}"'
             )
-        if tl._np_dtype != np.uint8:
-            raise self.error(f"supports only UINT8 images, got {tl._np_dtype}")
+        if tl.np_dtype != np.uint8:
+            raise self.error(f"supports only UINT8 images, got {tl.np_dtype}")
 
     def _check_channels(self, c: int) -> None:
         if c != self.fill_value.size:
@@ -135,13 +136,10 @@ class Paste(Operator):
         tl = ws.inputs[0]
         self._check_input(tl)
         ratio, px, py, min_size = self._params(ws)
-        samples = tl._samples()
+        samples = tl.samples()
         fill = self.fill_value
         fill_value = tuple(float(v) for v in fill[:4])
-        try:
-            import cv2
-        except ImportError:  # pragma: no cover - OpenCV is in the `image` extra
-            cv2 = None
+        cv2 = optional_cv2()
 
         def one(i: int) -> np.ndarray:
             img = samples[i]
@@ -161,7 +159,7 @@ class Paste(Operator):
             out[y : y + h, x : x + w] = img
             return out
 
-        return TensorListCPU._make(ws.map(one), layout="HWC", dtype=np.uint8, ndim=3)
+        return TensorListCPU.wrap(ws.map(one), layout="HWC", dtype=np.uint8, ndim=3)
 
     def run_gpu(self, ws: Any) -> Any:
         """Same checks and geometry as `run_cpu`; all canvases in one kernel."""

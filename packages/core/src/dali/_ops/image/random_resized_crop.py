@@ -96,8 +96,8 @@ class RandomResizedCrop(ResamplingOperator):
             raise self.error(
                 f'unsupported input layout "{layout}"; expected one of {", ".join(_LAYOUTS)}'
             )
-        samples = tl._samples()
-        out_dtype = self.output_dtype(tl._np_dtype)
+        samples = tl.samples()
+        out_dtype = self.output_dtype(tl.np_dtype)
         filters = self.filters(ws)
         antialias = self.arg("antialias")
         out_h, out_w = self.size
@@ -114,7 +114,7 @@ class RandomResizedCrop(ResamplingOperator):
             ]
             return resample(x, axes, plans, out_dtype)
 
-        return TensorListCPU._make(ws.map(one), layout=layout, dtype=out_dtype, ndim=tl._ndim)
+        return TensorListCPU.wrap(ws.map(one), layout=layout, dtype=out_dtype, ndim=tl.sample_ndim)
 
     def run_gpu(self, ws: Any) -> Any:
         """The same windows as `run_cpu` (drawn on the host); crop + resize in one kernel."""
@@ -128,7 +128,7 @@ class RandomResizedCrop(ResamplingOperator):
             raise self.error(
                 f'unsupported input layout "{layout}"; expected one of {", ".join(_LAYOUTS)}'
             )
-        out_dtype = self.output_dtype(tl._np_dtype)
+        out_dtype = self.output_dtype(tl.np_dtype)
         antialias = self.arg("antialias")
         out_h, out_w = self.size
         inputs = _gpu_common.input_batch(tl)

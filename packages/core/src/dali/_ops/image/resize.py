@@ -162,7 +162,7 @@ class ResamplingOperator(Operator):
 
     def layout_of(self, tl: Any, allowed: Sequence[int] = (2, 3)) -> tuple[str, tuple[int, ...]]:
         try:
-            return spatial_axes(tl._layout, tl._ndim, allowed_spatial=allowed)
+            return spatial_axes(tl.layout(), tl.sample_ndim, allowed_spatial=allowed)
         except ValueError as e:
             raise self.error(str(e)) from None
 
@@ -426,7 +426,7 @@ class Resize(ResamplingOperator):
 
     def geometry(
         self, ws: Any, shapes: Sequence[tuple[int, ...]], axes: tuple[int, ...]
-    ) -> list[tuple[list[int], list[float], list[float]]]:
+    ) -> list[tuple[tuple[int, ...], tuple[float, ...], tuple[float, ...]]]:
         """Per sample ``(out_size, lo, hi)`` (see `output_geometry`)."""
         n = len(axes)
         requested = self.requested_sizes(ws, n)
@@ -460,8 +460,8 @@ class Resize(ResamplingOperator):
     def run_cpu(self, ws: Any) -> Any:
         tl = ws.inputs[0]
         layout, axes = self.layout_of(tl)
-        samples = tl._samples()
-        out_dtype = self.output_dtype(tl._np_dtype)
+        samples = tl.samples()
+        out_dtype = self.output_dtype(tl.np_dtype)
         shapes = [s.shape for s in samples]
         if len(axes) == 2 and len(shapes) > 1:
             # the batch at once: per-sample geometry is serial Python work in the executor
@@ -481,12 +481,12 @@ class Resize(ResamplingOperator):
             return resample(samples[i], axes, plans, out_dtype)
 
         results = ws.map(one)
-        out = TensorListCPU._make(results, layout=layout, dtype=out_dtype, ndim=tl._ndim)
+        out = TensorListCPU.wrap(results, layout=layout, dtype=out_dtype, ndim=tl.sample_ndim)
         if not self.arg("save_attrs"):
             return out
         attrs = np.array([[s[a] for a in axes] for s in shapes], dtype=np.int32)
         attrs = attrs.reshape(len(shapes), len(axes))
-        return out, TensorListCPU._make(attrs, layout="")
+        return out, TensorListCPU.wrap(attrs, layout="")
 
     def run_gpu(self, ws: Any) -> Any:
         """Same geometry as `run_cpu`; the pixels in one batched kernel (`resample.gpu`).
@@ -502,7 +502,7 @@ class Resize(ResamplingOperator):
 
         tl = ws.inputs[0]
         layout, axes = self.layout_of(tl)
-        out_dtype = self.output_dtype(tl._np_dtype)
+        out_dtype = self.output_dtype(tl.np_dtype)
         inputs = _gpu_common.input_batch(tl)
         shapes = inputs[0]
         antialias = self.arg("antialias")
@@ -530,7 +530,7 @@ class Resize(ResamplingOperator):
 
         attrs = np.array([[s[a] for a in axes] for s in shapes], dtype=np.int32)
         attrs = attrs.reshape(len(shapes), len(axes))
-        return out, TensorListGPU._make(cupy.asarray(attrs), layout="")
+        return out, TensorListGPU.wrap(cupy.asarray(attrs), layout="")
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from dali._graph.schema import REQUIRED, Arg, register
-from dali._ops.image.warp_affine import _WARP_ARGS, WarpBase
+from dali._ops.image.warp_affine import WARP_ARGS, WarpBase
 
 __all__ = ["Rotate", "rotated_canvas_size", "rotation_matrix_2d", "rotation_matrix_3d"]
 
@@ -110,7 +110,7 @@ def rotation_matrix_3d(
         Arg("angle", "float", default=REQUIRED, tensor=True, doc="Angle in degrees (CCW)."),
         Arg("axis", "float_vec", tensor=True, doc="Rotation axis (x, y, z); volumes only."),
         Arg("keep_size", "bool", default=False, doc="Keep the input canvas size."),
-        *_WARP_ARGS,
+        *WARP_ARGS,
     ],
     aliases=("Rotate",),
 )

@@ -31,9 +31,11 @@ import numpy as np
 from dali._dtypes import np_dtype, type_name
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
+from dali._ops.image._common import optional_cv2
 from dali._tensors import TensorListCPU
 
 __all__ = [
+    "WARP_ARGS",
     "WarpAffine",
     "WarpBase",
     "convert_sat",
@@ -288,10 +290,7 @@ def warp_fast(
         and 0 < min(out_shape)
         and max(*out_shape, *src.shape[:2]) < 32767
     ):
-        try:
-            import cv2
-        except ImportError:  # pragma: no cover - OpenCV is in the `image` extra
-            cv2 = None
+        cv2 = optional_cv2()
         if cv2 is not None and _cv2_usable(cv2):
             work = src if out_dtype == src.dtype else src.astype(np.float32)
             fpx = _fill_pixel(fill, work.dtype, src.shape[2])
@@ -311,7 +310,7 @@ def invert_affine(m: np.ndarray) -> np.ndarray:
 # -- operator base ----------------------------------------------------------------------------
 
 _LAYOUTS = {"HWC": 2, "FHWC": 2, "DHWC": 3, "FDHWC": 3}
-_WARP_ARGS = [
+WARP_ARGS = [
     Arg("size", "float_vec", tensor=True, doc="Output size (H, W) or (D, H, W), rounded."),
     Arg("fill_value", "float", doc="Value outside the input; unset: replicate the border."),
     Arg("interp_type", "interp_type", default=1, doc="INTERP_NN or INTERP_LINEAR (default)."),
@@ -345,10 +344,10 @@ class WarpBase(Operator):
 
     def layout_of(self, tl: Any) -> tuple[str, int, bool]:
         """``(layout, spatial_ndim, has_frames)`` of the input."""
-        layout = tl._layout or {3: "HWC", 4: "DHWC"}.get(tl._ndim, "")
-        if layout not in _LAYOUTS or len(layout) != tl._ndim:
+        layout = tl.layout() or {3: "HWC", 4: "DHWC"}.get(tl.sample_ndim, "")
+        if layout not in _LAYOUTS or len(layout) != tl.sample_ndim:
             raise self.error(
-                f'unsupported input layout "{tl._layout}" for {tl._ndim}-D samples; expected '
+                f'unsupported input layout "{tl.layout()}" for {tl.sample_ndim}-D samples; expected '
                 "HWC, FHWC, DHWC or FDHWC"
             )
         return layout, _LAYOUTS[layout], layout[0] == "F"
@@ -382,7 +381,7 @@ class WarpBase(Operator):
         out_shapes: Sequence[Sequence[int]],
     ) -> Any:
         layout, nsp, frames = self.layout_of(tl)
-        out_dtype = self.out_dtype(tl._np_dtype)
+        out_dtype = self.out_dtype(tl.np_dtype)
         fill = self.fill()
         if self.device == "gpu":
             from dali._ops.image import _warp_gpu
@@ -401,7 +400,7 @@ class WarpBase(Operator):
                 )
             except (TypeError, ValueError) as e:
                 raise self.error(str(e)) from None
-        samples = tl._samples()
+        samples = tl.samples()
 
         def one(i: int) -> np.ndarray:
             x = samples[i]
@@ -430,7 +429,7 @@ class WarpBase(Operator):
             return np.zeros((0, *out_shapes[i], x.shape[-1]), dtype=out_dtype)
 
         results = ws.map(one)
-        return TensorListCPU._make(results, layout=layout, dtype=out_dtype, ndim=tl._ndim)
+        return TensorListCPU.wrap(results, layout=layout, dtype=out_dtype, ndim=tl.sample_ndim)
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
@@ -452,7 +451,7 @@ class WarpBase(Operator):
     args=[
         Arg("matrix", "float_vec", tensor=True, doc="Affine matrix: 6 (2-D) or 12 (3-D) values."),
         Arg("inverse_map", "bool", default=True, doc="The matrix maps destination to source."),
-        *_WARP_ARGS,
+        *WARP_ARGS,
     ],
     aliases=("WarpAffine",),
 )
@@ -490,7 +489,7 @@ class WarpAffine(WarpBase):
             mtx = ws.inputs[1]
             if hasattr(mtx, "as_cpu") and type(mtx).__name__.endswith("GPU"):
                 mtx = mtx.as_cpu()  # synchronize! the matrices are needed on the host
-            values, name = mtx._samples(), "mtx"
+            values, name = mtx.samples(), "mtx"
         else:
             values, name = ws.arg_samples("matrix", np.float32), "matrix"
         need = nsp * (nsp + 1)

@@ -80,7 +80,8 @@ def _int_pow(xp: Any, out: np.dtype[Any]) -> Kernel:
 
     def kernel(a: Any, b: Any) -> Any:
         a, b = _cast(a, out), _cast(b, out)
-        if not signed or (isinstance(b, np.generic) and b >= 0):
+        # signed: `b` is an array or a numpy integer (`_cast` to the signed `out`)
+        if not signed or (isinstance(b, np.integer) and b >= 0):
             return xp.power(a, b)
         neg = b < 0
         r = xp.power(a, xp.maximum(b, 0))

@@ -94,7 +94,7 @@ del _name
 BOOL = np.dtype(np.bool_)
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
-_INT_BY_SIZE = {
+_INT_BY_SIZE: dict[int, np.dtype[Any]] = {
     1: np.dtype(np.int8),
     2: np.dtype(np.int16),
     4: np.dtype(np.int32),

@@ -167,13 +167,13 @@ class ArithmeticGenericOp(Operator):
         ins = ws.inputs
         if len(ins) == 1:  # the hot path: one node and constants, a uniform batch
             tl = ins[0]
-            dense = tl._dense_arr
+            dense = tl.held_dense
             if dense is not None:
-                plan = self._plans.get(tl._np_dtype)
+                plan = self._plans.get(tl.np_dtype)
                 if plan is None:
-                    plan = self._plan((tl._np_dtype,), np)
+                    plan = self._plan((tl.np_dtype,), np)
                 with np.errstate(all="ignore"):  # numpy would warn where C is silent
-                    return TensorListCPU._make(plan.fn(dense), tl._layout)
+                    return TensorListCPU.wrap(plan.fn(dense), tl.layout())
         return self._run(ws, np, TensorListCPU)
 
     def run_gpu(self, ws: Any) -> Any:
@@ -187,13 +187,13 @@ class ArithmeticGenericOp(Operator):
         ins = ws.inputs
         if len(ins) == 1:
             tl = ins[0]
-            plan = self._plans.get(tl._np_dtype) or self._plan((tl._np_dtype,), xp)
-            dense = tl._dense()
+            plan = self._plans.get(tl.np_dtype) or self._plan((tl.np_dtype,), xp)
+            dense = tl.dense()
             if dense is not None:
                 with np.errstate(all="ignore"):
-                    return tl_cls._make(plan.fn(dense), tl._layout)
-            return self._per_sample(ws, plan, ins, xp, tl_cls, tl._layout)
-        key = tuple(tl._np_dtype for tl in ins)
+                    return tl_cls.wrap(plan.fn(dense), tl.layout())
+            return self._per_sample(ws, plan, ins, xp, tl_cls, tl.layout())
+        key = tuple(tl.np_dtype for tl in ins)
         plan = self._plans.get(key) or self._plan(key, xp)
         n = len(ins[0])
         for i, tl in enumerate(ins[1:], 1):
@@ -202,9 +202,9 @@ class ArithmeticGenericOp(Operator):
                     f"Every input shall have the same batch size; input 0 has {n} samples and "
                     f"input {i} has {len(tl)}."
                 )
-        out_ndim = max(tl._ndim for tl in ins)
+        out_ndim = max(tl.sample_ndim for tl in ins)
         layout = self._layout(ins, out_ndim)
-        denses = [tl._dense() for tl in ins]
+        denses = [tl.dense() for tl in ins]
         if all(d is not None for d in denses):
             if any(d.ndim != out_ndim + 1 for d in denses):
                 # align the sample dimensions to the right, leaving the batch axis first
@@ -214,7 +214,7 @@ class ArithmeticGenericOp(Operator):
                 ]
             try:
                 with np.errstate(all="ignore"):
-                    return tl_cls._make(plan.fn(*denses), layout)
+                    return tl_cls.wrap(plan.fn(*denses), layout)
             except ValueError:
                 shapes = [tl.shape()[0] if n else () for tl in ins]
                 if _broadcastable(shapes):
@@ -232,7 +232,7 @@ class ArithmeticGenericOp(Operator):
         layout: str,
         out_ndim: int | None = None,
     ) -> Any:
-        samples = [tl._samples() for tl in ins]
+        samples = [tl.samples() for tl in ins]
         fn = plan.fn
         op = self._op
 
@@ -249,15 +249,15 @@ class ArithmeticGenericOp(Operator):
 
         n = len(samples[0])
         out = ws.map(one, n)
-        ndim = ins[0]._ndim if out_ndim is None else out_ndim
-        return tl_cls._make(out, layout, dtype=plan.out, ndim=ndim)
+        ndim = ins[0].sample_ndim if out_ndim is None else out_ndim
+        return tl_cls.wrap(out, layout, dtype=plan.out, ndim=ndim)
 
     def _layout(self, ins: Sequence[Any], out_ndim: int) -> str:
         """The layout the inputs agree on (DALI: non-empty layouts must match)."""
         layout = ""
         for tl in ins:
-            lay = tl._layout
-            if not lay or tl._ndim != out_ndim:
+            lay = tl.layout()
+            if not lay or tl.sample_ndim != out_ndim:
                 continue
             if layout and lay != layout:
                 raise self.error(
@@ -398,4 +398,4 @@ def arithmetic(op: str, *operands: Any) -> DataNode:
     kwargs: dict[str, Any] = {"op": op, "device": device}
     if constants:
         kwargs["constants"] = tuple(constants)
-    return call_operator(ArithmeticGenericOp.schema, tuple(nodes), kwargs)  # type: ignore[attr-defined]
+    return call_operator(ArithmeticGenericOp.schema, tuple(nodes), kwargs)

@@ -194,9 +194,9 @@ class TensorSubscript(Operator):
 
     def _run(self, ws: Any, xp: Any, tl_cls: Any) -> Any:
         tl = ws.inputs[0]
-        layout = self._out_layout(tl._layout)
-        out_ndim = tl._ndim - self._n_at + len(self._new_axes)
-        dense = tl._dense() if not self._per_sample else None
+        layout = self._out_layout(tl.layout())
+        out_ndim = tl.sample_ndim - self._n_at + len(self._new_axes)
+        dense = tl.dense() if not self._per_sample else None
         if dense is not None:
             shape = tuple(dense.shape[1:])
             index = self._index_cache.get(shape)
@@ -211,11 +211,12 @@ class TensorSubscript(Operator):
                 if index is not None:
                     self._index_cache[shape] = index
             if index is not None:
-                out = dense[(slice(None), *index)]
+                per_sample = (slice(None), *index)  # the same index in every sample
+                out = dense[per_sample]
                 if self._new_axes:
                     out = xp.expand_dims(out, tuple(a + 1 for a in self._new_axes))
-                return tl_cls._make(xp.ascontiguousarray(out), layout)
-        samples = tl._samples()
+                return tl_cls.wrap(xp.ascontiguousarray(out), layout)
+        samples = tl.samples()
         n = len(samples)
         values = self._arg_values(ws, n)
 
@@ -228,7 +229,7 @@ class TensorSubscript(Operator):
             # not ascontiguousarray: it would turn a 0-d result into shape (1,)
             return out if out.flags.c_contiguous else out.copy()
 
-        return tl_cls._make(ws.map(one, n), layout, dtype=tl._np_dtype, ndim=out_ndim)
+        return tl_cls.wrap(ws.map(one, n), layout, dtype=tl.np_dtype, ndim=out_ndim)
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
@@ -240,7 +241,7 @@ class TensorSubscript(Operator):
         ndim = None if src.ndim is None else src.ndim - n_at + len(new_axes)
         layout = None
         if src.layout is not None:
-            if not src.layout or new_axes and not args.get("new_axis_names"):
+            if not src.layout or (new_axes and not args.get("new_axis_names")):
                 layout = ""
             else:
                 kept = [
@@ -335,4 +336,4 @@ def subscript(node: DataNode, key: Any) -> DataNode:
     kwargs["device"] = node.device
     from dali._graph.trace import call_operator
 
-    return call_operator(TensorSubscript.schema, (node,), kwargs)  # type: ignore[attr-defined]
+    return call_operator(TensorSubscript.schema, (node,), kwargs)

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from dali._dtypes import dali_dtype, np_dtype, type_name
-from dali._tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU, _order_after
+from dali._tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU, order_after
 
 __all__ = [
     "OutputHistory",
@@ -139,8 +139,8 @@ def _device_array(x: Any, what: str) -> Any:
     if isinstance(x, cupy.ndarray):
         arr = x
     elif isinstance(x, TensorGPU):
-        _order_after(x)  # a pipeline's sample may still be computed: wait on the GPU
-        arr = x._array
+        order_after(x)  # a pipeline's sample may still be computed: wait on the GPU
+        arr = x.array
     elif is_device_data(x) and hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
         arr = cupy.from_dlpack(x)  # hands the producer our current stream to order its work
     elif is_device_data(x):
@@ -171,8 +171,8 @@ def host_batch(data: Any, what: str = "The batch") -> Any:
     """User data as host numpy: a dense array or a list of per-sample arrays (for pickling)."""
     if isinstance(data, (TensorListCPU, TensorListGPU)):
         tl = data.as_cpu()
-        dense = tl._dense()
-        return dense if dense is not None else list(tl._samples())
+        dense = tl.dense()
+        return dense if dense is not None else list(tl.samples())
     if isinstance(data, (list, tuple)):
         return [host_array(x, f"{what}: sample {i}") for i, x in enumerate(data)]
     return host_array(data, what)
@@ -180,9 +180,9 @@ def host_batch(data: Any, what: str = "The batch") -> Any:
 
 def _layout_of(data: Any) -> str:
     if isinstance(data, (TensorListCPU, TensorListGPU)):
-        return data._layout
+        return data.layout()
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], (TensorCPU, TensorGPU)):
-        return data[0]._layout
+        return data[0].layout()
     return ""
 
 
@@ -228,10 +228,10 @@ def make_batch(
         return to_gpu(host)
     convert = _device_array if gpu else host_array
     if isinstance(data, TensorListGPU):
-        _order_after(data)  # a pipeline's batch may still be computed
+        order_after(data)  # a pipeline's batch may still be computed
     if isinstance(data, (TensorListCPU, TensorListGPU)):
-        dense = data._dense()
-        items: Any = dense if dense is not None else list(data._samples())
+        dense = data.dense()
+        items: Any = dense if dense is not None else list(data.samples())
     else:
         items = data
     if isinstance(items, (list, tuple)):
@@ -248,7 +248,7 @@ def make_batch(
     else:
         arr = _contiguous(arr)
     cls = TensorListGPU if gpu else TensorListCPU
-    return cls._make(arr, out_layout)
+    return cls.wrap(arr, out_layout)
 
 
 def _contiguous(arr: Any) -> Any:
@@ -276,7 +276,7 @@ def _from_samples(
     cls = TensorListGPU if gpu else TensorListCPU
     if not samples:
         empty_dtype = np_dtype(dtype) if dtype is not None else None
-        return cls._make([], layout, dtype=empty_dtype, ndim=ndim)
+        return cls.wrap([], layout, dtype=empty_dtype, ndim=ndim)
     first = samples[0]
     for i, s in enumerate(samples):
         if s.dtype != first.dtype:
@@ -294,11 +294,11 @@ def _from_samples(
     if all(s.shape == first.shape for s in samples):
         if copy or len(samples) == 1:
             # One stacked copy: contiguous, and later changes to the user's arrays don't show.
-            return cls._make(xp.stack(samples), layout)
-        return cls._make([_contiguous(s) for s in samples], layout)
+            return cls.wrap(xp.stack(samples), layout)
+        return cls.wrap([_contiguous(s) for s in samples], layout)
     if copy:
-        return cls._make([s.copy() for s in samples], layout)
-    return cls._make([_contiguous(s) for s in samples], layout)
+        return cls.wrap([s.copy() for s in samples], layout)
+    return cls.wrap([_contiguous(s) for s in samples], layout)
 
 
 class OutputHistory:
@@ -332,7 +332,7 @@ class OutputHistory:
         """
         if len(batch) == 0:
             return None
-        dtype, ndim, layout = batch.dtype, batch._ndim, batch._layout
+        dtype, ndim, layout = batch.dtype, batch.sample_ndim, batch.layout()
         if self.dtype is not None and dtype != self.dtype:
             return (
                 "Type of the data fed to the external source has changed from the previous "

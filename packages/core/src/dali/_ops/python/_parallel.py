@@ -340,7 +340,9 @@ class WorkerPool:
                 parent_ends += [task_w, res_r]
                 specs = {i: s for i, s in enumerate(self._specs) if self._dedicated[i] in (None, w)}
                 inherited = list(parent_ends) if self.start_method == "fork" else []
-                proc = mp.Process(
+                # typeshed gives get_context(str) the base class, which lacks the `Process`
+                # that every start method's context has
+                proc = mp.Process(  # type: ignore[attr-defined]
                     target=_worker_main,
                     args=(w, specs, task_r, res_w, inherited),
                     name=f"dali-py-worker-{w}",
@@ -467,7 +469,8 @@ class WorkerPool:
                 continue
             w = conns[id(r)]
             try:
-                ctx, task_id, part, status, data = r.recv()
+                # `r` itself: `wait` types what it returns as any waitable
+                ctx, task_id, part, status, data = self._result_conns[w].recv()
             except (EOFError, OSError):
                 self._worker_died(w)
             got_result = True

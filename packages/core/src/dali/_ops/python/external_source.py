@@ -134,6 +134,7 @@ class ExternalSource(PythonSource):
     """Data from Python: a callable, an iterable, a generator function, or `feed_input`.
 
     Example:
+        >>> import numpy as np
         >>> from dali import fn, pipeline_def
         >>> @pipeline_def(batch_size=4, num_threads=1)
         ... def pipe():
@@ -509,10 +510,10 @@ class ExternalSource(PythonSource):
             raise self._fail(TypeError if isinstance(e, TypeError) else ValueError, str(e)) from e
         if len(tl) == 0:
             return tl
-        if tl._layout and len(tl._layout) != tl._ndim:
+        if tl.layout() and len(tl.layout()) != tl.sample_ndim:
             raise self._fail(
                 RuntimeError,
-                f"The layout '{tl._layout}' cannot describe {tl._ndim}-dimensional data",
+                f"The layout '{tl.layout()}' cannot describe {tl.sample_ndim}-dimensional data",
             )
         if dtype is not None and tl.dtype != dtype:
             raise self._fail(
@@ -521,17 +522,17 @@ class ExternalSource(PythonSource):
                 f"ExternalSource expected data of type {type_name(dtype)} and got: "
                 f"{type_name(tl.dtype)}.",
             )
-        if ndim is not None and tl._ndim != ndim:
+        if ndim is not None and tl.sample_ndim != ndim:
             raise self._fail(
                 RuntimeError,
-                f"ExternalSource expected data with {ndim} dimensions and got {tl._ndim} "
+                f"ExternalSource expected data with {ndim} dimensions and got {tl.sample_ndim} "
                 "dimensions.",
             )
         declared = self._layouts[k]
-        if declared and tl._layout != declared:  # a layout given to feed_input
+        if declared and tl.layout() != declared:  # a layout given to feed_input
             raise self._fail(
                 RuntimeError,
-                f'Expected data with layout: "{declared}" and got: "{tl._layout}". (The '
+                f'Expected data with layout: "{declared}" and got: "{tl.layout()}". (The '
                 f"external source '{self.name}' was declared with layout='{declared}'.)",
             )
         changed = self._history[k].change(tl)

@@ -121,6 +121,7 @@ class PythonFunction(Operator):
     """Run a Python function on numpy (CPU) or CuPy (GPU) arrays, per sample or per batch.
 
     Example:
+        >>> import numpy as np
         >>> from dali import fn, pipeline_def
         >>> @pipeline_def(batch_size=1, num_threads=1)
         ... def pipe():
@@ -192,7 +193,7 @@ class PythonFunction(Operator):
 
     def _run(self, ws: Any, device: str) -> tuple[Any, ...]:
         fn = self._function
-        inputs = [[self.to_user(s) for s in tl._samples()] for tl in ws.inputs]
+        inputs = [[self.to_user(s) for s in tl.samples()] for tl in ws.inputs]
         n_out = self._num_outputs
         n = ws.batch_size
         with _current(self.node.pipeline):
@@ -228,10 +229,10 @@ class PythonFunction(Operator):
                 raise self.error(
                     f"output{where} of the function has {len(tl)} samples, but the batch has {n}."
                 )
-            if tl._layout and n and len(tl._layout) != tl._ndim:
+            if tl.layout() and n and len(tl.layout()) != tl.sample_ndim:
                 raise self.arg_error(
                     "output_layouts",
-                    f"the layout '{tl._layout}' cannot describe the {tl._ndim}-dimensional "
+                    f"the layout '{tl.layout()}' cannot describe the {tl.sample_ndim}-dimensional "
                     f"output{where}.",
                 )
             batches.append(tl)

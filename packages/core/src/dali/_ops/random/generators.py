@@ -58,7 +58,7 @@ class _RandomBase(Operator):
     def uniform_shape(self, ws: Any) -> tuple[int, ...] | None:
         """The sample shape when every sample has the same one (the fast, vectorised case)."""
         if self.node.inputs:
-            dense = ws.inputs[0]._dense()
+            dense = ws.inputs[0].dense()
             return tuple(dense.shape[1:]) if dense is not None else None
         if not self.has_arg("shape"):
             return ()
@@ -68,7 +68,7 @@ class _RandomBase(Operator):
 
     def sample_shapes(self, ws: Any) -> list[tuple[int, ...]]:
         if self.node.inputs:
-            return [tuple(s.shape) for s in ws.inputs[0]._samples()]
+            return [tuple(s.shape) for s in ws.inputs[0].samples()]
         shapes = []
         for i, s in enumerate(ws.arg_samples("shape")):
             shape = tuple(int(d) for d in np.asarray(s).reshape(-1))
@@ -89,15 +89,15 @@ class _RandomBase(Operator):
         if shape is not None:
             size = math.prod(shape)
             values = convert_float(self.draw(ws, size), self.out_dtype)
-            return TensorListCPU._make(
+            return TensorListCPU.wrap(
                 values.reshape(n, *shape), dtype=self.out_dtype, ndim=len(shape)
             )
         shapes = self.sample_shapes(ws)
         sizes = [math.prod(s) for s in shapes]
         values = convert_float(self.draw(ws, max(sizes, default=0)), self.out_dtype)
         if all(s == shapes[0] for s in shapes):
-            return TensorListCPU._make(values[:, : sizes[0]].reshape(n, *shapes[0]))
-        return TensorListCPU._make([values[i, : sizes[i]].reshape(shapes[i]) for i in range(n)])
+            return TensorListCPU.wrap(values[:, : sizes[0]].reshape(n, *shapes[0]))
+        return TensorListCPU.wrap([values[i, : sizes[i]].reshape(shapes[i]) for i in range(n)])
 
     def run_gpu(self, ws: Any) -> Any:
         from dali._ops.transfer import to_gpu

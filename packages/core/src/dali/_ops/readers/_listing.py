@@ -128,7 +128,7 @@ class Listing(NamedTuple):
     skipped: list[tuple[str, str]]
 
 
-def _kind_of_entry(entry: os.DirEntry) -> str:
+def _kind_of_entry(entry: os.DirEntry[str]) -> str:
     try:
         return file_kind(entry.stat().st_mode)
     except OSError:  # a link to nowhere

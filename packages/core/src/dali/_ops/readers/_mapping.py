@@ -86,8 +86,9 @@ class _Unmapper:
     """Unmaps batch mappings in a daemon thread of its own, started on first use.
 
     Unmapping a batch (21 MB for 256 ImageNet JPEGs) tears down its page tables and frees its
-    memory: kernel work, ~3 ms on an H100 host, that fell on whichever pipeline thread dropped
-    the batch last (the GPU stage), which then also had to take the GIL back.
+    memory: kernel work that fell on whichever pipeline thread dropped the batch last (the GPU
+    stage), which then also had to take the GIL back (``benchmarks/RESULTS.md``, "Reading in
+    worker processes").
     """
 
     def __init__(self, munmap: Any) -> None:
@@ -137,10 +138,10 @@ def map_memory(fd: int, size: int) -> np.ndarray:
 
     The memory file must be this process's alone (the read workers close theirs once sent), so
     a shared mapping is as private as a copy-on-write one, without its cost: it is populated at
-    once, writable, with no copies (a populated writable *private* mapping copies every page:
-    11 ms instead of 2.5 for a batch of 21 MB, and a read-only one made writable afterwards
-    spent as long again in ``mprotect``) and without the page faults that Python code reading
-    the headers would otherwise take with the GIL held (1.2 ms per batch).
+    once, writable, with no copies (a populated writable *private* mapping copies every page,
+    and a read-only one made writable afterwards spends as long again in ``mprotect``) and
+    without the page faults that Python code reading the headers would otherwise take with the
+    GIL held (``benchmarks/RESULTS.md``, "Reading in worker processes").
     """
     assert LIBC is not None
     flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)

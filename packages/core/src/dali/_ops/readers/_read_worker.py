@@ -2,26 +2,25 @@
 
 Reading a cached file is a few system calls; each releases the GIL and must take it back. In a
 GPU pipeline other Python threads (the decoders' planning, the GPU stage) hold the GIL for up to
-Python's switch interval at a time, so every re-take can wait that long: on the H100 host the
-reader spent 29 µs of CPU but up to 110 µs of wall time per file (batch of 256 ImageNet JPEGs),
-and with one other thread spinning a read took 7.5 ms instead of 18 µs (this machine). Holding
-the GIL for the calls instead (``ctypes.PyDLL``) avoids the waits but makes every other thread
-wait ~20 µs per file.
+Python's switch interval at a time, so every re-take can wait that long, and reading took
+several times its CPU time. Holding the GIL for the calls instead (``ctypes.PyDLL``) avoids the
+waits but makes every other thread wait for each file (``benchmarks/RESULTS.md``, "Reading in
+worker processes").
 
 So the reader hands each batch's paths to a process of its own (`ReadWorker`, running the
 standard-library script `_read_worker_main`): it copies the files, in the kernel, into one new
 anonymous memory file per batch and passes its descriptor back over a Unix socket. This process
 maps it once (the memory file is its alone: the samples are writable and never shared with
-anyone) and cuts the samples out of the mapping, which lives until the last of them is freed. Per batch
-this process makes one request, one reply and one mapping: ~0.3 ms of GIL time for 256 files.
+anyone) and cuts the samples out of the mapping, which lives until the last of them is freed.
+Per batch this process makes one request, one reply and one mapping.
 
 The replies are received and mapped by threads of `ReadWorkers` ("dali-read", one per worker
 process, so that the mappings are populated in parallel) as soon as they arrive, not by the
 thread that asks for the batch: receiving and mapping a batch is a dozen system calls (and
-populating the mappings ~2.5 ms of kernel time), each a GIL re-take that can wait up to the
-switch interval, and on the H100 host they made the pipeline's CPU stage spend 13.6 ms of wall
-time per batch (4.4 ms of CPU) at ``prefetch_queue_depth=8``: the slowest stage. With the
-threads, a batch asked for ahead is ready when it is wanted.
+populating the mappings, kernel time), each a GIL re-take that can wait up to the switch
+interval, and in the asking thread they made the pipeline's CPU stage the slowest stage
+(``benchmarks/RESULTS.md``, "Reading in worker processes"). With the threads, a batch asked for
+ahead is ready when it is wanted.
 
 Files of ``map_min_bytes`` or more are left to the caller, which maps them itself, and errors
 come back per file (errno and message), raised by the reader as before. Linux only (memory files
@@ -52,6 +51,8 @@ from dali._ops.readers._read_worker_main import ALIGN
 __all__ = ["ReadWorker", "ReadWorkers", "WorkerDied", "supported"]
 
 _LEN = struct.Struct("<Q")
+#: What a worker answers for its part of a request (`ReadWorker.receive_part`).
+_Part = tuple[list[Any], np.ndarray | None]
 _SCRIPT = str(Path(__file__).with_name("_read_worker_main.py"))
 
 
@@ -87,7 +88,7 @@ class ReadWorkers:
             raise
         self._lock = threading.Lock()
         # per request, the future of each worker's part
-        self._pending: collections.deque[list[Future]] = collections.deque()
+        self._pending: collections.deque[list[Future[_Part]]] = collections.deque()
         self._jobs: list[queue.SimpleQueue[Any]] = [queue.SimpleQueue() for _ in self._workers]
         self._receivers: list[threading.Thread] = []
         # the threads hold their queues, not this object: collecting this object ends them
@@ -119,7 +120,7 @@ class ReadWorkers:
                     )
                     thread.start()
                     self._receivers.append(thread)
-            answers: list[Future] = []
+            answers: list[Future[_Part]] = []
             for worker, part, jobs in zip(self._workers, parts, self._jobs):
                 answers.append(Future())
                 jobs.put((worker, part, answers[-1]))
@@ -145,9 +146,10 @@ class ReadWorkers:
         except WorkerDied:
             self.close()  # the others' answers are never read: stop them all
             raise
-        if not rows or any(r is None for r in rows):
+        present = [r for r in rows if r is not None]
+        if not rows or len(present) < len(rows):
             return out, None
-        return out, rows[0] if len(rows) == 1 else np.concatenate(rows)
+        return out, present[0] if len(present) == 1 else np.concatenate(present)
 
     def read(
         self, paths: list[str], map_min_bytes: int | None, heads: bool = False
@@ -189,7 +191,7 @@ def _receive_loop(jobs: queue.SimpleQueue[Any]) -> None:
         del job  # no worker stays referenced while waiting for the next job
 
 
-def _answer(worker: ReadWorker, part: list[str], answer: Future) -> None:
+def _answer(worker: ReadWorker, part: list[str], answer: Future[_Part]) -> None:
     try:
         out = worker.receive_part(part)
     except BaseException as e:  # noqa: BLE001 - handed to the caller of `receive`
@@ -198,7 +200,7 @@ def _answer(worker: ReadWorker, part: list[str], answer: Future) -> None:
         answer.set_result(out)
 
 
-def _stop(proc: subprocess.Popen, sock: socket.socket) -> None:
+def _stop(proc: subprocess.Popen[bytes], sock: socket.socket) -> None:
     """Close the socket and end the worker (it has nothing to clean up: its memory files go
     with their last descriptor). Terminated, not left to see the end of the socket: a process
     forked from this one meanwhile holds a copy of the socket, which would keep it open."""
@@ -287,7 +289,7 @@ class ReadWorker:
         0 then zeros for the others, as an ``(n, 1 + len(ROW_FIELDS))`` int64 array; else None.
         """
         try:
-            entries, rows, mem = self._reply()
+            entries, packed_rows, mem = self._reply()
         except OSError as e:
             raise self._died(str(e)) from e
         try:
@@ -295,11 +297,12 @@ class ReadWorker:
         finally:
             if mem is not None:
                 os.close(mem)
-        if rows is not None:
-            rows = np.frombuffer(rows, dtype="<i8").reshape(len(paths), -1)
+        rows = None
+        if packed_rows is not None:
+            rows = np.frombuffer(packed_rows, dtype="<i8").reshape(len(paths), -1)
         return samples, rows
 
-    def _reply(self) -> tuple[list, bytes | None, int | None]:
+    def _reply(self) -> tuple[list[Any], bytes | None, int | None]:
         sock = self._sock
         head, fds, _, _ = socket.recv_fds(sock, 1 << 16, 1)
         mem = fds[0] if fds else None
@@ -326,7 +329,7 @@ class ReadWorker:
         return entries, rows, mem
 
     @staticmethod
-    def _samples(paths: list[str], entries: list, mem: int | None) -> list[Any]:
+    def _samples(paths: list[str], entries: list[Any], mem: int | None) -> list[Any]:
         # where each file's bytes start in the memory file (laid out by `read_batch`)
         spans: list[tuple[int, int] | None] = []
         end = 0
@@ -340,8 +343,11 @@ class ReadWorker:
         flat = map_memory(mem, end) if mem is not None and end else None
         out: list[Any] = []
         for path, e, span in zip(paths, entries, spans):
-            if span is not None:
-                out.append(flat[span[0] : span[1]] if e else np.empty(0, dtype=np.uint8))
+            if span is not None and e:
+                assert flat is not None  # the worker copied this file's bytes into `mem`
+                out.append(flat[span[0] : span[1]])
+            elif span is not None:
+                out.append(np.empty(0, dtype=np.uint8))
             elif e is None:
                 out.append(None)
             else:

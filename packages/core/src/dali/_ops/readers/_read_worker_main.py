@@ -37,6 +37,7 @@ from array import array
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 #: Each file's bytes start at a multiple of this in the batch's memory file.
 ALIGN = 64
@@ -107,10 +108,10 @@ def _copy(dst: int, src: int, size: int) -> int:
 
 def read_batch(
     paths: list[str], map_min_bytes: int | None, heads: bool = False
-) -> tuple[list, int | None, bytes | None]:
+) -> tuple[list[Any], int | None, bytes | None]:
     """The reply entries for ``paths``, the memory file holding their bytes (None if empty)
     and, with ``heads``, the header rows (see the module docstring)."""
-    entries: list = []
+    entries: list[Any] = []
     starts: list[int] = []  # where each file read here starts in ``mem``
     mem = None
     end = 0
@@ -146,7 +147,7 @@ def read_batch(
     return entries, mem, _header_rows(entries, iter(starts), mem) if heads else None
 
 
-def _header_rows(entries: list, starts: Iterator[int], mem: int | None) -> bytes:
+def _header_rows(entries: list[Any], starts: Iterator[int], mem: int | None) -> bytes:
     """The header rows of a batch (see the module docstring), walked over the bytes copied into
     ``mem`` from ``starts``, one per file read (``pread`` of a memory file copies from its
     pages: no disk access)."""
@@ -158,6 +159,7 @@ def _header_rows(entries: list, starts: Iterator[int], mem: int | None) -> bytes
             rows.extend(absent)  # not read here
             continue
         start = next(starts)
+        assert mem is not None  # a file read here was copied into it
         rows.append(1)
         rows.extend(walk.header_row(lambda at, k, s=start: os.pread(mem, k, s + at), e))
     if sys.byteorder != "little":

@@ -42,6 +42,7 @@ from dali._ops.readers._listing import (
     unreadable_files,
 )
 from dali._ops.readers._mapping import LIBC, map_file
+from dali._ops.readers._read_worker import ReadWorkers
 from dali._ops.readers._sharding import (
     DEFAULT_SHUFFLE_SEED,
     ReaderCursor,
@@ -70,10 +71,10 @@ _log = logging.getLogger("dali")
 
 def _read_plain(fd: int, size: int) -> np.ndarray:
     out = np.empty(size, dtype=np.uint8)
-    got = os.readv(fd, [out])  # one call reads a regular file whole
+    view = out.data
+    got = os.readv(fd, [view])  # one call reads a regular file whole
     if got == size:
         return out
-    view = memoryview(out)
     while got < size:
         n = os.readv(fd, [view[got:]])
         if n == 0:  # the file shrank since fstat
@@ -227,7 +228,7 @@ class File(Operator):
         self._batch_size = int(self.pipeline.max_batch_size)
         self._use_mmap = not self.arg("dont_use_mmap")
         self._read_ahead = bool(self.arg("read_ahead"))
-        self._worker: _read_worker.ReadWorkers | None = None
+        self._worker: ReadWorkers | None = None
         self._worker_off = False  # it could not start, or died: read here from then on
         self._worker_wanted: bool | None = None  # None: `READ_WORKER` decides
         # the files asked for ahead, in order, and the cursor after the last of them (None:
@@ -369,7 +370,7 @@ class File(Operator):
             raise self.arg_error("file_list", f"'{file_list}', {e}") from e
         if not entries:
             raise self.arg_error("file_list", f"'{file_list}' lists no files")
-        for number, path, label in entries:
+        for number, _path, label in entries:
             if label > _INT32_MAX:
                 raise self.arg_error(
                     "file_list", f"'{file_list}', line {number}: label {label} does not fit int32"
@@ -462,14 +463,14 @@ class File(Operator):
         source_info = [self._rel[k] for k in ids.tolist()]
         labels = self._labels[ids].reshape(n, 1)
         ws.out_meta = BatchMeta(ids, passes, tuple(source_info))
-        files = TensorListCPU._make(data, "", source_info)
+        files = TensorListCPU.wrap(data, "", source_info)
         if heads is not None:
             # the JPEG headers the worker processes walked (`_read_worker_main`), for the GPU
             # decoders' planning (`_mixed_plan._headers`), which would otherwise walk them here
-            files._derived = {"jpeg_header_rows": heads}
-        return files, TensorListCPU._make(labels, "", source_info)
+            files.derived = {"jpeg_header_rows": heads}
+        return files, TensorListCPU.wrap(labels, "", source_info)
 
-    def _read_worker(self) -> _read_worker.ReadWorkers | None:
+    def _read_worker(self) -> ReadWorkers | None:
         """The worker process reading the files (started on first use), or None (`READ_WORKER`)."""
         if self._worker is not None or self._worker_off:
             return self._worker
@@ -489,8 +490,8 @@ class File(Operator):
         return self._worker
 
     def _read_by_worker(
-        self, worker: _read_worker.ReadWorkers, paths: list[str], read: Any
-    ) -> tuple[list, np.ndarray | None]:
+        self, worker: ReadWorkers, paths: list[str], read: Any
+    ) -> tuple[list[Any], np.ndarray | None]:
         """The batch read by ``worker``; files it leaves to us (large ones: mapped) read here.
         Also the files' JPEG header rows the workers walked (`ReadWorkers.receive_batch`; None
         after a worker died).

@@ -118,8 +118,8 @@ def extract_windows(
         anchor, shape = wins[0]
         fill = window_fill(op, shape, layout, out_dtype, lead=1)
         out = extract_window(xp, dense, anchor, shape, fill, out_dtype, lead=1)
-        return tl_cls._make(out, layout)
-    samples = tl._samples()
+        return tl_cls.wrap(out, layout)
+    samples = tl.samples()
     uniform = all(w[1] == wins[0][1] for w in wins)
     out = None
     if uniform:
@@ -137,7 +137,7 @@ def extract_windows(
         return extract_window(xp, samples[i], anchor, shape, fill, out_dtype, out=dst)
 
     results = run_per_sample(ws, xp, one, len(wins))
-    return tl_cls._make(out if out is not None else results, layout)
+    return tl_cls.wrap(out if out is not None else results, layout)
 
 
 def window_meta(node: Any, layout: str | None) -> list[dict[str, Any]]:

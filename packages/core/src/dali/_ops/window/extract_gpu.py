@@ -215,7 +215,7 @@ class WindowArrays(NamedTuple):
 def gpu_batch(tl: Any) -> GpuBatch:
     """Shapes and device addresses of the samples of ``tl`` (no stacking of ragged samples)."""
     shapes, arr, ptrs, keep = G.input_batch(tl)
-    return GpuBatch(shapes, ptrs, keep, np.dtype(tl._np_dtype), int(tl._ndim), arr)
+    return GpuBatch(shapes, ptrs, keep, np.dtype(tl.np_dtype), int(tl.sample_ndim), arr)
 
 
 def window_descs(
@@ -252,7 +252,7 @@ def window_descs(
     in_shape = in_shape.reshape(n, -1)
     # in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`)
     return gil.by_rows(
-        lambda *a: (_desc_rows(*a, order),),
+        lambda *a: (_desc_rows(*a, order=order),),
         n,
         max(nd, in_shape.shape[1]),
         in_shape,
@@ -273,6 +273,7 @@ def _desc_rows(
     win_shapes: np.ndarray,
     flips: np.ndarray,
     channels: np.ndarray,
+    *,
     order: Sequence[int],
 ) -> np.ndarray:
     """`window_descs` of a block of rows (arrays)."""
@@ -318,7 +319,7 @@ def _launch(
     win_shapes = np.asarray(win_shapes, np.int64).reshape(n, nd)
     # (column by column, list by list: numpy would give the GIL up, see `dali._exec.gil`)
     out_shapes = list(zip(*(win_shapes[:, a].tolist() for a in perm)))
-    if G._uniform(out_shapes):
+    if G.is_uniform(out_shapes):
         out_shapes = [out_shapes[0]] * n
     flat, out_ptrs = G.alloc_outputs(out_shapes, out_dtype)
     result = G.make_output(flat, out_shapes, layout, out_dtype, src.ndim)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -69,7 +69,7 @@ class BatchWindows(Sequence[WindowFn]):
     ) -> None:
         self.anchors, self.sizes, self.expected = anchors, sizes, expected
         self._fallback = fallback
-        self._lists: tuple[list, list, list] | None = None
+        self._lists: tuple[list[Any], list[Any], list[Any]] | None = None
 
     def __len__(self) -> int:
         return len(self.anchors)

@@ -73,12 +73,11 @@ def apply_policy(
 ) -> tuple[list[int], list[int]] | str:
     """Apply the out-of-bounds policy; returns the window, or an error message for "error"."""
     if policy == "trim_to_shape":
-        anchor, shape = list(anchor), list(shape)
-        for d, n in enumerate(in_shape):
-            anchor[d] = max(anchor[d], 0)
-            if anchor[d] + shape[d] >= n:
-                shape[d] = max(0, n - anchor[d])
-        return anchor, shape
+        # Both ends are clamped to the input, as DALI's ApplySliceBoundsPolicy does: a window
+        # starting before the input loses what lies before it (anchor -2, shape 5 -> [0, 3)).
+        starts = [min(max(a, 0), n) for a, n in zip(anchor, in_shape)]
+        ends = [min(max(a + s, 0), n) for a, s, n in zip(anchor, shape, in_shape)]
+        return starts, [max(0, e - b) for b, e in zip(starts, ends)]
     if policy == "error":
         for d, n in enumerate(in_shape):
             end = anchor[d] + shape[d]

@@ -14,11 +14,11 @@ would stop at. DALI draws from one stream per sample slot (so a sample's crop
 depends on its position in the batch); we draw a fixed ``2·num_attempts + 2`` values per sample
 from the sample's own counter-based stream (``ws.rng``, sub-stream `CROP_WINDOW_STREAM`), so the
 same sample gets the same window whatever the batch size, thread count, sharding or backend
-(DESIGN §5.1). A batch of 256 takes 0.16–0.3 ms, where a numpy ``Generator`` per sample and
-the Python loop took 5.5–9 ms (the same shared 2-core development machine, medians), and it
-keeps the GIL throughout (but in `SampleRNG.bits`): evaluating every attempt at once took 0.04
-ms less but released the GIL in 20-odd numpy calls, each of which can wait for Python's switch
-interval to take it back, which made it 22 ms (median) with one busy Python thread beside it.
+(DESIGN §5.1). It is an order of magnitude faster than a numpy ``Generator`` per sample and the
+Python loop, and it keeps the GIL throughout (but in `SampleRNG.bits`): evaluating every attempt
+at once was a little faster alone but released the GIL in 20-odd numpy calls, each of which can
+wait for Python's switch interval to take it back (``benchmarks/RESULTS.md``, "Random crop
+windows").
 
 `RandomCropParams` holds the checked arguments (DALI's ``RandomCropAttr``) and gives the
 decoders' windows (`RandomCropParams.image_windows`): the batch's windows computed together
@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from dali import _options as options
 from dali._graph.schema import Arg
 from dali._ops.window.image_windows import BatchWindows, Window
 
@@ -175,14 +176,6 @@ def random_crop_windows(
     )
 
 
-#: numpy releases the GIL around loops over more elements than this (``NPY_BEGIN_THREADS``'s
-#: threshold) and, whatever their size, in an argmax along an axis or a fancy index in two
-#: dimensions; taking it back waits for Python's switch interval (5 ms) whenever another Python
-#: thread is busy (`_nvimgcodec_c.MAX_CALL`). The attempts are evaluated in blocks of at most
-#: this many values, without either operation.
-_GIL_HELD = 500
-
-
 def _per_sample(v: Any, n: int) -> tuple[Any, Any]:
     """``(lo, hi)`` as float32: scalars for one pair, ``(n,)`` arrays for ``n`` pairs.
 
@@ -200,7 +193,7 @@ def _per_sample(v: Any, n: int) -> tuple[Any, Any]:
 
 def _rows(v: Any, rows: Any) -> Any:
     """The ``rows`` of a per-sample value as a column (a scalar is everyone's), gathered in
-    one dimension (see `_GIL_HELD`)."""
+    one dimension (see ``options.HELD_ELEMENTS``)."""
     return v if np.ndim(v) == 0 else v[rows][:, None]
 
 
@@ -216,10 +209,13 @@ def _windows(
     """`random_crop_windows` from the drawn bits (``(batch, 2·attempts + 2)`` uint64).
 
     The attempts are tried in rounds, each on the samples still searching: first attempt
-    for every sample, then as many of the next ones at once as fit in `_GIL_HELD` values (an
-    ImageNet-like image accepts its first attempt about 70 % of the time, so a batch of 256
+    for every sample, then as many of the next ones at once as fit in ``options.HELD_ELEMENTS``
+    values (an ImageNet-like image accepts its first attempt about 70 % of the time, so a batch
+    of 256
     usually takes two rounds). A sample's window is the first accepted attempt, as in DALI's
-    loop; every value is computed element-wise as the sequential loop would.
+    loop; every value is computed element-wise as the sequential loop would. Besides large
+    operations, numpy releases the GIL, whatever their size, in an argmax along an axis and in a
+    fancy index in two dimensions: neither is used here.
     """
     f32, i64 = np.float32, np.int64
     n = len(shapes)
@@ -247,9 +243,9 @@ def _windows(
         a0 = 0
         while todo.size and a0 < attempts:
             k = todo.size
-            b = min(attempts - a0, max(1, _GIL_HELD // k))  # this round's attempts
+            b = min(attempts - a0, max(1, options.HELD_ELEMENTS // k))  # this round's attempts
             rows: Any = slice(None) if k == n else todo
-            # this round's draws of these samples, gathered from the flat bits (see `_GIL_HELD`)
+            # this round's draws of these samples, gathered from the flat bits (a 1-D index)
             at = (todo * bits.shape[1])[:, None] + np.arange(2 * a0, 2 * (a0 + b), 2)
             u_area, u_ratio = _uniform(flat[at]), _uniform(flat[at + 1])
             lo, hi = _rows(area_lo, rows), _rows(area_hi, rows)
@@ -293,7 +289,7 @@ def _windows(
     x = (bits[:, -1] >> u32) * (W - w + 1).astype(np.uint64) >> u32
     y[empty] = 0
     x[empty] = 0
-    # (n, 2) results assembled column by column (see `_GIL_HELD`)
+    # (n, 2) results assembled column by column (see ``options.HELD_ELEMENTS``)
     anchors, sizes = np.empty((n, 2), dtype=i64), np.empty((n, 2), dtype=i64)
     anchors[:, 0], anchors[:, 1], sizes[:, 0], sizes[:, 1] = y, x, h, w
     return anchors, sizes

@@ -401,7 +401,7 @@ class ImageSliceAttr(SliceAttr):
 
     def _positional_bounds(self, ws: Any, n: int, k: int) -> list[_Bounds]:
         op = self.op
-        anchors, shapes = ws.inputs[1]._samples(), ws.inputs[2]._samples()
+        anchors, shapes = ws.inputs[1].samples(), ws.inputs[2].samples()
         if len(anchors) != n or len(shapes) != n:
             raise op.error("the anchor and shape inputs must have one value per sample")
         out: list[_Bounds] = []

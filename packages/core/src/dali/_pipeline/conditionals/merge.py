@@ -59,19 +59,17 @@ class Poisoned:
         return f"<undefined variable {object.__getattribute__(self, '_name')!r}>"
 
     __bool__ = __array__ = __iter__ = __len__ = __call__ = __getitem__ = _raise
-    __int__ = __float__ = __index__ = __setattr__ = _raise
+    __int__ = __float__ = __index__ = __setattr__ = __abs__ = __invert__ = _raise
+    # `==` raises too, but identity-based hashing keeps placeholders usable as dict keys.
+    __eq__ = __ne__ = _raise
+    __hash__ = object.__hash__
 
 
-_OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
+_OPERATORS: tuple[str, ...] = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
 _OPERATORS += ("and", "or", "xor", "lshift", "rshift")
 for _m in (*_OPERATORS, *(f"r{m}" for m in _OPERATORS), "lt", "le", "gt", "ge", "neg", "pos"):
     setattr(Poisoned, f"__{_m}__", Poisoned._raise)
-Poisoned.__abs__ = Poisoned.__invert__ = Poisoned._raise  # type: ignore[method-assign]
 del _m
-# `==` raises too, but identity-based hashing keeps placeholders usable as dict keys.
-Poisoned.__eq__ = Poisoned._raise  # type: ignore[assignment,method-assign]
-Poisoned.__ne__ = Poisoned._raise  # type: ignore[assignment,method-assign]
-Poisoned.__hash__ = object.__hash__  # type: ignore[assignment,method-assign]
 
 
 class _Unbound:

@@ -128,4 +128,5 @@ def call_internal(fn_path: str, inputs: tuple[Any, ...], kwargs: dict[str, Any])
     from dali._graph.schema import get_schema
     from dali._graph.trace import call_operator
 
-    return call_operator(get_schema(fn_path), inputs, kwargs)
+    node: DataNode = call_operator(get_schema(fn_path), inputs, kwargs)
+    return node

@@ -12,14 +12,20 @@ The first line makes this a pkgutil-style namespace, like ``dali`` and ``dali.pl
 separately installed ``dali-clu`` can add ``dali.plugin.jax.clu`` (wheel and editable installs).
 
 Example:
+    >>> import tempfile
     >>> import dali.fn as fn
+    >>> from dali._testing.images import make_image_tree
     >>> from dali.plugin.jax import data_iterator
+    >>> image_dir = tempfile.mkdtemp()
+    >>> _ = make_image_tree(image_dir)  # 21 small JPEGs in class folders 0, 1, 2
     >>> @data_iterator(output_map=["images", "labels"], reader_name="image_reader")
     ... def iterator_fn():
     ...     jpegs, labels = fn.readers.file(file_root=image_dir, name="image_reader")
     ...     images = fn.decoders.image(jpegs)
     ...     return fn.resize(images, resize_x=256, resize_y=256), labels
-    >>> batch = next(iterator_fn(batch_size=8))  # doctest: +SKIP
+    >>> batch = next(iterator_fn(batch_size=8))
+    >>> batch["images"].shape, batch["labels"].shape
+    ((8, 256, 256, 3), (8, 1))
 """
 
 from dali.plugin.jax._check import require_jax as _require_jax

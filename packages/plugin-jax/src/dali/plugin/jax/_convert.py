@@ -21,7 +21,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     import jax
@@ -32,7 +32,8 @@ __all__ = ["batch_to_jax", "jax_to_batch", "on_device"]
 def _from_dlpack(tensor: Any) -> jax.Array:
     import jax.dlpack
 
-    return jax.dlpack.from_dlpack(tensor)
+    arr: jax.Array = jax.dlpack.from_dlpack(tensor)
+    return arr
 
 
 def batch_to_jax(tl: Any, *, what: str = "the batch", leading_axis: bool = False) -> jax.Array:
@@ -71,7 +72,8 @@ def on_device(arr: jax.Array, device: Any) -> jax.Array:
 
     if arr.devices() == {device}:
         return arr
-    return jax.device_put(arr, device)
+    moved: jax.Array = jax.device_put(arr, device)
+    return moved
 
 
 def jax_to_batch(arr: Any, *, device: str, layout: str, what: str) -> Any:
@@ -105,10 +107,12 @@ def jax_to_batch(arr: Any, *, device: str, layout: str, what: str) -> Any:
 
         jax.block_until_ready(arr)  # CPU work is asynchronous too; cheap on the host
         try:
-            host = np.from_dlpack(arr)
+            # jax.Array's stub leaves out the `stream` keyword of the DLPack protocol that
+            # numpy's stub asks for (the array takes it)
+            host = np.from_dlpack(cast(Any, arr))
         except (BufferError, TypeError, RuntimeError):  # e.g. a dtype DLPack cannot carry
             host = np.asarray(arr)
-        return TensorListCPU._make(host, layout)
+        return TensorListCPU.wrap(host, layout)
     if "cpu" in platforms:
         raise TypeError(
             f"{what} is on the CPU, but the operator runs on the GPU: return arrays on the "
@@ -117,4 +121,4 @@ def jax_to_batch(arr: Any, *, device: str, layout: str, what: str) -> Any:
     import cupy
 
     # The DLPack handshake passes CuPy's current stream: JAX makes it wait for the result.
-    return TensorListGPU._make(cupy.from_dlpack(arr), layout)
+    return TensorListGPU.wrap(cupy.from_dlpack(arr), layout)

@@ -79,7 +79,7 @@ def _data_iterator_impl(
     if sharding is not None and devices is not None:
         raise ValueError("Only one of `sharding` and `devices` arguments can be provided.")
     output_map = list(output_map)
-    iterator_kwargs = {
+    iterator_kwargs: dict[str, Any] = {
         "output_map": output_map,
         "size": size,
         "reader_name": reader_name,

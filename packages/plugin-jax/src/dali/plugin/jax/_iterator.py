@@ -1,7 +1,7 @@
 """`DALIGenericIterator`: DALI pipelines as an iterator of dicts of `jax.Array` (reference §7.1).
 
 The epoch arithmetic (``reader_name``, ``size``, last-batch policy, ``reset``, checkpoints) is
-the shared `dali.plugin.base_iterator._DaliBaseIterator`; this class only implements its
+the shared `dali.author.BaseIterator` (DALI's ``_DaliBaseIterator``); this class only implements its
 conversion hook, turning every pipeline's outputs into one array per ``output_map`` name:
 
 * one pipeline, no sharding: the batch itself, ``(batch, *sample_shape)``, zero-copy;
@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from dali.plugin.base_iterator import LastBatchPolicy, _DaliBaseIterator
+from dali.author import BaseIterator, LastBatchPolicy
 from dali.plugin.jax._convert import batch_to_jax, on_device
 from dali.plugin.jax._sharding import (
     Assembler,
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["DALIGenericIterator"]
 
 
-class DALIGenericIterator(_DaliBaseIterator):
+class DALIGenericIterator(BaseIterator):
     """Iterate over DALI pipelines, getting a ``dict`` of ``jax.Array`` per batch.
 
     Args:
@@ -93,7 +93,7 @@ class DALIGenericIterator(_DaliBaseIterator):
 
     def __init__(
         self,
-        pipelines: Pipeline | Sequence[Pipeline],
+        pipelines: Pipeline | list[Pipeline] | tuple[Pipeline, ...],
         output_map: Sequence[str],
         size: int = -1,
         reader_name: str | None = None,

@@ -32,9 +32,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from dali._graph.schema import REQUIRED, Arg, get_schema, register
-from dali._graph.trace import call_operator
-from dali._ops.base import Operator
+from dali.author import REQUIRED, Arg, Operator, call_operator, get_schema, register
 from dali.plugin.jax._convert import batch_to_jax, jax_to_batch, on_device
 
 __all__ = ["JaxFunction", "jax_function"]
@@ -126,7 +124,7 @@ class JaxFunction(Operator):
     def _to_global(self, arr: Any) -> Any:
         import jax
 
-        assert self._global is not None
+        assert self._global is not None and self._sharding is not None
         device, num_blocks = self._global
         shape = (arr.shape[0] * num_blocks, *arr.shape[1:])
         return jax.make_array_from_single_device_arrays(

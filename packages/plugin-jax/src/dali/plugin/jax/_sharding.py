@@ -378,7 +378,8 @@ class Assembler:
 
         device = step["device"]
         if "pipeline" in step:
-            return arrays[step["pipeline"]]
+            whole: jax.Array = arrays[step["pipeline"]]
+            return whole
         parts = []
         for b, lo, hi in step["parts"]:
             k = self._first_pipeline_of_block.get(b)
@@ -389,5 +390,6 @@ class Assembler:
         piece = parts[0] if len(parts) == 1 else jnp.concatenate(parts)
         rest = step["rest"]
         if rest and any(s != slice(None) for s in rest):
-            piece = piece[(slice(None), *rest)]
+            index = (slice(None), *rest)
+            piece = piece[index]
         return on_device(piece, device)

@@ -19,8 +19,8 @@ width pass works on the transpose ``(W, H, C)`` (OpenCV's blocked ``transpose`` 
 The intermediate is float32 as in DALI, so results equal `resample_reference` except where
 float32 sums in a different order round differently (a few pixels per million, by 1).
 
-On a 627×470 → 256×256 RGB photo this takes about 0.8 ms on one core where Pillow's resize
-takes 1.8 ms (and Pillow's 8-bit path rounds its first pass, so 16% of its pixels are off by 1).
+It is faster than Pillow's resize (``benchmarks/RESULTS.md``, "CPU resampling"), whose 8-bit
+path also rounds its first pass (16% of Pillow's pixels are off by 1).
 
 Example:
     >>> import numpy as np

@@ -297,7 +297,7 @@ def output_geometry_batch(
 
     with np.errstate(all="ignore"):  # the rare rows may divide by zero; they are redone
         # in blocks of rows, each small enough for numpy to keep the GIL (`dali._exec.gil`)
-        return gil.by_rows(
+        out_size, lo, hi, rare = gil.by_rows(
             rows,
             len(in_shape),
             2,
@@ -306,6 +306,7 @@ def output_geometry_batch(
             None if roi_start is None else np.asarray(roi_start, np.float64),
             None if roi_end is None else np.asarray(roi_end, np.float64),
         )
+    return out_size, lo, hi, rare
 
 
 def _geometry_rows(

@@ -370,11 +370,11 @@ def resample_batch(
         samples = [Sample(shape, axes, p) for shape, p in zip(shapes, plans)]
         out_shapes = [s.out_shape for s in samples]
         flat, out_ptrs = G.alloc_outputs(out_shapes, out_dtype)
-        result = G.make_output(flat, out_shapes, layout, out_dtype, tl._ndim)
+        result = G.make_output(flat, out_shapes, layout, out_dtype, tl.sample_ndim)
         if not any(s.out_elements for s in samples):
             return result
-        kernels = _kernels(tl._np_dtype, out_dtype)
-        _run_separable(kernels, samples, in_ptrs, out_ptrs, tl._np_dtype, out_dtype)
+        kernels = _kernels(tl.np_dtype, out_dtype)
+        _run_separable(kernels, samples, in_ptrs, out_ptrs, tl.np_dtype, out_dtype)
         del keep  # the inputs were referenced until the kernels were queued
         return result
     if not isinstance(plans, PlanBatch):
@@ -382,16 +382,16 @@ def resample_batch(
     geo = Images(shape_arr, axes, plans)
     out_shapes = geo.out_shapes()
     flat, out_ptrs = G.alloc_outputs(out_shapes, out_dtype)
-    result = G.make_output(flat, out_shapes, layout, out_dtype, tl._ndim)
+    result = G.make_output(flat, out_shapes, layout, out_dtype, tl.sample_ndim)
     if not geo.out_elements.any():
         return result
-    kernels = _kernels(tl._np_dtype, out_dtype)
+    kernels = _kernels(tl.np_dtype, out_dtype)
     tiles = choose_tiles(geo)
     if tiles is not None:
-        _run_tiled(kernels, geo, in_ptrs, out_ptrs, tiles, tl._np_dtype, out_dtype)
+        _run_tiled(kernels, geo, in_ptrs, out_ptrs, tiles, tl.np_dtype, out_dtype)
     else:
         samples = geo.samples(shapes, axes)
-        _run_separable(kernels, samples, in_ptrs, out_ptrs, tl._np_dtype, out_dtype)
+        _run_separable(kernels, samples, in_ptrs, out_ptrs, tl.np_dtype, out_dtype)
     del keep  # the inputs were referenced until the kernels were queued
     return result
 
@@ -511,9 +511,9 @@ def _run_separable(
     for p in range(nsp):
         if not pass_totals[p]:
             continue
-        a = src_t if p == 0 else "float"
-        b = dst_t if p == nsp - 1 else "float"
-        kernels[f"dali_resample_pass<{a}, {b}>"](
+        src = src_t if p == 0 else "float"
+        dst = dst_t if p == nsp - 1 else "float"
+        kernels[f"dali_resample_pass<{src}, {dst}>"](
             (pass_totals[p],),
             (G.BLOCK,),
             (d_descs[p], d_starts[p], np.int32(n), bases, weights, np.int32(ITEMS)),

@@ -246,11 +246,11 @@ def plan_batch(
     mag_filter = np.asarray(mag_filter, np.int64)
     if len(shape) < 2:  # (one plan, or one sample's axes)
         return PlanBatch(*_plan_rows(shape, in_size, out_size, lo, hi, min_filter, mag_filter,
-                                     antialias))  # fmt: skip
+                                     antialias=antialias))  # fmt: skip
     n = shape[0]
     # in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`)
     rows = gil.by_rows(
-        lambda *a: _plan_rows((len(a[0]), *shape[1:]), *a, antialias),
+        lambda *a: _plan_rows((len(a[0]), *shape[1:]), *a, antialias=antialias),
         n,
         shape[-1],
         *(np.broadcast_to(a, shape) for a in (in_size, out_size, lo, hi)),
@@ -267,6 +267,7 @@ def _plan_rows(
     hi: np.ndarray,
     min_filter: np.ndarray,
     mag_filter: np.ndarray,
+    *,
     antialias: bool,
 ) -> tuple[np.ndarray, ...]:
     """`plan_batch` of a block of rows (``shape``: the block's)."""
@@ -371,7 +372,7 @@ class Images:
             if all((out[:, k] == v).all() for k, v in enumerate(first)):
                 return [tuple(first)] * self.n
         rows = list(map(tuple, out.tolist()))  # (numpy would give the GIL up)
-        return [rows[0]] * self.n if G._uniform(rows) else rows
+        return [rows[0]] * self.n if G.is_uniform(rows) else rows
 
     def rows(self, blocks: slice) -> Images:
         """The same geometry for the samples ``blocks`` only (views)."""
@@ -460,9 +461,9 @@ def descs_2d(
     geo: Images, in_ptrs: np.ndarray, out_ptrs: np.ndarray, th: int, tw: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``dali_resample2d_desc`` of every sample and its number of blocks."""
-    blocks = gil.row_blocks(geo.n, 2)
-    if len(blocks) > 1:  # in blocks of rows small enough for numpy to keep the GIL
-        parts = [descs_2d(geo.rows(b), in_ptrs[b], out_ptrs[b], th, tw) for b in blocks]
+    row_blocks = gil.row_blocks(geo.n, 2)
+    if len(row_blocks) > 1:  # in blocks of rows small enough for numpy to keep the GIL
+        parts = [descs_2d(geo.rows(b), in_ptrs[b], out_ptrs[b], th, tw) for b in row_blocks]
         return np.concatenate([d for d, _ in parts]), np.concatenate([k for _, k in parts])
     desc = gil.zeros(geo.n, DESC_2D)
     (h, w), (oh, ow) = geo.in_sp.T, geo.out_sp.T

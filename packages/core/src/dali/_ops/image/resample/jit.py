@@ -10,11 +10,9 @@ reordering).
 
 The width pass needs the width as rows: its input is transposed first (OpenCV's blocked
 transpose), filtered, transposed back; the last pass writes the output type directly
-(``trunc(v + 0.5)``, saturated, for integers). On the benchmark machine, 128 ImageNet-like
-photos (627×470 and alike) resized to 256×256 one after another take about 0.6 ms each; the
-first pass used to store its rows transposed itself (16-row tiles), which cost 0.30 ms where
-the row pass and OpenCV's transpose take 0.08 (a 330×250 crop → 224 rows). Interleaved with JPEG
-decoding, the tiled version took 0.9 ms per photo, Pillow 1.9 ms and the BLAS path 1.7 ms.
+(``trunc(v + 0.5)``, saturated, for integers). A row pass and OpenCV's transpose are faster
+than a first pass that stores its rows transposed itself, and this path is faster than Pillow and
+than the BLAS path (``benchmarks/RESULTS.md``, "CPU resampling").
 
 The kernels are compiled on first use (about a second; Numba caches them on disk for later
 processes) and release the GIL.
@@ -117,11 +115,13 @@ def _image(
         tx is None or py.out_size / max(1, py.in_size) <= px.out_size / max(1, px.in_size)
     )
     if height_first:
+        assert ty is not None  # (height_first says so)
         if tx is None:
             return _pass(img, ty, out_dtype, kernels, "down")
         # the height pass, transposed: the width pass then runs on rows
         t = _pass_transposed(img, ty, kernels)
     else:
+        assert tx is not None  # else both are None (returned above) or only ty: height first
         flipped = (img.shape[1], img.shape[0], img.shape[2])
         t = transpose_hw(img, _scratch.get("transposed", flipped, img.dtype), cold=True)
         if ty is not None:  # the width pass, transposed back, then the height pass on rows
@@ -134,8 +134,8 @@ def _pass_transposed(
 ) -> np.ndarray:
     """Filter axis 0 of ``(H, W, C)`` and return ``(W, H', C)`` float32 (thread scratch).
 
-    A row pass, then OpenCV's blocked transpose: 0.08 ms for a 330×250 RGB crop → 224 rows,
-    where storing the pass's rows transposed from the kernel (16-row tiles) took 0.30 ms.
+    A row pass, then OpenCV's blocked transpose: faster than storing the pass's rows transposed
+    from the kernel (16-row tiles) (``benchmarks/RESULTS.md``, "CPU resampling").
     """
     filtered = _pass(img, taps, None, kernels, "before-transpose")
     h2, wd, c = filtered.shape

@@ -20,7 +20,9 @@ __all__ = ["rows_float", "rows_int"]
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def _accumulate(src, idx, w, j, acc):  # pragma: no cover - compiled
+def _accumulate(
+    src: np.ndarray, idx: np.ndarray, w: np.ndarray, j: int, acc: np.ndarray
+) -> None:  # pragma: no cover - compiled
     # acc = Σ_k w[j, k] · src[idx[j, k]], taps in order, float32
     for i in range(acc.shape[0]):
         acc[i] = 0.0
@@ -32,14 +34,24 @@ def _accumulate(src, idx, w, j, acc):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True)
-def rows_float(src, idx, w, out):  # pragma: no cover - compiled
+def rows_float(
+    src: np.ndarray, idx: np.ndarray, w: np.ndarray, out: np.ndarray
+) -> None:  # pragma: no cover - compiled
     """``out[j] = Σ_k w[j, k] · src[idx[j, k]]`` for every row ``j``, float32 ``out``."""
     for j in range(idx.shape[0]):
         _accumulate(src, idx, w, j, out[j])
 
 
 @numba.njit(nogil=True, cache=True)
-def rows_int(src, idx, w, out, acc, lo, hi):  # pragma: no cover - compiled
+def rows_int(
+    src: np.ndarray,
+    idx: np.ndarray,
+    w: np.ndarray,
+    out: np.ndarray,
+    acc: np.ndarray,
+    lo: np.float32,
+    hi: np.float32,
+) -> None:  # pragma: no cover - compiled
     """The same sums, written to an integer ``out`` as ``trunc(v + 0.5)`` saturated to
     ``[lo, hi]``; ``acc`` is a float32 row of scratch."""
     for j in range(idx.shape[0]):

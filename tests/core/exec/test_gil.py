@@ -1,0 +1,141 @@
+"""Batch arithmetic in blocks of rows (`dali._exec.gil`) and the GPU operators' host planning.
+
+Issue 4: numpy gives the GIL up inside operations over more than 500 elements, and each re-take
+can wait for the switch interval while another Python thread runs; the GPU stage's planning of a
+batch of 256 (resize, crop_mirror_normalize) now works in blocks of rows. These tests check that
+the blocks give exactly what one pass gives. Whether the GIL is kept is timing, measured by
+``benchmarks/gil_held.py`` (with and without a busy Python thread), not asserted here.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+from dali import _options as options
+from dali._exec import gil
+from dali._ops.image import _gpu_common as G
+from dali._ops.image.resample import gpu_plan as RG
+from dali._ops.image.resize import output_geometry_batch
+from dali._ops.window import extract_gpu as WG
+
+
+def test_row_blocks_and_by_rows():
+    assert gil.row_blocks(0, 2) == [slice(0, 0)]
+    assert gil.row_blocks(250, 2) == [slice(0, 250)]
+    assert gil.row_blocks(251, 2) == [slice(0, 250), slice(250, 251)]
+    assert gil.row_blocks(5, 1000) == [slice(i, i + 1) for i in range(5)]
+    a = np.arange(1200.0).reshape(600, 2)
+    shared = np.array([10.0, 20.0])  # not n rows: passed whole
+
+    def fn(x, y, z):
+        assert len(x) <= 250 and z is None
+        return x + y, x.sum(axis=1)
+
+    total, sums = gil.by_rows(fn, 600, 2, a, shared, None)
+    assert np.array_equal(total, a + shared) and np.array_equal(sums, a.sum(axis=1))
+
+
+def test_zeros_is_writable_zeroed_and_shaped():
+    z = gil.zeros((3, 4), np.int32)
+    assert z.shape == (3, 4) and z.dtype == np.int32 and not z.any()
+    z[1, 2] = 7
+    assert z.sum() == 7
+    desc = gil.zeros(5, WG._DESC)
+    assert desc.shape == (5,) and desc.tobytes() == bytes(5 * WG._DESC.itemsize)
+
+
+def _batch(n, seed=0):
+    rng = np.random.default_rng(seed)
+    spatial = rng.integers(100, 500, (n, 2))
+    shapes = np.concatenate([spatial, np.full((n, 1), 3)], axis=1)
+    return spatial, shapes
+
+
+@pytest.mark.parametrize("n", [256, 1000])
+def test_window_descs_in_blocks_equal_one_pass(n):
+    _, shapes = _batch(n, seed=1)
+    ptrs = np.arange(n, dtype=np.uint64)
+    wins = np.tile([224, 224, 3], (n, 1))
+    flips = np.zeros((n, 3), bool)
+    flips[::2, 1] = True
+
+    def descs():
+        return WG.window_descs(shapes, ptrs, ptrs, wins * 0, wins, flips, (2, 0, 1), shapes[:, 2])
+
+    one = descs()
+    held = options.HELD_ELEMENTS
+    try:
+        options.HELD_ELEMENTS = 10**9
+        assert one.tobytes() == descs().tobytes()
+    finally:
+        options.HELD_ELEMENTS = held
+
+
+def test_dense_input_batch_rows():
+    dense = types.SimpleNamespace(
+        shape=(256, 224, 224, 3),
+        itemsize=1,
+        flags=types.SimpleNamespace(c_contiguous=True),
+        data=types.SimpleNamespace(ptr=1 << 30),
+    )
+    tl = types.SimpleNamespace(held_dense=dense)
+    shapes, arr, ptrs, _ = G.input_batch(tl)
+    assert shapes == [(224, 224, 3)] * 256
+    assert arr.shape == (256, 3) and (arr == [224, 224, 3]).all() and arr.flags.writeable
+    assert int(ptrs[1] - ptrs[0]) == 224 * 224 * 3
+
+
+def test_host_image_aligns_and_pads():
+    a = np.arange(3, dtype=np.uint8)
+    b = np.arange(4, dtype=np.int64)
+    c = np.arange(6, dtype=np.int32).reshape(2, 3)[:, ::2]  # not contiguous: C order bytes
+    host, offsets = G.host_image(a, b, c)
+    assert offsets == [0, 16, 48]
+    assert host[:3].tolist() == [0, 1, 2] and not host[3:16].any()
+    assert host[16:48].view(np.int64).tolist() == [0, 1, 2, 3]
+    assert host[48:64].view(np.int32).tolist() == [0, 2, 3, 5]
+    assert G.host_image(np.zeros(0, np.uint8))[0].size == 16
+
+
+def test_resize_planning_in_blocks_equals_one_pass():
+    spatial, shapes = _batch(700, seed=2)
+    spatial[::7] = 1  # some upscaling rows (another tile need)
+    shapes[:, :2] = spatial
+    req = np.full((700, 2), 224.0)
+
+    def plan():
+        out, lo, hi, rare = output_geometry_batch(spatial, req)
+        mins = np.full((700, 1), 1)
+        pb = RG.plan_batch(spatial, out, lo, hi, mins, mins, True)
+        geo = RG.Images(shapes, (0, 1), pb)
+        tiles = RG.choose_tiles(geo)
+        ptrs = np.arange(700, dtype=np.uint64)
+        desc, blocks = RG.descs_2d(geo, ptrs, ptrs, *tiles[:2])
+        return out, lo, hi, rare, *pb, tiles, desc.tobytes(), blocks, geo.out_shapes()
+
+    blocked = plan()
+    held = options.HELD_ELEMENTS
+    try:
+        options.HELD_ELEMENTS = 10**9
+        whole = plan()
+    finally:
+        options.HELD_ELEMENTS = held
+    for a, b in zip(blocked, whole):
+        assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+
+
+def test_rng_bits_in_blocks_equal_one_pass():
+    from dali._exec.rng import SampleRNG, combine
+
+    rng = SampleRNG(combine(7, np.arange(600)))
+    blocked = [rng.bits(22), rng.bits(22, stream=3), rng.bits(1)]
+    held = options.HELD_ELEMENTS
+    try:
+        options.HELD_ELEMENTS = 10**9
+        whole = [rng.bits(22), rng.bits(22, stream=3), rng.bits(1)]
+    finally:
+        options.HELD_ELEMENTS = held
+    for a, b in zip(blocked, whole):
+        assert a.shape == b.shape and np.array_equal(a, b) and a.flags.writeable
