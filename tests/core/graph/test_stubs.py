@@ -147,3 +147,44 @@ def test_stubs_check_a_user_program(tmp_path: Path) -> None:
     # The correct program checks clean; the misspelled argument is the only error, named.
     assert all(line.startswith(f"{bad}:{bad_line + 1}: ") for line in errors), stdout
     assert any('Unexpected keyword argument "resize_xx"' in line for line in errors), stdout
+
+
+STRICT_PROGRAM = """\
+from dali import fn, pipeline_def
+from dali.pipeline import DataNode, Pipeline
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def uniform(lo: float = 0.0) -> DataNode:
+    return fn.random.uniform(range=(lo, 1.0))
+
+
+pipe: Pipeline = uniform(lo=0.5, seed=3)
+pipe.build()
+"""
+
+
+def test_a_fully_typed_user_program_passes_mypy_strict(tmp_path: Path) -> None:
+    """`pipeline_def` is typed: a decorated function gives a `Pipeline` factory, so code
+    checked with ``--strict`` has no "untyped decorator" error and its pipelines are typed."""
+    mypy_api = pytest.importorskip("mypy.api")
+    good = tmp_path / "strict_good.py"
+    good.write_text(STRICT_PROGRAM)
+    bad = tmp_path / "strict_bad.py"
+    bad.write_text(STRICT_PROGRAM.replace("pipe.build()", "pipe.no_such_method()"))
+    args = ["--config-file", str(_mypy_config(tmp_path)), "--cache-dir", str(tmp_path / "c")]
+    stdout, stderr, _ = mypy_api.run(
+        [
+            *args,
+            "--python-executable",
+            sys.executable,
+            "--strict",
+            "--no-error-summary",
+            str(good),
+            str(bad),
+        ]
+    )
+    errors = [line for line in stdout.splitlines() if ": error: " in line]
+    assert not stderr
+    assert len(errors) == 1, stdout
+    assert errors[0].startswith(f"{bad}:") and "no_such_method" in errors[0], stdout

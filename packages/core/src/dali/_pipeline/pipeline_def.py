@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 from dali._pipeline.pipeline import Pipeline
 
@@ -32,12 +32,24 @@ def _check_ctor_kwargs(kwargs: dict[str, Any], where: str) -> None:
             )
 
 
+@overload
+def pipeline_def(
+    fn: Callable[..., Any], *, enable_conditionals: bool = ..., **pipeline_kwargs: Any
+) -> Callable[..., Pipeline]: ...
+
+
+@overload
+def pipeline_def(
+    fn: None = None, *, enable_conditionals: bool = ..., **pipeline_kwargs: Any
+) -> Callable[[Callable[..., Any]], Callable[..., Pipeline]]: ...
+
+
 def pipeline_def(
     fn: Callable[..., Any] | None = None,
     *,
     enable_conditionals: bool = False,
     **pipeline_kwargs: Any,
-) -> Any:
+) -> Callable[..., Pipeline] | Callable[[Callable[..., Any]], Callable[..., Pipeline]]:
     """Decorate a graph-defining function; calling it returns a `Pipeline` (not yet built).
 
     Keyword arguments of the call that name a parameter of the function go to the function;
