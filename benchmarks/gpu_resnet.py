@@ -233,7 +233,7 @@ def dali_pipeline(root: Path, threads: int, kind: str, depth: int = 2, **dec_kw:
 def dali_rate(pipe: Any, seconds: float, epoch: int) -> tuple[float, dict[str, float]]:
     impl = pipe._plan.by_name["dec"].impl
     r = rate(pipe.run, BATCH, seconds, warmup=epoch)
-    stats = dict(impl._mixed.stats)
+    stats = dict(impl.mixed.stats)
     return r, stats
 
 
@@ -262,7 +262,7 @@ def operator_alone(
                 impl.run(ws)
 
         r = rate(step, BATCH, seconds, warmup=len(tls))
-        return r, dict(impl._mixed.stats)
+        return r, dict(impl.mixed.stats)
     finally:
         pipe.close()
 

@@ -143,7 +143,7 @@ def assert_close(cpu, mixed, fancy: bool = True) -> tuple[int, float]:
 
 def stats(pipe) -> dict[str, float]:
     """The mixed decoder's counters (the pipeline must be alive: closing it drops them)."""
-    return pipe._plan.by_name["dec"].impl._mixed.stats
+    return pipe._plan.by_name["dec"].impl.mixed.stats
 
 
 def used_gpu(pipe, n: int) -> None:
@@ -189,7 +189,7 @@ def test_the_planner_predicts_the_cpu_backends_sizes(tree, edge, extra) -> None:
     files = [*tree, *edge.values(), *extra.values()]
     samples = [np.fromfile(f, dtype=np.uint8) for f in files]
     for orient in (True, False):
-        Op._orientation = orient
+        Op.orientation = orient
         hd = _mixed_plan._headers(Op(), samples)
         heads, shapes = hd.heads, hd.shapes
         np.testing.assert_array_equal(shapes, header_shapes(samples, orient))
@@ -415,7 +415,7 @@ def reference_plan(op, samples, windows_for):
         if info is not None:
             sof, precision, height, width, ncomp, orientation, _ = info
             if height > 0 and width > 0:
-                swap = op._orientation and orientation >= 5
+                swap = op.orientation and orientation >= 5
                 shapes[i] = (width, height) if swap else (height, width)
             usable = sof in (0xC0, 0xC1, 0xC2) and ncomp in (1, 3) and precision == 8
             if not usable or height == 0 or width == 0:
@@ -434,10 +434,10 @@ def reference_plan(op, samples, windows_for):
             continue
         try:
             H, W = info[2], info[3]
-            if op._orientation and info[5] >= 5:
+            if op.orientation and info[5] >= 5:
                 H, W = W, H
             oc = 3
-            if op._out_name == "GRAY" or (op._out_name == "ANY_DATA" and info[4] == 1):
+            if op.out_name == "GRAY" or (op.out_name == "ANY_DATA" and info[4] == 1):
                 oc = 1
             if windows is None:
                 inner, pad = (0, 0, H, W), None
@@ -630,10 +630,10 @@ def test_output_is_a_gpu_batch_of_views(gpu, photos) -> None:
     impl = p._plan.by_name["dec"].impl
     used_gpu(p, 6)
     # planned and decoded ahead, whole, by one of the operator's decoders
-    assert impl._mixed.stats["ahead"] == 1
-    assert len(impl._mixed._decoders) == options.PARALLEL_DECODES
+    assert impl.mixed.stats["ahead"] == 1
+    assert len(impl.mixed._decoders) == options.PARALLEL_DECODES
     p.close()
-    assert impl._mixed is None
+    assert impl.mixed is None
 
 
 @pytest.mark.gpu
@@ -913,7 +913,7 @@ def test_the_planner_leaves_huge_declared_jpegs_to_the_cpu_backend(tree, tmp_pat
 
     class Op:
         check_encoded = ImageDecoderBase.check_encoded
-        _orientation = True
+        orientation = True
 
     huge = _huge_jpeg(tree[0], tmp_path / "huge.jpg")
     # 26754 x 26754 x 3 bytes fit in 2 GiB, 26755 x 26755 x 3 do not
@@ -1043,7 +1043,7 @@ def test_a_batch_decoded_in_parallel_parts_equals_one_call(tmp_path, monkeypatch
         for _ in range(3):
             (tl,) = p.run()
         outs[parts, bool(kw)] = [cp.asnumpy(s) for s in tl._samples()]
-        mixed = p._plan.by_name["dec"].impl._mixed
+        mixed = p._plan.by_name["dec"].impl.mixed
         assert len(mixed._decoders) == parts
         # pipelined, the next iteration may already be decoded too
         assert (mixed.stats["ahead"] >= 3) if not kw else (mixed.stats["ahead"] == 0)
@@ -1154,7 +1154,7 @@ def pipe():
 
 p = pipe()
 (out,) = p.run()
-stats = p._plan.by_name["dec"].impl._mixed.stats
+stats = p._plan.by_name["dec"].impl.mixed.stats
 print(len(out), int(stats["gpu"]), int(stats["cpu_samples"]), "nvidia.nvimgcodec" in sys.modules)
 """
     done = subprocess.run(

@@ -14,6 +14,7 @@ import numpy as np
 from dali._exec.rng import SampleRNG, combine
 
 if TYPE_CHECKING:
+    from dali._exec.device import CudaContext
     from dali._ops.base import Operator
 
 __all__ = ["BatchMeta", "SampleFailure", "Workspace"]
@@ -139,7 +140,7 @@ class Workspace:
         pool: ThreadPoolExecutor | None,
         key: int | None,
         fed: Any = None,
-        cuda: Any = None,
+        cuda: CudaContext | None = None,
     ) -> None:
         self.op = op
         self.inputs = inputs
@@ -159,6 +160,13 @@ class Workspace:
         # The pipeline's CudaContext, for GPU/mixed operators only (see dali._exec.device).
         self._cuda = cuda
         self.stream = cuda.stream if cuda is not None else None
+
+    @property
+    def cuda(self) -> CudaContext | None:
+        """The pipeline's CUDA context (GPU and mixed operators; None for CPU ones), for work an
+        operator hands to threads of its own: they run it with ``cuda.activate()``. While the
+        operator itself runs, the context is already current (``stream`` is its stream)."""
+        return self._cuda
 
     @property
     def num_threads(self) -> int:

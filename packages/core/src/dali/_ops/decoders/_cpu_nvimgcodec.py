@@ -199,7 +199,7 @@ def run_cpu(op: ImageDecoderBase, ws: Any, decoders: HostDecoders) -> list[Any]:
     samples, windows = plan.samples, plan.windows
     n = len(samples)
     results: list[Any] = [None] * n
-    name, dtype = op._out_name, op.out_dtype
+    name, dtype = op.out_name, op.out_dtype
     # decoded straight into the output: uint8 RGB, GRAY or ANY_DATA, not padded
     direct = dtype == np.uint8 and name in ("RGB", "GRAY", "ANY_DATA")
     rows: list[GpuSample] = []
@@ -257,7 +257,7 @@ def _decode(
     ok = np.zeros(len(rows), dtype=bool)
     if not rows:
         return ok
-    orient = op._orientation
+    orient = op.orientation
     gray = np.fromiter((row.oc == 1 for row in rows), dtype=bool, count=len(rows))
     pixels = np.fromiter((row.ih * row.iw for row in rows), dtype=np.int64, count=len(rows))
     calls: list[tuple[np.ndarray, bool]] = []
@@ -295,5 +295,5 @@ def _finish(
         img = img[:, :, ::-1]
     out = _codecs.to_output(img, name, dtype)
     if row.oh != row.ih or row.ow != row.iw:
-        out = op._pad(out, (row.iy, row.ix, row.oh, row.ow))
+        out = op.pad_window(out, (row.iy, row.ix, row.oh, row.ow))
     return np.ascontiguousarray(out)

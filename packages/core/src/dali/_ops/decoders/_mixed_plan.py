@@ -166,7 +166,7 @@ def _headers(
                 shapes[i] = size
     known = hd.found & (hd.height > 0) & (hd.width > 0)
     h, w = hd.height, hd.width
-    if op._orientation:
+    if op.orientation:
         swap = hd.orientation >= 5
         h, w = np.where(swap, w, h), np.where(swap, h, w)
     shapes[:, 0] = np.where(known, h, shapes[:, 0])
@@ -265,9 +265,9 @@ def _plan(
         if n_whole:
             for k in np.flatnonzero(whole).tolist():
                 regions[k] = None
-    if op._out_name == "GRAY":
+    if op.out_name == "GRAY":
         oc: list[int] = [1] * idx.size
-    elif op._out_name == "ANY_DATA":
+    elif op.out_name == "ANY_DATA":
         oc = np.where(hd.ncomp[idx] == 1, 1, 3).tolist()
     else:
         oc = [3] * idx.size

@@ -201,7 +201,7 @@ class MixedDecoder:
         """Decode a batch as `options.PARALLEL_DECODES` parts on the thread pool; ok per sample."""
         n = len(datas)
         parts = max(1, min(options.PARALLEL_DECODES, n // 16 or 1))
-        if parts == 1 or getattr(ws, "_pool", None) is None:
+        if parts == 1 or ws.num_threads <= 1:
             return self.decoder().decode(datas, regions, outputs, shapes, **kw)
         bounds = [n * k // parts for k in range(parts + 1)]
         for k in range(parts):
@@ -266,12 +266,12 @@ _MIXED_LOCK = threading.Lock()
 def mixed_of(op: ImageDecoderBase) -> MixedDecoder:
     """The operator's `MixedDecoder` (made once, by whichever of the CPU-stage and mixed-stage
     threads asks first)."""
-    mixed = getattr(op, "_mixed", None)
+    mixed = op.mixed
     if mixed is None:
         with _MIXED_LOCK:
-            mixed = getattr(op, "_mixed", None)
+            mixed = op.mixed
             if mixed is None:
-                mixed = op._mixed = MixedDecoder(op)
+                mixed = op.mixed = MixedDecoder(op)
     return mixed
 
 
@@ -344,7 +344,7 @@ def prepare(op: ImageDecoderBase, ws: Any) -> Prepared | Ahead:
     overlap, and the mixed stage only waits for the result and converts. Without a CUDA
     context the plan is made here.
     """
-    cuda = getattr(ws, "_cuda", None)
+    cuda = ws.cuda
     if cuda is None:
         return plan_batch(op, ws)
     mixed = mixed_of(op)
@@ -401,7 +401,7 @@ def _decode_gpu(
     """
     import cupy as cp
 
-    sc = 1 if op._out_name == "GRAY" else 3
+    sc = 1 if op.out_name == "GRAY" else 3
     sizes = np.fromiter((g.ih * g.iw for g in gpu), dtype=np.int64, count=len(gpu)) * sc
     offsets = np.zeros(len(gpu), dtype=np.int64)
     np.cumsum(sizes[:-1], out=offsets[1:])
@@ -420,7 +420,7 @@ def _decode_gpu(
             np.stack([ptrs, pitches], axis=1),
             shapes_hwc,
             gray=sc == 1,
-            apply_orientation=op._orientation,
+            apply_orientation=op.orientation,
             device=True,
             cuda_stream=cp.cuda.get_current_stream().ptr,
         )
@@ -486,7 +486,7 @@ def _whole_batch(
     """
     if len(gpu) != n or ok is None or not ok.all():
         return None
-    if op.out_dtype != np.uint8 or MODES[op._out_name] != 0:
+    if op.out_dtype != np.uint8 or MODES[op.out_name] != 0:
         return None
     shapes: list[tuple[int, ...]] = [(g.ih, g.iw, sc) for g in gpu]
     if [(g.oh, g.ow, g.oc) for g in gpu] != shapes:
@@ -508,7 +508,7 @@ def _assemble(
     conversion kernel over the decoded images plus copies of the CPU backend's results."""
     import cupy as cp
 
-    mixed = op._mixed
+    mixed = op.mixed
     assert mixed is not None  # made by `mixed_of` before any batch runs
     stats = mixed.stats
     n = len(samples)
@@ -524,7 +524,7 @@ def _assemble(
     if not results:
         return None
     dtype = op.out_dtype
-    mode = MODES[op._out_name]
+    mode = MODES[op.out_name]
     shapes = [(r.g.oh, r.g.ow, r.g.oc) if isinstance(r, _Decoded) else r.shape for r in results]
     sizes = [math.prod(s) for s in shapes]
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)

@@ -162,7 +162,8 @@ class ImageDecoderBase(Operator):
         out_type = self.arg("output_type")
         self.output_type = DALIImageType(out_type)
         self._mode = _MODES[self.output_type]
-        self._out_name = self.output_type.name
+        #: the output type's name ("RGB", "GRAY", "ANY_DATA", ...), read by the backends
+        self.out_name = self.output_type.name
         self.out_dtype = np_dtype(self.arg("dtype"))
         if self.out_dtype not in _OUT_DTYPES:
             raise self.arg_error(
@@ -170,7 +171,11 @@ class ImageDecoderBase(Operator):
                 f"Data type {type_name(self.arg('dtype'))} is not supported for decoded images; "
                 "use UINT8, INT8, UINT16, INT16, UINT32, INT32 or FLOAT",
             )
-        self._orientation = bool(self.arg("adjust_orientation"))
+        #: whether the EXIF orientation is applied (``adjust_orientation``)
+        self.orientation = bool(self.arg("adjust_orientation"))
+        #: the mixed backend's decoders and workers, made on the first batch
+        #: (`dali._ops.decoders._nvimgcodec.mixed_of`); None until then and after `close`
+        self.mixed: MixedDecoder | None = None
         load = self.arg("hw_decoder_load")
         if not 0.0 <= load <= 1.0:
             raise self.arg_error("hw_decoder_load", f"must be in [0, 1], got {load}")
@@ -211,7 +216,7 @@ class ImageDecoderBase(Operator):
         n = len(samples)
         windows = None
         if n:
-            shapes = header_shapes(samples, self._orientation) if self.needs_shapes else None
+            shapes = header_shapes(samples, self.orientation) if self.needs_shapes else None
             windows = self.windows(ws, n, shapes)
 
         def one(i: int) -> np.ndarray | _Skip:
@@ -257,9 +262,9 @@ class ImageDecoderBase(Operator):
         return _nvimgcodec.run_mixed(self, ws)
 
     def close(self) -> None:
-        mixed = getattr(self, "_mixed", None)
+        mixed = self.mixed
         if mixed is not None:
-            self._mixed = None
+            self.mixed = None
             mixed.close()
         host = getattr(self, "_host", None)
         if host is not None:
@@ -287,16 +292,16 @@ class ImageDecoderBase(Operator):
         """
         data = self.check_encoded(data)
         try:
-            img = _codecs.decode(data, self._mode, orientation=self._orientation)
+            img = _codecs.decode(data, self._mode, orientation=self.orientation)
         except _codecs.DecodeError as e:
             return self.failed(ws, i, e)
         pad = None
         if window is not None:
             img, pad = self._cut(img, window(img.shape[0], img.shape[1]))
         try:
-            out = _codecs.to_output(img, self._out_name, self.out_dtype)
+            out = _codecs.to_output(img, self.out_name, self.out_dtype)
             if pad is not None:
-                out = self._pad(out, pad)
+                out = self.pad_window(out, pad)
             return np.ascontiguousarray(out)
         except MemoryError as e:
             return self.failed(ws, i, _codecs.out_of_memory(e))
@@ -371,7 +376,7 @@ class ImageDecoderBase(Operator):
         values = fill.astype(dtype) if dtype.kind == "f" else _codecs.round_sat(fill, dtype)
         return np.broadcast_to(values, (c,))
 
-    def _pad(self, inner: np.ndarray, pad: tuple[int, ...]) -> np.ndarray:
+    def pad_window(self, inner: np.ndarray, pad: tuple[int, ...]) -> np.ndarray:
         oy, ox, h, w = pad
         c = inner.shape[2]
         out = np.empty((h, w, c), dtype=inner.dtype)
