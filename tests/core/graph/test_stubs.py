@@ -114,8 +114,22 @@ def _mypy_config(tmp_path: Path) -> Path:
     return config
 
 
-def test_stubs_check_a_user_program(tmp_path: Path) -> None:
+def _mypy_errors(tmp_path: Path, mode: str, *programs: Path) -> list[str]:
+    """The error lines of mypy (``mode``: ``--strict`` or another flag) on ``programs``, checked
+    against the `dali` a user gets (see `_mypy_config`); skips when mypy is not installed."""
     mypy_api = pytest.importorskip("mypy.api")
+    stdout, stderr, _ = mypy_api.run(
+        [
+            *("--config-file", str(_mypy_config(tmp_path)), "--cache-dir", str(tmp_path / "c")),
+            *("--python-executable", sys.executable, mode),
+            *("--no-error-summary", "--hide-error-context", *map(str, programs)),
+        ]
+    )
+    assert not stderr
+    return [line for line in stdout.splitlines() if ": error: " in line]
+
+
+def test_stubs_check_a_user_program(tmp_path: Path) -> None:
     good = tmp_path / "good.py"
     good.write_text(PROGRAM)
     bad_program = PROGRAM.replace("resize_x=256.0,", "resize_xx=256,")
@@ -126,27 +140,10 @@ def test_stubs_check_a_user_program(tmp_path: Path) -> None:
         "    images = fn.resize(images, resize_xx=256, interp_type=types.INTERP_LINEAR)"
     )
 
-    stdout, stderr, _ = mypy_api.run(
-        [
-            "--config-file",
-            str(_mypy_config(tmp_path)),
-            "--cache-dir",
-            str(tmp_path / "cache"),
-            "--python-executable",
-            sys.executable,
-            "--check-untyped-defs",
-            "--no-error-summary",
-            "--hide-error-context",
-            str(good),
-            str(bad),
-        ]
-    )
-
-    errors = [line for line in stdout.splitlines() if ": error: " in line]
-    assert not stderr
+    errors = _mypy_errors(tmp_path, "--check-untyped-defs", good, bad)
     # The correct program checks clean; the misspelled argument is the only error, named.
-    assert all(line.startswith(f"{bad}:{bad_line + 1}: ") for line in errors), stdout
-    assert any('Unexpected keyword argument "resize_xx"' in line for line in errors), stdout
+    assert all(line.startswith(f"{bad}:{bad_line + 1}: ") for line in errors), errors
+    assert any('Unexpected keyword argument "resize_xx"' in line for line in errors), errors
 
 
 STRICT_PROGRAM = """\
@@ -167,24 +164,10 @@ pipe.build()
 def test_a_fully_typed_user_program_passes_mypy_strict(tmp_path: Path) -> None:
     """`pipeline_def` is typed: a decorated function gives a `Pipeline` factory, so code
     checked with ``--strict`` has no "untyped decorator" error and its pipelines are typed."""
-    mypy_api = pytest.importorskip("mypy.api")
     good = tmp_path / "strict_good.py"
     good.write_text(STRICT_PROGRAM)
     bad = tmp_path / "strict_bad.py"
     bad.write_text(STRICT_PROGRAM.replace("pipe.build()", "pipe.no_such_method()"))
-    args = ["--config-file", str(_mypy_config(tmp_path)), "--cache-dir", str(tmp_path / "c")]
-    stdout, stderr, _ = mypy_api.run(
-        [
-            *args,
-            "--python-executable",
-            sys.executable,
-            "--strict",
-            "--no-error-summary",
-            str(good),
-            str(bad),
-        ]
-    )
-    errors = [line for line in stdout.splitlines() if ": error: " in line]
-    assert not stderr
-    assert len(errors) == 1, stdout
-    assert errors[0].startswith(f"{bad}:") and "no_such_method" in errors[0], stdout
+    errors = _mypy_errors(tmp_path, "--strict", good, bad)
+    assert len(errors) == 1, errors
+    assert errors[0].startswith(f"{bad}:") and "no_such_method" in errors[0], errors
