@@ -130,7 +130,7 @@ def main() -> None:
         (int(rng.integers(350, 451) * k), int(rng.integers(450, 551) * k), 3) for _ in range(b)
     ]
     samples = [cupy.asarray(rng.integers(0, 256, s, dtype=np.uint8)) for s in shapes]
-    tl = TensorListGPU._make(samples, layout="HWC")
+    tl = TensorListGPU.wrap(samples, layout="HWC")
     axes = (0, 1)
     results: dict[str, dict[str, float]] = {}
 

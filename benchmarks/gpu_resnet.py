@@ -249,7 +249,7 @@ def operator_alone(
         step_info = pipe._plan.by_name["dec"]
         impl = step_info.impl
         cuda = pipe._cuda
-        tls = [TensorListCPU._make([datas[i] for i in idx]) for idx in batches(datas)]
+        tls = [TensorListCPU.wrap([datas[i] for i in idx]) for idx in batches(datas)]
         state = {"k": 0}
 
         def step() -> None:

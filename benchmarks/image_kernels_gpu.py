@@ -145,7 +145,7 @@ def _dense_ab(
     from dali._tensors import TensorListGPU
 
     b = dense.shape[0]
-    tl = TensorListGPU._make(dense, layout="HWC")
+    tl = TensorListGPU.wrap(dense, layout="HWC")
 
     class _Stub:  # what _CmnPlan reads from the operator
         _dtype = np.dtype(np.float16)
@@ -278,8 +278,8 @@ def main() -> None:
     mirror = rng.random(b) < 0.5
     mean = (np.asarray(MEAN, np.float64)).astype(np.float32)[None]
     inv = (1.0 / np.asarray(STD, np.float64)).astype(np.float32)[None]
-    dense_tl = TensorListGPU._make(dense, layout="HWC")
-    ragged_tl = TensorListGPU._make(ragged, layout="HWC")
+    dense_tl = TensorListGPU.wrap(dense, layout="HWC")
+    ragged_tl = TensorListGPU.wrap(ragged, layout="HWC")
     whole = [([0, 0, 0], [224, 224, 3])] * b
     crops = [
         ([int(rng.integers(0, h - 223)), int(rng.integers(0, w - 223)), 0], [224, 224, 3])

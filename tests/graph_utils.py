@@ -36,7 +36,7 @@ class _Batch(Operator):
     """Test helper: a batch made of the given per-sample arrays (ragged allowed)."""
 
     def run_cpu(self, ws):
-        return TensorListCPU._make([np.asarray(s) for s in self.arg("samples")], self.arg("layout"))
+        return TensorListCPU.wrap([np.asarray(s) for s in self.arg("samples")], self.arg("layout"))
 
     def run_gpu(self, ws):
         from dali._ops.transfer import to_gpu

@@ -86,7 +86,7 @@ def test_the_executor_pins_its_stage_worker_and_pool_threads():
     plan = build_plan(pipe._graph_outputs, pipe._ops, pipeline_info=pipe._info(), seed=1)
     ex = Executor(plan, num_threads=3, affinity=frozenset({core}))
     src_step = next(i for i, st in enumerate(plan.steps) if st.device == "cpu")
-    batch = dali.tensors.TensorListCPU._make(np.zeros((4, 2), np.float32))
+    batch = dali.tensors.TensorListCPU.wrap(np.zeros((4, 2), np.float32))
     ex.submit(IterationRequest(0, 0, {src_step: (batch, BatchMeta.stream(0, 4, 0))}, 4, 0))
     ex.get()
     ex.close()

@@ -66,13 +66,13 @@ class _GpuSpin(Operator):
     def run_gpu(self, ws):
         import cupy as cp
 
-        x = ws.inputs[0]._dense()
+        x = ws.inputs[0].dense()
         y = cp.empty_like(x)
         n = x.size
         _spin_kernel()((1,), (256,), (x, y, np.int64(n), np.uint64(self.arg("ms") * 1e6)))
         if self.arg("sync"):
             ws.stream.synchronize()  # an operator that must read results back, say
-        return TensorListGPU._make(y)
+        return TensorListGPU.wrap(y)
 
 
 @register("_test.cpu_sleep", devices=("cpu",), inputs=1, args=[Arg("ms", "float", default=50.0)])
@@ -104,7 +104,7 @@ class _GpuProbe(Operator):
                 "pool_threads": set(ws.map(one)),
             }
         )
-        return TensorListGPU._make(ws.inputs[0]._dense() * 2)
+        return TensorListGPU.wrap(ws.inputs[0].dense() * 2)
 
 
 @register("_test.fail_at_iteration", devices=("cpu",), inputs=1, args=[Arg("at", "int")])
@@ -264,7 +264,7 @@ def test_mixed_and_gpu_parts_run_on_their_own_threads_in_order():
     plan = build_plan(pipe._graph_outputs, pipe._ops, pipeline_info=pipe._info(), seed=1)
     _StageProbe.seen.clear()
     ex = Executor(plan, num_threads=1, cuda=_FakeCuda())
-    batch = TensorListCPU._make(np.zeros((2, 3), np.float32))
+    batch = TensorListCPU.wrap(np.zeros((2, 3), np.float32))
     from dali._exec.workspace import BatchMeta
 
     src_step = next(i for i, st in enumerate(plan.steps) if st.device == "cpu")
@@ -309,7 +309,7 @@ def test_a_mixed_operators_prepare_runs_in_the_cpu_stage():
     ]
     _Prepared.seen.clear()
     ex = Executor(plan, num_threads=1, cuda=_FakeCuda())
-    batch = TensorListCPU._make(np.zeros((2, 3), np.float32))
+    batch = TensorListCPU.wrap(np.zeros((2, 3), np.float32))
     src_step = next(i for i, st in enumerate(plan.steps) if st.device == "cpu")
     for k in range(3):
         fed = {src_step: (batch, BatchMeta.stream(2 * k, 2, 0))}

@@ -23,9 +23,9 @@ class _FailsOnSample(Operator):
         def one(i):
             if i == self.arg("bad"):
                 raise ValueError("boom in sample")
-            return ws.inputs[0]._samples()[i]
+            return ws.inputs[0].samples()[i]
 
-        return TensorListCPU._make(ws.map(one))
+        return TensorListCPU.wrap(ws.map(one))
 
 
 @register("_test.fails", devices=("cpu",), inputs=1)
@@ -570,9 +570,9 @@ class _FailsOnMany(Operator):
             time.sleep(0.001 * (ws.batch_size - i))  # later samples finish first
             if i in (3, 5, 6):
                 raise ValueError(f"bad sample {i}")
-            return ws.inputs[0]._samples()[i]
+            return ws.inputs[0].samples()[i]
 
-        return TensorListCPU._make(ws.map(one))
+        return TensorListCPU.wrap(ws.map(one))
 
 
 @pytest.mark.parametrize("num_threads", [1, 2, 4])

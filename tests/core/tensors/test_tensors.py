@@ -226,7 +226,7 @@ def test_list_samples_must_agree():
 
 
 def test_list_of_tensors_keeps_their_layout_and_source_info():
-    t = TensorCPU._wrap(np.zeros((2, 2)), "HW", "imgs/0/a.jpg")
+    t = TensorCPU.wrap(np.zeros((2, 2)), "HW", "imgs/0/a.jpg")
     tl = TensorListCPU([t, TensorCPU(np.ones((3, 2)), "HW")])
     assert tl.layout() == "HW"
     assert tl[0].source_info() == "imgs/0/a.jpg"
@@ -255,7 +255,7 @@ def test_copy_to_external_and_data_ptr():
         tl.copy_to_external(out2.ctypes.data)
         assert out2.tolist() == expected.tolist()
         ptr = tl.data_ptr()
-        assert isinstance(ptr, int) and ptr == tl._samples()[0].ctypes.data
+        assert isinstance(ptr, int) and ptr == tl.samples()[0].ctypes.data
 
 
 def test_reset():
@@ -312,7 +312,7 @@ def test_str_of_scalars_and_empty():
         'TensorListCPU(\n    [1, 2, 3],\n    dtype=DALIDataType.UINT8,\n    device="cpu",\n'
         "    num_samples=3,\n    shape=[(), (), ()])"
     )
-    empty = TensorListCPU._make([], dtype=np.float32, ndim=1)
+    empty = TensorListCPU.wrap([], dtype=np.float32, ndim=1)
     assert str(empty) == (
         'TensorListCPU(\n    [],\n    dtype=DALIDataType.FLOAT,\n    device="cpu",\n'
         "    num_samples=0,\n    shape=[])"
@@ -376,7 +376,7 @@ def test_tensor_cpu_dlpack():
 
 
 def test_tensor_cpu_source_info_from_batch():
-    tl = TensorListCPU._make(np.zeros((2, 1)), "", ["a.jpg", "b.jpg"])
+    tl = TensorListCPU.wrap(np.zeros((2, 1)), "", ["a.jpg", "b.jpg"])
     assert [t.source_info() for t in tl] == ["a.jpg", "b.jpg"]
     assert tl[1].get_property("source_info") == "b.jpg"
 
@@ -419,51 +419,51 @@ def test_tensor_copy_to_external_and_data_ptr():
 
 def test_make_dense():
     dense = np.zeros((3, 2, 2), np.uint8)
-    tl = TensorListCPU._make(dense, "HW")
-    assert tl._dense() is dense
-    samples = tl._samples()
-    assert samples is tl._samples()  # cached
+    tl = TensorListCPU.wrap(dense, "HW")
+    assert tl.dense() is dense
+    samples = tl.samples()
+    assert samples is tl.samples()  # cached
     assert len(samples) == 3 and all(np.shares_memory(s, dense) for s in samples)
-    assert tl._np_dtype == np.uint8 and tl._layout == "HW" and tl._source_info is None
+    assert tl.np_dtype == np.uint8 and tl._layout == "HW" and tl._source_info is None
     assert tl[0].source_info() == ""
 
 
 def test_make_list_stacks_once():
     samples = [np.full((2,), i, np.int32) for i in range(3)]
-    tl = TensorListCPU._make(samples)
-    assert tl._samples() is samples  # no copy until a dense view is needed
-    dense = tl._dense()
-    assert dense.shape == (3, 2) and tl._dense() is dense
-    assert all(np.shares_memory(s, dense) for s in tl._samples())
-    assert tl._np_dtype == np.int32
+    tl = TensorListCPU.wrap(samples)
+    assert tl.samples() is samples  # no copy until a dense view is needed
+    dense = tl.dense()
+    assert dense.shape == (3, 2) and tl.dense() is dense
+    assert all(np.shares_memory(s, dense) for s in tl.samples())
+    assert tl.np_dtype == np.int32
 
 
 def test_make_ragged():
     samples = [np.zeros((2,)), np.zeros((3,))]
-    tl = TensorListCPU._make(samples, None, ["x", "y"])
-    assert tl._dense() is None
-    assert tl._samples() is samples
+    tl = TensorListCPU.wrap(samples, None, ["x", "y"])
+    assert tl.dense() is None
+    assert tl.samples() is samples
     assert tl._layout == ""
     assert tl[1].source_info() == "y"
 
 
 def test_make_empty_and_scalars():
-    tl = TensorListCPU._make([], dtype=types.UINT8, ndim=2)
+    tl = TensorListCPU.wrap([], dtype=types.UINT8, ndim=2)
     assert len(tl) == 0 and tl.dtype is types.UINT8 and tl.ndim == 2
-    assert tl._dense().shape == (0, 0, 0)
-    assert tl._samples() == []
-    tl = TensorListCPU._make([], dtype=np.dtype(np.int16))
-    assert tl._np_dtype == np.int16 and tl.ndim == 0
-    scalars = TensorListCPU._make(np.arange(3, dtype=np.float32))
-    assert [s.shape for s in scalars._samples()] == [(), (), ()]
-    assert all(isinstance(s, np.ndarray) for s in scalars._samples())
+    assert tl.dense().shape == (0, 0, 0)
+    assert tl.samples() == []
+    tl = TensorListCPU.wrap([], dtype=np.dtype(np.int16))
+    assert tl.np_dtype == np.int16 and tl.ndim == 0
+    scalars = TensorListCPU.wrap(np.arange(3, dtype=np.float32))
+    assert [s.shape for s in scalars.samples()] == [(), (), ()]
+    assert all(isinstance(s, np.ndarray) for s in scalars.samples())
 
 
 def test_make_read_only_broadcast():
     value = np.arange(3, dtype=np.float32)
     value.flags.writeable = False
     dense = np.broadcast_to(value, (4, 3))
-    tl = TensorListCPU._make(dense, "X")
+    tl = TensorListCPU.wrap(dense, "X")
     assert tl.shape() == [(3,)] * 4
     assert tl.as_array() is dense
     assert np.array(tl).tolist() == [[0.0, 1.0, 2.0]] * 4
@@ -536,10 +536,10 @@ def test_tensor_list_gpu_ragged_and_make():
     out = cp.zeros(9, cp.uint8)
     tl.copy_to_external(out.data.ptr)
     assert cp.asnumpy(out).tolist() == [0] * 6 + [1] * 3
-    made = TensorListGPU._make(cp.zeros((3, 4), cp.int32), "X", ["a", "b", "c"])
-    assert made._dense().shape == (3, 4) and len(made._samples()) == 3
+    made = TensorListGPU.wrap(cp.zeros((3, 4), cp.int32), "X", ["a", "b", "c"])
+    assert made.dense().shape == (3, 4) and len(made.samples()) == 3
     assert made[2].source_info() == "c"
-    empty = TensorListGPU._make([], dtype=np.float32, ndim=1)
+    empty = TensorListGPU.wrap([], dtype=np.float32, ndim=1)
     assert len(empty) == 0 and empty.as_cpu().shape() == []
 
 
@@ -579,7 +579,7 @@ def test_stacked_host_batches_are_64_byte_aligned():
     # XLA shares host memory only when it is 64-byte aligned (else JAX copies the batch)
     for n in (1, 3, 7):
         samples = [np.full((5, 3), i, dtype=np.uint8) for i in range(n)]
-        dense = TensorListCPU(samples)._dense()
+        dense = TensorListCPU(samples).dense()
         assert dense.ctypes.data % 64 == 0
         np.testing.assert_array_equal(dense[:, 0, 0], np.arange(n))
 
@@ -596,11 +596,11 @@ def test_a_lazy_flat_batch_behaves_like_its_samples(shapes):
     total = sum(int(np.prod(s)) for s in shapes)
     flat = np.arange(total, dtype=np.float32)
     eager = TensorListCPU([v.copy() for v in _split_flat(flat, shapes)], layout="HWC")
-    lazy = TensorListCPU._make_flat(flat, list(shapes), layout="HWC")
+    lazy = TensorListCPU.wrap_flat(flat, list(shapes), layout="HWC")
     assert lazy._slist is None  # nothing made yet
     assert len(lazy) == len(shapes) and lazy.shape() == eager.shape()
     assert lazy.is_dense_tensor() == eager.is_dense_tensor()
-    assert lazy._flat_shapes()[1] == list(shapes) and lazy._slist is None
+    assert lazy.flat()[1] == list(shapes) and lazy._slist is None
     assert lazy.layout() == "HWC" and lazy.dtype == eager.dtype and lazy.ndim == 3
     for i in range(len(shapes)):
         assert np.array_equal(lazy.at(i), eager.at(i))
@@ -618,11 +618,11 @@ def test_a_lazy_flat_batch_makes_its_views_once_and_shares_like_any_batch():
     from dali._tensors import TensorListCPU
 
     flat = np.arange(10, dtype=np.int32)
-    lazy = TensorListCPU._make_flat(flat, [(2, 2), (3, 2)], layout="HW")
+    lazy = TensorListCPU.wrap_flat(flat, [(2, 2), (3, 2)], layout="HW")
     shared = TensorListCPU(lazy)  # shares, still lazy
     assert shared._slist is None and shared.shape() == [(2, 2), (3, 2)]
-    first = lazy._samples()
-    assert lazy._samples() is first and lazy._lazy_shapes is None
+    first = lazy.samples()
+    assert lazy.samples() is first and lazy._lazy_shapes is None
     assert [s.tolist() for s in first] == [[[0, 1], [2, 3]], [[4, 5], [6, 7], [8, 9]]]
     lazy._sample_list = None  # setting the samples ends the laziness
     assert lazy._lazy_shapes is None

@@ -495,7 +495,7 @@ def test_the_vectorised_plan_is_the_per_sample_plan(tree, edge, extra, op, kw) -
     impl = node.impl
     n = len(samples)
     ws = Workspace(
-        impl, [TensorListCPU._make(samples)], {}, BatchMeta.stream(0, n, 0), 0, 0, None,
+        impl, [TensorListCPU.wrap(samples)], {}, BatchMeta.stream(0, n, 0), 0, 0, None,
         node.key, None, None,
     )  # fmt: skip
 
@@ -622,7 +622,7 @@ def test_output_is_a_gpu_batch_of_views(gpu, photos) -> None:
     (tl,) = p.run()
     assert type(tl).__name__ == "TensorListGPU"
     assert tl.layout() == "HWC" and tl.dtype == types.UINT8 and len(tl) == 6
-    samples = tl._samples()
+    samples = tl.samples()
     assert all(isinstance(s, cp.ndarray) for s in samples)
     flat = tl._flat_buf
     assert flat is not None and flat.size == sum(s.size for s in samples)
@@ -996,9 +996,7 @@ def test_decodes_on_a_non_default_stream(gpu, photos) -> None:
 
     class Ws:
         def __init__(self) -> None:
-            self.inputs = [
-                TensorListCPU._make([np.fromfile(f, dtype=np.uint8) for f in photos[:4]])
-            ]
+            self.inputs = [TensorListCPU.wrap([np.fromfile(f, dtype=np.uint8) for f in photos[:4]])]
             self.meta = BatchMeta.stream(0, 4, 0)
             self.batch_size = 4
             self.stream = cp.cuda.Stream(non_blocking=True)
@@ -1009,7 +1007,7 @@ def test_decodes_on_a_non_default_stream(gpu, photos) -> None:
     ws = Ws()
     out = impl.run_mixed(ws)
     with ws.stream:
-        host = [cp.asnumpy(s, stream=ws.stream) for s in out._samples()]
+        host = [cp.asnumpy(s, stream=ws.stream) for s in out.samples()]
     ws.stream.synchronize()
     for a, b in zip(cpu, host):
         assert np.array_equal(a, b)
@@ -1042,7 +1040,7 @@ def test_a_batch_decoded_in_parallel_parts_equals_one_call(tmp_path, monkeypatch
         p = pipe(**kw)
         for _ in range(3):
             (tl,) = p.run()
-        outs[parts, bool(kw)] = [cp.asnumpy(s) for s in tl._samples()]
+        outs[parts, bool(kw)] = [cp.asnumpy(s) for s in tl.samples()]
         mixed = p._plan.by_name["dec"].impl.mixed
         assert len(mixed._decoders) == parts
         # pipelined, the next iteration may already be decoded too

@@ -149,7 +149,7 @@ def test_the_plan_from_the_rows_is_the_plan_from_the_bytes(
     n = len(samples)
 
     def plan(rows):
-        tl = TensorListCPU._make(list(samples))
+        tl = TensorListCPU.wrap(list(samples))
         if rows is not None:
             tl._derived = {"jpeg_header_rows": rows}
         ws = Workspace(

@@ -523,8 +523,8 @@ def test_dense_host_outputs_are_64_byte_aligned():
         ),
         batch_size=3,
     )
-    assert cmn._dense().ctypes.data % 64 == 0
-    assert crop._dense().ctypes.data % 64 == 0
+    assert cmn.dense().ctypes.data % 64 == 0
+    assert crop.dense().ctypes.data % 64 == 0
 
 
 def test_cmn_jit_kernel_matches_opencv(monkeypatch):

@@ -314,7 +314,7 @@ def _to_gpu(arrays, layout):
     import cupy
     from dali._tensors import TensorListGPU
 
-    return TensorListGPU._make([cupy.asarray(a) for a in arrays], layout=layout)
+    return TensorListGPU.wrap([cupy.asarray(a) for a in arrays], layout=layout)
 
 
 @pytest.mark.gpu

@@ -58,10 +58,10 @@ def _batch(shapes, *, layout="HWC", flat=False, dtype=np.uint8) -> TensorListCPU
     return them), or separate samples."""
     if flat:
         buf = _dev(sum(int(np.prod(s)) for s in shapes), dtype)
-        tl = TensorListCPU._make(_split_flat(buf, shapes), layout=layout)
+        tl = TensorListCPU.wrap(_split_flat(buf, shapes), layout=layout)
         tl._flat_buf = buf
         return tl
-    return TensorListCPU._make([_dev(s, dtype) for s in shapes], layout=layout)
+    return TensorListCPU.wrap([_dev(s, dtype) for s in shapes], layout=layout)
 
 
 class _Recorder:
@@ -122,7 +122,7 @@ def _step(op, layout, arg_names=(), *, seed=11):
 
 
 def _ws(step, tl, targs=None):
-    targs = {k: TensorListCPU._make(list(v)) for k, v in (targs or {}).items()}
+    targs = {k: TensorListCPU.wrap(list(v)) for k, v in (targs or {}).items()}
     return Workspace(step.impl, [tl], targs, BatchMeta.stream(0, len(tl), 0), 0, 0, None, step.key)
 
 
@@ -534,9 +534,9 @@ def test_input_batch_addresses_dense_flat_and_separate_samples():
     for tl in (_batch(shapes, flat=True), _batch(shapes)):
         got_shapes, arr, ptrs, keep = G.input_batch(tl)
         assert got_shapes == shapes and arr.tolist() == [list(s) for s in shapes]
-        assert ptrs.tolist() == [s.data.ptr for s in tl._samples()]
+        assert ptrs.tolist() == [s.data.ptr for s in tl.samples()]
         assert keep
-    dense = TensorListCPU._make(_dev((4, 2, 3, 1)), layout="HWC")
+    dense = TensorListCPU.wrap(_dev((4, 2, 3, 1)), layout="HWC")
     got_shapes, arr, ptrs, _ = G.input_batch(dense)
     assert got_shapes == [(2, 3, 1)] * 4 and arr.shape == (4, 3)
     assert ptrs.tolist() == [dense._dense_arr.data.ptr + 6 * i for i in range(4)]
@@ -596,7 +596,7 @@ def _old_cmn(impl, ws, tl):
     in_layout = tl._layout
     out_layout = impl._out_layout(in_layout)
     shapes, ptrs, keep = G.input_pointers(tl)
-    src = W.GpuBatch(shapes, ptrs, keep, np.dtype(tl._np_dtype), int(tl._ndim))  # no array
+    src = W.GpuBatch(shapes, ptrs, keep, np.dtype(tl.np_dtype), int(tl.sample_ndim))  # no array
     c_axis = in_layout.find("C")
     channels = [s[c_axis] for s in src.shapes]
     wins = impl._win.windows(ws, src.shapes, in_layout)
@@ -622,7 +622,7 @@ def test_crop_mirror_normalize_descs_equal_the_per_sample_reference(rec, case, r
         tl = _batch(shapes, layout=layout, flat=True)
     else:
         shape = (3, 224, 224) if layout == "CHW" else (224, 224, 3)
-        tl = TensorListCPU._make(_dev((BATCH, *shape)), layout=layout)
+        tl = TensorListCPU.wrap(_dev((BATCH, *shape)), layout=layout)
     targs = _cmn_args(rng, names, BATCH, ragged)
     new_out = step.impl.run_gpu(_ws(step, tl, targs))
     new_uploads, new_launches = rec.uploads[:], rec.launches[:]
@@ -644,7 +644,7 @@ def test_crop_mirror_normalize_descs_equal_the_per_sample_reference(rec, case, r
 def test_crop_mirror_normalize_mirror_flags(rec):
     """Integer flags are read in one go; other per-sample values are checked one by one."""
     step = _step(lambda x, mirror: fn.crop_mirror_normalize(x, mirror=mirror), "HWC", ("mirror",))
-    tl = TensorListCPU._make(_dev((3, 4, 4, 3)), layout="HWC")
+    tl = TensorListCPU.wrap(_dev((3, 4, 4, 3)), layout="HWC")
     for flags in ([np.int32(2), np.int32(0), np.int32(-1)], np.array([1, 0, 1], np.uint8),
                   [np.float32(0.5), np.float32(1.0), np.float32(0.0)]):  # fmt: skip
         ws = _ws(step, tl, {"mirror": flags})

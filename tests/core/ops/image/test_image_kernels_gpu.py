@@ -538,7 +538,7 @@ class _ArgsOp:
         from dali._tensors import TensorListCPU
 
         args = {
-            k: TensorListCPU._make([np.asarray(x) for x in v], layout="")
+            k: TensorListCPU.wrap([np.asarray(x) for x in v], layout="")
             for k, v in self.kw.items()
             if isinstance(v, list)
         }

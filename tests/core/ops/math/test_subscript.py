@@ -254,12 +254,12 @@ def test_source_info_comes_from_the_batch():
     op = GetProperty(node.source, None)
     op.setup()
     meta = BatchMeta(np.arange(2), np.zeros(2, np.int64), ("imgs/0/a.jpg", "imgs/1/b.jpg"))
-    tl = TensorListCPU._make(np.zeros((2, 3)))
+    tl = TensorListCPU.wrap(np.zeros((2, 3)))
     out = op.run(Workspace(op, [tl], {}, meta, 0, 0, None, None))
-    assert [bytes(s).decode() for s in out._samples()] == ["imgs/0/a.jpg", "imgs/1/b.jpg"]
+    assert [bytes(s).decode() for s in out.samples()] == ["imgs/0/a.jpg", "imgs/1/b.jpg"]
     tl._source_info = ["x.png", "ü.png"]  # a batch's own source info wins; UTF-8 bytes
     out = op.run(Workspace(op, [tl], {}, meta, 0, 0, None, None))
-    assert [bytes(s).decode() for s in out._samples()] == ["x.png", "ü.png"]
+    assert [bytes(s).decode() for s in out.samples()] == ["x.png", "ü.png"]
 
 
 def test_unknown_property_key():

@@ -40,8 +40,8 @@ no copies; its names do not collide with DALI's::
     tl.map_storage(fn) # re-point every array holding the batch (the executor's leases)
     TensorCPU.wrap(array, layout="", source_info=""), t.array
 
-The underscore names (``_make``, ``_dense()``, ``_samples()``, ``_np_dtype`` ...) are the
-storage and the same methods, for this package's own code and older tests only.
+The underscore names (``_dense_arr``, ``_sample_list``, ``_flat_buf`` ...) are the storage,
+for this package's own code only.
 
 The code: `base` (what CPU and GPU share: storage, validation, the public methods), `cpu`
 and `gpu` (what depends on where the memory lives), `printing` (DALI's ``str``/``repr``).

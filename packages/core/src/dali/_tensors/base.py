@@ -178,8 +178,6 @@ class _TensorBase:
         t._source_info = source_info
         return t
 
-    _wrap = wrap
-
     @property
     def array(self) -> Any:
         """The numpy (TensorCPU) or CuPy (TensorGPU) array holding the data, as is.
@@ -306,8 +304,7 @@ class _TensorListBase:
     # -- author API (`dali.author`): no validation, no copies ----------------------------------
     #
     # What operators and plugins use to make and read batches. Each is as cheap as the storage
-    # it reads (an attribute, or a view made once); the underscore names are the same methods,
-    # kept for this package's own code and older tests.
+    # it reads (an attribute, or a view made once).
 
     @classmethod
     def wrap(
@@ -359,8 +356,6 @@ class _TensorListBase:
         tl._source_info = source_info
         return tl
 
-    _make = wrap
-
     @classmethod
     def wrap_flat(
         cls, flat: Any, shapes: list[tuple[int, ...]], layout: str | None = "", ndim: int = 0
@@ -388,19 +383,6 @@ class _TensorListBase:
         tl._layout = layout or ""
         tl._source_info = None
         return tl
-
-    _make_flat = wrap_flat
-
-    # Read by the operators on every batch: plain attributes (the slots), not properties.
-    # `_np_dtype` and `_ndim` are their former names.
-
-    @property
-    def _np_dtype(self) -> np.dtype[Any]:
-        return self.np_dtype
-
-    @property
-    def _ndim(self) -> int:
-        return self.sample_ndim
 
     @property
     def source_infos(self) -> list[str] | None:
@@ -464,8 +446,6 @@ class _TensorListBase:
             shapes = [s.shape for s in samples]
         return flat, shapes
 
-    _flat_shapes = flat
-
     def map_storage(self, fn: Callable[[Any], Any]) -> None:
         """Replace every array holding the batch (the dense array, the flat buffer, or each
         sample) by ``fn(array)``, an array of the same shape, dtype and contents.
@@ -527,9 +507,6 @@ class _TensorListBase:
         self._sample_list = None
         return dense
 
-    def _dense(self) -> Any:
-        return self.dense()
-
     def samples(self) -> list[Any]:
         """The per-sample arrays (views into the dense array when the batch holds one).
 
@@ -544,8 +521,6 @@ class _TensorListBase:
                 samples = list(dense)
             self._sample_list = samples
         return samples
-
-    _samples = samples
 
     def _contiguous_flat(self) -> Any:
         """All samples back to back in one flat C-contiguous buffer (made once if needed)."""
@@ -573,7 +548,7 @@ class _TensorListBase:
 
     def _sample_tensor(self, i: int) -> Any:
         info = self._source_info
-        return self._tensor_type._wrap(
+        return self._tensor_type.wrap(
             self.samples()[i], self._layout, info[i] if info is not None else ""
         )
 
@@ -675,7 +650,7 @@ class _TensorListBase:
                 "valid dimensionality must be set"
             )
         layout = "N" + self._layout if len(self._layout) + 1 == dense.ndim else ""
-        return self._tensor_type._wrap(dense, layout)
+        return self._tensor_type.wrap(dense, layout)
 
     def as_reshaped_tensor(self, shape: Sequence[int]) -> Any:
         """All elements, back to back, viewed as one tensor of the given shape.
@@ -698,7 +673,7 @@ class _TensorListBase:
                 f"batch, requested: {volume} expected: {total}"
             )
         layout = "N" + self._layout if len(self._layout) + 1 == len(shape) else ""
-        return self._tensor_type._wrap(self._contiguous_flat().reshape(shape), layout)
+        return self._tensor_type.wrap(self._contiguous_flat().reshape(shape), layout)
 
     def reset(self) -> None:
         """Drop all samples (the batch becomes empty, with no layout)."""
