@@ -30,7 +30,7 @@ import numpy as np
 
 from dali._ops.base import Operator
 from dali._ops.numeric import array_module, convert_sat, run_per_sample
-from dali._ops.window.out_of_bounds import window_fill
+from dali._ops.window.out_of_bounds import inside_bounds, window_fill
 from dali._tensors.base import aligned_empty
 
 __all__ = [
@@ -46,15 +46,11 @@ def window_slices(
     anchor: Sequence[int], shape: Sequence[int], in_shape: Sequence[int]
 ) -> tuple[tuple[slice, ...], tuple[slice, ...], bool]:
     """Source slices (in the input), destination slices (in the window), whether it is inside."""
-    src, dst = [], []
-    inside = True
-    for a, s, n in zip(anchor, shape, in_shape):
-        lo, hi = max(a, 0), min(a + s, n)
-        hi = max(hi, lo)
-        src.append(slice(lo, hi))
-        dst.append(slice(lo - a, hi - a))
-        inside = inside and a >= 0 and a + s <= n
-    return tuple(src), tuple(dst), inside
+    bounds = inside_bounds(anchor, shape, in_shape)
+    src = tuple(slice(lo, hi) for lo, hi in bounds)
+    dst = tuple(slice(lo - a, hi - a) for (lo, hi), a in zip(bounds, anchor))
+    inside = all(a >= 0 and a + s <= n for a, s, n in zip(anchor, shape, in_shape))
+    return src, dst, inside
 
 
 def extract_window(

@@ -31,6 +31,7 @@ __all__ = [
     "apply_policy",
     "check_policy",
     "fill_array",
+    "inside_bounds",
     "window_fill",
 ]
 
@@ -65,6 +66,23 @@ def check_policy(op: Operator) -> str:
     return "pad" if policy == "constant" else policy
 
 
+def inside_bounds(
+    anchor: Sequence[int], shape: Sequence[int], in_shape: Sequence[int]
+) -> list[tuple[int, int]]:
+    """Per axis, the ``[start, end)`` of the part of a window inside its input (empty: start ==
+    end). What ``trim_to_shape`` keeps, and what `extract.window_slices` copies.
+
+    Example:
+        >>> inside_bounds([-2, 3, 7], [5, 4, 2], (10, 6, 5))
+        [(0, 3), (3, 6), (7, 7)]
+    """
+    bounds = []
+    for a, s, n in zip(anchor, shape, in_shape):
+        lo = max(a, 0)
+        bounds.append((lo, max(min(a + s, n), lo)))
+    return bounds
+
+
 def apply_policy(
     policy: str,
     anchor: list[int],
@@ -73,11 +91,10 @@ def apply_policy(
 ) -> tuple[list[int], list[int]] | str:
     """Apply the out-of-bounds policy; returns the window, or an error message for "error"."""
     if policy == "trim_to_shape":
-        # Both ends are clamped to the input, as DALI's ApplySliceBoundsPolicy does: a window
-        # starting before the input loses what lies before it (anchor -2, shape 5 -> [0, 3)).
-        starts = [min(max(a, 0), n) for a, n in zip(anchor, in_shape)]
-        ends = [min(max(a + s, 0), n) for a, s, n in zip(anchor, shape, in_shape)]
-        return starts, [max(0, e - b) for b, e in zip(starts, ends)]
+        # the part inside the input, as DALI's ApplySliceBoundsPolicy clamps both ends: a window
+        # starting before the input loses what lies before it (anchor -2, shape 5 -> [0, 3))
+        bounds = inside_bounds(anchor, shape, in_shape)
+        return [lo for lo, _ in bounds], [hi - lo for lo, hi in bounds]
     if policy == "error":
         for d, n in enumerate(in_shape):
             end = anchor[d] + shape[d]
