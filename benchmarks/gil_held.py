@@ -62,7 +62,7 @@ def steps(batch: int) -> dict[str, Callable[[], Any]]:
         flags=types.SimpleNamespace(c_contiguous=True),
         data=types.SimpleNamespace(ptr=1 << 30),
     )
-    tl = types.SimpleNamespace(_dense_arr=dense)
+    tl = types.SimpleNamespace(held_dense=dense)
     return {
         "resize: output_geometry_batch": lambda: output_geometry_batch(spatial, req),
         "resize: plan_batch": lambda: RG.plan_batch(spatial, out, lo, hi, mins, mins, True),
