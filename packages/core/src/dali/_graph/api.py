@@ -189,8 +189,6 @@ def populate_ops(namespace: dict[str, Any], root_name: str) -> list[str]:
         cls = _make_ops_class(schema, module, schema.class_name, deprecated=False)
         entries.append((schema.module_path, schema.class_name, cls))
         for alias in schema.aliases:
-            if schema.module_path == () and alias == schema.class_name:
-                continue  # the class itself (DALI lists its own name too): no deprecated twin
             entries.append(((), alias, _make_ops_class(schema, root_name, alias, deprecated=True)))
     _tree(root_name, namespace, entries)
     return sorted(k for k in namespace if not k.startswith("_") and k not in ("annotations",))

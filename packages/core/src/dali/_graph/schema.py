@@ -183,12 +183,16 @@ def register(
         **extra: Free-form schema data for the implementation.
     """
     lo, hi = (inputs, inputs) if isinstance(inputs, int) else inputs
+    legacy = tuple(aliases)
 
     def decorate(cls: type) -> type:
         arg_map: dict[str, Arg] = {}
         for a in (*COMMON_ARGS, *args, *((SEED_ARG,) if random else ())):
             arg_map[a.name] = a
         name = class_name or _class_name_for(fn_path.rsplit(".", 1)[-1])
+        if "." not in fn_path and name in legacy:
+            # it would replace the class in `dali.ops` with a deprecated twin of itself
+            raise ValueError(f"operator {fn_path!r}: {name!r} is its own ops name, not an alias")
         schema = Schema(
             fn_path=fn_path,
             class_name=name,
@@ -201,7 +205,7 @@ def register(
             random=random,
             source=source,
             no_prune=no_prune,
-            aliases=tuple(aliases),
+            aliases=legacy,
             input_names=tuple(input_names),
             doc=(cls.__doc__ or "").strip(),
             extra=dict(extra),

@@ -458,8 +458,6 @@ def render_stubs() -> dict[str, str]:
             doc = _stub_doc(schema, "ops")
             modules[path].entries.append(_ops_stub(schema, schema.class_name, doc))
             for alias in schema.aliases:
-                if path == () and alias == schema.class_name:
-                    continue  # the class itself, at the top already
                 target = ".".join((*path, schema.class_name))
                 note = f"ops.{alias} is a deprecated alias of ops.{target}"
                 alias_stub = _ops_stub(schema, alias, f"{note}.", deprecated_as=note)

@@ -59,7 +59,6 @@ def paste_geometry(
         Arg("min_canvas_size", "float", default=0.0, tensor=True, doc="Minimum canvas extent."),
         Arg("n_channels", "int", default=3, doc="Number of channels of the images."),
     ],
-    aliases=("Paste",),
 )
 class Paste(Operator):
     """Paste UINT8 HWC images onto a canvas ``ratio`` times larger, filled with ``fill_value``.

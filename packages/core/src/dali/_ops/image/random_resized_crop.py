@@ -50,7 +50,6 @@ _LAYOUTS = ("HWC", "CHW", "FHWC", "FCHW", "CFHW")
         *FILTER_ARGS,
     ],
     random=True,
-    aliases=("RandomResizedCrop",),
 )
 class RandomResizedCrop(ResamplingOperator):
     """Crop a random window (area and aspect ratio drawn at random) and resize it to ``size``.

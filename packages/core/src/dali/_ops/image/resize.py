@@ -193,7 +193,6 @@ class ResamplingOperator(Operator):
         Arg("save_attrs", "bool", default=False, doc="Also output the input spatial shape."),
         Arg("image_type", "image_type", doc="Deprecated and ignored."),
     ],
-    aliases=("Resize",),
 )
 class Resize(ResamplingOperator):
     """Resize images or volumes (HWC, CHW, FHWC, DHWC, ...) with DALI's resampling filters.

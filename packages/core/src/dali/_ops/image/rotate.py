@@ -112,7 +112,6 @@ def rotation_matrix_3d(
         Arg("keep_size", "bool", default=False, doc="Keep the input canvas size."),
         *WARP_ARGS,
     ],
-    aliases=("Rotate",),
 )
 class Rotate(WarpBase):
     """Rotate images (HWC, FHWC) counter-clockwise, or volumes (DHWC, FDHWC) about ``axis``.

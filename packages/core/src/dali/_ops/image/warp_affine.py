@@ -453,7 +453,6 @@ class WarpBase(Operator):
         Arg("inverse_map", "bool", default=True, doc="The matrix maps destination to source."),
         *WARP_ARGS,
     ],
-    aliases=("WarpAffine",),
 )
 class WarpAffine(WarpBase):
     """Apply an affine transform to images (HWC, FHWC) or volumes (DHWC, FDHWC).
