@@ -43,7 +43,7 @@ import queue
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -94,6 +94,10 @@ class IterationRequest:
     stream_start: int
     #: where the iteration's outputs (or its `_Failure`) go; set by `Executor.submit`
     slot: _Slot | None = None
+    #: where the pipeline stands once this iteration is consumed (opaque here; checkpoints)
+    cursor: Any = None
+    #: operator name -> its ``get_state`` after this iteration's batch, filled as steps run
+    states: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -111,12 +115,14 @@ class _Slot:
     the moment of the interrupt.
     """
 
-    __slots__ = ("_done", "req", "value")
+    __slots__ = ("_done", "cursor", "req", "states", "value")
 
-    def __init__(self, req: IterationRequest | None = None) -> None:
+    def __init__(self, req: IterationRequest, *, keep_request: bool) -> None:
         self._done = threading.Event()
         #: the request itself, for the inline (synchronous) executor
-        self.req = req
+        self.req = req if keep_request else None
+        #: the request's position and operator states (its `Executor.taken` once consumed)
+        self.cursor, self.states = req.cursor, req.states
         self.value: Any = None
 
     def fill(self, value: Any) -> None:
@@ -244,11 +250,16 @@ def _run_steps(
         step = plan.steps[si]
         ws, meta = _workspace(step, si, it, pool, cuda)
         try:
-            if prof is None:
-                result = step.impl.run(ws)
-            else:
-                with prof.span(stage, req.iteration, step.node.name):
+            try:
+                if prof is None:
                     result = step.impl.run(ws)
+                else:
+                    with prof.span(stage, req.iteration, step.node.name):
+                        result = step.impl.run(ws)
+            finally:
+                if step.stateful:
+                    # after every batch, failed ones too: a reader moved on all the same
+                    req.states[step.node.name] = step.impl.get_state()
         except SampleFailure as f:
             hint = cuda.error_hint(f.error) if cuda is not None else ""
             raise PipelineError(_describe(step, f.index, meta) + f"{f.error}{hint}") from f.error
@@ -503,6 +514,9 @@ class Executor:
         self._close_lock = threading.Lock()
         #: set once `_shut_down` has finished (a second `close` waits for it)
         self._shut = threading.Event()
+        #: the last iteration `get` took (failed ones too): its request's ``cursor`` and the
+        #: operators' ``states`` after it: where a checkpoint of the consumer stands
+        self.taken: tuple[Any, dict[str, Any]] | None = None
         _closer.track(self)  # closed at interpreter exit if still open
 
     @property
@@ -513,7 +527,7 @@ class Executor:
     def submit(self, req: IterationRequest) -> None:
         if self._closed:
             raise RuntimeError("the pipeline was closed")
-        slot = _Slot(None if self._async else req)
+        slot = _Slot(req, keep_request=not self._async)
         if not self._async:
             self._slots.append(slot)
             return
@@ -552,13 +566,16 @@ class Executor:
             raise RuntimeError("No iteration was scheduled.")
         if not self._async:
             # Taken before it runs: an error or an interrupt consumes it, as a failure would.
-            req = self._slots.popleft().req
+            taken = self._slots.popleft()
+            self.taken = taken.cursor, taken.states  # (the states fill as it runs)
+            req = taken.req
             assert req is not None
             state = self._state
             return run_iteration(state.plan, req, state.pool, state.cuda, state.profile)
         slot = self._slots[0]
         slot.wait()
         self._slots.popleft()
+        self.taken = slot.cursor, slot.states
         out: tuple[Any, ...] | _Failure = slot.value
         slot.value = None  # the workers may still hold the slot: not its data
         if isinstance(out, _Failure):

@@ -44,6 +44,8 @@ class Step:
     outputs: list[int]
     key: int | None = None
     callback_source: bool = False
+    #: the operator implements ``get_state``: its state is recorded after every batch
+    stateful: bool = False
 
     @property
     def node(self) -> OpNode:
@@ -59,6 +61,9 @@ class Plan:
     identity_step: Step | None = None
     uses_gpu: bool = False
     by_name: dict[str, Step] = field(default_factory=dict)
+    #: operator name -> its identity (`op_identities`, 8 hex digits): the graph's fingerprint
+    #: in checkpoints
+    identities: dict[str, str] = field(default_factory=dict)
 
 
 def _stable_repr(value: Any) -> str:
@@ -271,6 +276,7 @@ def build_plan(
                 outputs=outs,
                 key=key_val,
                 callback_source=isinstance(impl, PythonSource),
+                stateful=impl.implements("get_state"),
             )
         )
     out_slots = [slot_for(n) for n in outputs]
@@ -278,4 +284,7 @@ def build_plan(
     plan.callback_sources = [s for s in steps if s.callback_source]
     plan.identity_step = next((s for s in steps if s.node.schema.source), None)
     plan.by_name = {s.node.name: s for s in steps if not isinstance(s.impl, Transfer)}
+    plan.identities = {
+        name: f"{idents[id(s.node)] & 0xFFFFFFFF:08x}" for name, s in plan.by_name.items()
+    }
     return plan

@@ -15,8 +15,9 @@ hook               called
 ``reader_meta``    readers: epoch size, shards (``Pipeline.reader_meta``)
 ``skipped_samples``  ``on_error="skip"`` operators: samples dropped (``Pipeline.skipped_samples``)
 ``on_reset``       after an epoch of a Python source ended (``Pipeline.reset``)
-``get_state`` /    checkpoints
-``set_state``
+``get_state``      after each batch it ran, in its stage's thread: its state for checkpoints
+``set_state``      at build, restoring a checkpoint (``Pipeline(checkpoint=...)``)
+``resume_info``    readers restored elastically: where they resume (``Pipeline.reader_resume``)
 ``close``          when the pipeline closes
 =================  ==========================================================================
 
@@ -151,11 +152,19 @@ class Operator:
         """Called by `Pipeline.reset()` after an epoch ended (sources restart)."""
 
     def get_state(self) -> dict[str, Any] | None:
-        """JSON-serialisable state for checkpoints (None: stateless)."""
+        """The operator's state after the batch it just ran, for checkpoints: a small
+        JSON-serialisable dict (positions and counters, never data). Called in the thread
+        that ran the batch, after every batch: keep it cheap. None: stateless."""
         return None
 
     def set_state(self, state: dict[str, Any]) -> None:
-        """Restore what `get_state` returned."""
+        """Continue from what `get_state` returned (at build, before the first batch); raise
+        `error` naming what does not match."""
+
+    def resume_info(self) -> dict[str, Any] | None:
+        """Readers restored with another layout (shards, batch size): where they resume, for
+        the iterators (``dali._ops.readers._resume.resume_info``); None otherwise."""
+        return None
 
     def close(self) -> None:
         """Release resources (files, worker processes) when the pipeline closes."""
@@ -186,3 +195,8 @@ class PythonSource(Operator):
 
     def start_workers(self) -> None:
         """Start worker processes now, if the source has any (`Pipeline.start_py_workers`)."""
+
+    def unrestorable(self) -> str | None:
+        """Why a checkpoint cannot capture where this source is (None: it can, because its
+        batches follow from the iteration and epoch alone, which the checkpoint holds)."""
+        return None

@@ -24,6 +24,7 @@ from dali._graph import context
 from dali._graph.build import BuildError, Plan, build_plan
 from dali._graph.node import DataNode, OpNode
 from dali._ops.base import PythonSource
+from dali._pipeline import checkpoint as _cpt
 from dali._pipeline.arguments import (
     check_batch_settings,
     check_memory_limit,
@@ -262,6 +263,13 @@ class Pipeline(PipelineProperties):
         #: held while running, scheduling or consuming iterations, and building (`_serialised`)
         self._run_lock = threading.RLock()
         self._py_pool: Any = None
+        #: restored from ``checkpoint`` at build (`is_restored_from_checkpoint`)
+        self._restored = False
+        #: the iterator state a restored checkpoint holds (DALI's name; iterators read it)
+        self._iterator_data: str | None = None
+        #: where the consumer stands: (epoch, iteration, stream position) of the next
+        #: iteration it gets, and every stateful operator's state after the last one it got
+        self._consumed: tuple[tuple[int, int, int], dict[str, Any]] = ((0, 0, 0), {})
 
     # -- properties that need the graph (the others: `PipelineProperties`) ---------------
     @property
@@ -362,6 +370,7 @@ class Pipeline(PipelineProperties):
 
     def _build(self) -> None:
         check_batch_settings(self._max_batch_size, self._num_threads)
+        saved = self._read_checkpoint()
         if self._graph_outputs is None:
             with self:
                 outs = self.define_graph()
@@ -372,9 +381,147 @@ class Pipeline(PipelineProperties):
         if plan.uses_gpu:
             self._require_gpu(plan)
         self._source_index = {id(s): i for i, s in enumerate(plan.steps)}
+        if self._enable_checkpointing:
+            self._warn_unrestorable_sources(plan)
+        if saved is not None:
+            self._restore(plan, saved)
+        sched = self._sched
+        self._consumed = (
+            (sched.epoch, sched.iteration, sched.stream_pos),
+            {s.node.name: s.impl.get_state() for s in plan.steps if s.stateful},
+        )
         self._plan = plan
         _closer.start()  # closes this pipeline if it is dropped without close()
         self._built = True
+
+    # -- checkpoints -------------------------------------------------------------------------
+    def _read_checkpoint(self) -> dict[str, Any] | None:
+        """The ``checkpoint`` given to the constructor, parsed; its seed replaces the
+        pipeline's (DALI: the checkpoint's state wins)."""
+        if self._checkpoint is None:
+            return None
+        if not self._enable_checkpointing:
+            raise RuntimeError(
+                'Assert on "checkpointing_enabled()" failed: Cannot restore checkpoint. The '
+                "`enable_checkpointing` was not specified when creating the pipeline"
+            )
+        saved = _cpt.decode(self._checkpoint)
+        self._resolved_seed = saved["seed"]
+        return saved
+
+    def _restore(self, plan: Plan, saved: dict[str, Any]) -> None:
+        """Put the operators and the counters where the checkpoint's consumer stood."""
+        _cpt.check_graph(saved["graph"], plan.identities)
+        states = saved["ops"]
+        for step in plan.steps:
+            if step.stateful:
+                if not isinstance(states.get(step.node.name), dict):
+                    raise _cpt.CheckpointError(
+                        f"it holds no state for the operator '{step.node.name}'"
+                    )
+                step.impl.set_state(states[step.node.name])
+        sched = self._sched
+        sched.epoch, sched.iteration, sched.stream_pos = (
+            saved["epoch_idx"],
+            saved["iter"],
+            saved["stream"],
+        )
+        self._iterator_data = saved.get("iterator_data")
+        self._restored = True
+
+    def _warn_unrestorable_sources(self, plan: Plan) -> None:
+        for step in plan.callback_sources:
+            assert isinstance(step.impl, PythonSource)
+            reason = step.impl.unrestorable()
+            if reason is not None:
+                warnings.warn(
+                    f"Checkpointing enabled in a pipeline with external source operator "
+                    f"'{step.node.name}', {reason}. A checkpoint doesn't capture the state of "
+                    "such a 'source': when a checkpoint is restored, the 'source' must be moved "
+                    "by the user to the right point, otherwise it starts from the beginning, "
+                    "out of step with the other data sources.",
+                    stacklevel=4,
+                )
+
+    def _note_consumed(self, executor: Executor) -> None:
+        """Move the consumer position to the iteration the executor just handed out."""
+        taken, executor.taken = executor.taken, None
+        if taken is not None:
+            cursor, states = taken
+            self._consumed = (cursor, {**self._consumed[1], **states})
+
+    def checkpoint(self, filename: str | None = None) -> bytes:
+        """The pipeline's state, where its consumer stands, as a small JSON document (bytes).
+
+        It describes the iterations returned so far, not those prefetched: a pipeline made
+        with ``checkpoint=`` (and ``enable_checkpointing=True``) returns exactly the
+        iterations this one would return next, with the same random values. It holds the
+        seed, the epoch and iteration, each reader's position and never any data
+        (`dali._pipeline.checkpoint`); ``filename``: also written to that file.
+
+        Raises:
+            RuntimeError: The pipeline was made without ``enable_checkpointing=True``.
+
+        Example:
+            >>> import dali.fn as fn
+            >>> pipe = Pipeline(batch_size=2, num_threads=1, seed=3, enable_checkpointing=True)
+            >>> with pipe:
+            ...     pipe.set_outputs(fn.random.uniform())
+            >>> _ = pipe.run()
+            >>> cpt = pipe.checkpoint()
+            >>> after = pipe.run()[0].as_array()
+            >>> twin = Pipeline(batch_size=2, num_threads=1, enable_checkpointing=True,
+            ...                 checkpoint=cpt)
+            >>> with twin:
+            ...     twin.set_outputs(fn.random.uniform())
+            >>> bool((twin.run()[0].as_array() == after).all())
+            True
+        """
+        self.build()
+        cpt = self._get_checkpoint()
+        if filename is not None:
+            with open(filename, "wb") as f:
+                f.write(cpt)
+        return cpt
+
+    def _get_checkpoint(self, iterator_data: str | None = None) -> bytes:
+        """`checkpoint` with the framework iterator's state embedded (DALI's hook)."""
+        if not self._enable_checkpointing:
+            raise RuntimeError(
+                'Assert on "checkpointing_enabled()" failed: Cannot save the checkpoint. The '
+                "`enable_checkpointing` was not specified when creating the pipeline"
+            )
+        self.build()
+        assert self._plan is not None
+        with self._run_lock:
+            (epoch, iteration, stream), states = self._consumed
+        return _cpt.encode(
+            _cpt.new_document(
+                seed=self._resolved_seed,
+                epoch=epoch,
+                iteration=iteration,
+                stream=stream,
+                graph=self._plan.identities,
+                ops=states,
+                iterator_data=iterator_data,
+            )
+        )
+
+    def reader_resume(self, name: str) -> dict[str, Any] | None:
+        """Where the reader ``name`` resumes after an elastic restore (our extension).
+
+        A checkpoint restored into a pipeline whose reader has other shards or another batch
+        size spreads the rest of the interrupted epoch over the new shards
+        (`dali._ops.readers._resume`); the framework iterators read this to count that
+        epoch. Returns ``{"epoch": e, "part_sizes": [...] or None, "length": L}``, or None
+        when the pipeline was not restored elastically.
+        """
+        self.build()
+        assert self._plan is not None
+        step = self._plan.by_name.get(name)
+        if step is None or step.impl.reader_meta() is None:
+            raise RuntimeError(f"Pipeline.reader_resume: no reader named {name!r}.")
+        return step.impl.resume_info()
 
     def _require_gpu(self, plan: Plan) -> None:
         if self._device_id is None:
@@ -462,6 +609,7 @@ class Pipeline(PipelineProperties):
         # Counted before it is handed over: an interrupt between the two skips an iteration
         # index rather than running two iterations with the same sample identities.
         sched.submitted(batch_size)
+        req.cursor = (sched.epoch, sched.iteration, sched.stream_pos)
         self._start().submit(req)
         return True
 
@@ -478,7 +626,11 @@ class Pipeline(PipelineProperties):
             raise RuntimeError("No iteration was scheduled: call schedule_run() first.")
         # An operator's error fails its iteration alone (raised here, naming the operator and
         # the sample); an interrupt while waiting leaves the iteration for the next call.
-        out = self._start().get()
+        executor = self._start()
+        try:
+            out = executor.get()
+        finally:
+            self._note_consumed(executor)
         validate_outputs(out, self._output_dtype, self._output_ndim, self._output_layout)
         if cuda_stream is not None:
             from dali._exec.device import stream_ptr
@@ -574,7 +726,10 @@ class Pipeline(PipelineProperties):
         if not self._sched.end_of_data:
             return
         assert self._plan is not None
-        self._sched.new_epoch()
+        sched = self._sched
+        sched.new_epoch()
+        if self._in_flight() == 0:
+            self._consumed = ((sched.epoch, 0, sched.stream_pos), self._consumed[1])
         for step in self._plan.steps:
             step.impl.on_reset()
 

@@ -123,4 +123,5 @@ class PipelineProperties:
 
     @property
     def is_restored_from_checkpoint(self) -> bool:
-        return False
+        """Whether the pipeline was built from a ``checkpoint`` (False before `build`)."""
+        return bool(getattr(self, "_restored", False))

@@ -280,6 +280,19 @@ class ExternalSource(PythonSource):
     def on_reset(self) -> None:
         self._discard_pending()
 
+    def unrestorable(self) -> str | None:
+        """DALI's rule: only a callable that takes the iteration, a `BatchInfo` or a
+        `SampleInfo` resumes from a checkpoint's iteration and epoch."""
+        desc = self._desc
+        if desc is None:
+            return "fed with `feed_input`"
+        if desc.kind != "callable":
+            what = "a generator function" if desc.kind == "genfunc" else "an iterable"
+            return f"with {what} as a 'source'"
+        if not desc.accepts_arg:
+            return "with parameterless callable as a 'source'"
+        return None
+
     def start_workers(self) -> None:
         """Start the worker processes of a parallel source now (`Pipeline.start_py_workers`)."""
         if self._pool is not None:

@@ -15,11 +15,16 @@ endless *stream* of sample indices, and each batch is the next ``batch_size`` of
 Everything here is arithmetic on the stream *position* (how many samples the stream has
 produced), so a reader's state is a few integers, and a batch is computed with numpy.
 
-Besides the index, the stream gives each sample its *pass*: how many times the sample was
-produced before, where the padding repeats of a sample count with the sample they repeat.
-It is the sample's epoch in `dali._exec.workspace.BatchMeta`, so that random operators give
-the ``m``-th visit of sample ``k`` the same values whatever the number of shards, the shard
-or the batch size (DESIGN §5.1).
+Besides the index, the stream gives each sample its *pass*: the epoch in which the sample is
+read, counted as the shard *visits* before it (a visit is one read of one shard; in epoch ``e``
+every pipeline makes its ``e``-th visit, the padding repeats of a sample count with the sample
+they repeat). It is the sample's epoch in `dali._exec.workspace.BatchMeta`, so that random
+operators give sample ``k`` in epoch ``e`` the same values whatever the number of shards, the
+shard or the batch size (DESIGN §5.1), and new values in every epoch.
+
+A stream may start with a `Remainder`: the rest of an interrupted epoch, spread over a new set
+of shards by an elastic restore (`dali._ops.readers._resume`); after it the stream goes on with
+the next epoch's visit.
 
 Example:
     >>> stream = SampleStream(21, num_shards=2, shard_id=1, batch_size=8)
@@ -39,6 +44,7 @@ from dali._exec.rng import SampleRNG, combine
 __all__ = [
     "DEFAULT_SHUFFLE_SEED",
     "ReaderCursor",
+    "Remainder",
     "SampleStream",
     "check_sharding",
     "epoch_permutation",
@@ -119,6 +125,77 @@ def epoch_permutation(n: int, seed: int, epoch: int) -> np.ndarray:
     return gen.permutation(n).astype(np.int64)
 
 
+class Remainder:
+    """The rest of an interrupted epoch, spread over ``parts`` shards (an elastic restore).
+
+    The samples are ``ranges`` of *slots* (positions in the epoch's order: the dataset index,
+    or the index into the epoch's permutation with ``shuffle_after_epoch``), in order. Shard
+    ``j`` reads the ``j``-th of ``parts`` near-equal contiguous pieces of them, padded by
+    repeating its last sample to ``length`` samples (whole batches of the largest piece), so
+    that every shard reads the same number of batches.
+
+    Args:
+        epoch: The interrupted epoch (the samples' pass).
+        ranges: ``[begin, end)`` slot ranges, in order; together not empty.
+        parts: The number of shards the rest is spread over.
+        batch_size: The new batch size.
+
+    Example:
+        >>> rest = Remainder(3, [(5, 8), (12, 14)], parts=2, batch_size=2)
+        >>> rest.part_sizes(), rest.length
+        ([2, 3], 4)
+        >>> rest.slots(1, np.arange(4)).tolist()
+        [7, 12, 13, 13]
+    """
+
+    def __init__(
+        self, epoch: int, ranges: Any, *, parts: int, batch_size: int
+    ) -> None:
+        self.epoch = int(epoch)
+        self.ranges = [(int(a), int(b)) for a, b in ranges if int(b) > int(a)]
+        if not self.ranges:
+            raise ValueError("a remainder needs at least one sample")
+        self.parts = int(parts)
+        self.batch_size = int(batch_size)
+        lengths = np.array([b - a for a, b in self.ranges], dtype=np.int64)
+        self._starts = np.concatenate([[0], np.cumsum(lengths)])
+        self._begins = np.array([a for a, _ in self.ranges], dtype=np.int64)
+        self.total = int(self._starts[-1])
+        largest = max(self.part_sizes())
+        #: samples each shard reads from the remainder, padding included
+        self.length = -(-largest // self.batch_size) * self.batch_size
+
+    def part_range(self, j: int) -> tuple[int, int]:
+        """The ``[begin, end)`` indices into the remainder's samples of shard ``j``'s piece."""
+        return shard_range(j, self.parts, self.total)
+
+    def part_sizes(self) -> list[int]:
+        """The real (unpadded) samples of every shard's piece, by shard."""
+        return [b - a for a, b in (self.part_range(j) for j in range(self.parts))]
+
+    def slots(self, j: int, q: np.ndarray) -> np.ndarray:
+        """The slots of positions ``q`` (``0 <= q < length``) of shard ``j``'s padded piece.
+
+        An empty piece (fewer samples than shards) repeats the sample before it.
+        """
+        begin, end = self.part_range(j)
+        r = np.minimum(begin + q, max(end - 1, 0)) if end > begin else np.full_like(q, max(begin - 1, 0))
+        k = np.searchsorted(self._starts, r, side="right") - 1
+        return self._begins[k] + (r - self._starts[k])
+
+    def slot_ranges(self, lo: int, hi: int) -> list[tuple[int, int]]:
+        """The slot ranges of the remainder's samples ``[lo, hi)`` (indices, not padded)."""
+        out = []
+        for (a, b), start in zip(self.ranges, self._starts.tolist()):
+            first, last = max(lo, start), min(hi, start + b - a)
+            if first < last:
+                out.append((a + first - start, a + last - start))
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"epoch": self.epoch, "ranges": [list(r) for r in self.ranges]}
+
+
 class SampleStream:
     """The endless stream of one reader's sample indices, as a function of the position.
 
@@ -133,6 +210,8 @@ class SampleStream:
             one-off shuffle); the shards are contiguous ranges of the permuted list.
         epoch_shuffle_seed: Not None for ``shuffle_after_epoch``: pass ``v`` over the shard
             reads the shard's slice of ``epoch_permutation(n, seed, v)``; implies sticking.
+        rest: A `Remainder` read first (its ``length`` positions), for this shard; the
+            regular stream then starts at the visit of epoch ``rest.epoch + 1``.
     """
 
     def __init__(
@@ -146,6 +225,7 @@ class SampleStream:
         stick_to_shard: bool = False,
         order: np.ndarray | None = None,
         epoch_shuffle_seed: int | None = None,
+        rest: Remainder | None = None,
     ) -> None:
         if n < num_shards or not 0 <= shard_id < num_shards or batch_size < 1:
             raise ValueError(f"invalid stream: n={n}, shard {shard_id} of {num_shards}")
@@ -165,38 +245,108 @@ class SampleStream:
         largest = -(-n // num_shards)
         self.visit_length = -(-largest // batch_size) * batch_size
         self._perms: dict[int, np.ndarray] = {}
+        self.rest = rest
+        #: where the regular stream starts, after the remainder
+        self._regular_start = 0 if rest is None else self.visit_start(rest.epoch + 1)
 
+    def with_rest(self, rest: Remainder | None) -> SampleStream:
+        """The same stream (same shards and batch), starting with ``rest``."""
+        return SampleStream(
+            self.n,
+            num_shards=self.num_shards,
+            shard_id=self.shard_id,
+            batch_size=self.batch_size,
+            pad_last_batch=self.pad_last_batch,
+            stick_to_shard=self.stick_to_shard and self.epoch_shuffle_seed is None,
+            order=self.order,
+            epoch_shuffle_seed=self.epoch_shuffle_seed,
+            rest=rest,
+        )
+
+    # -- visits -----------------------------------------------------------------------------
+    def _shard_of_visit(self, v: Any) -> Any:
+        return self.shard_id if self.stick_to_shard else (self.shard_id + v) % self.num_shards
+
+    def visit_size(self, v: int) -> int:
+        """The real (unpadded) samples of visit ``v``: the size of the shard it reads."""
+        shard = int(self._shard_of_visit(v))
+        return int(self._bounds[shard + 1] - self._bounds[shard])
+
+    def _visit_length(self, v: int) -> int:
+        return self.visit_length if self.pad_last_batch else self.visit_size(v)
+
+    def visit_start(self, v: int) -> int:
+        """The regular stream's position where visit (epoch) ``v`` starts.
+
+        Example:
+            >>> stream = SampleStream(21, num_shards=2, shard_id=1)
+            >>> [stream.visit_start(v) for v in range(4)]
+            [0, 11, 21, 32]
+        """
+        if self.pad_last_batch:
+            return v * self.visit_length
+        if self.stick_to_shard:
+            return v * self.visit_size(0)
+        cycles, u = divmod(v, self.num_shards)
+        first = self._bounds[self.shard_id]
+        end = self.shard_id + u
+        offset = (
+            self._bounds[end] - first
+            if end <= self.num_shards
+            else self.n - first + self._bounds[end - self.num_shards]
+        )
+        return int(cycles * self.n + offset)
+
+    def visit_of(self, position: int) -> int:
+        """The visit (epoch) of the regular stream's ``position``."""
+        return int(self._regular(np.array([position], dtype=np.int64))[1][0])
+
+    # -- positions --------------------------------------------------------------------------
     def take(self, position: int, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The indices and passes of stream positions ``[position, position + count)``.
 
         Returns:
             ``(ids, passes)``, two int64 arrays of length ``count``.
         """
-        p = np.arange(position, position + count, dtype=np.int64)
-        begin, end = shard_range(self.shard_id, self.num_shards, self.n)
-        if self.pad_last_batch or self.epoch_shuffle_seed is not None:
-            length = self.visit_length if self.pad_last_batch else end - begin
-            visit, q = np.divmod(p, length)
-            if self.stick_to_shard:
-                shard = np.full_like(p, self.shard_id)
-                passes = visit
-            else:
-                shard = (self.shard_id + visit) % self.num_shards
-                passes = visit // self.num_shards
-            first = self._bounds[shard]
-            size = self._bounds[shard + 1] - first
-            slots = first + np.minimum(q, size - 1)
-        elif self.stick_to_shard:
-            passes, q = np.divmod(p, end - begin)
-            slots = begin + q
+        return self.at(np.arange(position, position + count, dtype=np.int64))
+
+    def at(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The indices and passes of any stream positions (an int64 array)."""
+        p = np.asarray(positions, dtype=np.int64)
+        rest = self.rest
+        if rest is None:
+            slots, passes = self._regular(p)
         else:
-            passes, q = np.divmod(p, self.n)
-            slots = (begin + q) % self.n
+            early = p < rest.length
+            late_slots, late_passes = self._regular(p[~early] - rest.length + self._regular_start)
+            slots = np.empty_like(p)
+            passes = np.empty_like(p)
+            slots[early] = rest.slots(self.shard_id, p[early])
+            passes[early] = rest.epoch
+            slots[~early], passes[~early] = late_slots, late_passes
         if self.epoch_shuffle_seed is not None:
             return self._epoch_ids(slots, passes), passes
         if self.order is not None:
             return self.order[slots], passes
         return slots, passes
+
+    def _regular(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The slots and passes (visits) of positions of the regular stream."""
+        begin, end = shard_range(self.shard_id, self.num_shards, self.n)
+        if self.pad_last_batch or self.epoch_shuffle_seed is not None:
+            length = self.visit_length if self.pad_last_batch else end - begin
+            visit, q = np.divmod(p, length)
+            shard = self._shard_of_visit(visit)
+            first = self._bounds[shard]
+            size = self._bounds[shard + 1] - first
+            return first + np.minimum(q, size - 1), visit
+        if self.stick_to_shard:
+            visit, q = np.divmod(p, end - begin)
+            return begin + q, visit
+        cycles, q = np.divmod(p, self.n)
+        slots = (begin + q) % self.n
+        shard = np.searchsorted(self._bounds, slots, side="right") - 1
+        return slots, cycles * self.num_shards + (shard - self.shard_id) % self.num_shards
 
     def _epoch_ids(self, slots: np.ndarray, passes: np.ndarray) -> np.ndarray:
         ids = np.empty_like(slots)
@@ -221,8 +371,9 @@ class ReaderCursor:
     shuffle buffer of ``initial_fill`` samples (as DALI's loaders do), the buffer is first
     filled from the stream; then each sample is drawn from a random slot of the buffer, and
     the slot is refilled with the next sample of the stream. The random slot of the ``t``-th
-    draw is a pure function of the reader's key and ``t``, so the state is the stream
-    position, the draw count and the buffer: plain ints, JSON-serialisable.
+    draw is a pure function of the reader's key and ``t``, so the buffer after ``t`` draws is
+    too: each slot holds the sample put there by the last draw that picked it. The state is
+    therefore two integers (`get_state`), and a restored cursor rebuilds its buffer from them.
 
     Args:
         stream: The stream to read.
@@ -232,9 +383,12 @@ class ReaderCursor:
         >>> cursor = ReaderCursor(SampleStream(5, batch_size=3))
         >>> [cursor.next_batch(3)[0].tolist() for _ in range(2)]
         [[0, 1, 2], [3, 4, 0]]
-        >>> cursor.get_state()["position"]
-        6
+        >>> cursor.get_state()
+        {'position': 6, 'draws': 0}
     """
+
+    #: draws examined at a time when a buffer is rebuilt, newest first
+    _REBUILD_CHUNK = 8192
 
     def __init__(self, stream: SampleStream, shuffle_buffer: int | None = None) -> None:
         if shuffle_buffer is not None and shuffle_buffer < 1:
@@ -245,6 +399,35 @@ class ReaderCursor:
         self.draws = 0
         self._buf_ids: list[int] | None = None
         self._buf_passes: list[int] | None = None
+
+    def _slots(self, key: int, draws: np.ndarray) -> np.ndarray:
+        """The buffer slot of each draw in ``draws``."""
+        assert self.shuffle_buffer is not None
+        u = SampleRNG(combine(key, draws)).uniform(1)[:, 0]
+        out: np.ndarray = (u * self.shuffle_buffer).astype(np.int64)
+        return out
+
+    def _fill(self, key: int) -> None:
+        """Fill the buffer: from the stream, or as it was after ``draws`` draws."""
+        fill = self.shuffle_buffer
+        assert fill is not None
+        first = self.position - fill - self.draws  # where the buffer's first fill started
+        if self.draws == 0:
+            first = self.position
+            self.position += fill
+        # the draw that last refilled each slot (-1: none, it holds its first sample)
+        owner = np.full(fill, -1, dtype=np.int64)
+        hi = self.draws
+        while hi > 0 and (owner < 0).any():
+            lo = max(0, hi - self._REBUILD_CHUNK)
+            draws = np.arange(hi - 1, lo - 1, -1, dtype=np.int64)  # newest first
+            slots, newest = np.unique(self._slots(key, draws), return_index=True)
+            unset = owner[slots] < 0
+            owner[slots[unset]] = draws[newest[unset]]
+            hi = lo
+        positions = np.where(owner >= 0, first + fill + owner, first + np.arange(fill))
+        ids, passes = self.stream.at(positions)
+        self._buf_ids, self._buf_passes = ids.tolist(), passes.tolist()
 
     def next_batch(self, count: int, key: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The ids and passes of the next ``count`` samples; advances the cursor.
@@ -260,16 +443,13 @@ class ReaderCursor:
         if key is None:
             raise ValueError("a shuffling reader needs a random key")
         if self._buf_ids is None:
-            ids, passes = self.stream.take(self.position, self.shuffle_buffer)
-            self.position += self.shuffle_buffer
-            self._buf_ids, self._buf_passes = ids.tolist(), passes.tolist()
+            self._fill(key)
         buf_ids, buf_passes = self._buf_ids, self._buf_passes
-        assert buf_passes is not None
+        assert buf_ids is not None and buf_passes is not None
         refill_ids, refill_passes = self.stream.take(self.position, count)
         self.position += count
-        counters = np.arange(self.draws, self.draws + count, dtype=np.int64)
+        slots = self._slots(key, np.arange(self.draws, self.draws + count, dtype=np.int64))
         self.draws += count
-        slots = (SampleRNG(combine(key, counters)).uniform(1)[:, 0] * len(buf_ids)).astype(np.int64)
         # (Python lists: an item assignment into a numpy array costs ten times a list's)
         out_ids: list[int] = []
         out_passes: list[int] = []
@@ -289,36 +469,24 @@ class ReaderCursor:
             other._buf_passes = list(self._buf_passes or ())
         return other
 
-    def get_state(self) -> dict[str, Any]:
-        """The cursor as a JSON-serialisable dict."""
-        state: dict[str, Any] = {
-            "n": self.stream.n,
-            "position": self.position,
-            "draws": self.draws,
-        }
-        if self._buf_ids is not None:
-            state["buffer_ids"] = list(self._buf_ids)
-            state["buffer_passes"] = list(self._buf_passes or ())
-        return state
+    def get_state(self) -> dict[str, int]:
+        """The cursor as two integers: the stream position and the buffer's draws."""
+        return {"position": self.position, "draws": self.draws}
 
-    def set_state(self, state: dict[str, Any]) -> None:
-        """Restore what `get_state` returned (for the same dataset)."""
-        if int(state["n"]) != self.stream.n:
+    def set_state(self, position: int, draws: int = 0) -> None:
+        """Move to what `get_state` returned; a shuffle buffer is rebuilt on the next batch.
+
+        Raises:
+            ValueError: Negative values, or draws without a shuffle buffer.
+        """
+        if position < 0 or draws < 0:
+            raise ValueError(f"position {position} and draws {draws} must not be negative")
+        if draws and self.shuffle_buffer is None:
+            raise ValueError("the saved reader shuffled (random_shuffle), this one does not")
+        if self.shuffle_buffer is not None and draws and position != draws + self.shuffle_buffer:
             raise ValueError(
-                f"the saved reader state is for {state['n']} samples, this reader has "
-                f"{self.stream.n}"
+                f"position {position} does not follow {draws} draws from a buffer of "
+                f"{self.shuffle_buffer}"
             )
-        self.position = int(state["position"])
-        self.draws = int(state.get("draws", 0))
-        if "buffer_ids" in state:
-            ids = [int(v) for v in state["buffer_ids"]]
-            passes = [int(v) for v in state["buffer_passes"]]
-            if (
-                self.shuffle_buffer is None
-                or len(ids) != self.shuffle_buffer
-                or len(passes) != len(ids)
-            ):
-                raise ValueError("the saved reader state does not match this reader's shuffling")
-            self._buf_ids, self._buf_passes = ids, passes
-        else:
-            self._buf_ids = self._buf_passes = None
+        self.position, self.draws = int(position), int(draws)
+        self._buf_ids = self._buf_passes = None

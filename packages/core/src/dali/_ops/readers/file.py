@@ -43,10 +43,10 @@ from dali._ops.readers._listing import (
 )
 from dali._ops.readers._mapping import LIBC, map_file
 from dali._ops.readers._read_worker import ReadWorkers
+from dali._ops.readers._resume import Layout, ResumeError, resume_info, resume_stream
 from dali._ops.readers._sharding import (
     DEFAULT_SHUFFLE_SEED,
     ReaderCursor,
-    SampleStream,
     check_sharding,
     epoch_permutation,
     reader_meta,
@@ -239,27 +239,30 @@ class File(Operator):
         self._key: int | None = None
 
         shuffle_after = bool(self.arg("shuffle_after_epoch"))
-        epoch_seed = None
+        #: how the stream is shuffled (`_resume.resume_stream`), and its tag in the state
+        self._shuffle: dict[str, Any] | None = None
+        self._shuffle_tag = ""
         if shuffle_after:
             epoch_seed = DEFAULT_SHUFFLE_SEED
             if self.has_arg("shuffle_after_epoch_seed"):
                 epoch_seed = int(self.arg("shuffle_after_epoch_seed"))
-        order = None
+            self._shuffle, self._shuffle_tag = {"epoch": epoch_seed}, f"epoch:{epoch_seed}"
+        self._fill: int | None = None
         if self.arg("random_shuffle"):
             # one fixed permutation, the same on every shard, so the shards stay disjoint
-            order = epoch_permutation(n, DEFAULT_SHUFFLE_SEED, 0)
-        stream = SampleStream(
+            self._shuffle = {"order": epoch_permutation(n, DEFAULT_SHUFFLE_SEED, 0)}
+            self._fill = int(self.arg("initial_fill"))
+            self._shuffle_tag = f"buffer:{self._fill}"
+        self._layout = Layout(
             n,
             num_shards=num_shards,
-            shard_id=shard_id,
             batch_size=self._batch_size,
             pad_last_batch=bool(self.arg("pad_last_batch")),
             stick_to_shard=bool(self.arg("stick_to_shard")),
-            order=order,
-            epoch_shuffle_seed=epoch_seed,
         )
-        fill = int(self.arg("initial_fill")) if self.arg("random_shuffle") else None
-        self._cursor = ReaderCursor(stream, fill)
+        self._shard_id = shard_id
+        self._cursor = ReaderCursor(self._layout.stream(shard_id, self._shuffle), self._fill)
+        self._resumed: dict[str, Any] | None = None
         self._meta = reader_meta(
             n,
             num_shards=num_shards,
@@ -541,14 +544,44 @@ class File(Operator):
         return dict(self._meta)
 
     def get_state(self) -> dict[str, Any]:
-        return self._cursor.get_state()
+        """The reader's layout and position (`_resume`): a few integers, never the data."""
+        state = self._layout.to_json(self._shard_id)
+        cursor = self._cursor
+        state["position"] = cursor.position
+        if cursor.draws:
+            state["draws"] = cursor.draws
+        if cursor.stream.rest is not None:
+            state["rest"] = cursor.stream.rest.to_json()
+        if self._shuffle_tag:
+            state["shuffle"] = self._shuffle_tag
+        return state
 
     def set_state(self, state: dict[str, Any]) -> None:
+        """Resume from `get_state` of this reader, or of one with another layout (elastic)."""
         self._ahead_cursor = None  # the batches asked for ahead may not follow any more
         try:
-            self._cursor.set_state(state)
-        except (KeyError, ValueError) as e:
-            raise self.error(f"cannot restore the reader state: {e}") from e
+            saved_tag = state.get("shuffle", "")
+            if saved_tag != self._shuffle_tag:
+                raise ResumeError(
+                    f"the saved reader shuffled as {saved_tag or 'none'!r}, this one as "
+                    f"{self._shuffle_tag or 'none'!r} (random_shuffle/initial_fill and "
+                    "shuffle_after_epoch/shuffle_after_epoch_seed must be the same)"
+                )
+            stream, position = resume_stream(
+                state, self._layout, shard_id=self._shard_id, shuffle=self._shuffle
+            )
+            cursor = ReaderCursor(stream, self._fill)
+            cursor.set_state(position, int(state.get("draws", 0)))
+        except (KeyError, TypeError, ValueError) as e:
+            what = f"missing field {e}" if isinstance(e, KeyError) else str(e)
+            raise self.error(f"cannot restore the reader state: {what}") from e
+        self._cursor = cursor
+        elastic = Layout.from_json(state) != self._layout
+        self._resumed = resume_info(stream, position) if elastic else None
+
+    def resume_info(self) -> dict[str, Any] | None:
+        """After an elastic restore, where the reader resumes (`_resume.resume_info`)."""
+        return self._resumed
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:

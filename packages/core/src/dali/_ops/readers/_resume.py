@@ -1,0 +1,218 @@
+"""Where a reader resumes: its checkpoint state, and the elastic restore (DESIGN §5.2).
+
+A reader's state is its *layout* (shards, its shard, batch size, padding, sticking), its
+position in its `SampleStream` and, in the epoch after an elastic restore, the `Remainder` it
+reads first. The shuffle orders are not stored: they follow from the seeds and the epoch.
+
+Restoring with the same layout (any shard of it: the shards of one job move in lockstep, so
+they all are at the same position) continues exactly. Restoring with another layout (other
+shards, another batch size, padding or sticking) is *elastic*: the rest of the interrupted
+epoch — the samples of that epoch that no old shard has read yet, in the old shards' order —
+is spread over the new shards in near-equal contiguous pieces, each padded to whole batches
+with its last sample; then every new shard starts the next epoch of its own layout. Per epoch,
+every sample is read once (what the iterators' last-batch policy then does with padding and
+partial batches is theirs). ``random_shuffle`` cannot be restored elastically: its shuffle
+buffer mixes samples of several epochs.
+
+Example:
+    >>> old = Layout(n=10, num_shards=2, batch_size=2)
+    >>> state = {**old.to_json(0), "position": 3}  # both old shards read 3 of their 5
+    >>> new = Layout(n=10, num_shards=3, batch_size=2)
+    >>> stream, position = resume_stream(state, new, shard_id=0, shuffle=None)
+    >>> rest = stream.rest
+    >>> rest.ranges, rest.part_sizes(), position
+    ([(3, 5), (8, 10)], [1, 1, 2], 0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dali._ops.readers._sharding import Remainder, SampleStream
+
+__all__ = ["Layout", "ResumeError", "resume_info", "resume_stream"]
+
+
+class ResumeError(ValueError):
+    """A saved reader state that cannot be restored into this reader (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a reader splits its dataset into a stream (what a checkpoint records of it)."""
+
+    n: int
+    num_shards: int = 1
+    batch_size: int = 1
+    pad_last_batch: bool = False
+    stick_to_shard: bool = False
+
+    def to_json(self, shard_id: int) -> dict[str, Any]:
+        """The layout's fields of the reader state (flags only when set, to stay small)."""
+        out: dict[str, Any] = {
+            "n": self.n,
+            "shards": self.num_shards,
+            "shard": shard_id,
+            "batch": self.batch_size,
+        }
+        if self.pad_last_batch:
+            out["pad"] = True
+        if self.stick_to_shard:
+            out["stick"] = True
+        return out
+
+    @staticmethod
+    def from_json(state: dict[str, Any]) -> Layout:
+        return Layout(
+            n=int(state["n"]),
+            num_shards=int(state["shards"]),
+            batch_size=int(state["batch"]),
+            pad_last_batch=bool(state.get("pad", False)),
+            stick_to_shard=bool(state.get("stick", False)),
+        )
+
+    def stream(
+        self, shard_id: int, shuffle: dict[str, Any] | None, rest: Remainder | None = None
+    ) -> SampleStream:
+        epoch_seed = shuffle.get("epoch") if shuffle else None
+        order = shuffle.get("order") if shuffle else None
+        return SampleStream(
+            self.n,
+            num_shards=self.num_shards,
+            shard_id=shard_id,
+            batch_size=self.batch_size,
+            pad_last_batch=self.pad_last_batch,
+            stick_to_shard=self.stick_to_shard,
+            order=order,
+            epoch_shuffle_seed=epoch_seed,
+            rest=rest,
+        )
+
+
+def _rest_from_json(state: dict[str, Any], layout: Layout) -> Remainder | None:
+    rest = state.get("rest")
+    if rest is None:
+        return None
+    return Remainder(
+        rest["epoch"], rest["ranges"], parts=layout.num_shards, batch_size=layout.batch_size
+    )
+
+
+def _unread(rest: Remainder, position: int) -> list[tuple[int, int]]:
+    """The slot ranges of ``rest`` that no shard has read at ``position`` (in order)."""
+    out: list[tuple[int, int]] = []
+    for j in range(rest.parts):
+        begin, end = rest.part_range(j)
+        out += rest.slot_ranges(begin + min(position, end - begin), end)
+    return _merge(out)
+
+
+def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in ranges:
+        if out and out[-1][1] == a:
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
+def _remainder(
+    old: Layout, state: dict[str, Any], shuffle: dict[str, Any] | None
+) -> tuple[int, list[tuple[int, int]]]:
+    """The interrupted epoch and its unread slot ranges, from a saved state of layout ``old``.
+
+    Every old shard is at the saved position (lockstep). An empty list: the epoch had not
+    started (resume at its start).
+    """
+    position = int(state["position"])
+    rest = _rest_from_json(state, old)
+    if rest is not None and position < rest.length:
+        return rest.epoch, _unread(rest, position)
+    streams = [old.stream(i, shuffle, rest) for i in range(old.num_shards)]
+    regular = [
+        position if rest is None else position - rest.length + s.visit_start(rest.epoch + 1)
+        for s in streams
+    ]
+    visits = [s.visit_of(p) for s, p in zip(streams, regular)]
+    epoch = min(visits)
+    ranges: list[tuple[int, int]] = []
+    started = False
+    for s, p, v in zip(streams, regular, visits):
+        if v != epoch:
+            started = True  # this shard read its whole visit (and some of the next)
+            continue
+        read = p - s.visit_start(epoch)
+        started = started or read > 0
+        shard = s.shard_id if s.stick_to_shard else (s.shard_id + epoch) % s.num_shards
+        begin = shard * old.n // old.num_shards
+        end = (shard + 1) * old.n // old.num_shards
+        if begin + read < end:
+            ranges.append((begin + read, end))
+    return epoch, (_merge(ranges) if started else [])
+
+
+def resume_stream(
+    state: dict[str, Any],
+    layout: Layout,
+    *,
+    shard_id: int,
+    shuffle: dict[str, Any] | None,
+) -> tuple[SampleStream, int]:
+    """The stream and position a reader of ``layout`` resumes at from a saved ``state``.
+
+    Args:
+        state: The saved reader state (`Layout.to_json` plus ``position``, maybe ``rest``).
+        layout: The restored reader's layout.
+        shard_id: The restored reader's shard.
+        shuffle: ``{"epoch": seed}`` for ``shuffle_after_epoch``, ``{"order": permutation}``
+            for ``random_shuffle``, None otherwise (the same for the saved reader: checked by
+            the caller).
+
+    Returns:
+        ``(stream, position)``; an elastic restore's stream starts with a `Remainder`.
+
+    Raises:
+        ResumeError: Another dataset size, or an elastic restore of ``random_shuffle``.
+        KeyError, ValueError, TypeError: A malformed state.
+    """
+    old = Layout.from_json(state)
+    if old.n != layout.n:
+        raise ResumeError(
+            f"the saved reader read {old.n} samples, this one reads {layout.n}: another dataset"
+        )
+    if old == layout:
+        return layout.stream(shard_id, shuffle, _rest_from_json(state, old)), int(
+            state["position"]
+        )
+    if shuffle is not None and "order" in shuffle:
+        raise ResumeError(
+            f"a random_shuffle reader saved with {old.num_shards} shard(s) and batch size "
+            f"{old.batch_size} cannot be restored with {layout.num_shards} shard(s) and batch "
+            f"size {layout.batch_size}: its shuffle buffer mixes epochs (use "
+            "shuffle_after_epoch=True for elastic jobs)"
+        )
+    epoch, ranges = _remainder(old, state, shuffle)
+    if not ranges:
+        fresh = layout.stream(shard_id, shuffle)
+        return fresh, fresh.visit_start(epoch)
+    rest = Remainder(epoch, ranges, parts=layout.num_shards, batch_size=layout.batch_size)
+    return layout.stream(shard_id, shuffle, rest), 0
+
+
+def resume_info(stream: SampleStream, position: int) -> dict[str, Any]:
+    """What an iterator needs to know of a reader restored elastically.
+
+    Returns:
+        ``{"epoch": e, "part_sizes": [...], "length": L}`` while the stream starts with the
+        rest of epoch ``e`` (its pieces' sizes, by new shard, and how many samples each shard
+        reads of it, padding included), else ``{"epoch": e, "part_sizes": None, "length": 0}``:
+        the reader starts epoch ``e`` of its own layout.
+    """
+    rest = stream.rest
+    if rest is not None:
+        return {"epoch": rest.epoch, "part_sizes": rest.part_sizes(), "length": rest.length}
+    return {"epoch": stream.visit_of(position), "part_sizes": None, "length": 0}
