@@ -7,15 +7,14 @@ test module can ``from iterator_utils import ...``.
   ``0..n-1``, so every label names its sample.
 * `NumpyIterator`: a minimal plugin over `dali.plugin.base_iterator._DaliBaseIterator` (a numpy
   copy of the pytorch iterator: one dict of arrays per pipeline, PARTIAL supported).
-* `check_save_restore`: the one save/restore round trip every iterator's tests run.
-* `ReplayPipeline`: a stand-in for pipeline checkpoints until dali-core has them.
+* `check_save_restore`, `step`, `STOP`, `assert_same_batches`: the save/restore round trip
+  every iterator's tests run, re-exported from `dali.testing` (where plugins find it too).
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +22,12 @@ import numpy as np
 from dali import Pipeline, fn
 from dali.plugin.base_iterator import LastBatchPolicy, _DaliBaseIterator
 from dali.tensors import TensorListCPU
+from dali.testing import STOP, assert_same_batches, check_save_restore, step
 
 __all__ = [
     "STOP",
     "TREE_IMAGES",
     "NumpyIterator",
-    "ReplayPipeline",
     "assert_same_batches",
     "check_save_restore",
     "labels_of",
@@ -151,143 +150,3 @@ class NumpyIterator(_DaliBaseIterator):
 def labels_of(batch: Sequence[Mapping[str, np.ndarray]], name: str = "label") -> list[list[int]]:
     """The labels of a `NumpyIterator` batch, one list per pipeline."""
     return [np.asarray(b[name]).ravel().tolist() for b in batch]
-
-
-# -- save / restore ---------------------------------------------------------------------------
-
-
-class _Stop:
-    def __repr__(self) -> str:
-        return "STOP"
-
-
-#: What `step` returns for StopIteration, so that epoch ends are compared too.
-STOP = _Stop()
-
-
-def step(it: Any) -> Any:
-    """``next(it)``, or `STOP` where it raises StopIteration."""
-    try:
-        return next(it)
-    except StopIteration:
-        return STOP
-
-
-def _leaves(x: Any, path: str) -> list[tuple[str, Any]]:
-    if x is STOP or x is None:
-        return [(path, x)]
-    if isinstance(x, Mapping):
-        keys = list(x)
-        out = [(f"{path}.keys", keys)]
-        for k in keys:
-            out += _leaves(x[k], f"{path}[{k!r}]")
-        return out
-    if isinstance(x, (list, tuple)):
-        out = [(f"{path}.len", len(x))]
-        for i, v in enumerate(x):
-            out += _leaves(v, f"{path}[{i}]")
-        return out
-    return [(path, x)]
-
-
-def assert_same_batches(
-    expected: Any, actual: Any, to_numpy: Callable[[Any], np.ndarray] = np.asarray
-) -> None:
-    """Assert two results (nested lists/dicts of arrays, or `STOP`) are equal, dtypes too."""
-    exp, act = _leaves(expected, "batch"), _leaves(actual, "batch")
-    assert [p for p, _ in exp] == [p for p, _ in act], (expected, actual)
-    for (path, e), (_, a) in zip(exp, act):
-        if e is STOP or a is STOP or e is None or isinstance(e, (int, list)):
-            assert e == a, f"{path}: expected {e!r}, got {a!r}"
-            continue
-        e_arr, a_arr = to_numpy(e), to_numpy(a)
-        assert e_arr.dtype == a_arr.dtype, f"{path}: dtype {e_arr.dtype} != {a_arr.dtype}"
-        np.testing.assert_array_equal(a_arr, e_arr, err_msg=path)
-
-
-def check_save_restore(
-    make_iterator: Callable[..., Any],
-    n_before: int,
-    n_after: int,
-    *,
-    to_numpy: Callable[[Any], np.ndarray] = np.asarray,
-) -> list[Any]:
-    """The save/restore round trip: a restored iterator continues exactly where one stopped.
-
-    ``make_iterator()`` makes a fresh iterator and ``make_iterator(checkpoints=cps)`` one whose
-    pipelines are restored from ``cps``. The first iterator takes ``n_before`` steps (a step is
-    ``next()``; StopIteration counts as a step, so epoch ends are covered), then saves
-    ``checkpoints()`` and takes ``n_after`` more; a restored iterator must give the same
-    ``n_after`` results, epoch ends and ``len()`` included.
-
-    Args:
-        make_iterator: The factory described above.
-        n_before: Steps before saving (0 checks the checkpoints made in the constructor).
-        n_after: Steps compared after saving.
-        to_numpy: Turns a framework array into numpy (e.g. ``lambda t: t.cpu().numpy()``).
-
-    Returns:
-        The checkpoints, for further checks.
-    """
-    it = make_iterator()
-    for _ in range(n_before):
-        step(it)
-    cps = it.checkpoints()
-    expected = []
-    for _ in range(n_after):
-        expected.append((len(it), step(it)))
-    restored = make_iterator(checkpoints=cps)
-    for i, (length, result) in enumerate(expected):
-        assert len(restored) == length, f"step {n_before + i}: len {len(restored)} != {length}"
-        assert_same_batches(result, step(restored), to_numpy)
-    return cps
-
-
-class ReplayPipeline(Pipeline):
-    """A Pipeline with DALI's checkpoint hooks, made by replaying (tests only).
-
-    dali-core has no pipeline checkpoints yet. This stand-in implements the contract the
-    iterator core relies on: ``_get_checkpoint(iterator_data=...)`` returns the checkpoint
-    (here a JSON ``{"iter": batches consumed, "iterator_data": ...}``), a pipeline made with
-    ``checkpoint=`` reports ``is_restored_from_checkpoint`` after `build` and exposes
-    ``_iterator_data``. Restoring replays ``iter`` iterations at build, so it is exact only for
-    graphs whose data depends on the iteration count alone and that never end an epoch
-    (readers, random operators).
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._consumed = 0
-
-    @property
-    def is_restored_from_checkpoint(self) -> bool:
-        return self._built and self._checkpoint is not None
-
-    @property
-    def _iterator_data(self) -> str | None:
-        if self._checkpoint is None:
-            return None
-        return json.loads(self._checkpoint)["iterator_data"]
-
-    def build(self) -> None:
-        if self._built:
-            return
-        super().build()
-        if self._checkpoint is None:
-            return
-        if not self._enable_checkpointing:
-            raise RuntimeError("Cannot restore checkpoint: `enable_checkpointing` is not set")
-        consumed = int(json.loads(self._checkpoint)["iter"])
-        with self._check_api_type_scope():
-            for _ in range(consumed):
-                self.run()
-        self._consumed = consumed
-
-    def share_outputs(self) -> tuple[Any, ...]:
-        out = super().share_outputs()
-        self._consumed += 1
-        return out
-
-    def _get_checkpoint(self, iterator_data: str | None = None) -> bytes:
-        self.build()
-        return json.dumps({"iter": self._consumed, "iterator_data": iterator_data}).encode()

@@ -20,7 +20,6 @@ from dali.plugin.base_iterator import LastBatchPolicy, _DaliBaseIterator
 from iterator_utils import (
     STOP,
     NumpyIterator,
-    ReplayPipeline,
     check_save_restore,
     labels_of,
     make_files,
@@ -624,13 +623,6 @@ def test_checkpointing_must_agree(files):
         NumpyIterator(pipes, ["label"], reader_name=R)
 
 
-def test_checkpoints_need_pipeline_checkpoints(files):
-    it = NumpyIterator(shard_pipes(files, enable_checkpointing=True), ["label"], reader_name=R)
-    with pytest.raises(NotImplementedError, match="pipeline checkpoints"):
-        it.checkpoints()
-    assert it.state_dict()["_counter"] == 0  # the iterator's part is still there
-
-
 def replay_factory(files, policy=FILL, auto_reset=False, **kw):
     def make(checkpoints=None):
         pipes = [
@@ -639,7 +631,6 @@ def replay_factory(files, policy=FILL, auto_reset=False, **kw):
                 8,
                 shard_id=i,
                 num_shards=2,
-                pipe_cls=ReplayPipeline,
                 enable_checkpointing=True,
                 checkpoint=None if checkpoints is None else checkpoints[i],
                 **kw,
@@ -735,7 +726,6 @@ def test_restore_from_some_pipelines_warns(files, caplog):
             8,
             shard_id=i,
             num_shards=2,
-            pipe_cls=ReplayPipeline,
             enable_checkpointing=True,
             checkpoint=cps[0] if i == 0 else None,
         )
@@ -747,9 +737,12 @@ def test_restore_from_some_pipelines_warns(files, caplog):
 
 
 def test_restore_without_iterator_data_warns(files, caplog):
-    cp = json.dumps({"iter": 1, "iterator_data": None}).encode()
+    # a pipeline's own checkpoint (no iterator around it) after one batch
+    saved = reader_pipeline(files, 8, enable_checkpointing=True)
+    saved.run()
+    cp = saved.checkpoint()
     pipe = reader_pipeline(
-        files, 8, pipe_cls=ReplayPipeline, enable_checkpointing=True, checkpoint=cp
+        files, 8, enable_checkpointing=True, checkpoint=cp
     )
     with caplog.at_level(logging.WARNING):
         it = NumpyIterator(pipe, ["label"], reader_name=R)

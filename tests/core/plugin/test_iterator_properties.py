@@ -22,7 +22,6 @@ from dali.plugin.base_iterator import LastBatchPolicy
 from iterator_utils import (
     STOP,
     NumpyIterator,
-    ReplayPipeline,
     check_save_restore,
     labels_of,
     make_files,
@@ -250,7 +249,6 @@ def test_save_restore_properties(files, cfg, n_before, auto_reset):
                 num_shards=cfg["shards"],
                 pad_last_batch=cfg["pad"],
                 stick_to_shard=cfg["stick"],
-                pipe_cls=ReplayPipeline,
                 enable_checkpointing=True,
                 checkpoint=None if checkpoints is None else checkpoints[j],
             )

@@ -26,7 +26,29 @@ template method; a plugin implements the hook `_DaliBaseIterator._convert` (and
 
 The iterator's own state (a few integers) is a small JSON document: `state_dict` and
 `load_state_dict`, and the ``iterator_data`` that DALI embeds in pipeline checkpoints
-(`_DaliBaseIterator.checkpoints`).
+(`_DaliBaseIterator.checkpoints`). A checkpoint records what the training loop received, not
+what was prefetched: restored, the iterator returns exactly the batches (and epoch ends) the
+saved one would have returned next.
+
+**Elastic restore** (beyond DALI). Checkpoints taken with ``S`` shards (pipelines, JAX devices
+or processes) and batch size ``B`` restore into pipelines with ``S'`` shards or batch ``B'``
+(the same reader otherwise; every new pipeline may take any of the saved checkpoints, since
+the shards of one job move in lockstep). The rule:
+
+1. The rest of the interrupted epoch ``e`` — its samples that no old shard had read — is split
+   into ``S'`` near-equal contiguous pieces (in the old shards' order); new shard ``j`` reads
+   piece ``j``, padded by repeating its last sample to whole batches of the largest piece. That
+   is one *remainder epoch*: FILL returns the padding, PARTIAL cuts it, DROP drops the batches
+   that would overflow the smallest piece.
+2. Then every new shard starts epoch ``e + 1`` as a fresh iterator of the new layout would after
+   ``e + 1`` resets (no samples carried over from the remainder).
+3. A checkpoint taken at the end of an epoch (before its StopIteration) restores to that
+   StopIteration, then epoch ``e + 1`` of the new layout.
+
+So, with ``pad_last_batch=True`` and PARTIAL, every epoch delivers every sample exactly once
+across the new shards, whatever ``S'`` and ``B'``; the random values of a sample depend on its
+epoch, not on the layout (DESIGN §5.1). Readers with ``random_shuffle`` restore exactly into
+the same layout only (their shuffle buffer mixes epochs); use ``shuffle_after_epoch``.
 """
 
 from __future__ import annotations
@@ -61,11 +83,9 @@ _STATE_FIELDS = ("_counter", "_counter_per_gpu", "_shard_sizes_per_gpu", "_shard
 #: Only iterators with ``reader_name`` have these (one entry per shard, or per pipeline).
 _READER_FIELDS = ("_counter_per_gpu", "_shard_sizes_per_gpu", "_shards_id")
 
-_NO_PIPELINE_CHECKPOINTS = (
-    "Iterator checkpoints contain a checkpoint of every pipeline, and this dali-core does not "
-    "implement pipeline checkpoints yet (`Pipeline._get_checkpoint`). The iterator's own state "
-    "is available as JSON from `state_dict()` / `load_state_dict()`."
-)
+#: Our field (beside DALI's) while a remainder epoch of an elastic restore runs:
+#: ``[the epoch that follows it, the samples each pipeline reads in it]``.
+_ELASTIC_FIELD = "_elastic"
 
 
 @unique
@@ -235,6 +255,8 @@ class _DaliBaseIterator:
 
         self._pipes = pipes
         self._counter = 0
+        #: during the remainder epoch of an elastic restore: [next epoch, samples per pipeline]
+        self._elastic: list[int] | None = None
         for p in pipes:
             with p._check_api_type_scope(PipelineAPIType.ITERATOR):
                 p.build()
@@ -328,17 +350,10 @@ class _DaliBaseIterator:
         self._last_batch_padded = all_or_none("pad_last_batch", "`pad_last_batch` argument set")
         self._is_stick_to_shard = all_or_none("stick_to_shard", "`stick_to_shard` argument set")
         self._shards_id = np.array([m["shard_id"] for m in metas], dtype=np.int64)
+        #: each pipeline's own shard (``_shards_id`` moves on every epoch unless sticking)
+        self._base_shards_id = self._shards_id.copy()
 
-        batch = self.batch_size
-        if self._last_batch_policy == LastBatchPolicy.DROP:
-            # whole batches of the smallest shard only
-            self._size = self._size_no_pad // self._shards_num
-        elif self._last_batch_padded:
-            # padding makes every shard as long as the largest one
-            self._size = int(metas[0]["epoch_size_padded"]) // self._shards_num
-        else:
-            # whole batches covering the largest shard
-            self._size = _round_up(-(-self._size_no_pad // self._shards_num), batch)
+        self._size = self._epoch_size()
 
         # Per shard position: how far into its next shard each reader already read in the
         # previous epoch (FILL without padding), and the sizes of the shards being read.
@@ -494,6 +509,9 @@ class _DaliBaseIterator:
             return
 
         self._pending_stop = False  # the owed end of the epoch is passed
+        if self._elastic is not None:
+            self._end_remainder_epoch()
+            return
         fill_unpadded = (
             self._last_batch_policy == LastBatchPolicy.FILL and not self._last_batch_padded
         )
@@ -524,11 +542,93 @@ class _DaliBaseIterator:
                     self._shard_sizes_per_gpu = np.roll(self._shard_sizes_per_gpu, 1)
                     self._size = _round_up(int(self._shard_sizes_per_gpu.max()), self.batch_size)
 
+        self._reset_pipelines()
+
+    def _reset_pipelines(self) -> None:
         for p in self._pipes:
             p.reset()
             if p.empty():  # a Python source ended the epoch: nothing is prefetched
                 with p._check_api_type_scope(PipelineAPIType.ITERATOR):
                     p.schedule_run()
+
+    # -- elastic restore (the module docstring's rule) ------------------------------------------
+    def _start_layout(self, epoch: int) -> None:
+        """Count epoch ``epoch`` as a fresh iterator would after ``epoch`` resets, with nothing
+        carried over from the epoch before (what rule 2 of the elastic restore says)."""
+        self._elastic = None
+        self._counter = 0
+        self._counter_per_gpu = np.zeros(self._shards_num, dtype=np.int64)
+        sizes = self._calculate_shard_sizes(np.arange(self._shards_num, dtype=np.int64))
+        self._shard_sizes_per_gpu_initial = sizes.copy()
+        fill_unpadded = (
+            self._last_batch_policy == LastBatchPolicy.FILL and not self._last_batch_padded
+        )
+        if self._is_stick_to_shard:
+            self._shards_id = self._base_shards_id.copy()
+        else:
+            self._shards_id = (self._base_shards_id + epoch) % self._shards_num
+            if fill_unpadded:
+                sizes = np.roll(sizes, epoch)
+        self._shard_sizes_per_gpu = sizes
+        self._size = self._epoch_size()
+
+    def _epoch_size(self) -> int:
+        """``size`` of a regular epoch (the formulas of DALI's iterator, §5.3)."""
+        if self._last_batch_policy == LastBatchPolicy.DROP:
+            return self._size_no_pad // self._shards_num  # whole batches of the smallest shard
+        largest = -(-self._size_no_pad // self._shards_num)
+        if self._last_batch_padded:
+            return largest  # padding makes every shard as long as the largest one
+        return _round_up(largest, self.batch_size)  # whole batches covering the largest shard
+
+    def _start_remainder(self, epoch: int, part_sizes: list[int], length: int) -> None:
+        """Count the remainder epoch of an elastic restore (rule 1): piece ``j`` of the rest
+        of epoch ``epoch`` per shard ``j``, ``length`` samples read by each pipeline."""
+        sizes = np.asarray(part_sizes, dtype=np.int64)
+        self._counter = 0
+        self._counter_per_gpu = np.zeros(self._shards_num, dtype=np.int64)
+        self._shard_sizes_per_gpu = sizes
+        self._shard_sizes_per_gpu_initial = sizes.copy()
+        self._shards_id = self._base_shards_id.copy()
+        drop = self._last_batch_policy == LastBatchPolicy.DROP
+        self._size = int(sizes.min()) if drop else int(sizes.max())
+        self._elastic = [epoch + 1, int(length)]
+
+    def _end_remainder_epoch(self) -> None:
+        """`reset` after a remainder epoch: read what is left of it, start the next epoch."""
+        assert self._elastic is not None
+        next_epoch, length = self._elastic
+        while self._counter < length:  # DROP: the batches past the smallest piece
+            self._get_outputs_unchecked()
+            self._schedule_runs()
+            self._counter += self.batch_size
+        self._start_layout(next_epoch)
+        self._reset_pipelines()
+
+    def _get_outputs_unchecked(self) -> None:
+        for p in self._pipes:
+            with p._check_api_type_scope(PipelineAPIType.ITERATOR):
+                p.share_outputs()
+
+    def _restore_elastic(self, info: dict[str, Any], saved: dict[str, Any] | None) -> None:
+        """Count epochs after pipelines restored with another layout (`Pipeline.reader_resume`).
+
+        ``saved``: the saved iterator state, if the checkpoint had one: a checkpoint taken when
+        its epoch was over restores to that epoch's StopIteration first (rule 3).
+        """
+        epoch, parts, length = info["epoch"], info["part_sizes"], info["length"]
+        over = saved is not None and 0 < int(saved.get("_size", 0)) <= int(
+            saved.get("_counter", 0)
+        )
+        if parts is not None:
+            self._start_remainder(epoch, parts, length)
+        elif over:
+            self._start_layout(epoch)
+            self._elastic = [epoch, 0]  # the owed StopIteration, then epoch `epoch`
+            self._counter = self._size
+        else:
+            self._start_layout(epoch)
+        self._initial_state = None
 
     def __iter__(self) -> _DaliBaseIterator:
         # `for` after a consumed epoch starts the next one; a fresh iterator is not reset, so
@@ -568,6 +668,8 @@ class _DaliBaseIterator:
             if hasattr(self, field):
                 value = getattr(self, field)
                 state[field] = [int(v) for v in value] if field in _READER_FIELDS else int(value)
+        if self._elastic is not None:
+            state[_ELASTIC_FIELD] = list(self._elastic)
         return state
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
@@ -588,7 +690,7 @@ class _DaliBaseIterator:
             )
         expected = [f for f in _STATE_FIELDS if hasattr(self, f)]
         missing = [f for f in expected if f not in state]
-        unknown = [f for f in state if f not in expected]
+        unknown = [f for f in state if f not in expected and f != _ELASTIC_FIELD]
         if missing or unknown:
             raise ValueError(
                 f"The iterator state does not match this iterator (reader_name="
@@ -607,8 +709,16 @@ class _DaliBaseIterator:
                 new[field] = arr
             else:
                 new[field] = int(value)
+        elastic = state.get(_ELASTIC_FIELD)
+        if elastic is not None:
+            if not self._reader_name or len(elastic) != 2:
+                raise ValueError(f"The iterator state field `{_ELASTIC_FIELD}` is {elastic!r}")
+            elastic = [int(v) for v in elastic]
         for field, value in new.items():
             setattr(self, field, value)
+        self._elastic = elastic
+        if elastic is not None:
+            self._shard_sizes_per_gpu_initial = self._shard_sizes_per_gpu.copy()
         # what was saved before this state no longer describes the iterator
         self._initial_state = None
         self._initial_checkpoints = None
@@ -623,9 +733,9 @@ class _DaliBaseIterator:
         self._initial_checkpoints = None
         if not self._enable_checkpointing:
             return
-        restored = [bool(getattr(p, "is_restored_from_checkpoint", False)) for p in self._pipes]
+        restored = [p.is_restored_from_checkpoint for p in self._pipes]
         if any(restored):
-            data = [getattr(p, "_iterator_data", None) for p in self._pipes]
+            data = [p._iterator_data for p in self._pipes]
             if not all(restored):
                 _logger.warning(
                     "Some, but not all of the pipelines used were restored from checkpoint. "
@@ -636,20 +746,28 @@ class _DaliBaseIterator:
                     "The provided pipelines had different iterator data in the checkpoints "
                     "they were restored from. This iterator might produce unexpected results."
                 )
-            self._restore_iterator_data(data[0])
-        if self._pipelines_checkpoint():
-            self._initial_checkpoints = self._pipeline_checkpoints()
+            resumes = (
+                [p.reader_resume(self._reader_name) for p in self._pipes]
+                if self._reader_name
+                else [None]
+            )
+            if resumes[0] is not None:
+                if any(r != resumes[0] for r in resumes):
+                    raise RuntimeError(
+                        "The pipelines were restored from checkpoints at different positions: "
+                        f"{resumes}. Restore every pipeline of an elastic restore from "
+                        "checkpoints of one step of one job."
+                    )
+                saved = json.loads(data[0]) if data[0] else None
+                self._restore_elastic(resumes[0], saved)
+            else:
+                self._restore_iterator_data(data[0])
+        self._initial_checkpoints = self._pipeline_checkpoints()
 
-    def _pipelines_checkpoint(self) -> bool:
-        return all(callable(getattr(p, "_get_checkpoint", None)) for p in self._pipes)
-
-    def _pipeline_checkpoints(self) -> list[Any]:
-        """Every pipeline's checkpoint, each embedding the iterator state (only once
-        `_pipelines_checkpoint` said that they can make one)."""
+    def _pipeline_checkpoints(self) -> list[bytes]:
+        """Every pipeline's checkpoint, each embedding the iterator state."""
         iterator_data = self._iterator_data_json()
-        # A hook that pipelines may have (this dali-core's do not yet): looked up, not declared.
-        makers: list[Callable[..., Any]] = [getattr(p, "_get_checkpoint") for p in self._pipes]  # noqa: B009
-        return [make(iterator_data=iterator_data) for make in makers]
+        return [p._get_checkpoint(iterator_data=iterator_data) for p in self._pipes]
 
     def _iterator_data_json(self) -> str:
         return json.dumps(self.state_dict(), sort_keys=True)
@@ -663,23 +781,21 @@ class _DaliBaseIterator:
             return
         self.load_state_dict(json.loads(iterator_data))
 
-    def checkpoints(self) -> list[Any]:
-        """One checkpoint per pipeline, each embedding the iterator state (`state_dict`).
+    def checkpoints(self) -> list[bytes]:
+        """One checkpoint per pipeline (``bytes``), each embedding the iterator state.
 
         Restore by building each pipeline with ``checkpoint=cps[i]`` (and
         ``enable_checkpointing=True``) and making a new iterator over them: it continues
-        exactly where this one stopped. Before anything is consumed, the checkpoints made in
-        the constructor are returned, so ``prepare_first_batch`` does not shift them.
+        exactly where this one stopped, at the batch after the last one returned. Before
+        anything is consumed, the checkpoints made in the constructor are returned, so
+        ``prepare_first_batch`` does not shift them. Pipelines with other shards or another
+        batch size restore elastically (the module docstring's rule).
 
         Raises:
             ValueError: The pipelines were made without ``enable_checkpointing=True``.
-            NotImplementedError: The pipelines cannot make checkpoints (this dali-core has no
-                pipeline checkpoints yet); `state_dict` gives the iterator's part.
         """
         if not self._enable_checkpointing:
             raise ValueError("Cannot access checkpoints with checkpointing disabled")
-        if not self._pipelines_checkpoint():
-            raise NotImplementedError(_NO_PIPELINE_CHECKPOINTS)
         if not self._ever_consumed and self._initial_checkpoints is not None:
             return list(self._initial_checkpoints)
         return self._pipeline_checkpoints()
