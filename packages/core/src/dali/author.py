@@ -47,8 +47,12 @@ Batches (`TensorListCPU` holds numpy arrays, `TensorListGPU` CuPy arrays):
 ========================================  ==================================================
 
 Plugins: `BaseIterator` (DALI's ``_DaliBaseIterator``) owns epochs, ``len()``, shards, the
-`LastBatchPolicy`, ``reset`` and the iterator state; a framework iterator implements only the
-``_convert`` hook (and ``_trim`` for PARTIAL when its batches are not per-pipeline dicts).
+`LastBatchPolicy`, ``reset``, the iterator state and checkpoints (exact and elastic); a
+framework iterator implements only the ``_convert`` hook (and ``_trim`` for PARTIAL when its
+batches are not per-pipeline dicts). A checkpoint that cannot be restored raises
+`CheckpointError` (a ValueError); `dali.testing` has the save/restore round trip their tests run.
+Operators with state (readers) implement ``get_state``/``set_state``: the pipeline records the
+state after every batch and restores it at build.
 
 Example:
     A tiny operator, CPU and GPU, exposed as a function (a plugin would put it in its
@@ -111,6 +115,7 @@ from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
 from dali._graph.schema import REQUIRED, Arg, get_schema, register
 from dali._graph.trace import call_operator
 from dali._ops.base import Operator, OperatorError, PythonSource
+from dali._pipeline.checkpoint import CheckpointError
 from dali._tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
 from dali.plugin._iterator_core import BaseIterator, LastBatchPolicy
 
@@ -119,6 +124,7 @@ __all__ = [  # noqa: RUF022 - ruff would put REQUIRED first
     "Arg",
     "BaseIterator",
     "BatchMeta",
+    "CheckpointError",
     "LastBatchPolicy",
     "Operator",
     "OperatorError",

@@ -133,11 +133,10 @@ def _data_iterator_impl(
                     f"batch_size={global_batch} is smaller than the number of shards "
                     f"({plan.num_blocks}): every shard needs at least one sample."
                 )
-            if checkpoints and len(checkpoints) != len(plan.devices):
-                raise RuntimeError(
-                    f"The number of checkpoints provided ({len(checkpoints)}) should match "
-                    f"the number of devices to use ({len(plan.devices)})."
-                )
+            # As many checkpoints as devices: each pipeline resumes its own. Another number: the
+            # job's layout changed (other devices or processes), an elastic restore, in which
+            # any checkpoint of the saved step serves every pipeline (dali-core's iterator
+            # docs give the rule).
             pipes = []
             for k, (device, shard) in enumerate(zip(plan.devices, plan.blocks)):
                 pipes.append(
@@ -147,7 +146,7 @@ def _data_iterator_impl(
                         device_id=_device_id(device, k),
                         shard_id=shard,
                         num_shards=plan.num_blocks,
-                        checkpoint=checkpoints[k] if checkpoints else None,
+                        checkpoint=checkpoints[k % len(checkpoints)] if checkpoints else None,
                     )
                 )
             return iterator_type(
@@ -182,7 +181,9 @@ def data_iterator(
     or called (``data_iterator(fn, output_map=[...])``). The returned function takes the
     graph function's own arguments plus the `Pipeline` arguments (``batch_size`` — the global
     batch —, ``num_threads`` (default 4), ``device_id``, ``seed``, ``prefetch_queue_depth``,
-    ...) and ``checkpoints=`` (a list from ``it.checkpoints()``, one per pipeline).
+    ...) and ``checkpoints=`` (a list from ``it.checkpoints()``, one per pipeline; from a job
+    with another number of devices or another batch size, the restore is elastic: see
+    `dali.plugin.base_iterator`).
 
     Args:
         pipeline_fn: The graph function (not wrapped with `pipeline_def`). With ``sharding``
@@ -206,8 +207,9 @@ def data_iterator(
 
     Raises:
         ValueError: Both ``sharding`` and ``devices``.
-        RuntimeError: ``devices`` in a multi-process job; a ``checkpoints`` list whose length
-            is not the number of pipelines.
+        RuntimeError: ``devices`` in a multi-process job.
+        dali.author.CheckpointError: ``checkpoints`` that are not checkpoints of this
+            pipeline (at the first call, when the pipelines are built).
 
     Example:
         >>> import jax
