@@ -741,9 +741,7 @@ def test_restore_without_iterator_data_warns(files, caplog):
     saved = reader_pipeline(files, 8, enable_checkpointing=True)
     saved.run()
     cp = saved.checkpoint()
-    pipe = reader_pipeline(
-        files, 8, enable_checkpointing=True, checkpoint=cp
-    )
+    pipe = reader_pipeline(files, 8, enable_checkpointing=True, checkpoint=cp)
     with caplog.at_level(logging.WARNING):
         it = NumpyIterator(pipe, ["label"], reader_name=R)
     assert "Iterator data was not saved in the checkpoint" in caplog.text

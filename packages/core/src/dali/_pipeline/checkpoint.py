@@ -132,11 +132,15 @@ def decode(checkpoint: Any) -> dict[str, Any]:
         raise CheckpointError(f"it is {what} ({e.msg} at character {e.pos} of {len(text)})") from e
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise CheckpointError(
-            f"it is JSON but not a dali checkpoint (no \"format\": \"{FORMAT}\" field)"
+            f'it is JSON but not a dali checkpoint (no "format": "{FORMAT}" field)'
         )
     version = doc.get("version")
     if version != VERSION:
-        newer = " (written by a newer dali-core?)" if isinstance(version, int) and version > VERSION else ""
+        newer = (
+            " (written by a newer dali-core?)"
+            if isinstance(version, int) and version > VERSION
+            else ""
+        )
         raise CheckpointError(
             f"it has version {version!r}, this dali-core reads version {VERSION}{newer}"
         )

@@ -116,7 +116,7 @@ def check_save_restore(
     it = make_iterator()
     for _ in range(n_before):
         step(it)
-    cps = it.checkpoints()
+    cps: list[Any] = it.checkpoints()
     expected = []
     for _ in range(n_after):
         expected.append((len(it), step(it)))

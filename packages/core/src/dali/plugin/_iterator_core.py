@@ -57,7 +57,7 @@ import json
 import logging
 import math
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum, unique
 from typing import TYPE_CHECKING, Any
 
@@ -617,9 +617,7 @@ class _DaliBaseIterator:
         its epoch was over restores to that epoch's StopIteration first (rule 3).
         """
         epoch, parts, length = info["epoch"], info["part_sizes"], info["length"]
-        over = saved is not None and 0 < int(saved.get("_size", 0)) <= int(
-            saved.get("_counter", 0)
-        )
+        over = saved is not None and 0 < int(saved.get("_size", 0)) <= int(saved.get("_counter", 0))
         if parts is not None:
             self._start_remainder(epoch, parts, length)
         elif over:

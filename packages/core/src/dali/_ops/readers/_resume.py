@@ -29,8 +29,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from dali._ops.readers._sharding import Remainder, SampleStream
 
 __all__ = ["Layout", "ResumeError", "resume_info", "resume_stream"]
@@ -185,9 +183,7 @@ def resume_stream(
             f"the saved reader read {old.n} samples, this one reads {layout.n}: another dataset"
         )
     if old == layout:
-        return layout.stream(shard_id, shuffle, _rest_from_json(state, old)), int(
-            state["position"]
-        )
+        return layout.stream(shard_id, shuffle, _rest_from_json(state, old)), int(state["position"])
     if shuffle is not None and "order" in shuffle:
         raise ResumeError(
             f"a random_shuffle reader saved with {old.num_shards} shard(s) and batch size "

@@ -148,9 +148,7 @@ class Remainder:
         [7, 12, 13, 13]
     """
 
-    def __init__(
-        self, epoch: int, ranges: Any, *, parts: int, batch_size: int
-    ) -> None:
+    def __init__(self, epoch: int, ranges: Any, *, parts: int, batch_size: int) -> None:
         self.epoch = int(epoch)
         self.ranges = [(int(a), int(b)) for a, b in ranges if int(b) > int(a)]
         if not self.ranges:
@@ -179,7 +177,11 @@ class Remainder:
         An empty piece (fewer samples than shards) repeats the sample before it.
         """
         begin, end = self.part_range(j)
-        r = np.minimum(begin + q, max(end - 1, 0)) if end > begin else np.full_like(q, max(begin - 1, 0))
+        r = (
+            np.minimum(begin + q, max(end - 1, 0))
+            if end > begin
+            else np.full_like(q, max(begin - 1, 0))
+        )
         k = np.searchsorted(self._starts, r, side="right") - 1
         return self._begins[k] + (r - self._starts[k])
 
