@@ -583,3 +583,18 @@ def test_first_failing_sample_is_reported_whatever_the_threads(num_threads):
     with pytest.raises(RuntimeError, match="sample 3") as info:
         pipe.run()
     assert "bad sample 3" in str(info.value)
+
+
+def test_checkpointing_rejects_operators_defined_outside_the_pipeline():
+    # DALI's rule (reference §6): they have no stable name a checkpoint could find again
+    outside = fn.random.uniform()
+    pipe = dali.Pipeline(batch_size=2, num_threads=1, enable_checkpointing=True)
+    with pipe:
+        pipe.set_outputs(outside)
+    with pytest.raises(RuntimeError, match=r"defined outside the pipeline scope:\n\['__Uniform"):
+        pipe.build()
+    detached = fn.random.uniform()
+    plain = dali.Pipeline(batch_size=2, num_threads=1)
+    with plain:
+        plain.set_outputs(detached)
+    assert len(plain.run()[0]) == 2  # without checkpointing they are allowed, as in DALI

@@ -382,6 +382,7 @@ class Pipeline(PipelineProperties):
             self._require_gpu(plan)
         self._source_index = {id(s): i for i, s in enumerate(plan.steps)}
         if self._enable_checkpointing:
+            self._require_own_operators(plan)
             self._warn_unrestorable_sources(plan)
         if saved is not None:
             self._restore(plan, saved)
@@ -428,6 +429,26 @@ class Pipeline(PipelineProperties):
         )
         self._iterator_data = saved.get("iterator_data")
         self._restored = True
+
+    def _require_own_operators(self, plan: Plan) -> None:
+        """DALI's rule: a checkpointed graph has only operators defined in this pipeline's
+        scope (others have no stable name, so a checkpoint could not find them again)."""
+        from dali._ops.transfer import Transfer
+
+        foreign = [
+            s.node.name
+            for s in plan.steps
+            if not isinstance(s.impl, Transfer)
+            and (s.node.pipeline is None or s.node.pipeline() is not self)
+        ]
+        if foreign:
+            raise RuntimeError(
+                "The pipeline does not support checkpointing because it contains operator(s) "
+                f"that were defined outside the pipeline scope:\n{foreign}\nAll operators "
+                "should be defined while the pipeline is set as the current pipeline. This "
+                "happens automatically when defining the pipeline in a function decorated "
+                "with `@pipeline_def`."
+            )
 
     def _warn_unrestorable_sources(self, plan: Plan) -> None:
         for step in plan.callback_sources:
