@@ -73,6 +73,7 @@ def test_names_and_order():
         "Arg",
         "BaseIterator",
         "BatchMeta",
+        "CheckpointError",
         "LastBatchPolicy",
         "Operator",
         "OperatorError",

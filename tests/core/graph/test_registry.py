@@ -12,7 +12,18 @@ from dali._graph.schema import all_schemas
 
 
 def test_public_modules_keep_sorted_all():
-    for mod in (dali, dali.fn, dali.ops, dali.types, dali.tensors, dali.math, dali.pipeline):
+    import dali.testing
+
+    for mod in (
+        dali,
+        dali.fn,
+        dali.ops,
+        dali.types,
+        dali.tensors,
+        dali.math,
+        dali.pipeline,
+        dali.testing,
+    ):
         assert list(mod.__all__) == sorted(mod.__all__), mod.__name__
 
 
