@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import shutil
 import warnings
 
@@ -707,8 +709,27 @@ def test_random_shuffle_pre_shuffles_once_for_all_shards(image_tree):
 # -- sample identity (DESIGN §5.1) -------------------------------------------------------------
 
 
-def _values_by_visit(image_tree, batch, shards, iterations, **kw):
-    """{(file, visit): (uniform, uniform keyed through the reader)} over every shard."""
+def _stream_by_hand(batch, shards, shard, pad):
+    """``(file, epoch)`` of one shard's stream, from the rules (reference §4.1, DESIGN §5.1).
+
+    Visit ``e`` of the shard reads shard ``shard + e mod S`` (padded with its last file to
+    whole batches of the largest shard); every sample of it is read in epoch ``e``.
+    """
+    bounds = [i * N // shards for i in range(shards + 1)]
+    largest = max(b - a for a, b in itertools.pairwise(bounds))
+    padded = -(-largest // batch) * batch
+    for epoch in itertools.count():
+        s = (shard + epoch) % shards
+        files = list(range(bounds[s], bounds[s + 1]))
+        if pad:
+            files += [files[-1]] * (padded - len(files))
+        for k in files:
+            yield k, epoch
+
+
+def _values_by_epoch(image_tree, batch, shards, iterations, pad=False):
+    """{(file, epoch in which it is read): (uniform, uniform keyed through the reader)} over
+    every shard; checks each shard's stream and that a key always gets the same values."""
     table = {}
     for sid in range(shards):
         pipe = _pipeline(
@@ -717,31 +738,42 @@ def _values_by_visit(image_tree, batch, shards, iterations, **kw):
             file_list=_list(image_tree),
             num_shards=shards,
             shard_id=sid,
+            pad_last_batch=pad,
             name=None,  # unnamed: the reader's identity comes from its arguments
             outputs=lambda d, lab: (fn.random.uniform(), fn.random.uniform(lab)),
-            **kw,
         )
-        visits = {}
+        expected = _stream_by_hand(batch, shards, sid, pad)
         for _ in range(iterations):
             _, lab, u, v = pipe.run()
             for k, a, b in zip(lab.as_array().ravel(), u.as_array(), v.as_array().ravel()):
-                m = visits.get(int(k), 0)
-                visits[int(k)] = m + 1
-                table.setdefault((int(k), m), (float(a), float(b)))
+                file, epoch = next(expected)
+                assert int(k) == file
+                values = (float(a), float(b))
+                # padding repeats (and nothing else) meet a key again: the same values
+                assert table.setdefault((file, epoch), values) == values
     return table
 
 
 def test_random_values_follow_the_file_not_the_topology(image_tree):
-    ref = _values_by_visit(image_tree, 8, 1, 6)  # 48 samples: every file seen twice
-    assert {m for _, m in ref} >= {0, 1}
-    for batch, shards in ((4, 1), (8, 2), (4, 2), (5, 3)):
-        other = _values_by_visit(image_tree, batch, shards, 12)
+    ref = _values_by_epoch(image_tree, 8, 1, 6)  # 48 samples: epochs 0 and 1 whole
+    assert {(k, e) for k in range(N) for e in (0, 1)} <= ref.keys()
+    for batch, shards, pad in (
+        (4, 1, False),
+        (8, 2, False),
+        (4, 2, False),
+        (5, 3, False),
+        (8, 2, True),
+        (5, 3, True),
+    ):
+        other = _values_by_epoch(image_tree, batch, shards, 12, pad)
         common = ref.keys() & other.keys()
-        assert {(k, 0) for k in range(N)} <= common
-        assert {(k, 1) for k in range(N)} <= common
-        assert all(other[key] == ref[key] for key in common), (batch, shards)
-    # a new visit of a file draws new values
-    assert ref[(0, 0)] != ref[(0, 1)]
+        assert {(k, e) for k in range(N) for e in (0, 1)} <= common
+        assert all(other[key] == ref[key] for key in common), (batch, shards, pad)
+    # a file read again in a new epoch draws new values, whatever the number of shards (with
+    # 2 shards, the pass was once `visit // 2`: epochs 0 and 1 gave every file the same values)
+    two = _values_by_epoch(image_tree, 8, 2, 3)
+    for table in (ref, two):
+        assert all(table[(k, 0)][i] != table[(k, 1)][i] for k in range(N) for i in (0, 1))
 
 
 def test_shuffle_after_epoch_values_follow_the_file_and_epoch(image_tree):
@@ -795,13 +827,24 @@ def test_batch_meta_ids_and_passes(image_tree):
         return out
 
     impl.run_cpu = spy
-    for _ in range(3):
+    for _ in range(5):
         pipe.run()
-    assert metas[1].ids.tolist() == [18, 19, 20, 0, 1, 2, 3, 4]
-    assert metas[1].epochs.tolist() == [0] * 8
+    # shard 1 reads 10..20 in epoch 0, then shard 0's 0..9 in epoch 1, 10..20 in epoch 2, ...
+    assert [m.ids.tolist() for m in metas] == [
+        [*range(10, 18)],
+        [18, 19, 20, 0, 1, 2, 3, 4],
+        [5, 6, 7, 8, 9, 10, 11, 12],
+        [*range(13, 21)],
+        [*range(8)],
+    ]
+    assert [m.epochs.tolist() for m in metas] == [
+        [0] * 8,
+        [0] * 3 + [1] * 5,
+        [1] * 5 + [2] * 3,
+        [2] * 8,
+        [3] * 8,
+    ]
     assert metas[1].source_info[3] == "0/img_00.jpg"
-    assert metas[2].ids.tolist() == [*range(5, 13)]
-    assert metas[2].epochs.tolist() == [0] * 5 + [1] * 3
 
 
 # -- state -------------------------------------------------------------------------------------
@@ -814,6 +857,7 @@ def test_batch_meta_ids_and_passes(image_tree):
         {"num_shards": 2, "shard_id": 1, "pad_last_batch": True},
         {"random_shuffle": True, "initial_fill": 16},
         {"shuffle_after_epoch": True, "num_shards": 2},
+        {"num_shards": 3, "shard_id": 2, "stick_to_shard": True},
     ],
 )
 def test_state_round_trip_continues_exactly(image_tree, kw):
@@ -826,10 +870,93 @@ def test_state_round_trip_continues_exactly(image_tree, kw):
     assert _labels(fresh, 6) == expected
 
 
+def _restore_error(pipe, state):
+    with pytest.raises(RuntimeError) as info:
+        _impl(pipe).set_state(state)
+    msg = str(info.value)
+    assert "dali.fn.readers.file" in msg and "cannot restore the reader state" in msg
+    return msg
+
+
 def test_state_rejects_another_dataset(image_tree):
+    five = [f"{i % 3}/img_{i:02d}.jpg" for i in range(5)]
+    small = _pipeline(5, files=five, file_root=str(image_tree))
+    big = _pipeline(5, file_list=_list(image_tree))
+    for saved, restored in ((small, big), (big, small)):
+        saved.run()
+        msg = _restore_error(restored, _impl(saved).get_state())
+        assert re.search(r"\b5\b", msg) and re.search(r"\b21\b", msg), msg
+
+
+def test_state_rejects_another_shuffling(image_tree):
+    plain = _pipeline(5, file_list=_list(image_tree))
+    plain.run()
+    state = _impl(plain).get_state()
+    for kw in (
+        {"random_shuffle": True},
+        {"shuffle_after_epoch": True},
+        {"random_shuffle": True, "initial_fill": 8},
+    ):
+        msg = _restore_error(_pipeline(5, file_list=_list(image_tree), **kw), state)
+        assert "random_shuffle" in msg and "shuffle_after_epoch" in msg
+    shuffled = _pipeline(5, file_list=_list(image_tree), random_shuffle=True, initial_fill=8)
+    shuffled.run()
+    other_fill = _pipeline(5, file_list=_list(image_tree), random_shuffle=True, initial_fill=9)
+    assert "buffer:8" in _restore_error(other_fill, _impl(shuffled).get_state())
+
+
+def test_state_malformed(image_tree):
     pipe = _pipeline(5, file_list=_list(image_tree))
-    with pytest.raises(RuntimeError, match=r"dali\.fn\.readers\.file.*21"):
-        _impl(pipe).set_state({"n": 3, "position": 0, "draws": 0})
+    state = _impl(pipe).get_state()
+    for key in ("n", "position", "batch"):
+        broken = {k: v for k, v in state.items() if k != key}
+        assert "missing field" in _restore_error(pipe, broken)
+    assert "must not be negative" in _restore_error(pipe, {**state, "position": -5})
+
+
+def test_random_shuffle_state_stays_small_and_rebuilds_the_buffer(image_tree):
+    kw = {"file_list": _list(image_tree), "random_shuffle": True, "initial_fill": 1024}
+    pipe = _pipeline(8, **kw)
+    _labels(pipe, 200)  # 1600 draws: every slot of the buffer refilled, most several times
+    state = _impl(pipe).get_state()
+    assert len(json.dumps(state)) < 200  # a few integers, never the buffer
+    assert state["draws"] == 1600 and state["position"] == 1024 + 1600
+    expected = _labels(pipe, 8)
+    fresh = _pipeline(8, **kw)
+    _impl(fresh).set_state(json.loads(json.dumps(state)))
+    assert _labels(fresh, 8) == expected
+
+
+def test_elastic_restore_reads_the_rest_of_the_epoch(image_tree):
+    # 2 shards of batch 4 read 0..7 and 10..17; one shard of batch 3 reads the rest of
+    # epoch 0 (8, 9, 18, 19, 20, padded to whole batches), then epoch 1 from the start
+    old = [_pipeline(4, file_list=_list(image_tree), num_shards=2, shard_id=s) for s in (0, 1)]
+    assert [_labels(p, 2) for p in old] == [
+        [[0, 1, 2, 3], [4, 5, 6, 7]],
+        [[10, 11, 12, 13], [14, 15, 16, 17]],
+    ]
+    state = json.loads(json.dumps(_impl(old[1]).get_state()))
+    assert "rest" not in state
+    new = _pipeline(3, file_list=_list(image_tree))
+    impl = _impl(new)
+    assert impl.resume_info() is None
+    impl.set_state(state)
+    assert impl.resume_info() == {"epoch": 0, "part_sizes": [5], "length": 6, "saved_batch": 4}
+    assert _labels(new, 3) == [[8, 9, 18], [19, 20, 20], [0, 1, 2]]
+    # mid-remainder, its state carries the remainder: restored as is, or elastically again
+    again = _pipeline(3, file_list=_list(image_tree))
+    impl.set_state(state)
+    _labels(new, 1)
+    later = impl.get_state()
+    assert later["rest"] == {"epoch": 0, "ranges": [[8, 10], [18, 21]]}
+    _impl(again).set_state(later)
+    assert _impl(again).resume_info() is None  # the same layout: an exact continuation
+    assert _labels(again, 2) == [[19, 20, 20], [0, 1, 2]]
+    two = [_pipeline(2, file_list=_list(image_tree), num_shards=2, shard_id=s) for s in (0, 1)]
+    for p in two:
+        _impl(p).set_state(later)
+    # (epoch 1 is visit 1: shard 0 reads shard 1's files, shard 1 shard 0's)
+    assert [_labels(p, 2) for p in two] == [[[19, 19], [10, 11]], [[20, 20], [0, 1]]]
 
 
 def test_cursor_shuffle_buffer_draws_every_sample():

@@ -61,8 +61,8 @@ class Plan:
     identity_step: Step | None = None
     uses_gpu: bool = False
     by_name: dict[str, Step] = field(default_factory=dict)
-    #: operator name -> its identity (`op_identities`, 8 hex digits): the graph's fingerprint
-    #: in checkpoints
+    #: operator name -> its fingerprint (`op_identities(fingerprint=True)`, 8 hex digits):
+    #: what a checkpoint checks its graph by
     identities: dict[str, str] = field(default_factory=dict)
 
 
@@ -112,13 +112,19 @@ def _collect(outputs: Sequence[DataNode], recorded: Sequence[OpNode]) -> list[Op
     return order
 
 
-def op_identities(ops: Sequence[OpNode]) -> dict[int, int]:
+def op_identities(ops: Sequence[OpNode], *, fingerprint: bool = False) -> dict[int, int]:
     """A stable 64-bit identity for each operator.
 
     An explicitly named operator is identified by its name. Otherwise the identity hashes the
     operator type, its semantic arguments and the identities of its inputs, so it does not
     depend on creation order, on other outputs, or on where the operator sits in the plan.
     Structurally identical operators ("twins") are told apart by their creation order.
+
+    Args:
+        ops: The operators.
+        fingerprint: Hash every operator's type, arguments and inputs, its name too (the
+            graph fingerprint of checkpoints, which must see an argument of a named operator
+            change), instead of the identity that keys random numbers.
     """
     memo: dict[int, int] = {}
 
@@ -126,7 +132,7 @@ def op_identities(ops: Sequence[OpNode]) -> dict[int, int]:
         h = memo.get(id(op))
         if h is not None:
             return h
-        if not op.auto_named:
+        if not op.auto_named and not fingerprint:
             text = f"name:{op.name}"
         else:
             # A schema may list more arguments that do not change what a sample contains
@@ -284,7 +290,8 @@ def build_plan(
     plan.callback_sources = [s for s in steps if s.callback_source]
     plan.identity_step = next((s for s in steps if s.node.schema.source), None)
     plan.by_name = {s.node.name: s for s in steps if not isinstance(s.impl, Transfer)}
+    prints = op_identities([s.node for s in plan.by_name.values()], fingerprint=True)
     plan.identities = {
-        name: f"{idents[id(s.node)] & 0xFFFFFFFF:08x}" for name, s in plan.by_name.items()
+        name: f"{prints[id(s.node)] & 0xFFFFFFFF:08x}" for name, s in plan.by_name.items()
     }
     return plan

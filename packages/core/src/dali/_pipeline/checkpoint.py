@@ -128,8 +128,7 @@ def decode(checkpoint: Any) -> dict[str, Any]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        what = "truncated" if e.pos >= len(text.rstrip()) else "not valid JSON"
-        raise CheckpointError(f"it is {what} ({e.msg} at character {e.pos} of {len(text)})") from e
+        raise CheckpointError(f"it is {_why_not_json(text, e)}") from e
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise CheckpointError(
             f'it is JSON but not a dali checkpoint (no "format": "{FORMAT}" field)'
@@ -155,6 +154,19 @@ def decode(checkpoint: Any) -> dict[str, Any]:
     if data is not None and not isinstance(data, str):
         raise CheckpointError(f"the field 'iterator_data' is {type(data).__name__}, expected str")
     return doc
+
+
+def _why_not_json(text: str, error: json.JSONDecodeError) -> str:
+    """ "truncated" when the text is the start of a JSON document, else "not valid JSON"."""
+    where = f"{error.msg}: character {error.pos} of {len(text)}"
+    if not text.strip():
+        return "truncated (empty): was the file written completely?"
+    if text.lstrip().startswith("{"):
+        # a prefix of a document fails at its end, or in a string that runs to its end
+        opened = text.count("{") + text.count("[") > text.count("}") + text.count("]")
+        if error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated") or opened:
+            return f"truncated ({where}): was the file written completely?"
+    return f"not valid JSON ({where})"
 
 
 def check_graph(saved: Mapping[str, str], current: Mapping[str, str]) -> None:

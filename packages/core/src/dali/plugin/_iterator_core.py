@@ -40,10 +40,14 @@ the shards of one job move in lockstep). The rule:
    piece ``j``, padded by repeating its last sample to whole batches of the largest piece. That
    is one *remainder epoch*: FILL returns the padding, PARTIAL cuts it, DROP drops the batches
    that would overflow the smallest piece.
-2. Then every new shard starts epoch ``e + 1`` as a fresh iterator of the new layout would after
-   ``e + 1`` resets (no samples carried over from the remainder).
+2. Then every new shard starts epoch ``e + 1`` of the new layout at the start of its shard
+   visit, as a fresh iterator of the new layout would after ``e + 1`` resets, except that
+   nothing is carried over: FILL without padding carries how far each shard read into the
+   next, and DROP may lag a batch behind the visits (it never reads a last batch that padding
+   fills); both start over from the visit.
 3. A checkpoint taken at the end of an epoch (before its StopIteration) restores to that
-   StopIteration, then epoch ``e + 1`` of the new layout.
+   StopIteration, then epoch ``e + 1`` of the new layout. One taken at the start of an epoch
+   (right after ``reset``) restores to that epoch of the new layout, whole.
 
 So, with ``pad_last_batch=True`` and PARTIAL, every epoch delivers every sample exactly once
 across the new shards, whatever ``S'`` and ``B'``; the random values of a sample depend on its
@@ -278,7 +282,10 @@ class _DaliBaseIterator:
         # iterator skipped the end of the epoch). An epoch already over is left to next();
         # a DROP epoch that ends on the prepared batch leaves the StopIteration pending.
         self._pending_stop = False
-        if prepare_first_batch and not 0 < self._size <= self._counter:
+        # (a restored DROP iterator may stand before a StopIteration its counters do not show)
+        restored = any(p.is_restored_from_checkpoint for p in pipes)
+        over = 0 < self._size <= self._counter or (restored and self._epoch_over())
+        if prepare_first_batch and not over:
             try:
                 self._first_batch = self._next_batch()
             except StopIteration:
@@ -492,6 +499,16 @@ class _DaliBaseIterator:
         FILL without padding with ``reader_name`` carries over how far each shard has read
         into the next one, so the next epoch's ``size`` and ``len()`` may differ.
         """
+        if self._elastic is not None:
+            if not self._epoch_over():
+                _logger.warning(
+                    "DALI iterator does not support resetting while epoch is not finished. "
+                    "Ignoring..."
+                )
+                return
+            self._pending_stop = False
+            self._end_remainder_epoch()
+            return
         if self._last_batch_policy == LastBatchPolicy.DROP:
             # len() told the user the epoch is over, yet the incomplete batch is still in the
             # pipeline: read it and throw it away, so that the next epoch starts after it
@@ -509,9 +526,6 @@ class _DaliBaseIterator:
             return
 
         self._pending_stop = False  # the owed end of the epoch is passed
-        if self._elastic is not None:
-            self._end_remainder_epoch()
-            return
         fill_unpadded = (
             self._last_batch_policy == LastBatchPolicy.FILL and not self._last_batch_padded
         )
@@ -594,38 +608,76 @@ class _DaliBaseIterator:
         self._size = int(sizes.min()) if drop else int(sizes.max())
         self._elastic = [epoch + 1, int(length)]
 
+    def _epoch_over(self) -> bool:
+        """Whether the next step is the epoch's StopIteration (nothing more to read in it)."""
+        if 0 < self._size <= self._counter:
+            return True
+        return self._last_batch_policy == LastBatchPolicy.DROP and bool(
+            self._reader_name and self._advance_and_check_drop_last(dry_run=True)
+        )
+
+    def _skip_batches(self, count: int) -> None:
+        """Read ``count`` batches of every pipeline and throw them away."""
+        if not self._ever_scheduled:
+            self._schedule_runs(release_outputs=False)
+        for _ in range(count):
+            for p in self._pipes:
+                with p._check_api_type_scope(PipelineAPIType.ITERATOR):
+                    p.share_outputs()
+            self._schedule_runs()
+
     def _end_remainder_epoch(self) -> None:
         """`reset` after a remainder epoch: read what is left of it, start the next epoch."""
         assert self._elastic is not None
         next_epoch, length = self._elastic
-        while self._counter < length:  # DROP: the batches past the smallest piece
-            self._get_outputs_unchecked()
-            self._schedule_runs()
-            self._counter += self.batch_size
+        read = self._counter
+        self._skip_batches(max(0, length - read) // self.batch_size)  # DROP: past the smallest
         self._start_layout(next_epoch)
         self._reset_pipelines()
 
-    def _get_outputs_unchecked(self) -> None:
-        for p in self._pipes:
-            with p._check_api_type_scope(PipelineAPIType.ITERATOR):
-                p.share_outputs()
+    @staticmethod
+    def _saved_epoch_over(
+        saved: dict[str, Any] | None, policy: LastBatchPolicy, batch: int
+    ) -> bool:
+        """Whether an iterator with the saved state (of batch size ``batch``) was at the end
+        of its epoch: its next step was StopIteration."""
+        if saved is None:
+            return False
+        size, counter = int(saved.get("_size", 0)), int(saved.get("_counter", 0))
+        if 0 < size <= counter:
+            return True
+        if policy != LastBatchPolicy.DROP or "_shard_sizes_per_gpu" not in saved:
+            return False
+        sizes = np.asarray(saved["_shard_sizes_per_gpu"], dtype=np.int64)
+        carried = np.asarray(saved["_counter_per_gpu"], dtype=np.int64)
+        return bool(np.any(carried + counter + batch > sizes))
 
     def _restore_elastic(self, info: dict[str, Any], saved: dict[str, Any] | None) -> None:
         """Count epochs after pipelines restored with another layout (`Pipeline.reader_resume`).
 
         ``saved``: the saved iterator state, if the checkpoint had one: a checkpoint taken when
-        its epoch was over restores to that epoch's StopIteration first (rule 3).
+        its epoch was over restores to that epoch's StopIteration first (rule 3); with DROP, a
+        checkpoint taken at the start of an epoch (whose lag left samples of the epoch before
+        unread, which DROP never returns) restores to the start of the next one.
         """
         epoch, parts, length = info["epoch"], info["part_sizes"], info["length"]
-        over = saved is not None and 0 < int(saved.get("_size", 0)) <= int(saved.get("_counter", 0))
+        over = self._saved_epoch_over(saved, self._last_batch_policy, info["saved_batch"])
+        drop_at_start = (
+            self._last_batch_policy == LastBatchPolicy.DROP
+            and saved is not None
+            and int(saved.get("_counter", -1)) == 0
+            and _ELASTIC_FIELD not in saved
+        )
+        if parts is not None and (over or drop_at_start):
+            # the rest of the epoch is not an epoch of its own: read past it
+            self._skip_batches(length // self.batch_size)
+            parts, epoch = None, epoch + 1
+        self._start_layout(epoch)
         if parts is not None:
             self._start_remainder(epoch, parts, length)
         elif over:
-            self._start_layout(epoch)
-            self._elastic = [epoch, 0]  # the owed StopIteration, then epoch `epoch`
+            self._elastic = [epoch, 0]  # the owed StopIteration, then this epoch
             self._counter = self._size
-        else:
-            self._start_layout(epoch)
         self._initial_state = None
 
     def __iter__(self) -> _DaliBaseIterator:

@@ -129,7 +129,9 @@ def _remainder(
     position = int(state["position"])
     rest = _rest_from_json(state, old)
     if rest is not None and position < rest.length:
-        return rest.epoch, _unread(rest, position)
+        unread = _unread(rest, position)
+        # (nothing unread: only padding was left of it, resume at the next epoch)
+        return (rest.epoch, unread) if unread else (rest.epoch + 1, [])
     streams = [old.stream(i, shuffle, rest) for i in range(old.num_shards)]
     regular = [
         position if rest is None else position - rest.length + s.visit_start(rest.epoch + 1)
@@ -150,7 +152,11 @@ def _remainder(
         end = (shard + 1) * old.n // old.num_shards
         if begin + read < end:
             ranges.append((begin + read, end))
-    return epoch, (_merge(ranges) if started else [])
+    if not started:
+        return epoch, []  # nothing of the epoch read: resume at its start
+    if not ranges:
+        return epoch + 1, []  # only padding was left of it: resume at the next one
+    return epoch, _merge(ranges)
 
 
 def resume_stream(
@@ -199,16 +205,24 @@ def resume_stream(
     return layout.stream(shard_id, shuffle, rest), 0
 
 
-def resume_info(stream: SampleStream, position: int) -> dict[str, Any]:
+def resume_info(stream: SampleStream, position: int, saved: Layout | None = None) -> dict[str, Any]:
     """What an iterator needs to know of a reader restored elastically.
 
+    Args:
+        stream: The restored reader's stream.
+        position: Its position in it.
+        saved: The layout of the reader the state was saved from (for ``saved_batch``).
+
     Returns:
-        ``{"epoch": e, "part_sizes": [...], "length": L}`` while the stream starts with the
-        rest of epoch ``e`` (its pieces' sizes, by new shard, and how many samples each shard
-        reads of it, padding included), else ``{"epoch": e, "part_sizes": None, "length": 0}``:
-        the reader starts epoch ``e`` of its own layout.
+        ``{"epoch": e, "part_sizes": [...], "length": L, "saved_batch": B}`` while the stream
+        starts with the rest of epoch ``e`` (its pieces' sizes, by new shard, and how many
+        samples each shard reads of it, padding included), else ``part_sizes`` None and
+        ``length`` 0: the reader starts epoch ``e`` of its own layout. ``saved_batch``: the
+        saved reader's batch size.
     """
     rest = stream.rest
+    info: dict[str, Any] = {"epoch": stream.visit_of(position), "part_sizes": None, "length": 0}
     if rest is not None:
-        return {"epoch": rest.epoch, "part_sizes": rest.part_sizes(), "length": rest.length}
-    return {"epoch": stream.visit_of(position), "part_sizes": None, "length": 0}
+        info = {"epoch": rest.epoch, "part_sizes": rest.part_sizes(), "length": rest.length}
+    info["saved_batch"] = None if saved is None else saved.batch_size
+    return info

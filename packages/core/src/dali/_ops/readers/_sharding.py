@@ -444,6 +444,8 @@ class ReaderCursor:
             return out
         if key is None:
             raise ValueError("a shuffling reader needs a random key")
+        if count == 0:  # (not even the buffer's fill: the state must still say "not filled")
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
         if self._buf_ids is None:
             self._fill(key)
         buf_ids, buf_passes = self._buf_ids, self._buf_passes

@@ -576,8 +576,8 @@ class File(Operator):
             what = f"missing field {e}" if isinstance(e, KeyError) else str(e)
             raise self.error(f"cannot restore the reader state: {what}") from e
         self._cursor = cursor
-        elastic = Layout.from_json(state) != self._layout
-        self._resumed = resume_info(stream, position) if elastic else None
+        saved = Layout.from_json(state)
+        self._resumed = resume_info(stream, position, saved) if saved != self._layout else None
 
     def resume_info(self) -> dict[str, Any] | None:
         """After an elastic restore, where the reader resumes (`_resume.resume_info`)."""
