@@ -17,6 +17,7 @@ import pytest
 from dali import fn
 from dali.plugin import base_iterator
 from dali.plugin.base_iterator import LastBatchPolicy, _DaliBaseIterator
+from dali.testing import ResetAfterStop
 from iterator_utils import (
     STOP,
     NumpyIterator,
@@ -654,24 +655,7 @@ def test_save_restore(files, policy, n_before, auto_reset, pad):
         return
 
     # without auto_reset, reset() after each StopIteration, on both iterators alike
-    class Resetting:
-        def __init__(self, it):
-            self.it = it
-
-        def __len__(self):
-            return len(self.it)
-
-        def __next__(self):
-            try:
-                return next(self.it)
-            except StopIteration:
-                self.it.reset()
-                raise
-
-        def checkpoints(self):
-            return self.it.checkpoints()
-
-    check_save_restore(lambda **kw: Resetting(make(**kw)), n_before, 6)
+    check_save_restore(lambda **kw: ResetAfterStop(make(**kw)), n_before, 6)
 
 
 def test_save_restore_across_epochs_as_observed(files):

@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 from dali import fn
 from dali.plugin.base_iterator import LastBatchPolicy
+from dali.testing import ResetAfterStop
 from iterator_utils import (
     STOP,
     NumpyIterator,
@@ -114,27 +115,6 @@ def make_iterator(
     return NumpyIterator(
         pipes, names, reader_name=R, last_batch_policy=policy, auto_reset=auto_reset
     )
-
-
-class ResetAfterStop:
-    """Calls ``reset()`` after every StopIteration: the manual alternative to ``auto_reset``,
-    applied alike to the saved and the restored iterator."""
-
-    def __init__(self, it: Any) -> None:
-        self.it = it
-
-    def __len__(self) -> int:
-        return len(self.it)
-
-    def __next__(self) -> Any:
-        try:
-            return next(self.it)
-        except StopIteration:
-            self.it.reset()
-            raise
-
-    def checkpoints(self) -> list[bytes]:
-        return self.it.checkpoints()
 
 
 def cut_points(tag: str) -> list[int]:

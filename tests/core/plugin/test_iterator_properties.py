@@ -19,6 +19,7 @@ from __future__ import annotations
 import pytest
 from dali._ops.readers._sharding import SampleStream, shard_range
 from dali.plugin.base_iterator import LastBatchPolicy
+from dali.testing import ResetAfterStop
 from iterator_utils import (
     STOP,
     NumpyIterator,
@@ -255,28 +256,8 @@ def test_save_restore_properties(files, cfg, n_before, auto_reset):
             for j in range(cfg["shards"])
         ]
         it = NumpyIterator(
-            pipes, ["label"], reader_name=R, last_batch_policy=cfg["policy"], auto_reset=True
+            pipes, ["label"], reader_name=R, last_batch_policy=cfg["policy"], auto_reset=auto_reset
         )
-        return it if auto_reset else _ResetAfterStop(it)
+        return it if auto_reset else ResetAfterStop(it)
 
     check_save_restore(make_iterator, n_before, 6)
-
-
-class _ResetAfterStop:
-    """Calls reset() after every StopIteration (the manual alternative to auto_reset)."""
-
-    def __init__(self, it):
-        self.it = it
-
-    def __len__(self):
-        return len(self.it)
-
-    def __next__(self):
-        try:
-            return next(self.it)
-        except StopIteration:
-            self.it.reset()
-            raise
-
-    def checkpoints(self):
-        return self.it.checkpoints()

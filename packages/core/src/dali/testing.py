@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dali._testing.checkpoints import (
     STOP,
+    ResetAfterStop,
     assert_same_batches,
     check_pipeline_save_restore,
     check_save_restore,
@@ -15,6 +16,7 @@ from dali._testing.checkpoints import (
 )
 
 __all__ = [
+    "ResetAfterStop",
     "STOP",
     "assert_same_batches",
     "check_pipeline_save_restore",

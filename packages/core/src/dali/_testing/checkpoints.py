@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "ResetAfterStop",
     "STOP",
     "assert_same_batches",
     "check_pipeline_save_restore",
@@ -37,6 +38,29 @@ def step(it: Any) -> Any:
         return next(it)
     except StopIteration:
         return STOP
+
+
+class ResetAfterStop:
+    """An iterator that calls ``reset()`` after each StopIteration (the manual alternative to
+    ``auto_reset``), for round trips of iterators made with ``auto_reset=False``: wrap both
+    the saved and the restored one. ``len()`` and ``checkpoints()`` pass through."""
+
+    def __init__(self, it: Any) -> None:
+        self.it = it
+
+    def __len__(self) -> int:
+        return len(self.it)
+
+    def __next__(self) -> Any:
+        try:
+            return next(self.it)
+        except StopIteration:
+            self.it.reset()
+            raise
+
+    def checkpoints(self) -> list[Any]:
+        cps: list[Any] = self.it.checkpoints()
+        return cps
 
 
 def _leaves(x: Any, path: str) -> list[tuple[str, Any]]:
