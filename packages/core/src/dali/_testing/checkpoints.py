@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
+# Plainly sorted, as every public module's `__all__` (the tests check sorted(__all__)).
+__all__ = [  # noqa: RUF022 - ruff would put STOP first
     "ResetAfterStop",
     "STOP",
     "assert_same_batches",
