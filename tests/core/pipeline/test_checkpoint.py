@@ -694,3 +694,47 @@ def test_no_warning_without_checkpointing(kind):
 @pytest.mark.parametrize("kind", ["one_parameter", "sample_info"])
 def test_restorable_external_sources_do_not_warn(kind):
     assert _build_warnings(_es_pipe(kind, enable=True)) == []
+
+
+# -- 7. restoring into a running pipeline (Pipeline.restore, our extension) ---------------------
+
+
+@pytest.mark.parametrize("config", ["plain", "random_shuffle_fill16", "shuffle_after_epoch"])
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_restore_in_place_continues_exactly(files, config, depth):
+    # the pipeline restored into has run ahead (prefetched) on its own, with another seed
+    for cut in cut_points(zlib.crc32(config.encode()), count=6):
+        saved = reader_pipe(files, READERS[config], **EXECUTORS[depth])
+        run_n(saved, cut)
+        cpt = saved.checkpoint()
+        expected = run_n(saved, N_AFTER)
+        other = reader_pipe(files, READERS[config], seed=99, **EXECUTORS[depth])
+        run_n(other, (cut * 7) % 11 + 1)
+        other.restore(cpt)
+        assert other.is_restored_from_checkpoint
+        assert other.checkpoint() == cpt  # nothing consumed since: the same position
+        try:
+            assert_same_batches(expected, run_n(other, N_AFTER))
+        except AssertionError as e:
+            raise AssertionError(f"checkpoint saved after {cut} runs: {e}") from None
+
+
+def test_restore_in_place_before_build_and_its_errors(files):
+    saved = reader_pipe(files)
+    run_n(saved, 3)
+    cpt = saved.checkpoint()
+    expected = run_n(saved, 2)
+    fresh = reader_pipe(files)
+    fresh.restore(cpt)  # not built yet: restored at build, as with checkpoint=
+    assert fresh.is_restored_from_checkpoint
+    assert_same_batches(expected, run_n(fresh, 2))
+    off = reader_pipe(files, enable_checkpointing=False)
+    run_n(off, 1)
+    with pytest.raises(RuntimeError, match="Cannot restore checkpoint"):
+        off.restore(cpt)
+    other = reader_pipe(files, flip=False)
+    run_n(other, 1)
+    before = other.checkpoint()
+    with pytest.raises(CheckpointError, match="another pipeline"):
+        other.restore(cpt)
+    assert other.checkpoint() == before  # a refused checkpoint changes nothing

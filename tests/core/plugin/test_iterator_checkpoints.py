@@ -807,3 +807,49 @@ def test_elastic_restore_from_checkpoints_of_different_steps(files, new):
     cps2 = it.checkpoints()
     with pytest.raises(RuntimeError, match="restored from checkpoints at different positions"):
         make_iterator(files, new, PARTIAL, checkpoints=[cps1[0], cps2[1]], pad_last_batch=True)
+
+
+# -- 6. restoring into a running iterator (restore, our extension) ------------------------------
+
+
+@pytest.mark.parametrize("auto_reset", [True, False])
+@pytest.mark.parametrize("policy", POLICIES, ids=lambda p: p.name)
+@pytest.mark.parametrize("config", ["2 shards", "pad_last_batch", "random_shuffle"])
+def test_restore_in_place(files, config, policy, auto_reset):
+    shards, reader = READERS[config]
+
+    def make(checkpoints=None):
+        assert checkpoints is None  # in place: restored with it.restore(cps)
+        it = make_iterator(
+            files, Layout(shards, 4), policy, auto_reset=auto_reset, prefetch=3, **reader
+        )
+        return it if auto_reset else ResetAfterStop(it)
+
+    for n_before in cut_points(f"in place {config}")[:8]:
+        try:
+            check_save_restore(make, n_before, N_AFTER, in_place=(n_before * 5) % 9)
+        except AssertionError as e:
+            raise AssertionError(f"cut after {n_before} steps: {e}") from None
+
+
+def test_restore_in_place_elastic(files):
+    # 2 shards x 4 -> 3 shards x 4, PARTIAL with padding: the rest of the epoch, then epoch 1
+    old = make_iterator(files, Layout(2, 4), PARTIAL, pad_last_batch=True)
+    run(old, steps=2)
+    new = make_iterator(files, Layout(3, 4), PARTIAL, pad_last_batch=True)
+    run(new, steps=3)
+    new.restore(old.checkpoints())
+    results, _ = run(new, stops=2)
+    epochs = split_epochs(results)
+    assert columns(epochs[0], 3) == [[8], [9, 18], [19, 20]]
+    fresh = uninterrupted(files, Layout(3, 4), PARTIAL, 2, pad_last_batch=True)
+    assert columns(epochs[1], 3) == fresh.cols[1]
+
+
+def test_restore_in_place_needs_checkpointing(files):
+    pipes = [dali.Pipeline(batch_size=4, num_threads=1, device_id=None) for _ in range(1)]
+    with pipes[0]:
+        pipes[0].set_outputs(fn.readers.file(files=list(files), name=R)[1])
+    it = NumpyIterator(pipes, ["label"], reader_name=R)
+    with pytest.raises(ValueError, match="checkpointing disabled"):
+        it.restore([b"{}"])

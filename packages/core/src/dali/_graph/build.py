@@ -18,7 +18,7 @@ from dali._graph.node import DataNode, OpNode
 from dali._graph.schema import REQUIRED
 from dali._ops.base import Operator, PythonSource
 
-__all__ = ["BuildError", "Plan", "Step", "build_plan", "op_identities"]
+__all__ = ["BuildError", "Plan", "Step", "build_plan", "op_identities", "reseed"]
 
 #: Arguments that never change what an operator computes.
 _NON_SEMANTIC = frozenset({"name", "device", "preserve", "bytes_per_sample_hint", "seed"})
@@ -46,6 +46,8 @@ class Step:
     callback_source: bool = False
     #: the operator implements ``get_state``: its state is recorded after every batch
     stateful: bool = False
+    #: the operator's identity when its ``key`` comes from the pipeline seed (`reseed`)
+    identity: int | None = None
 
     @property
     def node(self) -> OpNode:
@@ -162,6 +164,14 @@ def op_identities(ops: Sequence[OpNode], *, fingerprint: bool = False) -> dict[i
     return result
 
 
+def reseed(plan: Plan, seed: int) -> None:
+    """Key the random operators of a built ``plan`` on another pipeline seed (a checkpoint
+    restored into a built pipeline brings its own); explicit operator seeds stay."""
+    for step in plan.steps:
+        if step.identity is not None:
+            step.key = int(combine(seed, step.identity))
+
+
 def _check_required(op: OpNode) -> None:
     missing = [
         name
@@ -263,7 +273,7 @@ def build_plan(
             key = (id(op), i, "gpu" if op.device in ("gpu", "mixed") else "cpu")
             slots[key] = len(slots)
             outs.append(slots[key])
-        key_val = None
+        key_val = identity = None
         if op.schema.random:
             op_seed = op.scalar_args.get("seed", -1)
             if op_seed is not None and op_seed >= 0:
@@ -271,7 +281,8 @@ def build_plan(
                 # same seed draw the same values (e.g. aligned random crops of image and mask).
                 key_val = int(combine(op_seed, _EXPLICIT_SEED))
             else:
-                key_val = int(combine(seed, idents[id(op)]))
+                identity = idents[id(op)]
+                key_val = int(combine(seed, identity))
         steps.append(
             Step(
                 impl=impl,
@@ -283,6 +294,7 @@ def build_plan(
                 key=key_val,
                 callback_source=isinstance(impl, PythonSource),
                 stateful=impl.implements("get_state"),
+                identity=identity,
             )
         )
     out_slots = [slot_for(n) for n in outputs]

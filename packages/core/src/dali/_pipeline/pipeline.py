@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from dali._exec import closer as _closer
 from dali._exec.executor import Executor
 from dali._graph import context
-from dali._graph.build import BuildError, Plan, build_plan
+from dali._graph.build import BuildError, Plan, build_plan, reseed
 from dali._graph.node import DataNode, OpNode
 from dali._ops.base import PythonSource
 from dali._pipeline import checkpoint as _cpt
@@ -386,16 +386,20 @@ class Pipeline(PipelineProperties):
             self._warn_unrestorable_sources(plan)
         if saved is not None:
             self._restore(plan, saved)
-        sched = self._sched
-        self._consumed = (
-            (sched.epoch, sched.iteration, sched.stream_pos),
-            {s.node.name: s.impl.get_state() for s in plan.steps if s.stateful},
-        )
+        self._consumed = self._position(plan)
         self._plan = plan
         _closer.start()  # closes this pipeline if it is dropped without close()
         self._built = True
 
     # -- checkpoints -------------------------------------------------------------------------
+    def _position(self, plan: Plan) -> tuple[tuple[int, int, int], dict[str, Any]]:
+        """Where the pipeline stands now (when nothing is in flight): see ``_consumed``."""
+        sched = self._sched
+        return (
+            (sched.epoch, sched.iteration, sched.stream_pos),
+            {s.node.name: s.impl.get_state() for s in plan.steps if s.stateful},
+        )
+
     def _read_checkpoint(self) -> dict[str, Any] | None:
         """The ``checkpoint`` given to the constructor, parsed; its seed replaces the
         pipeline's (DALI: the checkpoint's state wins)."""
@@ -449,6 +453,50 @@ class Pipeline(PipelineProperties):
                 "happens automatically when defining the pipeline in a function decorated "
                 "with `@pipeline_def`."
             )
+
+    @_serialised
+    def restore(self, checkpoint: bytes | str) -> None:
+        """Continue from ``checkpoint`` now, in this pipeline (our extension; DALI restores only
+        at construction, ``Pipeline(checkpoint=...)``, which stays the way to do it).
+
+        Iterations already computed ahead are computed to the end and dropped; then the readers,
+        the counters and the seed are the checkpoint's, and the next `run` returns what the
+        saved pipeline returned after the checkpoint. Framework iterators use it for their
+        in-place restores (`dali.plugin.base_iterator`'s ``restore``).
+
+        Raises:
+            RuntimeError: The pipeline was made without ``enable_checkpointing=True``.
+            dali.author.CheckpointError: Not a checkpoint of this pipeline.
+        """
+        if not self._enable_checkpointing:
+            raise RuntimeError(
+                'Assert on "checkpointing_enabled()" failed: Cannot restore checkpoint. The '
+                "`enable_checkpointing` was not specified when creating the pipeline"
+            )
+        if not self._built:
+            self._checkpoint = checkpoint
+            self.build()
+            return
+        assert self._plan is not None
+        saved = _cpt.decode(checkpoint)
+        _cpt.check_graph(saved["graph"], self._plan.identities)  # before anything changes
+        executor = self._executor
+        while executor is not None and executor.in_flight:
+            try:
+                executor.get()
+            except Exception:  # noqa: BLE001,S110 - an iteration being dropped may fail: fine
+                pass
+        if executor is not None:
+            executor.taken = None
+        if saved["seed"] != self._resolved_seed:
+            self._resolved_seed = saved["seed"]
+            reseed(self._plan, self._resolved_seed)
+        for step in self._plan.callback_sources:
+            step.impl.on_reset()  # (parallel sources: the batches asked for ahead)
+        self._restore(self._plan, saved)
+        self._sched.first_scheduled = False
+        self._sched.end_of_data = False
+        self._consumed = self._position(self._plan)
 
     def _warn_unrestorable_sources(self, plan: Plan) -> None:
         for step in plan.callback_sources:

@@ -63,6 +63,9 @@ class ResetAfterStop:
         cps: list[Any] = self.it.checkpoints()
         return cps
 
+    def restore(self, checkpoints: Any) -> None:
+        self.it.restore(checkpoints)
+
 
 def _leaves(x: Any, path: str) -> list[tuple[str, Any]]:
     if x is STOP or x is None:
@@ -103,6 +106,7 @@ def check_save_restore(
     n_after: int,
     *,
     to_numpy: Callable[[Any], np.ndarray] = np.asarray,
+    in_place: int | None = None,
 ) -> list[Any]:
     """The save/restore round trip: a restored iterator continues exactly where one stopped.
 
@@ -117,6 +121,8 @@ def check_save_restore(
         n_before: Steps before saving (0 checks the checkpoints made in the constructor).
         n_after: Steps compared after saving.
         to_numpy: Turns a framework array into numpy (e.g. ``lambda t: t.cpu().numpy()``).
+        in_place: Restore with the iterator's ``restore(cps)`` instead: into a fresh iterator
+            (``make_iterator()``) after it took ``in_place`` steps of its own.
 
     Returns:
         The checkpoints, for further checks.
@@ -145,7 +151,13 @@ def check_save_restore(
     expected = []
     for _ in range(n_after):
         expected.append((len(it), step(it)))
-    restored = make_iterator(checkpoints=cps)
+    if in_place is None:
+        restored = make_iterator(checkpoints=cps)
+    else:
+        restored = make_iterator()
+        for _ in range(in_place):
+            step(restored)
+        restored.restore(cps)
     for i, (length, result) in enumerate(expected):
         assert len(restored) == length, f"step {n_before + i}: len {len(restored)} != {length}"
         assert_same_batches(result, step(restored), to_numpy)

@@ -785,34 +785,70 @@ class _DaliBaseIterator:
             return
         restored = [p.is_restored_from_checkpoint for p in self._pipes]
         if any(restored):
-            data = [p._iterator_data for p in self._pipes]
             if not all(restored):
                 _logger.warning(
                     "Some, but not all of the pipelines used were restored from checkpoint. "
                     "This iterator might produce unexpected results."
                 )
-            elif any(d != data[0] for d in data):
-                _logger.warning(
-                    "The provided pipelines had different iterator data in the checkpoints "
-                    "they were restored from. This iterator might produce unexpected results."
-                )
-            resumes = (
-                [p.reader_resume(self._reader_name) for p in self._pipes]
-                if self._reader_name
-                else [None]
-            )
-            if resumes[0] is not None:
-                if any(r != resumes[0] for r in resumes):
-                    raise RuntimeError(
-                        "The pipelines were restored from checkpoints at different positions: "
-                        f"{resumes}. Restore every pipeline of an elastic restore from "
-                        "checkpoints of one step of one job."
-                    )
-                saved = json.loads(data[0]) if data[0] else None
-                self._restore_elastic(resumes[0], saved)
-            else:
-                self._restore_iterator_data(data[0])
+            self._resume_from_pipelines()
         self._initial_checkpoints = self._pipeline_checkpoints()
+
+    def _resume_from_pipelines(self) -> None:
+        """Take the iterator state from the checkpoints the pipelines were restored from: the
+        embedded ``iterator_data``, or, after an elastic restore, the module docstring's rule."""
+        data = [p._iterator_data for p in self._pipes]
+        if any(d != data[0] for d in data):
+            _logger.warning(
+                "The provided pipelines had different iterator data in the checkpoints "
+                "they were restored from. This iterator might produce unexpected results."
+            )
+        resumes = (
+            [p.reader_resume(self._reader_name) for p in self._pipes]
+            if self._reader_name
+            else [None]
+        )
+        if resumes[0] is not None:
+            if any(r != resumes[0] for r in resumes):
+                raise RuntimeError(
+                    "The pipelines were restored from checkpoints at different positions: "
+                    f"{resumes}. Restore every pipeline of an elastic restore from "
+                    "checkpoints of one step of one job."
+                )
+            saved = json.loads(data[0]) if data[0] else None
+            self._restore_elastic(resumes[0], saved)
+        else:
+            self._restore_iterator_data(data[0])
+
+    def restore(self, checkpoints: Sequence[bytes | str]) -> None:
+        """Continue from `checkpoints` of an iterator configured the same way, in place (our
+        extension; DALI restores only new pipelines made with ``checkpoint=``).
+
+        Every pipeline drops what it computed ahead and restores its checkpoint
+        (`dali.Pipeline.restore`); the next ``next()`` returns what the saved iterator returned
+        after the checkpoints. Another number of checkpoints than of pipelines, or checkpoints
+        of another layout, restore elastically (the module docstring's rule).
+
+        Raises:
+            ValueError: The pipelines were made without ``enable_checkpointing=True``, or no
+                checkpoint was given.
+            dali.author.CheckpointError: Not checkpoints of these pipelines.
+        """
+        if not self._enable_checkpointing:
+            raise ValueError("Cannot restore checkpoints with checkpointing disabled")
+        if not checkpoints:
+            raise ValueError("restore() needs the list that checkpoints() returned")
+        for k, p in enumerate(self._pipes):
+            p.restore(checkpoints[k % len(checkpoints)])
+        self._first_batch = None
+        self._pending_stop = False
+        self._ever_scheduled = False  # the pipelines have nothing in flight any more
+        self._elastic = None
+        self._counter = 0
+        self._extract_from_reader_and_validate()
+        self._initial_state = None
+        self._resume_from_pipelines()
+        self._ever_consumed = True  # `checkpoints` now describes the restored position
+        self._initial_checkpoints = None
 
     def _pipeline_checkpoints(self) -> list[bytes]:
         """Every pipeline's checkpoint, each embedding the iterator state."""
