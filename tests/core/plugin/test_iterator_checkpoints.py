@@ -809,7 +809,7 @@ def test_elastic_restore_from_checkpoints_of_different_steps(files, new):
         make_iterator(files, new, PARTIAL, checkpoints=[cps1[0], cps2[1]], pad_last_batch=True)
 
 
-# -- 6. restoring into a running iterator (restore, our extension) ------------------------------
+# -- 6. restoring into a running iterator (load_checkpoints, our extension) ------------------------------
 
 
 @pytest.mark.parametrize("auto_reset", [True, False])
@@ -819,7 +819,7 @@ def test_restore_in_place(files, config, policy, auto_reset):
     shards, reader = READERS[config]
 
     def make(checkpoints=None):
-        assert checkpoints is None  # in place: restored with it.restore(cps)
+        assert checkpoints is None  # in place: restored with it.load_checkpoints(cps)
         it = make_iterator(
             files, Layout(shards, 4), policy, auto_reset=auto_reset, prefetch=3, **reader
         )
@@ -838,7 +838,7 @@ def test_restore_in_place_elastic(files):
     run(old, steps=2)
     new = make_iterator(files, Layout(3, 4), PARTIAL, pad_last_batch=True)
     run(new, steps=3)
-    new.restore(old.checkpoints())
+    new.load_checkpoints(old.checkpoints())
     results, _ = run(new, stops=2)
     epochs = split_epochs(results)
     assert columns(epochs[0], 3) == [[8], [9, 18], [19, 20]]
@@ -852,4 +852,4 @@ def test_restore_in_place_needs_checkpointing(files):
         pipes[0].set_outputs(fn.readers.file(files=list(files), name=R)[1])
     it = NumpyIterator(pipes, ["label"], reader_name=R)
     with pytest.raises(ValueError, match="checkpointing disabled"):
-        it.restore([b"{}"])
+        it.load_checkpoints([b"{}"])

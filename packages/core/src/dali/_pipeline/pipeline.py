@@ -462,7 +462,7 @@ class Pipeline(PipelineProperties):
         Iterations already computed ahead are computed to the end and dropped; then the readers,
         the counters and the seed are the checkpoint's, and the next `run` returns what the
         saved pipeline returned after the checkpoint. Framework iterators use it for their
-        in-place restores (`dali.plugin.base_iterator`'s ``restore``).
+        in-place restores (`dali.plugin.base_iterator`'s ``load_checkpoints``).
 
         Raises:
             RuntimeError: The pipeline was made without ``enable_checkpointing=True``.

@@ -63,8 +63,8 @@ class ResetAfterStop:
         cps: list[Any] = self.it.checkpoints()
         return cps
 
-    def restore(self, checkpoints: Any) -> None:
-        self.it.restore(checkpoints)
+    def load_checkpoints(self, checkpoints: Any) -> None:
+        self.it.load_checkpoints(checkpoints)
 
 
 def _leaves(x: Any, path: str) -> list[tuple[str, Any]]:
@@ -121,7 +121,7 @@ def check_save_restore(
         n_before: Steps before saving (0 checks the checkpoints made in the constructor).
         n_after: Steps compared after saving.
         to_numpy: Turns a framework array into numpy (e.g. ``lambda t: t.cpu().numpy()``).
-        in_place: Restore with the iterator's ``restore(cps)`` instead: into a fresh iterator
+        in_place: Restore with the iterator's ``load_checkpoints(cps)`` instead: into a fresh iterator
             (``make_iterator()``) after it took ``in_place`` steps of its own.
 
     Returns:
@@ -157,7 +157,7 @@ def check_save_restore(
         restored = make_iterator()
         for _ in range(in_place):
             step(restored)
-        restored.restore(cps)
+        restored.load_checkpoints(cps)
     for i, (length, result) in enumerate(expected):
         assert len(restored) == length, f"step {n_before + i}: len {len(restored)} != {length}"
         assert_same_batches(result, step(restored), to_numpy)

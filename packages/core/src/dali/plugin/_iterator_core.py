@@ -819,7 +819,7 @@ class _DaliBaseIterator:
         else:
             self._restore_iterator_data(data[0])
 
-    def restore(self, checkpoints: Sequence[bytes | str]) -> None:
+    def load_checkpoints(self, checkpoints: Sequence[bytes | str]) -> None:
         """Continue from `checkpoints` of an iterator configured the same way, in place (our
         extension; DALI restores only new pipelines made with ``checkpoint=``).
 
@@ -836,7 +836,7 @@ class _DaliBaseIterator:
         if not self._enable_checkpointing:
             raise ValueError("Cannot restore checkpoints with checkpointing disabled")
         if not checkpoints:
-            raise ValueError("restore() needs the list that checkpoints() returned")
+            raise ValueError("load_checkpoints() needs the list that checkpoints() returned")
         for k, p in enumerate(self._pipes):
             p.restore(checkpoints[k % len(checkpoints)])
         self._first_batch = None
