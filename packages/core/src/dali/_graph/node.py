@@ -3,17 +3,26 @@
 Tracing records plain data: an `OpNode` is created for every operator call and never changes
 afterwards; `Pipeline.build` turns the records into a runnable plan. A `DataNode` is one output
 of one `OpNode` (or the same output seen on another device after `.gpu()`).
+
+What tracing knows of a node's samples before any data is there comes from its operator's
+`static_meta` (`dali._ops.base.Operator.static_meta`): ``dtype``, ``ndim``, ``layout`` and
+``static_shape``, the per-sample shape with None for an extent that only the data tells
+(``(None, None, 3)``: RGB images of any size). ``Pipeline.output_shape`` reads it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
     from dali._graph.schema import Schema
 
-__all__ = ["DataNode", "NewAxis", "OpNode", "newaxis"]
+__all__ = ["DataNode", "NewAxis", "OpNode", "StaticShape", "newaxis"]
+
+#: A per-sample shape known at trace time: one entry per dimension, an int where the extent is
+#: the same for every sample whatever the data, None where the data decides.
+StaticShape: TypeAlias = tuple[int | None, ...]
 
 
 @dataclass(eq=False)
@@ -61,6 +70,14 @@ class DataNode:
     DataNodes are what `fn.*` calls take and return. They support arithmetic (``+ - * / // % **``),
     comparisons, bitwise operators, indexing and ``.shape()``, each of which adds an operator to
     the graph. They have no truth value: use ``enable_conditionals=True`` to branch on them.
+
+    What is known before running (None: unknown) is in ``dtype``, ``ndim``, ``layout`` and
+    ``static_shape``: the per-sample shape, an int per extent that every sample has and None
+    for one that depends on the data; None as a whole only where ``ndim`` is unknown too
+    (``.shape()`` is DALI's method: a node holding each sample's actual shape).
+
+    Raises:
+        ValueError: ``static_shape`` and ``ndim`` disagree on the number of dimensions.
     """
 
     __array_priority__ = 1000  # numpy scalars on the left defer to our reflected operators
@@ -74,7 +91,20 @@ class DataNode:
         ndim: int | None = None,
         dtype: Any = None,
         layout: str | None = None,
+        *,
+        static_shape: StaticShape | None = None,
     ) -> None:
+        if static_shape is not None:
+            static_shape = tuple(None if e is None else int(e) for e in static_shape)
+            if ndim is None:
+                ndim = len(static_shape)
+            elif ndim != len(static_shape):
+                raise ValueError(
+                    f"DataNode {name!r}: static_shape {static_shape} has {len(static_shape)} "
+                    f"dimensions, ndim is {ndim}"
+                )
+        elif ndim is not None:
+            static_shape = (None,) * ndim
         self.name = name
         self.device = device
         self.source = source
@@ -82,6 +112,7 @@ class DataNode:
         self.ndim = ndim
         self.dtype = dtype
         self.layout = layout
+        self.static_shape: StaticShape | None = static_shape
 
     # -- identity --------------------------------------------------------------------------
     @property
@@ -102,7 +133,14 @@ class DataNode:
         if self.device == device:
             return self
         node = DataNode(
-            self.name, device, self.source, self.index, self.ndim, self.dtype, self.layout
+            self.name,
+            device,
+            self.source,
+            self.index,
+            self.ndim,
+            self.dtype,
+            self.layout,
+            static_shape=self.static_shape,
         )
         return node
 

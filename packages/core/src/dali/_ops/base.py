@@ -9,7 +9,7 @@ with their contract; an operator implements the ones it needs, and the library a
 hook               called
 =================  ==========================================================================
 ``setup``          once at build, to check the scalar arguments
-``static_meta``    at trace time, for the outputs' static dtype/ndim/layout (``DataNode``)
+``static_meta``    at trace time, for the outputs' static dtype/ndim/layout/shape (``DataNode``)
 ``prepare_cpu``    CPU operators: the host planning of a batch, in the source stage, ahead
 ``prepare``        mixed operators: the host part of a batch, in the CPU stage, ahead
 ``reader_meta``    readers: epoch size, shards (``Pipeline.reader_meta``)
@@ -105,9 +105,14 @@ class Operator:
 
     @staticmethod
     def static_meta(node: OpNode) -> list[dict[str, Any]] | None:
-        """The outputs' static metadata (``dtype``, ``ndim``, ``layout`` keyword arguments of
-        ``DataNode``), one dict per output, known from the arguments at trace time; None:
-        nothing is known."""
+        """The outputs' static metadata (``dtype``, ``ndim``, ``layout``, ``static_shape``
+        keyword arguments of ``DataNode``), one dict per output, known from the arguments and
+        the inputs' metadata at trace time; None: nothing is known.
+
+        ``static_shape`` is the per-sample shape with None for an extent the data decides
+        (`dali._ops._static_shapes` has the rules several operators share); without it an
+        output with a known ``ndim`` has ``(None,) * ndim``. Unknown stays None: never guess.
+        """
         return None
 
     def prepare_cpu(self, ws: Workspace) -> Any:

@@ -129,8 +129,8 @@ class Split(Operator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
-        src = node.inputs[0]
-        return [{"dtype": src.dtype, "ndim": src.ndim, "layout": src.layout}]
+        src = node.inputs[0]  # some of the samples, as they are
+        return [{"dtype": src.dtype, "layout": src.layout, "static_shape": src.static_shape}]
 
 
 @register(
@@ -237,7 +237,10 @@ class Merge(Operator):
         dtype = t.dtype if t.dtype is not None else f.dtype
         ndim = t.ndim if t.ndim is not None else f.ndim
         layout = t.layout if t.layout else f.layout
-        return [{"dtype": dtype, "ndim": ndim, "layout": layout}]
+        shape = None  # an extent both branches have (one branch unknown: the other's ndim)
+        if t.static_shape is not None and f.static_shape is not None and t.ndim == f.ndim:
+            shape = tuple(a if a == b else None for a, b in zip(t.static_shape, f.static_shape))
+        return [{"dtype": dtype, "ndim": ndim, "layout": layout, "static_shape": shape}]
 
 
 def _relabel(tl: Any, layout: str, device: str) -> Any:

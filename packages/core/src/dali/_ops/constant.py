@@ -60,7 +60,8 @@ class Constant(Operator):
 
         value = np.asarray(node.scalar_args["value"])
         dtype = node.scalar_args.get("dtype") or dali_dtype(value.dtype)
-        return [{"ndim": value.ndim, "dtype": dtype, "layout": node.scalar_args.get("layout", "")}]
+        layout = node.scalar_args.get("layout", "")
+        return [{"static_shape": value.shape, "dtype": dtype, "layout": layout}]
 
 
 def constant(

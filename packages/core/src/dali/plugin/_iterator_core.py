@@ -474,11 +474,8 @@ class _DaliBaseIterator:
             return None
         batch = self.batch_size
         if self._reader_name:
-            shard_sizes = self._shard_sizes_per_gpu_initial[self._shards_id]
-            left = batch - (self._counter - shard_sizes)
-            if not np.any(left < batch):
-                return None
-            return [int(min(max(n, 0), batch)) for n in left.tolist()]
+            counts = self.nonpadding_counts()
+            return None if all(n == batch for n in counts) else counts
         if 0 < self._size < self._counter:
             # exactly `size` samples per epoch, taking whole pipelines first
             wanted = self._num_gpus * batch - (self._counter - self._size)
@@ -491,6 +488,30 @@ class _DaliBaseIterator:
         # give before the next reset: that is not an error.
         if not any(getattr(p, "is_restored_from_checkpoint", False) for p in self._pipes):
             raise RuntimeError(_NO_DATA)
+
+    def nonpadding_counts(self) -> list[int]:
+        """How many samples of the batch last returned belong to the epoch, per pipeline (the
+        rest of a last batch is padding, or the next epoch's samples, which FILL returns).
+        For evaluation masks (dali-clu's ``is_nonpadding``); needs ``reader_name``.
+
+        Raises:
+            AssertionError: The iterator has no ``reader_name``.
+        """
+        if not self._reader_name:
+            raise AssertionError("nonpadding_counts needs the iterator's reader_name")
+        batch = self.batch_size
+        left = batch - (self._counter - self._shard_sizes_per_gpu_initial[self._shards_id])
+        return [int(min(max(n, 0), batch)) for n in left.tolist()]
+
+    @property
+    def pipelines(self) -> list[Pipeline]:
+        """The wrapped pipelines, one per device (a copy of the list)."""
+        return list(self._pipes)
+
+    @property
+    def checkpointing_enabled(self) -> bool:
+        """Whether the pipelines were made with ``enable_checkpointing=True``."""
+        return self._enable_checkpointing
 
     # -- epochs ------------------------------------------------------------------------------
     def reset(self) -> None:

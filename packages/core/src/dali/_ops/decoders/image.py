@@ -131,6 +131,13 @@ _MODES = {
     DALIImageType.YCbCr: "rgb",
     DALIImageType.ANY_DATA: "any",
 }
+#: The channels of each output type (ANY_DATA: the image's own).
+_CHANNELS = {
+    DALIImageType.RGB: 3,
+    DALIImageType.BGR: 3,
+    DALIImageType.GRAY: 1,
+    DALIImageType.YCbCr: 3,
+}
 _OUT_DTYPES = frozenset(
     np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32)
 )
@@ -386,10 +393,14 @@ class ImageDecoderBase(Operator):
 
     @classmethod
     def static_meta(cls, node: Any) -> list[dict[str, Any]]:
+        """HWC of the type asked for: 3 channels for RGB, BGR and YCbCr, 1 for GRAY (ANY_DATA:
+        the image's own); the height and width are the image's (or its window's)."""
         from dali._dtypes import dali_dtype
 
         dtype = node.scalar_args.get("dtype") or DALIDataType.UINT8
-        return [{"ndim": 3, "dtype": dali_dtype(dtype), "layout": "HWC"}]
+        out_type = DALIImageType(node.scalar_args.get("output_type", DALIImageType.RGB))
+        shape = (None, None, _CHANNELS.get(out_type))
+        return [{"static_shape": shape, "dtype": dali_dtype(dtype), "layout": "HWC"}]
 
 
 # -- the operators -----------------------------------------------------------------------------

@@ -80,7 +80,8 @@ class Cast(Operator):
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
         src = node.inputs[0]
-        return [{"dtype": node.scalar_args.get("dtype"), "ndim": src.ndim, "layout": src.layout}]
+        dtype = node.scalar_args.get("dtype")
+        return [{"dtype": dtype, "layout": src.layout, "static_shape": src.static_shape}]
 
 
 @register(
@@ -100,4 +101,4 @@ class CastLike(Operator):
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
         src, like = node.inputs
-        return [{"dtype": like.dtype, "ndim": src.ndim, "layout": src.layout}]
+        return [{"dtype": like.dtype, "layout": src.layout, "static_shape": src.static_shape}]

@@ -144,7 +144,13 @@ class Transpose(Operator):
                 )
             else:
                 layout = in_layout
-        return [{"dtype": src.dtype, "ndim": len(perm) or src.ndim, "layout": layout}]
+        shape = src.static_shape  # out.shape[i] = in.shape[perm[i]]
+        if shape is not None and len(perm) == len(shape) and sorted(perm) == list(range(len(perm))):
+            shape = tuple(shape[p] for p in perm)
+        else:
+            shape = None
+        meta = {"dtype": src.dtype, "ndim": len(perm) or src.ndim, "layout": layout}
+        return [{**meta, "static_shape": shape}]
 
 
 # --------------------------------------------------------------------------------------------
@@ -348,7 +354,48 @@ class Reshape(Operator):
             layout = src.layout if len(src.layout) == ndim else ""
         else:
             layout = None
-        return [{"dtype": src.dtype, "ndim": ndim, "layout": layout}]
+        shape = _static_reshape(node) if ndim is not None else None
+        return [{"dtype": src.dtype, "ndim": ndim, "layout": layout, "static_shape": shape}]
+
+
+def _static_reshape(node: Any) -> tuple[int | None, ...] | None:
+    """The shape `Reshape._out_shape` gives every sample, from scalar arguments and the input's
+    static shape (None entries where they leave it open; None: not known at all)."""
+    args = node.scalar_args
+    in_shape: tuple[int | None, ...] | None = node.inputs[0].static_shape
+    if len(node.inputs) > 1 or node.arg_inputs or in_shape is None:
+        return None
+    src_dims = [int(d) for d in args.get("src_dims", range(len(in_shape)))]
+    if any(not -1 <= d < len(in_shape) for d in src_dims):
+        return None  # an error at run
+    picked = [1 if d < 0 else in_shape[d] for d in src_dims]
+    out: list[int | None]
+    if "shape" in args:
+        out = [int(e) for e in args["shape"]]
+    elif "rel_shape" in args:
+        rel = [float(e) for e in args["rel_shape"]]
+        if "src_dims" not in args:
+            picked = list(in_shape[: len(rel)])
+        if len(picked) != len(rel):
+            return None  # an error at run
+        out = [
+            -1 if e < 0 else None if x is None else round_half_away_int(float(np.float32(e) * np.float32(x)))
+            for e, x in zip(rel, picked)
+        ]
+    else:
+        return tuple(picked)  # src_dims alone, or only the layout
+    wild = [d for d, e in enumerate(out) if e is not None and e < 0]
+    if wild:  # what is left of the volume: known where every other extent is
+        rest = [e for d, e in enumerate(out) if d != wild[0]]
+        volume = _volume(rest)
+        total = _volume(in_shape)
+        out[wild[0]] = total // volume if total is not None and volume else None
+    return tuple(out)
+
+
+def _volume(shape: Sequence[int | None]) -> int | None:
+    known = [e for e in shape if e is not None]
+    return math.prod(known) if len(known) == len(shape) else None
 
 
 # --------------------------------------------------------------------------------------------

@@ -156,4 +156,4 @@ class Copy(Operator):
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
         src = node.inputs[0]
-        return [{"dtype": src.dtype, "ndim": src.ndim, "layout": src.layout}]
+        return [{"dtype": src.dtype, "layout": src.layout, "static_shape": src.static_shape}]

@@ -281,4 +281,6 @@ class Normalize(Operator):
     def static_meta(node: Any) -> list[dict[str, Any]]:
         src = node.inputs[0]
         dtype = node.scalar_args.get("dtype", DALIDataType.FLOAT)
-        return [{"dtype": dtype, "ndim": src.ndim, "layout": src.layout}]
+        return [
+            {"dtype": dtype, "ndim": src.ndim, "layout": src.layout, "static_shape": src.static_shape}
+        ]

@@ -240,6 +240,7 @@ class _ColorBase(Operator):
                 "dtype": dtype,
                 "ndim": src.ndim,
                 "layout": static_image_layout(node, COLOR_LAYOUTS),
+                "static_shape": src.static_shape,
             }
         ]
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
+from dali._ops._static_shapes import crop_window
 from dali._ops.base import Operator
 from dali._ops.image._common import image_layout, static_image_layout
 from dali._ops.numeric import array_module, batch_array, convert_sat
@@ -133,4 +134,7 @@ class Crop(Operator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
-        return window_meta(node, static_image_layout(node, CROP_LAYOUTS))
+        """The input's layout, its extents with the cropped ones set (`crop_window`)."""
+        layout = static_image_layout(node, CROP_LAYOUTS)
+        (meta,) = window_meta(node, layout)
+        return [{**meta, "static_shape": crop_window(node, node.inputs[0].static_shape, layout)}]

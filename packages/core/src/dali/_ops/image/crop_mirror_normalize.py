@@ -32,6 +32,7 @@ import numpy as np
 
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
+from dali._ops._static_shapes import crop_window
 from dali._ops.base import Operator, OperatorError
 from dali._ops.image import _cmn_jit
 from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
@@ -375,11 +376,22 @@ class CropMirrorNormalize(Operator):
             out_layout = _default_out_layout(in_layout)
         elif out_layout == "" and in_layout:
             out_layout = in_layout
+        # the window (`crop_window`), its channels padded, permuted to the output layout
+        shape = crop_window(node, src.static_shape, in_layout)
+        if shape is None or not in_layout or sorted(out_layout or "") != sorted(in_layout):
+            shape = None
+        else:
+            c = in_layout.find("C")
+            channels = shape[c] if c >= 0 else None
+            if channels is not None and node.scalar_args.get("pad_output"):
+                shape = (*shape[:c], _next_pow2(channels), *shape[c + 1 :])
+            shape = tuple(shape[in_layout.index(a)] for a in out_layout)
         return [
             {
                 "dtype": dali_dtype(dtype) if dtype else DALIDataType.FLOAT,
                 "ndim": src.ndim,
                 "layout": out_layout if in_layout else None,
+                "static_shape": shape,
             }
         ]
 

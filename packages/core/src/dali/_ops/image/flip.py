@@ -208,5 +208,6 @@ class Flip(Operator):
                 "dtype": src.dtype,
                 "ndim": src.ndim,
                 "layout": static_image_layout(node, FLIP_LAYOUTS),
+                "static_shape": src.static_shape,
             }
         ]

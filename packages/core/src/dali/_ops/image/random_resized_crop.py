@@ -28,9 +28,10 @@ from typing import Any
 import numpy as np
 
 from dali._graph.schema import REQUIRED, Arg, register
+from dali._ops._static_shapes import with_extents
 from dali._ops.image.resample.cpu import resample
 from dali._ops.image.resample.reference import AxisPlan
-from dali._ops.image.resize import FILTER_ARGS, ResamplingOperator
+from dali._ops.image.resize import FILTER_ARGS, ResamplingOperator, spatial_axes
 from dali._ops.window.random_crop import RANDOM_CROP_ARGS, RandomCropParams, random_crop_windows
 from dali._tensors import TensorListCPU
 
@@ -161,6 +162,18 @@ class RandomResizedCrop(ResamplingOperator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
+        """The input's layout and non-spatial extents; H and W are ``size``."""
         src = node.inputs[0]
         dtype = node.scalar_args.get("dtype") or src.dtype
-        return [{"dtype": dtype, "ndim": src.ndim, "layout": src.layout}]
+        shape = None
+        size = [int(v) for v in node.scalar_args.get("size", ())]
+        if len(size) == 1:
+            size *= 2
+        if len(size) == 2 and src.layout is not None and src.static_shape is not None:
+            try:
+                layout, _ = spatial_axes(src.layout, len(src.static_shape), allowed_spatial=(2,))
+            except ValueError:  # reported at run
+                pass
+            else:
+                shape = with_extents(src.static_shape, layout, {"H": size[0], "W": size[1]})
+        return [{"dtype": dtype, "ndim": src.ndim, "layout": src.layout, "static_shape": shape}]

@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ import numpy as np
 
 from dali._dtypes import dali_dtype, np_dtype, type_name
 from dali._graph.schema import Arg, register
+from dali._ops._static_shapes import with_extents
 from dali._ops.base import Operator, OperatorError
 from dali._ops.image.resample.cpu import resample
 from dali._ops.image.resample.geometry import (
@@ -533,9 +535,93 @@ class Resize(ResamplingOperator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
+        """The input's layout and non-spatial extents; each spatial extent that the size
+        arguments fix whatever the image (`static_sizes`); ``save_attrs``: one int32 per
+        spatial axis."""
         src = node.inputs[0]
         dtype = node.scalar_args.get("dtype") or src.dtype
-        meta = [{"dtype": dtype, "ndim": src.ndim, "layout": src.layout}]
+        shape = attrs = None
+        if src.layout is not None and src.static_shape is not None:
+            try:
+                layout, axes = spatial_axes(src.layout, len(src.static_shape))
+            except ValueError:  # reported at run
+                pass
+            else:
+                in_spatial = [src.static_shape[a] for a in axes]
+                sizes = static_sizes(node.scalar_args, node.arg_inputs, in_spatial)
+                spatial = {layout[a]: size for a, size in zip(axes, sizes)}
+                shape = with_extents(src.static_shape, layout, spatial)
+                attrs = (len(axes),)
+        meta = [{"dtype": dtype, "ndim": src.ndim, "layout": src.layout, "static_shape": shape}]
         if node.scalar_args.get("save_attrs"):
-            meta.append({"dtype": dali_dtype(np.int32), "ndim": 1, "layout": ""})
+            meta.append(
+                {"dtype": dali_dtype(np.int32), "ndim": 1, "layout": "", "static_shape": attrs}
+            )
         return meta
+
+
+def static_sizes(
+    args: dict[str, Any], tensors: dict[str, Any], in_spatial: Sequence[int | None]
+) -> list[int | None]:
+    """The output extents of `fn.resize` that its scalar arguments fix for every input (None:
+    the input or a per-sample argument decides), outermost spatial axis first.
+
+    An extent is fixed where it is given (``resize_x/y/z`` or an entry of ``size``, nonzero) in
+    the modes "default" and "stretch": it is that size, capped by ``max_size`` and rounded
+    (halves away from zero), a negative size flipping without changing it. An extent not given
+    is the input's in mode "stretch" without an ROI; in mode "default" it follows the scale of
+    the others, and ``resize_shorter``, ``resize_longer``, "not_larger" and "not_smaller" keep
+    the aspect ratio: the input decides. (An input with an empty spatial extent stays empty.)
+
+    Example:
+        >>> static_sizes({"resize_x": 128.0, "resize_y": 96.0}, {}, [None, None])
+        [96, 128]
+        >>> static_sizes({"resize_x": 50.0}, {}, [100, 200])  # resize_y: from the scale
+        [None, 50]
+        >>> static_sizes({"size": (30.0, 0.0), "mode": "stretch"}, {}, [100, 200])
+        [30, 200]
+        >>> static_sizes({"resize_shorter": 256.0}, {}, [None, None])
+        [None, None]
+    """
+    n = len(in_spatial)
+    mode = args.get("mode", "default")
+    if mode not in ("default", "stretch") or any(
+        a in args or a in tensors for a in ("resize_shorter", "resize_longer")
+    ):
+        return [None] * n
+    requested: list[float | None]
+    if "size" in tensors:
+        return [None] * n
+    if "size" in args:
+        requested = [float(v) for v in args["size"]]
+        if len(requested) == 1:
+            requested *= n
+    else:
+        names = ["resize_z", "resize_y", "resize_x"][3 - n :]
+        requested = [None if a in tensors else float(args.get(a, 0.0)) for a in names]
+    max_size: list[float] | None = None
+    if "max_size" in args:
+        max_size = [f32(v) for v in args["max_size"]]
+        if len(max_size) == 1:
+            max_size *= n
+    if len(requested) != n or (max_size is not None and len(max_size) != n):
+        return [None] * n  # an error at run
+    roi = "roi_start" in args or "roi_start" in tensors
+    out: list[int | None] = []
+    for d in range(n):
+        r = requested[d]
+        if r is None:
+            out.append(None)
+            continue
+        size = abs(f32(r))
+        if size == 0:  # not given
+            size = in_spatial[d] if mode == "stretch" and not roi else None
+            if size is None:
+                out.append(None)
+                continue
+        if max_size is not None and max_size[d] > 0 and size > max_size[d]:
+            size = max_size[d]
+        rounded = math.floor(size + 0.5)
+        # a size that rounds to 0 is 1, or 0 for an empty input
+        out.append(rounded if rounded > 0 or size == 0 else None)
+    return out

@@ -109,15 +109,16 @@ class _RandomBase(Operator):
         from dali._dtypes import dali_dtype
 
         dtype = node.scalar_args.get("dtype") or dali_dtype(np.dtype(cls.default_dtype))
-        if node.inputs:
-            ndim = node.inputs[0].ndim
+        shape: tuple[int | None, ...] | None
+        if node.inputs:  # shape_like
+            shape = node.inputs[0].static_shape
         elif "shape" in node.scalar_args:
-            ndim = len(node.scalar_args["shape"])
+            shape = tuple(int(d) for d in node.scalar_args["shape"])
         elif "shape" in node.arg_inputs:
-            ndim = None
+            shape = None
         else:
-            ndim = 0
-        return [{"dtype": dtype, "ndim": ndim, "layout": ""}]
+            shape = ()  # one scalar per sample
+        return [{"dtype": dtype, "static_shape": shape, "layout": ""}]
 
 
 @register(

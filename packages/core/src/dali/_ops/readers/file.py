@@ -585,7 +585,8 @@ class File(Operator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
+        # the file's bytes (any length) and one label
         return [
-            {"dtype": DALIDataType.UINT8, "ndim": 1, "layout": ""},
-            {"dtype": DALIDataType.INT32, "ndim": 1, "layout": ""},
+            {"dtype": DALIDataType.UINT8, "static_shape": (None,), "layout": ""},
+            {"dtype": DALIDataType.INT32, "static_shape": (1,), "layout": ""},
         ]

@@ -37,7 +37,7 @@ from dali.plugin.jax._sharding import ShardPlan, per_output_shardings, primary_s
 if TYPE_CHECKING:
     import jax
 
-__all__ = ["data_iterator", "default_num_threads_value"]
+__all__ = ["data_iterator", "data_iterator_for", "default_num_threads_value"]
 
 
 def default_num_threads_value() -> int:
@@ -74,8 +74,10 @@ def _data_iterator_impl(
     sharding: Any = None,
     devices: Sequence[jax.Device] | None = None,
     pmap_compatible: bool | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Any:
-    """`data_iterator` for any iterator class (the peekable CLU iterator reuses it)."""
+    """`data_iterator` for any iterator class (the peekable CLU iterator reuses it);
+    ``extra``: more keyword arguments of ``iterator_type``'s constructor."""
     if sharding is not None and devices is not None:
         raise ValueError("Only one of `sharding` and `devices` arguments can be provided.")
     output_map = list(output_map)
@@ -87,6 +89,7 @@ def _data_iterator_impl(
         "last_batch_padded": last_batch_padded,
         "last_batch_policy": last_batch_policy,
         "prepare_first_batch": prepare_first_batch,
+        **(extra or {}),
     }
 
     def decorate(func: Callable[..., Any]) -> Callable[..., DALIGenericIterator]:
@@ -236,4 +239,34 @@ def data_iterator(
         sharding,
         devices,
         pmap_compatible,
+    )
+
+
+def data_iterator_for(
+    iterator_type: type[DALIGenericIterator],
+    pipeline_fn: Callable[..., Any] | None = None,
+    output_map: Sequence[str] = (),
+    *,
+    iterator_kwargs: dict[str, Any] | None = None,
+    **kwargs: Any,
+) -> Any:
+    """`data_iterator` making ``iterator_type`` iterators: the extension point for plugins.
+
+    ``iterator_type`` is a `DALIGenericIterator` subclass whose constructor takes
+    `DALIGenericIterator`'s arguments (dali-clu's peekable iterator is one), plus
+    ``iterator_kwargs`` if given; the other arguments are `data_iterator`'s.
+
+    Example:
+        >>> import numpy as np
+        >>> import dali.fn as fn
+        >>> class Counting(DALIGenericIterator):
+        ...     pass
+        >>> @data_iterator_for(Counting, output_map=["x"])
+        ... def iterator_fn():
+        ...     return fn.external_source(lambda i: np.zeros((2, 1), np.int32), batch=True)
+        >>> type(iterator_fn(batch_size=2)).__name__
+        'Counting'
+    """
+    return _data_iterator_impl(
+        iterator_type, pipeline_fn, output_map, **kwargs, extra=iterator_kwargs
     )

@@ -145,6 +145,33 @@ class DALIGenericIterator(BaseIterator):
             prepare_first_batch,
         )
 
+    def batch_shape(self, sample_shape: Sequence[int | None]) -> tuple[int | None, ...]:
+        """The shape of the array an output with samples of ``sample_shape`` comes as: the
+        batch axes (the global batch with ``sharding``; ``(pipelines, batch)`` when stacked)
+        followed by the sample's. For plugins that describe elements before any data.
+
+        Example:
+            >>> import numpy as np, dali.fn as fn
+            >>> from dali import pipeline_def
+            >>> @pipeline_def(batch_size=4, num_threads=1, device_id=None)
+            ... def pipe():
+            ...     return fn.external_source(lambda i: np.zeros((4, 2), np.int8), batch=True)
+            >>> DALIGenericIterator(pipe(), ["x"]).batch_shape((2,))
+            (4, 2)
+        """
+        batch, pipes = self.batch_size, len(self._pipes)
+        if self._assembler is not None:
+            return (self._assembler.plan.num_blocks * batch, *sample_shape)
+        if pipes > 1 or self._pmap_compatible:
+            return (pipes, batch, *sample_shape)
+        return (batch, *sample_shape)
+
+    def output_sharding(self, name: str) -> Any:
+        """The sharding of output ``name``'s global arrays (None without ``sharding``)."""
+        if self._assembler is None:
+            return None
+        return self._assembler.shardings[self.output_map.index(name)]
+
     def _convert(self, outputs: list[tuple[Any, ...]]) -> dict[str, jax.Array]:
         """One array per output name from every pipeline's TensorLists (the base's hook)."""
         result: dict[str, jax.Array] = {}
