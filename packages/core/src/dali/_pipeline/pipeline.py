@@ -290,6 +290,35 @@ class Pipeline(PipelineProperties):
         assert self._graph_outputs is not None
         return [n.ndim for n in self._graph_outputs]
 
+    def output_shape(self) -> list[tuple[int | None, ...] | None]:
+        """The static per-sample shape of each output, known before running (our extension).
+
+        An entry is an int where every sample has that extent whatever the data, None where
+        the data decides (an image's height); an output is None where not even its number of
+        dimensions is known. The shapes come from the operators' arguments at trace time
+        (``Operator.static_meta``): running nothing, reading no file.
+
+        Returns:
+            One shape per output, as `output_dtype` gives one type.
+
+        Example:
+            >>> import numpy as np
+            >>> from dali import fn, pipeline_def, types
+            >>> @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+            ... def pipe():
+            ...     image = types.Constant(np.zeros((40, 60, 3), np.uint8), layout="HWC")
+            ...     square = fn.resize(image, resize_x=32, resize_y=32)
+            ...     chw = fn.transpose(square, perm=[2, 0, 1])
+            ...     fed = fn.external_source(lambda: [np.zeros((4, 4), np.uint8)] * 2)
+            ...     taller = fn.resize(fed, resize_y=8, layout="HW")
+            ...     return square, chw, fn.random.uniform(), fed, taller
+            >>> pipe().output_shape()
+            [(32, 32, 3), (3, 32, 32), (), None, (8, None)]
+        """
+        self.build()
+        assert self._graph_outputs is not None
+        return [n.static_shape for n in self._graph_outputs]
+
     # -- graph definition ------------------------------------------------------------------
     @staticmethod
     def current() -> Pipeline | None:

@@ -95,7 +95,8 @@ class Shapes(_HostMetadata):
 
         args = node.scalar_args
         dtype = args.get("dtype") or args.get("type") or DALIDataType.INT64
-        return [{"dtype": dtype, "ndim": 1, "layout": ""}]
+        ndim = node.inputs[0].ndim  # one extent per dimension of the input
+        return [{"dtype": dtype, "ndim": 1, "layout": "", "static_shape": (ndim,)}]
 
 
 @register(

@@ -123,14 +123,23 @@ class OneHot(Operator):
     def static_meta(node: Any) -> list[dict[str, Any]]:
         args = node.scalar_args
         dtype = args.get("dtype", DALIDataType.FLOAT)
-        in_ndim = node.inputs[0].ndim
-        if "axis" in args and in_ndim is not None:
-            ndim = in_ndim + 1
-        elif in_ndim == 0:
-            ndim = 1
-        else:
-            ndim = None  # single-element samples count as scalars: it depends on the data
-        return [{"dtype": dtype, "ndim": ndim, "layout": None if args.get("axis_name") else ""}]
+        in_shape = node.inputs[0].static_shape
+        k = int(args.get("num_classes", 0))
+        shape: tuple[int | None, ...] | None = None
+        if in_shape is None:
+            pass
+        elif "axis" in args:  # the classes axis inserted at `axis` (-1: last)
+            axis = int(args["axis"])
+            if -1 <= axis <= len(in_shape):
+                place = len(in_shape) if axis < 0 else axis
+                shape = (*in_shape[:place], k, *in_shape[place:])
+        elif all(e == 1 for e in in_shape):  # single-element samples count as scalars
+            shape = (k,)
+        elif any(e is not None and e != 1 for e in in_shape):
+            shape = (*in_shape, k)
+        # (else single-element samples or not: it depends on the data)
+        layout = None if args.get("axis_name") else ""
+        return [{"dtype": dtype, "static_shape": shape, "layout": layout}]
 
 
 @register(

@@ -288,7 +288,40 @@ class ArithmeticGenericOp(Operator):
         if ndim is not None and all(n.layout is not None for n in node.inputs):
             same = {n.layout for n in node.inputs if n.layout and n.ndim == ndim}
             layout = same.pop() if len(same) == 1 else ("" if not same else None)
-        return [{"dtype": dtype, "ndim": ndim, "layout": layout}]
+        shape = _static_broadcast([n.static_shape for n in node.inputs])
+        return [{"dtype": dtype, "ndim": ndim, "layout": layout, "static_shape": shape}]
+
+
+def _static_broadcast(shapes: Sequence[tuple[int | None, ...] | None]) -> tuple[int | None, ...] | None:
+    """The shapes broadcast as `_run` does (numpy's rule, aligned to the right), where known.
+
+    An extent is known where every operand's is, or where one operand has an extent other
+    than 1: the others are then 1 or that extent (or the run fails). Shapes that cannot
+    broadcast give None (the error is reported at run).
+
+    Example:
+        >>> _static_broadcast([(None, None, 3), ()]), _static_broadcast([(None, 4), (3, 1)])
+        ((None, None, 3), (3, 4))
+        >>> _static_broadcast([(None,), (1,)]), _static_broadcast([(2,), (3,)])
+        ((None,), None)
+    """
+    if any(s is None for s in shapes):
+        return None
+    known = [s for s in shapes if s is not None]
+    ndim = max((len(s) for s in known), default=0)
+    out: list[int | None] = []
+    for d in range(ndim):
+        extents = [s[len(s) - ndim + d] for s in known if len(s) - ndim + d >= 0]
+        big = {e for e in extents if e is not None and e != 1}
+        if len(big) > 1:
+            return None
+        if big:
+            out.append(big.pop())
+        elif None in extents:
+            out.append(None)
+        else:
+            out.append(1)
+    return tuple(out)
 
 
 def _broadcastable(shapes: Sequence[tuple[int, ...]]) -> bool:

@@ -252,7 +252,28 @@ class TensorSubscript(Operator):
                 for pos, name in zip(new_axes, args.get("new_axis_names", "")):
                     kept.insert(pos, name)
                 layout = "".join(kept)
-        return [{"dtype": src.dtype, "ndim": ndim, "layout": layout}]
+        shape = None
+        if src.static_shape is not None and nsub <= len(src.static_shape):
+            extents = [_static_extent(node, d, e) for d, e in enumerate(src.static_shape)]
+            out = [e for d, e in enumerate(extents) if e != "at"]
+            for pos in new_axes:
+                out.insert(pos, 1)
+            shape = tuple(out)
+        return [{"dtype": src.dtype, "ndim": ndim, "layout": layout, "static_shape": shape}]
+
+
+def _static_extent(node: Any, d: int, extent: int | None) -> Any:
+    """What the subscript of dimension ``d`` leaves of ``extent``: "at" (an index removes it),
+    its length after a slice of scalar bounds (numpy's), or None (per-sample bounds)."""
+    args, tensors = node.scalar_args, node.arg_inputs
+    if f"at_{d}" in args or f"at_{d}" in tensors:
+        return "at"
+    parts = [f"{p}_{d}" for p in ("lo", "hi", "step")]
+    if not any(p in args or p in tensors for p in parts):
+        return extent  # the whole dimension (or beyond the subscripts)
+    if extent is None or any(p in tensors for p in parts) or args.get(parts[2]) == 0:
+        return None
+    return len(range(*slice(*(args.get(p) for p in parts)).indices(extent)))
 
 
 def _index_value(value: Any, what: str) -> Any:

@@ -172,6 +172,20 @@ class DALIGenericIterator(BaseIterator):
             return None
         return self._assembler.shardings[self.output_map.index(name)]
 
+    def assemble(self, name: str, arrays: Sequence[Any]) -> Any:
+        """One array per pipeline (batch axis first) laid out as output ``name`` is: the
+        global array of its sharding (multi-process jobs included), else what ``next()``
+        gives without one. For plugins that return per-sample data beside the outputs
+        (dali-clu's ``is_nonpadding``)."""
+        import jax.numpy as jnp
+
+        jarrays = [jnp.asarray(a) for a in arrays]
+        if self._assembler is not None:
+            return self._assembler.assemble(self.output_map.index(name), jarrays)
+        if len(jarrays) > 1 or self._pmap_compatible:
+            return jnp.stack(jarrays)
+        return jarrays[0]
+
     def _convert(self, outputs: list[tuple[Any, ...]]) -> dict[str, jax.Array]:
         """One array per output name from every pipeline's TensorLists (the base's hook)."""
         result: dict[str, jax.Array] = {}

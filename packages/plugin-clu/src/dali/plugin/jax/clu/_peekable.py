@@ -312,18 +312,15 @@ class DALIGenericPeekableIterator(DALIGenericIterator, DatasetIterator):
     # -- evaluation ----------------------------------------------------------------------------
     @property
     def is_nonpadding(self) -> Any:
-        """Which samples of the last element returned are real: a bool array of the batch
-        axis (``(batch · pipelines,)``), False for the padding that completes the last batch
-        of an epoch (FILL); put on ``sharding`` when the iterator has one. Needs
+        """Which samples of the last element returned are real: a bool array laid out as the
+        outputs' batch axis (``(batch · pipelines,)``, a global array with ``sharding``), False
+        for the padding that completes the last batch of an epoch (FILL). Needs
         ``reader_name``."""
         batch = self.batch_size
-        mask = np.concatenate([np.arange(batch) < n for n in self.nonpadding_counts()])
-        sharding = self.output_sharding(self.output_map[0])
-        if sharding is None:
-            return mask
-        import jax
-
-        return jax.device_put(mask, sharding)
+        masks = [np.arange(batch) < n for n in self.nonpadding_counts()]
+        if self.output_sharding(self.output_map[0]) is None:
+            return np.concatenate(masks)
+        return self.assemble(self.output_map[0], masks)
 
 
 def _numpy_dtype(dtype: Any) -> np.dtype[Any] | None:
