@@ -54,7 +54,7 @@ def with_extents(
     """
     if shape is None or layout is None or len(layout) != len(shape):
         return None
-    return tuple(extents[a] if a in extents else e for a, e in zip(layout, shape))
+    return tuple(extents.get(a, e) for a, e in zip(layout, shape))
 
 
 def crop_window(node: Any, shape: StaticShape | None, layout: str | None) -> StaticShape | None:
@@ -81,22 +81,19 @@ def crop_window(node: Any, shape: StaticShape | None, layout: str | None) -> Sta
     tensors: dict[str, Any] = node.arg_inputs
     if not any(a in args or a in tensors for a in _CROP_SIZE_ARGS):
         return shape  # no window: the whole input
-    sizes: tuple[int | None, int | None, int | None]  # (d, h, w); <= 0: the whole extent
+    sizes: list[int | None]  # (d, h, w); <= 0: the whole extent; None: per sample
     if "crop" in tensors:
-        sizes = (None, None, None)
+        sizes = [None, None, None]
     elif "crop" in args:
-        vals = [int(v) for v in np.asarray(args["crop"], np.float32).reshape(-1)]
-        if len(vals) not in (2, 3):
-            return None  # an error at build
-        sizes = (vals[0], vals[1], vals[2]) if len(vals) == 3 else (0, vals[0], vals[1])
+        sizes = [_truncated(v) for v in args["crop"]]
+        if len(sizes) == 2:
+            sizes.insert(0, 0)
     else:
-
-        def size(name: str) -> int | None:
-            if name in tensors:
-                return None
-            return int(np.float32(args.get(name, 0.0)))  # C++'s float -> int truncation
-
-        sizes = (size("crop_d"), size("crop_h"), size("crop_w"))
+        sizes = [
+            None if a in tensors else _truncated(args.get(a, 0.0)) for a in _CROP_SIZE_ARGS[1:]
+        ]
+    if len(sizes) != 3:
+        return None  # an error at build
     if shape is None or layout is None or len(layout) != len(shape):
         return None
     trim = args.get("out_of_bounds_policy") == "trim_to_shape"
@@ -115,3 +112,10 @@ def crop_window(node: Any, shape: StaticShape | None, layout: str | None) -> Sta
         else:
             extents[axis] = size_
     return with_extents(shape, layout, extents)
+
+
+def _truncated(size: float) -> int | None:
+    """A window size as DALI reads it (a float truncated to an int); None where not finite
+    (an error at build)."""
+    value = np.float32(size)
+    return int(value) if np.isfinite(value) else None

@@ -309,11 +309,10 @@ class Pipeline(PipelineProperties):
             ...     image = types.Constant(np.zeros((40, 60, 3), np.uint8), layout="HWC")
             ...     square = fn.resize(image, resize_x=32, resize_y=32)
             ...     chw = fn.transpose(square, perm=[2, 0, 1])
-            ...     fed = fn.external_source(lambda: [np.zeros((4, 4), np.uint8)] * 2)
-            ...     taller = fn.resize(fed, resize_y=8, layout="HW")
-            ...     return square, chw, fn.random.uniform(), fed, taller
+            ...     fed = fn.external_source(lambda: [np.zeros((4, 6), np.uint8)] * 2, layout="HW")
+            ...     return square, chw, fn.random.uniform(), fed, fn.resize(fed, resize_y=8)
             >>> pipe().output_shape()
-            [(32, 32, 3), (3, 32, 32), (), None, (8, None)]
+            [(32, 32, 3), (3, 32, 32), (), (None, None), (8, None)]
         """
         self.build()
         assert self._graph_outputs is not None

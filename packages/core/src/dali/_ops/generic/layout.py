@@ -378,10 +378,12 @@ def _static_reshape(node: Any) -> tuple[int | None, ...] | None:
             picked = list(in_shape[: len(rel)])
         if len(picked) != len(rel):
             return None  # an error at run
-        out = [
-            -1 if e < 0 else None if x is None else round_half_away_int(float(np.float32(e) * np.float32(x)))
-            for e, x in zip(rel, picked)
-        ]
+        out = []
+        for e, x in zip(rel, picked):
+            if e < 0 or x is None:  # the wildcard, or an extent of the data's
+                out.append(-1 if e < 0 else None)
+            else:
+                out.append(round_half_away_int(float(np.float32(e) * np.float32(x))))
     else:
         return tuple(picked)  # src_dims alone, or only the layout
     wild = [d for d, e in enumerate(out) if e is not None and e < 0]

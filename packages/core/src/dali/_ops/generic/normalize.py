@@ -282,5 +282,10 @@ class Normalize(Operator):
         src = node.inputs[0]
         dtype = node.scalar_args.get("dtype", DALIDataType.FLOAT)
         return [
-            {"dtype": dtype, "ndim": src.ndim, "layout": src.layout, "static_shape": src.static_shape}
+            {
+                "dtype": dtype,
+                "ndim": src.ndim,
+                "layout": src.layout,
+                "static_shape": src.static_shape,
+            }
         ]

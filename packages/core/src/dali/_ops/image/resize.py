@@ -614,11 +614,12 @@ def static_sizes(
             out.append(None)
             continue
         size = abs(f32(r))
-        if size == 0:  # not given
-            size = in_spatial[d] if mode == "stretch" and not roi else None
-            if size is None:
+        if size == 0:  # not given: the input's extent in mode "stretch", else from the scale
+            extent = in_spatial[d] if mode == "stretch" and not roi else None
+            if extent is None:
                 out.append(None)
                 continue
+            size = float(extent)
         if max_size is not None and max_size[d] > 0 and size > max_size[d]:
             size = max_size[d]
         rounded = math.floor(size + 0.5)

@@ -292,7 +292,9 @@ class ArithmeticGenericOp(Operator):
         return [{"dtype": dtype, "ndim": ndim, "layout": layout, "static_shape": shape}]
 
 
-def _static_broadcast(shapes: Sequence[tuple[int | None, ...] | None]) -> tuple[int | None, ...] | None:
+def _static_broadcast(
+    shapes: Sequence[tuple[int | None, ...] | None],
+) -> tuple[int | None, ...] | None:
     """The shapes broadcast as `_run` does (numpy's rule, aligned to the right), where known.
 
     An extent is known where every operand's is, or where one operand has an extent other

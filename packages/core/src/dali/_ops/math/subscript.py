@@ -254,26 +254,26 @@ class TensorSubscript(Operator):
                 layout = "".join(kept)
         shape = None
         if src.static_shape is not None and nsub <= len(src.static_shape):
-            extents = [_static_extent(node, d, e) for d, e in enumerate(src.static_shape)]
-            out = [e for d, e in enumerate(extents) if e != "at"]
+            dims = [_static_extent(node, d, e) for d, e in enumerate(src.static_shape)]
+            out = [e for kept, e in dims if kept]
             for pos in new_axes:
                 out.insert(pos, 1)
             shape = tuple(out)
         return [{"dtype": src.dtype, "ndim": ndim, "layout": layout, "static_shape": shape}]
 
 
-def _static_extent(node: Any, d: int, extent: int | None) -> Any:
-    """What the subscript of dimension ``d`` leaves of ``extent``: "at" (an index removes it),
-    its length after a slice of scalar bounds (numpy's), or None (per-sample bounds)."""
+def _static_extent(node: Any, d: int, extent: int | None) -> tuple[bool, int | None]:
+    """Whether dimension ``d`` of ``extent`` stays (an index removes it), and its extent then:
+    the length of a slice of scalar bounds (numpy's), None for per-sample bounds."""
     args, tensors = node.scalar_args, node.arg_inputs
     if f"at_{d}" in args or f"at_{d}" in tensors:
-        return "at"
+        return False, None
     parts = [f"{p}_{d}" for p in ("lo", "hi", "step")]
     if not any(p in args or p in tensors for p in parts):
-        return extent  # the whole dimension (or beyond the subscripts)
+        return True, extent  # the whole dimension (or beyond the subscripts)
     if extent is None or any(p in tensors for p in parts) or args.get(parts[2]) == 0:
-        return None
-    return len(range(*slice(*(args.get(p) for p in parts)).indices(extent)))
+        return True, None
+    return True, len(range(*slice(*(args.get(p) for p in parts)).indices(extent)))
 
 
 def _index_value(value: Any, what: str) -> Any:
