@@ -89,7 +89,7 @@ class Ragged:
         shapes = self.shapes[name]
         return tuple(d if all(s[k] == d for s in shapes) else None for k, d in enumerate(shapes[0]))
 
-    def allows(self, name: str, sample_shape: Sequence[int]) -> bool:
+    def allows(self, name: str, sample_shape: Sequence[int | None]) -> bool:
         """Whether ``sample_shape`` is one this output may come as (a declared shape)."""
         return any(
             len(s) == len(sample_shape)
