@@ -1,6 +1,7 @@
 """Every check this repository runs, in one place (STYLE.md §12).
 
-``python3 -m nox`` runs the default sessions (core, interop, jax, lint, packaging, typecheck);
+``python3 -m nox`` runs the default sessions (core, interop, jax, clu, lint, packaging,
+typecheck);
 ``python3 -m nox -s demo`` runs the demo; ``python3 -m nox -s core -- -k resize`` passes
 ``-k resize`` on to pytest;
 ``python3 -m nox -s conformance`` compares dali with real NVIDIA DALI 2.4 (not a default session).
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 
 import nox
 
-nox.options.sessions = ["core", "interop", "jax", "lint", "packaging", "typecheck"]
+nox.options.sessions = ["core", "interop", "jax", "clu", "lint", "packaging", "typecheck"]
 # Fresh virtualenvs every run, so CI never passes on a stale install.
 nox.options.reuse_existing_virtualenvs = False
 
@@ -26,9 +27,17 @@ PYTHONS: list[str] | None = None
 
 CORE = "packages/core"
 JAX_PLUGIN = "packages/plugin-jax"
+CLU_PLUGIN = "packages/plugin-clu"
 # The oldest JAX dali-jax supports (its pyproject.toml; the first that imports with NumPy 2)
 # and the newest tested. jaxlib is pinned alongside: old jax releases do not pull it in.
 JAX_VERSIONS = ["0.4.26", "0.10.2"]
+# What the dali-clu session installs beside the three packages, pinned: CI must not change
+# under us. clu 0.0.12 is the oldest dali-clu supports (its pyproject.toml) and the newest
+# released; it pulls in flax (and its orbax/tensorstore), the bulk of the session's install
+# time. ml_collections is a clu dependency T5X configs use; gin-config parses the T5X gin file;
+# matplotlib draws the seed tutorial's image cells (tests/plugin-clu/test_seed_t5x.py).
+CLU_PINS = ["jax==0.10.2", "jaxlib==0.10.2", "clu==0.0.12"]
+CLU_DEPS = [*CLU_PINS, "ml_collections==1.1.0", "gin-config==0.5.0", "matplotlib==3.11.2"]
 # The default dependencies of dali-core that only speed it up: without them resize runs banded
 # BLAS products (`resample/band.py`) instead of Numba row passes, CMN uses OpenCV, and OpenCV
 # decodes every JPEG instead of nvImageCodec's libjpeg-turbo decoder (same pixels).
@@ -98,6 +107,21 @@ def jax(session: nox.Session, jax_version: str) -> None:
 
 
 @nox.session(python=PYTHONS)
+def clu(session: nox.Session) -> None:
+    """dali-clu tests with the real clu package (4 fake CPU devices, a 2-process
+    jax.distributed job, the T5X/Pax entry points) and the docstring examples of dali-clu."""
+    _pytest(session, "tests/plugin-clu", "-e", CORE, "-e", JAX_PLUGIN, "-e", CLU_PLUGIN, *CLU_DEPS)
+    # as in `jax`: the namespace package needs consider_namespace_packages for the doctests
+    session.run(
+        "pytest",
+        f"{CLU_PLUGIN}/src/dali/plugin/jax/clu",
+        "--doctest-modules",
+        "-o",
+        "consider_namespace_packages=true",
+    )
+
+
+@nox.session(python=PYTHONS)
 def lint(session: nox.Session) -> None:
     """ruff lint and format check (settings in the root pyproject.toml)."""
     session.install("ruff==0.17.6")  # pinned: ruff's default rules change between releases
@@ -107,11 +131,16 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHONS)
 def typecheck(session: nox.Session) -> None:
-    """mypy over both packages (settings in the root pyproject.toml), after the stub tests: the
-    committed `dali.fn`/`dali.ops` stubs are current, and a user program type-checks with them.
+    """mypy over the three packages (settings in the root pyproject.toml), after the stub
+    tests: the committed `dali.fn`/`dali.ops` stubs are current, and a user program
+    type-checks with them.
+
+    dali-clu's dependencies are installed (the `clu` session's pins of JAX and clu): mypy
+    reads clu's and etils' sources for their types (they ship no py.typed).
     """
     # mypy pinned: each release finds new errors.
-    _pytest(session, "tests/core/graph/test_stubs.py", "-e", CORE, "-e", JAX_PLUGIN, "mypy==2.4.1")
+    plugins = ["-e", JAX_PLUGIN, "-e", CLU_PLUGIN, *CLU_PINS]
+    _pytest(session, "tests/core/graph/test_stubs.py", "-e", CORE, *plugins, "mypy==2.4.1")
     session.run("mypy")
 
 

@@ -27,6 +27,7 @@ from parity import cpu_gpu, device_id, to_device
 _SRC = pathlib.Path(__file__).resolve().parents[2] / "packages"
 _CORE = _SRC / "core" / "src" / "dali"
 _JAX = _SRC / "plugin-jax" / "src" / "dali"
+_CLU = _SRC / "plugin-clu" / "src" / "dali" / "plugin" / "jax" / "clu"
 
 #: The storage and internal methods of the batch and sample classes: only `dali._tensors` may
 #: touch them (the author API is their public face).
@@ -334,6 +335,42 @@ def test_plugin_jax_imports_only_public_modules():
                 ):
                     found.append(f"{path.relative_to(_SRC)}:{node.lineno}: {name}")
     assert not found, "dali-jax must use dali.author and the public modules:\n" + "\n".join(found)
+
+
+def _dali_imports(tree):
+    """``(line, module, names)`` of every absolute import of a ``dali`` module in ``tree``
+    (for ``import a.b``: the module ``a.b`` and no names)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "dali":
+                    yield node.lineno, alias.name, []
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and (node.module or "").split(".")[0] == "dali"
+        ):
+            yield node.lineno, str(node.module), [a.name for a in node.names]
+
+
+def test_plugin_clu_imports_no_private_module_of_another_distribution():
+    """dali-clu builds on dali-core and dali-jax through their public modules (`dali.author`,
+    `dali.plugin.jax.iterator`, ...): no ``dali._*``, no ``dali.plugin.jax._*``, no
+    underscore name out of them; its own ``dali.plugin.jax.clu._*`` modules are its own."""
+    own = "dali.plugin.jax.clu"
+    modules = list(_modules(_CLU))
+    assert modules, f"no dali-clu sources under {_CLU}"
+    found = []
+    for path, tree in modules:
+        for line, module, names in _dali_imports(tree):
+            if module == own or module.startswith(own + "."):
+                continue
+            private = [module] if any(p.startswith("_") for p in module.split(".")) else []
+            private += [f"{module}.{n}" for n in names if n.startswith("_")]
+            found += [f"{path.relative_to(_SRC)}:{line}: {name}" for name in private]
+    assert not found, "dali-clu must use the public modules of dali and dali-jax:\n" + "\n".join(
+        found
+    )
 
 
 def test_no_underscore_names_imported_across_modules():

@@ -4,7 +4,9 @@ Core owns the only ``dali/__init__.py`` and ``dali/plugin/__init__.py`` and both
 ``pkgutil.extend_path``; a plugin ships only ``dali/plugin/<name>/``. A plain ``__init__.py`` in
 core still passes the wheel install (both wheels unpack into one ``site-packages/dali/``) but
 breaks the editable install, where core and plugin live in two source trees: hence both
-installs are tested, each in a fresh venv (STYLE.md §2).
+installs are tested, each in a fresh venv (STYLE.md §2). dali-clu goes one level further: it
+ships only ``dali/plugin/jax/clu/`` under dali-jax's ``dali/plugin/jax/`` (a namespace too),
+and is found there beside dali-jax from wheels and from three editable source trees.
 
 ``pip install dali-core`` alone must give a working CPU image pipeline with the fast paths the
 benchmarks measure (Numba resampling and normalisation, nvImageCodec's CPU JPEG decoder) where
@@ -29,6 +31,7 @@ REPO = Path(__file__).resolve().parents[2]
 CORE = REPO / "packages" / "core"
 DUMMY = Path(__file__).resolve().parent / "fixtures" / "plugin-dummy"
 JAX = REPO / "packages" / "plugin-jax"
+CLU = REPO / "packages" / "plugin-clu"
 EXTEND_PATH = '__path__ = __import__("pkgutil").extend_path(__path__, __name__)'
 
 # Run in a fresh interpreter: prints where each level of the namespace was found.
@@ -57,6 +60,30 @@ try:
 except ImportError as e:
     error = str(e)
 print(json.dumps({"jax": spec.origin, "error": error}))
+"""
+
+
+# The clu plugin, installed without its dependencies (``--no-deps``: JAX, clu and flax are
+# large, and the `clu` nox session tests the plugin with them): where the import system finds
+# ``dali.plugin.jax.clu``. ``import dali.plugin.jax`` needs JAX, so the search is the one
+# that import would make: in the directories dali-jax's ``__init__.py`` (a pkgutil namespace)
+# gives ``dali.plugin.jax.__path__``. Where JAX and clu are installed, the real import.
+CLU_CHECK = """
+import importlib.machinery
+import importlib.util
+import json
+import pkgutil
+
+import dali.plugin
+
+if importlib.util.find_spec("jax") and importlib.util.find_spec("clu"):
+    import dali.plugin.jax.clu
+    origin, imported = dali.plugin.jax.clu.__file__, True
+else:
+    path = pkgutil.extend_path([], "dali.plugin.jax")  # dali/plugin/jax/__init__.py's
+    spec = importlib.machinery.PathFinder.find_spec("dali.plugin.jax.clu", path)
+    origin, imported = spec.origin, False
+print(json.dumps({"clu": origin, "imported": imported}))
 """
 
 
@@ -192,15 +219,23 @@ def _jax_check(python: Path, cwd: Path) -> dict[str, str]:
     return found
 
 
+def _clu_check(python: Path, cwd: Path) -> str:
+    """Where ``dali.plugin.jax.clu`` is found (its ``__init__.py``)."""
+    found = json.loads(_run(python, "-c", CLU_CHECK, cwd=cwd).splitlines()[-1])
+    assert found["clu"] and Path(found["clu"]).name == "__init__.py", found
+    return str(found["clu"])
+
+
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("wheels")
-    for project in (CORE, DUMMY, JAX):
+    for project in (CORE, DUMMY, JAX, CLU):
         _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", out, project)
     (core,) = out.glob("dali_core-*.whl")
     (dummy,) = out.glob("dali_plugin_dummy-*.whl")
     (jax,) = out.glob("dali_jax-*.whl")
-    return {"core": core, "dummy": dummy, "jax": jax}
+    (clu,) = out.glob("dali_clu-*.whl")
+    return {"core": core, "dummy": dummy, "jax": jax, "clu": clu}
 
 
 def test_core_wheel_ships_dali_and_nothing_else(wheels: dict[str, Path]) -> None:
@@ -244,6 +279,36 @@ def test_jax_wheel_ships_only_dali_plugin_jax(wheels: dict[str, Path]) -> None:
     assert _first_line(wheels["jax"], "dali/plugin/jax/__init__.py") == EXTEND_PATH
 
 
+def test_clu_wheel_ships_only_dali_plugin_jax_clu(wheels: dict[str, Path]) -> None:
+    files = _files(wheels["clu"])
+    above = [name for name in files if not name.startswith("dali/plugin/jax/clu/")]
+    assert above == [], f"dali-clu ships files above dali/plugin/jax/clu/: {above}"
+    src = CLU / "src"
+    expected = {
+        p.relative_to(src).as_posix()
+        for p in (src / "dali" / "plugin" / "jax" / "clu").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert expected == set(files), f"differs from the source: {sorted(expected ^ set(files))}"
+    for name in ("dali/plugin/jax/clu/__init__.py", "dali/plugin/jax/clu/py.typed"):
+        assert name in files
+    # the metadata pins the two distributions it builds on (STYLE.md §16)
+    requires = _requires(wheels["clu"])
+    for project, name in ((CORE, "dali-core"), (JAX, "dali-jax")):
+        version = _project_field(project / "pyproject.toml", r'^version = "([^"]+)"')
+        assert f"{name}=={version}" in requires, requires
+    assert any(r.startswith("clu") for r in requires), requires
+
+
+def _requires(wheel: Path) -> list[str]:
+    """The ``Requires-Dist`` entries of a wheel's metadata, spaces removed."""
+    with zipfile.ZipFile(wheel) as zf:
+        (metadata,) = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
+        lines = zf.read(metadata).decode().splitlines()
+    prefix = "Requires-Dist:"
+    return [line[len(prefix) :].replace(" ", "") for line in lines if line.startswith(prefix)]
+
+
 def test_import_after_wheel_install(wheels: dict[str, Path], tmp_path: Path) -> None:
     python = _fresh_venv(tmp_path / "venv")
     # With dependencies: proves core's declared ones (numpy) are enough for ``import dali``.
@@ -254,6 +319,11 @@ def test_import_after_wheel_install(wheels: dict[str, Path], tmp_path: Path) -> 
     _run(python, "-m", "pip", "install", "--quiet", "--no-deps", wheels["jax"])
     jax_found = _jax_check(python, cwd=tmp_path)
     assert Path(jax_found["jax"]).is_relative_to(site), jax_found
+    # dali-clu beside dali-jax: one dali/plugin/jax/ folder, dali-jax's __init__.py untouched
+    _run(python, "-m", "pip", "install", "--quiet", "--no-deps", wheels["clu"])
+    clu_found = _clu_check(python, cwd=tmp_path)
+    assert Path(clu_found).parent.parent == Path(jax_found["jax"]).parent, (clu_found, jax_found)
+    assert _jax_check(python, cwd=tmp_path) == jax_found
 
 
 def test_import_after_editable_install(tmp_path: Path) -> None:
@@ -267,6 +337,11 @@ def test_import_after_editable_install(tmp_path: Path) -> None:
     _run(python, "-m", "pip", "install", "--quiet", "--no-deps", "-e", JAX)
     jax_found = _jax_check(python, cwd=tmp_path)
     assert Path(jax_found["jax"]).is_relative_to(JAX / "src"), jax_found
+    # dali-clu from its own checkout, under dali-jax's namespace from another
+    _run(python, "-m", "pip", "install", "--quiet", "--no-deps", "-e", CLU)
+    clu_found = _clu_check(python, cwd=tmp_path)
+    assert Path(clu_found).is_relative_to(CLU / "src"), clu_found
+    assert _jax_check(python, cwd=tmp_path) == jax_found
 
 
 def test_default_install_runs_a_cpu_image_pipeline(wheels: dict[str, Path], tmp_path: Path) -> None:
@@ -313,6 +388,16 @@ def test_plugins_pin_core_to_their_own_release() -> None:
     """A plugin uses core's author API, which may change between releases: each plugin names
     exactly the core release it was built with (STYLE.md §16)."""
     version = _project_field(CORE / "pyproject.toml", r'^version = "([^"]+)"')
-    for plugin in sorted((REPO / "packages").glob("plugin-*")):
+    plugins = sorted((REPO / "packages").glob("plugin-*"))
+    assert {p.name for p in plugins} >= {"plugin-jax", "plugin-clu"}
+    for plugin in plugins:
         deps = _project_field(plugin / "pyproject.toml", r"^dependencies = \[(.*)\]")
         assert f'"dali-core=={version}"' in deps, f"{plugin.name}: {deps}"
+
+
+def test_clu_pins_jax_to_its_own_release() -> None:
+    """dali-clu extends dali-jax's iterator through its public extension points, which may
+    change between releases: it names exactly the dali-jax release it was built with."""
+    version = _project_field(JAX / "pyproject.toml", r'^version = "([^"]+)"')
+    deps = _project_field(CLU / "pyproject.toml", r"^dependencies = \[(.*)\]")
+    assert f'"dali-jax=={version}"' in deps, deps

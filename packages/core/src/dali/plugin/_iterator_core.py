@@ -509,6 +509,11 @@ class _DaliBaseIterator:
         return list(self._pipes)
 
     @property
+    def reader_name(self) -> str | None:
+        """The reader whose metadata sets the epochs (None: ``size`` does)."""
+        return self._reader_name
+
+    @property
     def checkpointing_enabled(self) -> bool:
         """Whether the pipelines were made with ``enable_checkpointing=True``."""
         return self._enable_checkpointing

@@ -108,6 +108,10 @@ class DALIGenericPeekableIterator(DALIGenericIterator, DatasetIterator):
         self._mutex = threading.RLock()
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._peeked: Any = None
+        #: `nonpadding_counts` when the pending peeked element was read, and when the last
+        #: element returned was (`is_nonpadding` describes that one, whatever was peeked since)
+        self._peeked_counts: list[int] | None = None
+        self._returned_counts: list[int] | None = None
         #: the pipelines' checkpoints from just before the pending peek took its element
         self._before_peek: list[bytes] | None = None
         self._element_spec: dict[str, ArraySpec] | None = None
@@ -169,13 +173,20 @@ class DALIGenericPeekableIterator(DALIGenericIterator, DatasetIterator):
                 )
         return element
 
+    def _read(self) -> tuple[dict[str, Any], list[int] | None]:
+        """A new element from the pipelines and its `nonpadding_counts` (hold the lock)."""
+        element = self._checked(DALIGenericIterator.__next__(self))
+        return element, (self.nonpadding_counts() if self.reader_name else None)
+
     def _take(self) -> dict[str, Any]:
         """The next element: the pending peeked one, or a new one (hold the lock)."""
         if self._peeked is not None:
             element: dict[str, Any] = self._peeked
-            self._peeked = self._before_peek = None
+            self._returned_counts = self._peeked_counts
+            self._peeked = self._before_peek = self._peeked_counts = None
             return element  # (checked when it was peeked)
-        return self._checked(DALIGenericIterator.__next__(self))
+        element, self._returned_counts = self._read()
+        return element
 
     def __next__(self) -> dict[str, Any]:
         with self._mutex:
@@ -200,7 +211,7 @@ class DALIGenericPeekableIterator(DALIGenericIterator, DatasetIterator):
         with self._mutex:
             if self._peeked is None:
                 before = self._own_checkpoints() if self.checkpointing_enabled else None
-                self._peeked = self._checked(DALIGenericIterator.__next__(self))
+                self._peeked, self._peeked_counts = self._read()
                 self._before_peek = before
             peeked: dict[str, Any] = self._peeked
             return peeked
@@ -264,7 +275,8 @@ class DALIGenericPeekableIterator(DALIGenericIterator, DatasetIterator):
     def load_checkpoints(self, checkpoints: Sequence[bytes | str]) -> None:
         """Restore `checkpoints` in place (a pending peeked element is dropped)."""
         with self._mutex:
-            self._peeked = self._before_peek = None
+            self._peeked = self._before_peek = self._peeked_counts = None
+            self._returned_counts = None
             super().load_checkpoints(checkpoints)
 
     def save(self, filename: Any) -> None:
@@ -317,7 +329,11 @@ class DALIGenericPeekableIterator(DALIGenericIterator, DatasetIterator):
         for the padding that completes the last batch of an epoch (FILL). Needs
         ``reader_name``."""
         batch = self.batch_size
-        masks = [np.arange(batch) < n for n in self.nonpadding_counts()]
+        with self._mutex:
+            counts = self._returned_counts
+            if counts is None:  # nothing returned yet (or since a restore): a full batch
+                counts = [batch] * len(self.nonpadding_counts())
+        masks = [np.arange(batch) < n for n in counts]
         if self.output_sharding(self.output_map[0]) is None:
             return np.concatenate(masks)
         return self.assemble(self.output_map[0], masks)
