@@ -103,3 +103,18 @@ def test_the_iterator_takes_dalis_arguments():
         assert ours[name].default == theirs[name].default, name
     extras = {n for n, p in ours.items() if p.kind is p.KEYWORD_ONLY}
     assert extras == {"pad_to", "buckets", "pad_value"}
+
+
+def test_without_clu_the_import_error_says_what_to_install():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['clu'] = None\n"
+        "try:\n"
+        "    import dali.plugin.jax.clu\n"
+        "except ImportError as e:\n"
+        "    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "pip install dali-clu clu" in out.stdout, out.stderr

@@ -25,6 +25,14 @@ Example:
     True
 """
 
+try:
+    import clu.data.dataset_iterator  # noqa: F401 - the one dependency to check first
+except ImportError as e:  # pragma: no cover - exercised in a subprocess by the tests
+    raise ImportError(
+        "dali.plugin.jax.clu needs the `clu` package (CommonLoopUtils), which is not "
+        "installed: `pip install dali-clu clu`."
+    ) from e
+
 from dali.plugin.jax.clu._data_iterator import peekable_data_iterator
 from dali.plugin.jax.clu._peekable import DALIGenericPeekableIterator
 
