@@ -19,27 +19,14 @@ run multi-process programs.
 
 from __future__ import annotations
 
-import json
-import os
-import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from distributed_utils import run_job
 
 WORKER = Path(__file__).with_name("_clu_distributed_worker.py")
-ROOT = Path(__file__).resolve().parents[2]
-# What JAX says when its CPU backend cannot run multi-process computations.
-_UNSUPPORTED = ("UNIMPLEMENTED", "not implemented on the CPU backend", "collectives")
 #: Shards of the 29 label files over 4 devices: first label and size of each.
 _SHARDS = [(0, 7), (7, 7), (14, 7), (21, 8)]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -48,51 +35,12 @@ def job(label_files, tmp_path_factory) -> list[dict]:
     files_dir = Path(label_files[0]).parent
     assert len(list(files_dir.iterdir())) == len(label_files) == 29
     state_dir = tmp_path_factory.mktemp("states")
-    port = _free_port()
-    env = dict(os.environ)
-    env.update(
-        XLA_FLAGS="--xla_force_host_platform_device_count=2",
-        JAX_PLATFORMS="cpu",
-        PYTHONPATH=os.pathsep.join(
-            [
-                str(ROOT / "packages/core/src"),
-                str(ROOT / "packages/plugin-jax/src"),
-                str(ROOT / "packages/plugin-clu/src"),
-                env.get("PYTHONPATH", ""),
-            ]
-        ),
+    reports = run_job(
+        WORKER,
+        str(files_dir),
+        str(state_dir),
+        packages=["core", "plugin-jax", "plugin-clu"],
     )
-    procs = [
-        subprocess.Popen(
-            [sys.executable, str(WORKER), str(i), str(port), str(files_dir), str(state_dir)],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for i in range(2)
-    ]
-    results = []
-    try:
-        for p in procs:
-            out, err = p.communicate(timeout=120)
-            results.append((p.returncode, out, err))
-    except subprocess.TimeoutExpired:
-        for p in procs:
-            p.kill()
-            p.communicate()
-        pytest.fail("the 2-process jax.distributed job did not finish in 120 s")
-    failed = [(rc, err) for rc, _, err in results if rc != 0]
-    if failed:
-        err = failed[0][1]
-        if any(s in err for s in _UNSUPPORTED):
-            import jax
-
-            pytest.skip(
-                f"jax {jax.__version__}'s CPU backend cannot run multi-process: {err[-300:]}"
-            )
-        pytest.fail(f"a worker failed ({failed[0][0]}):\n{err[-3000:]}")
-    reports = [json.loads(out.strip().splitlines()[-1]) for _, out, _ in results]
     assert sorted(p.name for p in state_dir.iterdir()) == ["process_0.json", "process_1.json"]
     return reports
 

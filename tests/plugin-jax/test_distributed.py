@@ -10,76 +10,15 @@ collectives are reliable: not JAX 0.4.26, see the worker).
 
 from __future__ import annotations
 
-import json
-import os
-import socket
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
+from distributed_utils import run_job
 
 WORKER = Path(__file__).with_name("_distributed_worker.py")
-ROOT = Path(__file__).resolve().parents[2]
-# What JAX says when its CPU backend cannot run multi-process computations.
-_UNSUPPORTED = ("UNIMPLEMENTED", "not implemented on the CPU backend", "collectives")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return s.getsockname()[1]
-
-
-def _run_job(image_root: Path) -> list[dict]:
-    port = _free_port()
-    env = dict(os.environ)
-    env.update(
-        XLA_FLAGS="--xla_force_host_platform_device_count=2",
-        JAX_PLATFORMS="cpu",
-        PYTHONPATH=os.pathsep.join(
-            [
-                str(ROOT / "packages/core/src"),
-                str(ROOT / "packages/plugin-jax/src"),
-                env.get("PYTHONPATH", ""),
-            ]
-        ),
-    )
-    procs = [
-        subprocess.Popen(
-            [sys.executable, str(WORKER), str(i), str(port), str(image_root)],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for i in range(2)
-    ]
-    results = []
-    try:
-        for p in procs:
-            out, err = p.communicate(timeout=120)
-            results.append((p.returncode, out, err))
-    except subprocess.TimeoutExpired:
-        for p in procs:
-            p.kill()
-            p.communicate()
-        pytest.fail("the 2-process jax.distributed job did not finish in 120 s")
-    failed = [(rc, err) for rc, _, err in results if rc != 0]
-    if failed:
-        err = failed[0][1]
-        if any(s in err for s in _UNSUPPORTED):
-            import jax
-
-            pytest.skip(
-                f"jax {jax.__version__}'s CPU backend cannot run multi-process: {err[-300:]}"
-            )
-        pytest.fail(f"a worker failed ({failed[0][0]}):\n{err[-3000:]}")
-    return [json.loads(out.strip().splitlines()[-1]) for _, out, _ in results]
 
 
 def test_two_processes_build_one_global_array(image_tree):
-    first, second = _run_job(image_tree)
+    first, second = run_job(WORKER, str(image_tree), packages=["core", "plugin-jax"])
     for proc, r in enumerate((first, second)):
         assert r["process"] == proc
         assert r["device_count"] == 4 and r["local_device_count"] == 2
