@@ -31,38 +31,16 @@ from pathlib import Path
 
 import jax
 import numpy as np
+from _show import gpu_count, save_grid
 from dali import fn
 from dali._testing.images import make_image_tree
 from dali.pipeline import pipeline_def
 from dali.plugin.jax import DALIGenericIterator, data_iterator
 
 
-def gpu_count() -> int:
-    """How many GPUs both JAX and DALI can use (0 on a CPU-only machine)."""
-    if jax.default_backend() != "gpu":
-        return 0
-    try:
-        import cupy
-
-        return min(cupy.cuda.runtime.getDeviceCount(), len(jax.devices()))
-    except Exception:  # noqa: BLE001 - no CuPy, no driver: DALI cannot use the GPU
-        return 0
-
-
-def save_grid(images, path: Path, columns: int = 4) -> None:
-    """The tutorial's ``show_image`` for a batch: one picture, ``columns`` images wide."""
-    try:
-        from PIL import Image
-    except ImportError:
-        return
-    images = np.asarray(images)
-    n, h, w, c = images.shape
-    rows = (n + columns - 1) // columns
-    grid = np.zeros((rows * h, columns * w, c), dtype=np.uint8)
-    for j in range(n):
-        r, col = divmod(j, columns)
-        grid[r * h : (r + 1) * h, col * w : (col + 1) * w] = images[j]
-    Image.fromarray(grid).save(path)
+def show(images, path: Path) -> None:
+    """The tutorial's ``show_image`` for a batch, saved as one picture."""
+    save_grid(np.asarray(images), str(path))
     print(f"saved {path}")
 
 
@@ -132,7 +110,7 @@ def main() -> None:
     print(batch["images"].shape)
     print(type(batch["labels"]))
     print(batch["labels"].shape)
-    save_grid(batch["images"], out / "batch.png")
+    show(batch["images"], out / "batch.png")
 
     # -- GPU acceleration ----------------------------------------------------------------------
     print(f"Images backing device: {batch['images'].devices()}")
@@ -177,7 +155,7 @@ def main() -> None:
 
     iterator = iterator_fn(batch_size=8, seed=0)
     batch = next(iterator)
-    save_grid(batch["images"], out / "shuffled.png")
+    show(batch["images"], out / "shuffled.png")
 
     # -- Augmentations -------------------------------------------------------------------------
     @data_iterator(output_map=["images", "labels"], reader_name="image_reader")
@@ -193,7 +171,7 @@ def main() -> None:
 
     iterator = iterator_fn(batch_size=8, seed=0)
     batch = next(iterator)
-    save_grid(batch["images"], out / "rotated.png")
+    show(batch["images"], out / "rotated.png")
 
     # -- Multiple GPUs (fake CPU devices without a GPU) ----------------------------------------
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
@@ -232,7 +210,7 @@ def main() -> None:
         print(f"(no sharding picture: {e})")
     for k, shard in enumerate(images.addressable_shards):
         print(f"Shard {k} device: {shard.device}, shape: {shard.data.shape}")
-    save_grid(batch["images"], out / "sharded.png")
+    show(batch["images"], out / "sharded.png")
 
     # -- num_threads performance considerations ------------------------------------------------
     def run_iterator(iterator, epoch_num=args.epochs):

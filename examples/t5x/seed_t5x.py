@@ -35,17 +35,8 @@ import jax
 import numpy as np
 from dali._testing.images import make_image_tree
 
-
-def gpu_count() -> int:
-    """How many GPUs both JAX and DALI can use (0 on a CPU-only machine)."""
-    if jax.default_backend() != "gpu":
-        return 0
-    try:
-        import cupy
-
-        return min(cupy.cuda.runtime.getDeviceCount(), len(jax.devices()))
-    except Exception:  # noqa: BLE001 - no CuPy, no driver: DALI cannot use the GPU
-        return 0
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/_show.py
+from _show import gpu_count, save_grid
 
 
 def make_show_image(out: Path):
@@ -63,9 +54,6 @@ def make_show_image(out: Path):
     def show_image(images, name: str | None = None) -> Path:
         path = out / f"{name or f'batch_{next(counter)}'}.png"
         if plt is None:
-            sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/_show.py
-            from _show import save_grid
-
             save_grid(np.asarray(images), str(path))
         else:  # the tutorial's cell [4], then saved
             columns = 4
