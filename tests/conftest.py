@@ -1,5 +1,6 @@
-"""Shared pytest setup: ``gpu``-marked tests are skipped when no CUDA device is visible, and
-``--doctest-modules`` leaves the conftest.py files alone.
+"""Shared pytest setup: ``gpu``-marked tests are skipped when no CUDA device is visible,
+``--doctest-modules`` leaves the conftest.py files alone, and the ``image_tree`` fixture (the
+class tree of JPEGs the tutorials read) serves every package's tests.
 
 ``conftest`` is not a module to import from: helpers shared by test modules live beside this
 file (``graph_utils``, ``iterator_utils``, ``parity``).
@@ -10,6 +11,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
+
+@pytest.fixture(scope="session")
+def image_tree(tmp_path_factory: pytest.TempPathFactory):
+    """The 21-image class tree of `dali._testing.images.make_image_tree`; returns its root.
+
+    Image ``i`` is ``<root>/<i % 3>/img_<i:02d>.jpg``; ``<root>/list.txt`` maps it to label ``i``.
+    """
+    pytest.importorskip("PIL")
+    from dali._testing.images import make_image_tree
+
+    root = tmp_path_factory.mktemp("image_tree")
+    make_image_tree(root)
+    return root
 
 
 def _cuda_device_visible() -> bool:

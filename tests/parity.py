@@ -12,6 +12,8 @@ pipeline for that device and returns the outputs; the decorator runs it with ``"
   several iterations, or several cases with their own tolerances in one test).
 * `to_device` and `device_id`: the two things a body changes with the device, the data moved to
   the GPU after the source and the pipeline's ``device_id``.
+* `jax_gpu_count`: how many GPUs JAX and dali can both use, for the JAX tutorials' tests (0 on
+  a CPU-only machine: their ``device="mixed"`` becomes ``"cpu"``).
 
 "The same" means: as many outputs; every CPU output a ``TensorListCPU`` and every GPU output a
 ``TensorListGPU`` (the GPU really ran); equal dtypes, layouts and sample shapes; every value
@@ -43,7 +45,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-__all__ = ["assert_same", "cpu_gpu", "device_id", "to_device"]
+__all__ = ["assert_same", "cpu_gpu", "device_id", "jax_gpu_count", "to_device"]
 
 DEVICES = ("cpu", "gpu")
 
@@ -51,6 +53,20 @@ DEVICES = ("cpu", "gpu")
 def to_device(node: Any, device: str) -> Any:
     """``node`` moved to the GPU when ``device`` is ``"gpu"``; ``node`` itself on the CPU."""
     return node.gpu() if device == "gpu" else node
+
+
+def jax_gpu_count() -> int:
+    """How many GPUs JAX's default backend has, where CuPy (so dali) sees them too."""
+    import jax
+
+    if jax.default_backend() != "gpu":
+        return 0
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # noqa: BLE001 - no CuPy or no driver
+        return 0
 
 
 def device_id(device: str) -> int | None:

@@ -8,20 +8,6 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def image_tree(tmp_path_factory: pytest.TempPathFactory):
-    """The 21-image class tree of `dali._testing.images.make_image_tree`; returns its root.
-
-    Image ``i`` is ``<root>/<i % 3>/img_<i:02d>.jpg``; ``<root>/list.txt`` maps it to label ``i``.
-    """
-    pytest.importorskip("PIL")
-    from dali._testing.images import make_image_tree
-
-    root = tmp_path_factory.mktemp("image_tree")
-    make_image_tree(root)
-    return root
-
-
-@pytest.fixture(scope="session")
 def edge_images(tmp_path_factory: pytest.TempPathFactory):
     """``{name: path}`` of `dali._testing.images.make_edge_cases` (PNG, CMYK, corrupt, ...)."""
     pytest.importorskip("PIL")

@@ -29,17 +29,6 @@ N_FILES = 29
 
 
 @pytest.fixture(scope="session")
-def image_tree(tmp_path_factory: pytest.TempPathFactory):
-    """The 21-image class tree of `dali._testing.images.make_image_tree`; returns its root."""
-    pytest.importorskip("PIL")
-    from dali._testing.images import make_image_tree
-
-    root = tmp_path_factory.mktemp("image_tree")
-    make_image_tree(root)
-    return root
-
-
-@pytest.fixture(scope="session")
 def label_files(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """``N_FILES`` tiny files; read with ``labels=range(N_FILES)``, file ``i`` has label ``i``."""
     from iterator_utils import make_files

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from parity import jax_gpu_count
 
 jax = pytest.importorskip("jax")
 pytest.importorskip("clu")
@@ -31,29 +32,13 @@ pytest.importorskip("clu")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _gpus() -> int:
-    if jax.default_backend() != "gpu":
-        return 0
-    try:
-        import cupy
-
-        return cupy.cuda.runtime.getDeviceCount()
-    except Exception:  # noqa: BLE001 - no CuPy or no driver
-        return 0
-
-
-GPUS = _gpus()
+GPUS = jax_gpu_count()
 MIXED = "mixed" if GPUS else "cpu"
 
 
 @pytest.fixture(scope="module")
-def image_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
-    pytest.importorskip("PIL")
-    from dali._testing.images import make_image_tree
-
-    root = tmp_path_factory.mktemp("seed_001_images")
-    make_image_tree(root)
-    return str(root)
+def image_dir(image_tree) -> str:
+    return str(image_tree)
 
 
 def make_iterator(image_dir: str, decoder: str = MIXED):

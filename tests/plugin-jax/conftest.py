@@ -19,17 +19,6 @@ pytest.importorskip("jax")
 
 
 @pytest.fixture(scope="session")
-def image_tree(tmp_path_factory: pytest.TempPathFactory):
-    """The 21-image class tree of `dali._testing.images.make_image_tree`; returns its root."""
-    pytest.importorskip("PIL")
-    from dali._testing.images import make_image_tree
-
-    root = tmp_path_factory.mktemp("image_tree")
-    make_image_tree(root)
-    return root
-
-
-@pytest.fixture(scope="session")
 def cpu_devices():
     """The four fake CPU devices (skips if JAX's CPU backend started before the flag was set)."""
     import jax

@@ -21,22 +21,12 @@ from dali import fn
 from dali.pipeline import pipeline_def
 from dali.plugin.jax import DALIGenericIterator, data_iterator
 from iterator_utils import TREE_IMAGES as N
+from parity import jax_gpu_count
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _gpus() -> int:
-    if jax.default_backend() != "gpu":
-        return 0
-    try:
-        import cupy
-
-        return cupy.cuda.runtime.getDeviceCount()
-    except Exception:  # noqa: BLE001 - no CuPy or no driver
-        return 0
-
-
-GPUS = _gpus()
+GPUS = jax_gpu_count()
 MIXED = "mixed" if GPUS else "cpu"
 
 
