@@ -1,6 +1,6 @@
 """Checkpoints of the ResNet-50 training pipeline, side by side with NVIDIA DALI: size and cost.
 
-The pipeline is the ResNet-50 row of ``image_cpu.py`` (``readers.file(random_shuffle=True)``
+The pipeline is the ResNet-50 row of ``image_cpu.py`` (its graph function) (``readers.file(random_shuffle=True)``
 → ``decoders.image_random_crop`` → ``resize`` 224 → ``crop_mirror_normalize`` with
 ``mirror=coin_flip``), batch 64, CPU, ``enable_checkpointing=True``, on an ImageNet-like JPEG
 set. After ``--runs`` iterations (so that the shuffle buffer has been drawn from many times) it
@@ -33,24 +33,7 @@ import dali
 import numpy as np
 from _common import load_real_dali, print_columns
 from dali._testing.images import make_imagenet_like
-
-BATCH = 64
-MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
-STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
-
-
-def resnet50(fn: ModuleType, types: ModuleType, root: str) -> Any:
-    jpegs, _ = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
-    images = fn.decoders.image_random_crop(jpegs, device="cpu", output_type=types.RGB)
-    images = fn.resize(images, resize_x=224, resize_y=224)
-    return fn.crop_mirror_normalize(
-        images,
-        dtype=types.FLOAT16,
-        output_layout="CHW",
-        mean=MEAN,
-        std=STD,
-        mirror=fn.random.coin_flip(),
-    )
+from image_cpu import BATCH, resnet50
 
 
 def make(lib: ModuleType, root: str, threads: int, checkpoint: Any = None) -> Any:
