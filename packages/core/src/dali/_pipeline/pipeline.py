@@ -428,16 +428,20 @@ class Pipeline(PipelineProperties):
             {s.node.name: s.impl.get_state() for s in plan.steps if s.stateful},
         )
 
+    def _require_checkpointing(self, action: str) -> None:
+        """DALI's error when checkpointing is off (``action``: "save the checkpoint", ...)."""
+        if not self._enable_checkpointing:
+            raise RuntimeError(
+                f'Assert on "checkpointing_enabled()" failed: Cannot {action}. The '
+                "`enable_checkpointing` was not specified when creating the pipeline"
+            )
+
     def _read_checkpoint(self) -> dict[str, Any] | None:
         """The ``checkpoint`` given to the constructor, parsed; its seed replaces the
         pipeline's (DALI: the checkpoint's state wins)."""
         if self._checkpoint is None:
             return None
-        if not self._enable_checkpointing:
-            raise RuntimeError(
-                'Assert on "checkpointing_enabled()" failed: Cannot restore checkpoint. The '
-                "`enable_checkpointing` was not specified when creating the pipeline"
-            )
+        self._require_checkpointing("restore checkpoint")
         saved = _cpt.decode(self._checkpoint)
         self._resolved_seed = saved["seed"]
         return saved
@@ -496,11 +500,7 @@ class Pipeline(PipelineProperties):
             RuntimeError: The pipeline was made without ``enable_checkpointing=True``.
             dali.author.CheckpointError: Not a checkpoint of this pipeline.
         """
-        if not self._enable_checkpointing:
-            raise RuntimeError(
-                'Assert on "checkpointing_enabled()" failed: Cannot restore checkpoint. The '
-                "`enable_checkpointing` was not specified when creating the pipeline"
-            )
+        self._require_checkpointing("restore checkpoint")
         if not self._built:
             self._checkpoint = checkpoint
             self.build()
@@ -583,11 +583,7 @@ class Pipeline(PipelineProperties):
 
     def _get_checkpoint(self, iterator_data: str | None = None) -> bytes:
         """`checkpoint` with the framework iterator's state embedded (DALI's hook)."""
-        if not self._enable_checkpointing:
-            raise RuntimeError(
-                'Assert on "checkpointing_enabled()" failed: Cannot save the checkpoint. The '
-                "`enable_checkpointing` was not specified when creating the pipeline"
-            )
+        self._require_checkpointing("save the checkpoint")
         self.build()
         assert self._plan is not None
         with self._run_lock:
