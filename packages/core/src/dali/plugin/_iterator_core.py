@@ -486,7 +486,7 @@ class _DaliBaseIterator:
     def _report_no_data_in_pipeline(self) -> None:
         # A pipeline restored from a checkpoint taken at the end of an epoch has nothing to
         # give before the next reset: that is not an error.
-        if not any(getattr(p, "is_restored_from_checkpoint", False) for p in self._pipes):
+        if not any(p.is_restored_from_checkpoint for p in self._pipes):
             raise RuntimeError(_NO_DATA)
 
     def nonpadding_counts(self) -> list[int]:
