@@ -132,3 +132,27 @@ def test_padded_outputs_shard_over_the_cpu_devices(tmp_path):
     np.testing.assert_array_equal(np.asarray(first)[0], [1] + [0] * 11)
     np.testing.assert_array_equal(np.asarray(first)[3], [8] * 8 + [0] * 4)
     assert {s.device for s in first.addressable_shards} == set(devices)
+
+
+@pytest.mark.gpu
+def test_gpu_batches_are_padded_on_their_device(image_tree):
+    # decoded images of the tree have different sizes: the mixed decoder's GPU batches are
+    # padded where they are, and agree with the CPU decoder's padded batches
+    def make(device):
+        @pipeline_def(batch_size=4, num_threads=2, device_id=0 if device == "mixed" else None)
+        def pipe():
+            jpegs, _ = fn.readers.file(file_root=str(image_tree), name="r")
+            return fn.decoders.image(jpegs, device=device)
+
+        return DALIGenericPeekableIterator(
+            pipe(), ["x"], reader_name="r", buckets={"x": [(100, 100, 3), (512, 512, 3)]}
+        )
+
+    gpu, cpu = make("mixed"), make("cpu")
+    for _ in range(6):
+        g, c = next(gpu)["x"], next(cpu)["x"]
+        assert g.shape == c.shape and g.shape[1:] in ((100, 100, 3), (512, 512, 3))
+        assert next(iter(g.devices())).platform == "gpu"
+        g, c = np.asarray(g).astype(np.int16), np.asarray(c).astype(np.int16)
+        assert ((g == 0) == (c == 0)).mean() > 0.99  # the same padding
+        assert np.abs(g - c).mean() < 2  # the same images (two JPEG decoders)
