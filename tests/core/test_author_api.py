@@ -78,6 +78,7 @@ def test_names_and_order():
         "LastBatchPolicy",
         "Operator",
         "OperatorError",
+        "PythonFunction",
         "PythonSource",
         "SampleFailure",
         "TensorCPU",

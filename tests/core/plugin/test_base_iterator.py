@@ -555,7 +555,7 @@ def test_trim_needs_a_hook_for_other_batch_shapes(files):
 # -- state and checkpoints (§6) ---------------------------------------------------------------
 
 
-def test_state_dict_is_small_json(files):
+def test_iterator_state_is_small_json(files):
     it = NumpyIterator(shard_pipes(files), ["label"], reader_name=R)
     initial = {
         "_counter": 0,
@@ -564,11 +564,11 @@ def test_state_dict_is_small_json(files):
         "_shards_id": [0, 1],
         "_size": 16,
     }
-    assert it.state_dict() == initial  # prepare_first_batch does not shift it
+    assert it.iterator_state() == initial  # prepare_first_batch does not shift it
     for _ in range(2):
         next(it)
     it.reset()
-    state = it.state_dict()
+    state = it.iterator_state()
     assert json.loads(json.dumps(state)) == state
     assert state == {
         "_counter": 5,
@@ -579,33 +579,33 @@ def test_state_dict_is_small_json(files):
     }
 
 
-def test_state_dict_without_reader(files):
+def test_iterator_state_without_reader(files):
     with pytest.warns(Warning):
         it = NumpyIterator(reader_pipeline(files, 4), ["label"], size=10)
     next(it), next(it)
-    assert it.state_dict() == {"_counter": 8, "_size": 10}
+    assert it.iterator_state() == {"_counter": 8, "_size": 10}
 
 
-def test_load_state_dict_round_trip(files):
+def test_load_iterator_state_round_trip(files):
     it = NumpyIterator(shard_pipes(files), ["label"], reader_name=R)
     run_epochs(it, 2)
     it.reset()
     fresh = NumpyIterator(shard_pipes(files), ["label"], reader_name=R, prepare_first_batch=False)
-    fresh.load_state_dict(it.state_dict())
-    assert fresh.state_dict() == it.state_dict()
+    fresh.load_iterator_state(it.iterator_state())
+    assert fresh.iterator_state() == it.iterator_state()
     assert (fresh.size, len(fresh)) == (it.size, len(it)) == (8, 1)
 
 
-def test_load_state_dict_rejects_a_mismatch(files):
+def test_load_iterator_state_rejects_a_mismatch(files):
     it = NumpyIterator(shard_pipes(files), ["label"], reader_name=R, prepare_first_batch=False)
     with pytest.raises(ValueError, match=r"missing fields \['_counter_per_gpu'"):
-        it.load_state_dict({"_counter": 8, "_size": 10})
-    state = it.state_dict()
+        it.load_iterator_state({"_counter": 8, "_size": 10})
+    state = it.iterator_state()
     with pytest.raises(ValueError, match="`_shards_id` has 3 entries, this iterator needs 2"):
-        it.load_state_dict({**state, "_shards_id": [0, 1, 2]})
+        it.load_iterator_state({**state, "_shards_id": [0, 1, 2]})
     prepared = NumpyIterator(shard_pipes(files), ["label"], reader_name=R)
     with pytest.raises(RuntimeError, match="prepare_first_batch=False"):
-        prepared.load_state_dict(state)
+        prepared.load_iterator_state(state)
 
 
 def test_checkpoints_disabled(files):
@@ -730,3 +730,42 @@ def test_restore_without_iterator_data_warns(files, caplog):
         it = NumpyIterator(pipe, ["label"], reader_name=R)
     assert "Iterator data was not saved in the checkpoint" in caplog.text
     assert labels_of(next(it)) == [r(8, 15)]
+
+
+# -- state_dict / load_state_dict: the checkpoints as one JSON-able dict (beyond DALI) ---------
+
+
+def test_state_dict_round_trip_in_place(files):
+    saved = replay_factory(files, auto_reset=True)()  # one batch per epoch
+    [labels_of(b) for b in saved]
+    next(saved)
+    state = saved.state_dict()
+    assert state["format"] == "dali.iterator" and state["version"] == 1
+    assert json.loads(json.dumps(state)) == state  # plain JSON: torch.save / json.dump keep it
+    expected = [[labels_of(b) for b in saved] for _ in range(3)]
+
+    fresh = replay_factory(files, auto_reset=True)()
+    next(fresh)  # any position: load_state_dict restores in place
+    fresh.load_state_dict(state)
+    assert [[labels_of(b) for b in fresh] for _ in range(3)] == expected
+
+
+def test_state_dict_needs_checkpointing(files):
+    it = NumpyIterator(shard_pipes(files), ["label"], reader_name=R)
+    with pytest.raises(ValueError, match="enable_checkpointing=True"):
+        it.state_dict()
+
+
+@pytest.mark.parametrize(
+    ("state", "message"),
+    [
+        ({"_counter": 0, "_size": 16}, "expected the dict that state_dict"),
+        ([b"{}"], "got list"),
+        ({"format": "dali.iterator", "version": 7, "checkpoints": []}, "version 7"),
+        ({"format": "dali.iterator", "version": 1, "checkpoints": "{}"}, "list of checkpoint"),
+    ],
+)
+def test_load_state_dict_rejects_other_dicts(files, state, message):
+    it = replay_factory(files)()
+    with pytest.raises(ValueError, match=message):
+        it.load_state_dict(state)

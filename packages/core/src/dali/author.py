@@ -17,7 +17,9 @@ Operators:
 * `Operator` is the base class: ``setup`` checks the scalar arguments at build,
   ``run_cpu`` / ``run_gpu`` / ``run_mixed`` turn a `Workspace` into output batches, and the
   optional hooks are declared on it (`dali._ops.base`); `PythonSource` is the base of the
-  operators that take their batches from Python (``fn.external_source``). `OperatorError` is
+  operators that take their batches from Python (``fn.external_source``), and
+  `PythonFunction` the operator of ``fn.python_function``, whose ``to_user``/``from_user``
+  hooks a framework's variant overrides (``torch_python_function``). `OperatorError` is
   what ``self.error`` / ``self.arg_error`` make.
 * `Workspace` holds one run's inputs (``ws.inputs``: a list of batches), arguments
   (``ws.arg_scalars``, ``ws.arg_samples`` ...), ``ws.batch_size``, the per-sample ``ws.map``
@@ -115,6 +117,7 @@ from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
 from dali._graph.schema import REQUIRED, Arg, get_schema, register
 from dali._graph.trace import call_operator
 from dali._ops.base import Operator, OperatorError, PythonSource
+from dali._ops.python.python_function import PythonFunction
 from dali._pipeline.checkpoint import CheckpointError
 from dali._tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
 from dali.plugin._iterator_core import BaseIterator, LastBatchPolicy
@@ -128,6 +131,7 @@ __all__ = [  # noqa: RUF022 - ruff would put REQUIRED first
     "LastBatchPolicy",
     "Operator",
     "OperatorError",
+    "PythonFunction",
     "PythonSource",
     "REQUIRED",
     "SampleFailure",

@@ -24,11 +24,13 @@ template method; a plugin implements the hook `_DaliBaseIterator._convert` (and
     counts = self._partial_counts()      # PARTIAL: the samples each pipeline keeps, or None
     return batch if counts is None else self._trim(batch, counts)
 
-The iterator's own state (a few integers) is a small JSON document: `state_dict` and
-`load_state_dict`, and the ``iterator_data`` that DALI embeds in pipeline checkpoints
-(`_DaliBaseIterator.checkpoints`). A checkpoint records what the training loop received, not
-what was prefetched: restored, the iterator returns exactly the batches (and epoch ends) the
-saved one would have returned next.
+The iterator's own state (a few integers) is a small JSON document (`iterator_state`,
+`load_iterator_state`): the ``iterator_data`` that DALI embeds in pipeline checkpoints
+(`_DaliBaseIterator.checkpoints`). `state_dict` / `load_state_dict` (the convention of
+PyTorch and torchdata's ``StatefulDataLoader``) hold those checkpoints, one per pipeline, as
+JSON strings: everything needed to continue, restored in place. A checkpoint records what the
+training loop received, not what was prefetched: restored, the iterator returns exactly the
+batches (and epoch ends) the saved one would have returned next.
 
 **Elastic restore** (beyond DALI). Checkpoints taken with ``S`` shards (pipelines, JAX devices
 or processes) and batch size ``B`` restore into pipelines with ``S'`` shards or batch ``B'``
@@ -86,6 +88,10 @@ _NO_DATA = (
 _STATE_FIELDS = ("_counter", "_counter_per_gpu", "_shard_sizes_per_gpu", "_shards_id", "_size")
 #: Only iterators with ``reader_name`` have these (one entry per shard, or per pipeline).
 _READER_FIELDS = ("_counter_per_gpu", "_shard_sizes_per_gpu", "_shards_id")
+
+#: What `_DaliBaseIterator.state_dict` returns: this format tag and version, and the checkpoints.
+_STATE_FORMAT = "dali.iterator"
+_STATE_VERSION = 1
 
 #: Our field (beside DALI's) while a remainder epoch of an elastic restore runs:
 #: ``[the epoch that follows it, the samples each pipeline reads in it]``.
@@ -274,8 +280,8 @@ class _DaliBaseIterator:
         self._first_batch: Any = None
         self._setup_checkpointing()
         # taken before the first batch is prepared, so that prepare_first_batch does not
-        # shift what `state_dict` and `checkpoints` return before anything is consumed
-        self._initial_state: dict[str, Any] | None = self.state_dict()
+        # shift what `iterator_state` and `checkpoints` return before anything is consumed
+        self._initial_state: dict[str, Any] | None = self.iterator_state()
 
         # Restored at the end of an epoch, the first next() must raise StopIteration, as the
         # saved iterator would have (DALI swallows it here, so that with auto_reset a restored
@@ -725,7 +731,7 @@ class _DaliBaseIterator:
         return math.ceil(self.size / per_step)
 
     # -- state and checkpoints (DALI §5) ---------------------------------------------------
-    def state_dict(self) -> dict[str, Any]:
+    def iterator_state(self) -> dict[str, Any]:
         """The iterator's position as a small JSON-serialisable dict (DALI's field names).
 
         Before anything is consumed it is the state from before ``prepare_first_batch``. It
@@ -748,8 +754,8 @@ class _DaliBaseIterator:
             state[_ELASTIC_FIELD] = list(self._elastic)
         return state
 
-    def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Restore what `state_dict` returned, for an iterator configured the same way.
+    def load_iterator_state(self, state: Mapping[str, Any]) -> None:
+        """Restore what `iterator_state` returned, for an iterator configured the same way.
 
         The pipelines must be at the matching position (restored from the same checkpoint).
         Make the iterator with ``prepare_first_batch=False``: a batch prepared in the
@@ -761,7 +767,7 @@ class _DaliBaseIterator:
         """
         if self._first_batch is not None:
             raise RuntimeError(
-                "load_state_dict: the constructor already prepared a batch with the old state; "
+                "load_iterator_state: the constructor already prepared a batch with the old state; "
                 "create the iterator with prepare_first_batch=False"
             )
         expected = [f for f in _STATE_FIELDS if hasattr(self, f)]
@@ -876,13 +882,69 @@ class _DaliBaseIterator:
         self._ever_consumed = True  # `checkpoints` now describes the restored position
         self._initial_checkpoints = None
 
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to continue from here, as a small JSON-serialisable dict: the
+        convention of PyTorch modules and torchdata's ``StatefulDataLoader`` (beyond DALI).
+
+        It holds `checkpoints` (one per pipeline, as ``str``) under a format tag; save it with
+        ``torch.save``, ``json.dump`` or in any checkpoint manager, and hand it to
+        `load_state_dict` of an iterator made the same way (or with another number of shards
+        or batch size: an elastic restore, as `load_checkpoints`).
+
+        Raises:
+            ValueError: The pipelines were made without ``enable_checkpointing=True``.
+
+        Example:
+            ``{"format": "dali.iterator", "version": 1, "checkpoints": ["{...}", "{...}"]}``
+        """
+        if not self._enable_checkpointing:
+            raise ValueError(
+                "Cannot access checkpoints with checkpointing disabled: state_dict() needs "
+                "pipelines made with enable_checkpointing=True"
+            )
+        return {
+            "format": _STATE_FORMAT,
+            "version": _STATE_VERSION,
+            "checkpoints": [c.decode() for c in self.checkpoints()],
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Continue, in place, from what `state_dict` returned (see `load_checkpoints`): the
+        next ``next()`` returns the batch the saved iterator returned after it.
+
+        Raises:
+            ValueError: Not a `state_dict` of a dali iterator, another version of it, or
+                pipelines made without ``enable_checkpointing=True``.
+            dali.author.CheckpointError: Checkpoints of other pipelines.
+        """
+        if not isinstance(state, Mapping) or state.get("format") != _STATE_FORMAT:
+            found = sorted(state) if isinstance(state, Mapping) else type(state).__name__
+            raise ValueError(
+                f"load_state_dict: expected the dict that state_dict() of a dali iterator "
+                f"returns (format {_STATE_FORMAT!r}), got {found}"
+            )
+        if state.get("version") != _STATE_VERSION:
+            raise ValueError(
+                f"load_state_dict: the state has version {state.get('version')!r}; this "
+                f"dali-core reads version {_STATE_VERSION} (written by a newer dali-core?)"
+            )
+        checkpoints = state.get("checkpoints")
+        if not isinstance(checkpoints, (list, tuple)) or not all(
+            isinstance(c, (str, bytes)) for c in checkpoints
+        ):
+            raise ValueError(
+                "load_state_dict: `checkpoints` must be a list of checkpoint strings, got "
+                f"{checkpoints!r:.80}"
+            )
+        self.load_checkpoints(list(checkpoints))
+
     def _pipeline_checkpoints(self) -> list[bytes]:
         """Every pipeline's checkpoint, each embedding the iterator state."""
         iterator_data = self._iterator_data_json()
         return [p._get_checkpoint(iterator_data=iterator_data) for p in self._pipes]
 
     def _iterator_data_json(self) -> str:
-        return json.dumps(self.state_dict(), sort_keys=True)
+        return json.dumps(self.iterator_state(), sort_keys=True)
 
     def _restore_iterator_data(self, iterator_data: str | bytes | None) -> None:
         if not iterator_data:
@@ -891,7 +953,7 @@ class _DaliBaseIterator:
                 "This iterator might produce unexpected results."
             )
             return
-        self.load_state_dict(json.loads(iterator_data))
+        self.load_iterator_state(json.loads(iterator_data))
 
     def checkpoints(self) -> list[bytes]:
         """One checkpoint per pipeline (``bytes``), each embedding the iterator state.
