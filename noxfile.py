@@ -1,7 +1,7 @@
 """Every check this repository runs, in one place (STYLE.md §12).
 
-``python3 -m nox`` runs the default sessions (core, interop, jax, clu, lint, packaging,
-typecheck);
+``python3 -m nox`` runs the default sessions (core, interop, jax, clu, torch, lint,
+packaging, typecheck);
 ``python3 -m nox -s demo`` runs the demo; ``python3 -m nox -s core -- -k resize`` passes
 ``-k resize`` on to pytest;
 ``python3 -m nox -s conformance`` compares dali with real NVIDIA DALI 2.4 (not a default session).
@@ -18,7 +18,16 @@ from collections.abc import Sequence
 
 import nox
 
-nox.options.sessions = ["core", "interop", "jax", "clu", "lint", "packaging", "typecheck"]
+nox.options.sessions = [
+    "core",
+    "interop",
+    "jax",
+    "clu",
+    "torch",
+    "lint",
+    "packaging",
+    "typecheck",
+]
 # Fresh virtualenvs every run, so CI never passes on a stale install.
 nox.options.reuse_existing_virtualenvs = False
 
@@ -28,6 +37,7 @@ PYTHONS: list[str] | None = None
 CORE = "packages/core"
 JAX_PLUGIN = "packages/plugin-jax"
 CLU_PLUGIN = "packages/plugin-clu"
+TORCH_PLUGIN = "packages/plugin-torch"
 # The oldest JAX dali-jax supports (its pyproject.toml; the first that imports with NumPy 2)
 # and the newest tested. jaxlib is pinned alongside: old jax releases do not pull it in.
 JAX_VERSIONS = ["0.4.26", "0.10.2"]
@@ -38,6 +48,11 @@ JAX_VERSIONS = ["0.4.26", "0.10.2"]
 # matplotlib draws the seed tutorial's image cells (tests/plugin-clu/test_seed_t5x.py).
 CLU_PINS = ["jax==0.10.2", "jaxlib==0.10.2", "clu==0.0.12"]
 CLU_DEPS = [*CLU_PINS, "ml_collections==1.1.0", "gin-config==0.5.0", "matplotlib==3.11.2"]
+# The oldest PyTorch dali-torch supports (its pyproject.toml) and the newest tested, each with
+# what it is installed beside: torchvision for the ResNet-18 example (2.13.0 is a CPU build on
+# this project's machines, whose PyPI torchvision does not import beside it; its tests skip
+# the example). Pinned: CI must not change under us.
+TORCH_VERSIONS = {"2.13.0": [], "2.14.1": ["torchvision==0.29.1"]}
 # The default dependencies of dali-core that only speed it up: without them resize runs banded
 # BLAS products (`resample/band.py`) instead of Numba row passes, CMN uses OpenCV, and OpenCV
 # decodes every JPEG instead of nvImageCodec's libjpeg-turbo decoder (same pixels).
@@ -122,6 +137,33 @@ def clu(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHONS)
+@nox.parametrize("torch_version", list(TORCH_VERSIONS))
+def torch(session: nox.Session, torch_version: str) -> None:
+    """dali-torch tests (CPU torch: iterators, a 2-process gloo job, the examples and the
+    seed-002 benchmark in its quick mode) and the docstring examples of dali-torch, on each
+    PyTorch."""
+    extra = TORCH_VERSIONS[torch_version]
+    _pytest(
+        session,
+        "tests/plugin-torch",
+        "-e",
+        CORE,
+        "-e",
+        TORCH_PLUGIN,
+        f"torch=={torch_version}",
+        *extra,
+    )
+    # as in `jax`: the namespace package needs consider_namespace_packages for the doctests
+    session.run(
+        "pytest",
+        f"{TORCH_PLUGIN}/src/dali/plugin/pytorch",
+        "--doctest-modules",
+        "-o",
+        "consider_namespace_packages=true",
+    )
+
+
+@nox.session(python=PYTHONS)
 def lint(session: nox.Session) -> None:
     """ruff lint and format check (settings in the root pyproject.toml)."""
     session.install("ruff==0.17.6")  # pinned: ruff's default rules change between releases
@@ -131,15 +173,17 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHONS)
 def typecheck(session: nox.Session) -> None:
-    """mypy over the three packages (settings in the root pyproject.toml), after the stub
+    """mypy over the four packages (settings in the root pyproject.toml), after the stub
     tests: the committed `dali.fn`/`dali.ops` stubs are current, and a user program
     type-checks with them.
 
     dali-clu's dependencies are installed (the `clu` session's pins of JAX and clu): mypy
-    reads clu's and etils' sources for their types (they ship no py.typed).
+    reads clu's and etils' sources for their types (they ship no py.typed); and the oldest
+    supported torch for dali-torch's.
     """
     # mypy pinned: each release finds new errors.
-    plugins = ["-e", JAX_PLUGIN, "-e", CLU_PLUGIN, *CLU_PINS]
+    oldest_torch = f"torch=={next(iter(TORCH_VERSIONS))}"
+    plugins = ["-e", JAX_PLUGIN, "-e", CLU_PLUGIN, "-e", TORCH_PLUGIN, *CLU_PINS, oldest_torch]
     _pytest(session, "tests/core/graph/test_stubs.py", "-e", CORE, *plugins, "mypy==2.4.1")
     session.run("mypy")
 

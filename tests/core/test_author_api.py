@@ -28,6 +28,7 @@ _SRC = pathlib.Path(__file__).resolve().parents[2] / "packages"
 _CORE = _SRC / "core" / "src" / "dali"
 _JAX = _SRC / "plugin-jax" / "src" / "dali"
 _CLU = _SRC / "plugin-clu" / "src" / "dali" / "plugin" / "jax" / "clu"
+_TORCH = _SRC / "plugin-torch" / "src" / "dali" / "plugin" / "pytorch"
 
 #: The storage and internal methods of the batch and sample classes: only `dali._tensors` may
 #: touch them (the author API is their public face).
@@ -302,7 +303,7 @@ def _private_tensor_uses(tree):
 
 def test_only_tensors_touches_batch_internals():
     found = []
-    for root in (_CORE, _JAX):
+    for root in (_CORE, _JAX, _TORCH):
         for path, tree in _modules(root):
             if "_tensors" in path.relative_to(root).parts:
                 continue
@@ -354,13 +355,16 @@ def _dali_imports(tree):
             yield node.lineno, str(node.module), [a.name for a in node.names]
 
 
-def test_plugin_clu_imports_no_private_module_of_another_distribution():
+@pytest.mark.parametrize(
+    ("own", "root"), [("dali.plugin.jax.clu", _CLU), ("dali.plugin.pytorch", _TORCH)]
+)
+def test_plugin_imports_no_private_module_of_another_distribution(own, root):
     """dali-clu builds on dali-core and dali-jax through their public modules (`dali.author`,
-    `dali.plugin.jax.iterator`, ...): no ``dali._*``, no ``dali.plugin.jax._*``, no
-    underscore name out of them; its own ``dali.plugin.jax.clu._*`` modules are its own."""
-    own = "dali.plugin.jax.clu"
-    modules = list(_modules(_CLU))
-    assert modules, f"no dali-clu sources under {_CLU}"
+    `dali.plugin.jax.iterator`, ...), dali-torch on dali-core's: no ``dali._*``, no
+    ``dali.plugin.jax._*``, no underscore name out of them; the plugin's own ``_*`` modules
+    are its own."""
+    modules = list(_modules(root))
+    assert modules, f"no sources of {own} under {root}"
     found = []
     for path, tree in modules:
         for line, module, names in _dali_imports(tree):
@@ -369,9 +373,7 @@ def test_plugin_clu_imports_no_private_module_of_another_distribution():
             private = [module] if any(p.startswith("_") for p in module.split(".")) else []
             private += [f"{module}.{n}" for n in names if n.startswith("_")]
             found += [f"{path.relative_to(_SRC)}:{line}: {name}" for name in private]
-    assert not found, "dali-clu must use the public modules of dali and dali-jax:\n" + "\n".join(
-        found
-    )
+    assert not found, f"{own} must use the public modules of dali:\n" + "\n".join(found)
 
 
 def test_no_underscore_names_imported_across_modules():

@@ -32,6 +32,7 @@ CORE = REPO / "packages" / "core"
 DUMMY = Path(__file__).resolve().parent / "fixtures" / "plugin-dummy"
 JAX = REPO / "packages" / "plugin-jax"
 CLU = REPO / "packages" / "plugin-clu"
+TORCH = REPO / "packages" / "plugin-torch"
 EXTEND_PATH = '__path__ = __import__("pkgutil").extend_path(__path__, __name__)'
 
 # Run in a fresh interpreter: prints where each level of the namespace was found.
@@ -61,6 +62,14 @@ except ImportError as e:
     error = str(e)
 print(json.dumps({"jax": spec.origin, "error": error}))
 """
+
+
+# The torch plugin, installed without torch (``--no-deps``: torch is large and the `torch` nox
+# session tests the plugin with it): where Python finds ``dali.plugin.pytorch`` and the
+# ImportError its import gives, which must say what to install.
+TORCH_CHECK = JAX_CHECK.replace("dali.plugin.jax", "dali.plugin.pytorch").replace(
+    '"jax": spec', '"torch": spec'
+)
 
 
 # The clu plugin, installed without its dependencies (``--no-deps``: JAX, clu and flax are
@@ -219,6 +228,12 @@ def _jax_check(python: Path, cwd: Path) -> dict[str, str]:
     return found
 
 
+def _torch_check(python: Path, cwd: Path) -> dict[str, str]:
+    found = json.loads(_run(python, "-c", TORCH_CHECK, cwd=cwd).splitlines()[-1])
+    assert "pip install dali-torch" in found["error"], found
+    return found
+
+
 def _clu_check(python: Path, cwd: Path) -> str:
     """Where ``dali.plugin.jax.clu`` is found (its ``__init__.py``)."""
     found = json.loads(_run(python, "-c", CLU_CHECK, cwd=cwd).splitlines()[-1])
@@ -229,13 +244,14 @@ def _clu_check(python: Path, cwd: Path) -> str:
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("wheels")
-    for project in (CORE, DUMMY, JAX, CLU):
+    for project in (CORE, DUMMY, JAX, CLU, TORCH):
         _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", out, project)
     (core,) = out.glob("dali_core-*.whl")
     (dummy,) = out.glob("dali_plugin_dummy-*.whl")
     (jax,) = out.glob("dali_jax-*.whl")
     (clu,) = out.glob("dali_clu-*.whl")
-    return {"core": core, "dummy": dummy, "jax": jax, "clu": clu}
+    (torch,) = out.glob("dali_torch-*.whl")
+    return {"core": core, "dummy": dummy, "jax": jax, "clu": clu, "torch": torch}
 
 
 def test_core_wheel_ships_dali_and_nothing_else(wheels: dict[str, Path]) -> None:
@@ -300,6 +316,25 @@ def test_clu_wheel_ships_only_dali_plugin_jax_clu(wheels: dict[str, Path]) -> No
     assert any(r.startswith("clu") for r in requires), requires
 
 
+def test_torch_wheel_ships_only_dali_plugin_pytorch(wheels: dict[str, Path]) -> None:
+    files = _files(wheels["torch"])
+    above = [name for name in files if not name.startswith("dali/plugin/pytorch/")]
+    assert above == [], f"dali-torch ships files above dali/plugin/pytorch/: {above}"
+    src = TORCH / "src"
+    expected = {
+        p.relative_to(src).as_posix()
+        for p in (src / "dali" / "plugin" / "pytorch").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert expected == set(files), f"differs from the source: {sorted(expected ^ set(files))}"
+    for name in ("__init__.py", "fn/__init__.py", "torch_utils.py", "distributed.py", "py.typed"):
+        assert f"dali/plugin/pytorch/{name}" in files
+    requires = _requires(wheels["torch"])
+    version = _project_field(CORE / "pyproject.toml", r'^version = "([^"]+)"')
+    assert f"dali-core=={version}" in requires, requires
+    assert any(r.startswith("torch>=") for r in requires), requires
+
+
 def _requires(wheel: Path) -> list[str]:
     """The ``Requires-Dist`` entries of a wheel's metadata, spaces removed."""
     with zipfile.ZipFile(wheel) as zf:
@@ -324,6 +359,9 @@ def test_import_after_wheel_install(wheels: dict[str, Path], tmp_path: Path) -> 
     clu_found = _clu_check(python, cwd=tmp_path)
     assert Path(clu_found).parent.parent == Path(jax_found["jax"]).parent, (clu_found, jax_found)
     assert _jax_check(python, cwd=tmp_path) == jax_found
+    _run(python, "-m", "pip", "install", "--quiet", "--no-deps", wheels["torch"])
+    torch_found = _torch_check(python, cwd=tmp_path)
+    assert Path(torch_found["torch"]).is_relative_to(site), torch_found
 
 
 def test_import_after_editable_install(tmp_path: Path) -> None:
@@ -342,6 +380,9 @@ def test_import_after_editable_install(tmp_path: Path) -> None:
     clu_found = _clu_check(python, cwd=tmp_path)
     assert Path(clu_found).is_relative_to(CLU / "src"), clu_found
     assert _jax_check(python, cwd=tmp_path) == jax_found
+    _run(python, "-m", "pip", "install", "--quiet", "--no-deps", "-e", TORCH)
+    torch_found = _torch_check(python, cwd=tmp_path)
+    assert Path(torch_found["torch"]).is_relative_to(TORCH / "src"), torch_found
 
 
 def test_default_install_runs_a_cpu_image_pipeline(wheels: dict[str, Path], tmp_path: Path) -> None:
@@ -389,7 +430,7 @@ def test_plugins_pin_core_to_their_own_release() -> None:
     exactly the core release it was built with (STYLE.md §16)."""
     version = _project_field(CORE / "pyproject.toml", r'^version = "([^"]+)"')
     plugins = sorted((REPO / "packages").glob("plugin-*"))
-    assert {p.name for p in plugins} >= {"plugin-jax", "plugin-clu"}
+    assert {p.name for p in plugins} >= {"plugin-jax", "plugin-clu", "plugin-torch"}
     for plugin in plugins:
         deps = _project_field(plugin / "pyproject.toml", r"^dependencies = \[(.*)\]")
         assert f'"dali-core=={version}"' in deps, f"{plugin.name}: {deps}"

@@ -106,12 +106,13 @@ def torch_device_of(data: Any) -> torch.device:
 
 def _from_dlpack(t: Any, device: torch.device) -> torch.Tensor:
     import torch
+    from torch.utils.dlpack import from_dlpack
 
     if device.type == "cuda":
         # torch passes its current stream *of this device* to __dlpack__: make it current
         with torch.cuda.device(device):
-            return torch.from_dlpack(t)
-    return torch.from_dlpack(t)
+            return from_dlpack(t)
+    return from_dlpack(t)
 
 
 def batch_to_torch(tl: Any, *, what: str = "the batch") -> torch.Tensor:
@@ -193,10 +194,10 @@ def feed_ndarray(
         "The element type of DALI Tensor/TensorList doesn't match the element type of the "
         f"target PyTorch Tensor: {dali_type} vs {arr.dtype}"
     )
-    shape = dali_tensor.shape()
+    shape: list[Any] = list(dali_tensor.shape())
     if isinstance(dali_tensor, (TensorListCPU, TensorListGPU)):
-        dense = dali_tensor.is_dense_tensor()
-        shape = [len(dali_tensor), *shape[0]] if dense and len(dali_tensor) else shape
+        if dali_tensor.is_dense_tensor() and len(dali_tensor):
+            shape = [len(dali_tensor), *shape[0]]
     assert list(shape) == list(arr.size()), (
         f"Shapes do not match: DALI tensor has size {list(shape)}, but PyTorch Tensor has size "
         f"{list(arr.size())}"
@@ -208,7 +209,7 @@ def feed_ndarray(
         f"Tensor on {arr.device}"
     )
     ptr = ctypes.c_void_p(arr.data_ptr())
-    if gpu:
+    if isinstance(dali_tensor, (TensorGPU, TensorListGPU)):
         stream = _stream_ptr(cuda_stream)
         dali_tensor.copy_to_external(ptr, stream, non_blocking=stream is not None)
     else:
