@@ -10,7 +10,7 @@ import re
 __all__ = ["MIN_TORCH", "require_torch"]
 
 #: The oldest PyTorch this plugin is tested with (the ``torch`` session of noxfile.py).
-MIN_TORCH = (2, 13)
+MIN_TORCH = (2, 4)
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:
