@@ -11,6 +11,12 @@ operator needs a current pipeline when it is defined and is never pruned (it may
 for its side effects, with ``num_outputs=0``). Its outputs are copies, so the function may
 reuse its buffers.
 
+Framework variants (``dali.plugin.pytorch.fn.torch_python_function``) subclass `PythonFunction`
+under a hidden path of their own: they override the ``to_user``/``from_user`` hooks (and
+``run_gpu`` to choose the stream the function runs on) and trace their calls with
+`PythonFunction.call_operator`, which checks the arguments as ``fn.python_function`` does and
+names the variant in its messages.
+
 Example:
     >>> import numpy as np
     >>> from dali import fn, pipeline_def
@@ -26,7 +32,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -44,7 +50,7 @@ _DISPLAY = "dali.fn.python_function"
 _MAX_INPUTS = 1024
 
 
-def _layouts(value: Any, n: int) -> list[str]:
+def _layouts(value: Any, n: int, display: str = _DISPLAY) -> list[str]:
     """``output_layouts`` as one layout per output (missing ones are ``""``)."""
     if value is None:
         return [""] * n
@@ -53,15 +59,21 @@ def _layouts(value: Any, n: int) -> list[str]:
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return [*value[:n], *([""] * (n - len(value)))]
     raise TypeError(
-        f"`{_DISPLAY}`: `output_layouts` should be a str or a list of str (one per output), "
+        f"`{display}`: `output_layouts` should be a str or a list of str (one per output), "
         f"got {value!r}."
     )
 
 
 def _python_function_call(schema: Any, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Trace a call of ``schema`` (python_function or a framework's variant) after DALI's checks.
+
+    The messages name the operator as its schema does: ``display_name`` for the arguments and
+    the ops class name where DALI names it (``TorchPythonFunction operator must be used...``).
+    """
+    display = schema.display_name
     if context.current_pipeline() is None:
         raise RuntimeError(
-            "Current Pipeline not set!\nPythonFunction operator must be used inside "
+            f"Current Pipeline not set!\n{schema.class_name} operator must be used inside "
             "`define_graph` or current pipeline must be explicitly set using context manager "
             "(`with my_pipeline:`) or with a call to `Pipeline.push_current(my_pipeline)`."
         )
@@ -73,18 +85,18 @@ def _python_function_call(schema: Any, inputs: tuple[Any, ...], kwargs: dict[str
             )
     function = kwargs.get("function")
     if function is None:
-        raise TypeError(f"`{_DISPLAY}` missing required argument: 'function'")
+        raise TypeError(f"`{display}` missing required argument: 'function'")
     if not callable(function):
         raise TypeError(
-            f"`{_DISPLAY}`: the argument `function` should be callable, got "
+            f"`{display}`: the argument `function` should be callable, got "
             f"{type(function).__name__}."
         )
     n = kwargs.get("num_outputs", 1)
     if n is None:
         n = 1
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"`{_DISPLAY}`: `num_outputs` must be a non-negative int, got {n!r}.")
-    _layouts(kwargs.get("output_layouts"), int(n))
+        raise ValueError(f"`{display}`: `num_outputs` must be a non-negative int, got {n!r}.")
+    _layouts(kwargs.get("output_layouts"), int(n), display)
     return call_operator(schema, inputs, kwargs)
 
 
@@ -131,18 +143,34 @@ class PythonFunction(Operator):
         [array([[1., 1.]], dtype=float32), array([2.], dtype=float32)]
     """
 
+    @staticmethod
+    def call_operator(schema: Any, inputs: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Any:
+        """Trace a call with ``fn.python_function``'s checks, for this operator or a framework's
+        variant (a subclass registered under a path of its own, ``schema`` its `get_schema`).
+
+        DALI's checks at definition: a current pipeline, no multiple input sets, a callable
+        ``function``, a non-negative ``num_outputs`` and well-formed ``output_layouts``. The
+        messages name ``schema.display_name`` (and ``schema.class_name`` where DALI names the
+        ops class).
+
+        Returns:
+            What `dali.author.call_operator` returns: a DataNode, a list of them, or None.
+        """
+        return _python_function_call(schema, inputs, dict(kwargs))
+
     def setup(self) -> None:
         self._function = self.arg("function")
         self._num_outputs = int(self.arg("num_outputs"))
         self._batch_processing = bool(self.arg("batch_processing"))
-        self._layouts = _layouts(self.node.scalar_args.get("output_layouts"), self._num_outputs)
+        self._layouts = _layouts(
+            self.node.scalar_args.get("output_layouts"), self._num_outputs, self.display_name
+        )
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
         n = int(node.scalar_args.get("num_outputs", 1))
-        return [
-            {"layout": lay or None} for lay in _layouts(node.scalar_args.get("output_layouts"), n)
-        ]
+        layouts = _layouts(node.scalar_args.get("output_layouts"), n, node.schema.display_name)
+        return [{"layout": lay or None} for lay in layouts]
 
     # -- hooks for framework variants (torch_python_function, jax_function) -----------------
     def to_user(self, sample: Any) -> Any:

@@ -38,18 +38,21 @@ from dali.plugin.pytorch._check import require_torch as _require_torch
 _require_torch()
 
 from dali.author import LastBatchPolicy
-from dali.plugin.pytorch import distributed, torch_utils
+from dali.plugin.pytorch import distributed, fn, torch_utils
 from dali.plugin.pytorch._convert import feed_ndarray, to_torch_type
 from dali.plugin.pytorch._iterator import DALIClassificationIterator, DALIGenericIterator
 from dali.plugin.pytorch._ragged import DALIRaggedIterator
+from dali.plugin.pytorch._torch_function import TorchPythonFunction
 
 __all__ = [
     "DALIClassificationIterator",
     "DALIGenericIterator",
     "DALIRaggedIterator",
     "LastBatchPolicy",
+    "TorchPythonFunction",
     "distributed",
     "feed_ndarray",
+    "fn",
     "to_torch_type",
     "torch_utils",
 ]

@@ -160,6 +160,12 @@ def _stream_ptr(cuda_stream: Any) -> int | None:
     return int(cuda_stream)
 
 
+def _is_dense_batch(data: Any) -> bool:
+    """A non-empty batch (not a single tensor) whose samples have one shape."""
+    batch = isinstance(data, (TensorListCPU, TensorListGPU))
+    return batch and len(data) > 0 and bool(data.is_dense_tensor())
+
+
 def feed_ndarray(
     dali_tensor: TensorCPU | TensorGPU | TensorListCPU | TensorListGPU,
     arr: torch.Tensor,
@@ -195,9 +201,8 @@ def feed_ndarray(
         f"target PyTorch Tensor: {dali_type} vs {arr.dtype}"
     )
     shape: list[Any] = list(dali_tensor.shape())
-    if isinstance(dali_tensor, (TensorListCPU, TensorListGPU)):
-        if dali_tensor.is_dense_tensor() and len(dali_tensor):
-            shape = [len(dali_tensor), *shape[0]]
+    if _is_dense_batch(dali_tensor):  # (B, *sample)
+        shape = [len(shape), *shape[0]]
     assert list(shape) == list(arr.size()), (
         f"Shapes do not match: DALI tensor has size {list(shape)}, but PyTorch Tensor has size "
         f"{list(arr.size())}"
