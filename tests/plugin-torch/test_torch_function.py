@@ -291,6 +291,9 @@ def test_an_exception_in_the_function_names_the_operator_and_sample():
     with pytest.raises(RuntimeError, match=rf"CPU operator `{DISPLAY}` \(\w+\), sample 1") as e:
         run(lambda: torch_python_function(source(), function=f))
     assert isinstance(e.value.__cause__, ArithmeticError) and "bad sample" in str(e.value)
+    # the user's line (this test), not the plugin's module that traced the operator
+    site = str(e.value).split("used in the pipeline definition at:", 1)[1].splitlines()[1]
+    assert "test_torch_function.py" in site and "torch_python_function(source()" in str(e.value)
 
 
 def test_a_type_dali_cannot_hold_is_an_error():

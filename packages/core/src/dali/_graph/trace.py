@@ -32,11 +32,15 @@ _creation_counter = [0]
 
 
 def definition_site() -> str:
-    """The user's source line that created the operator (first frame outside `dali`)."""
+    """The user's source line that created the operator: the first frame outside `dali`'s
+    modules, those of core and of every plugin distribution (``dali.plugin.*``, installed
+    wherever)."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         fname = os.path.abspath(frame.f_code.co_filename)
-        if not fname.startswith(_PKG_DIR) and "<dali-conditionals>" not in fname:
+        module = str(frame.f_globals.get("__name__", ""))
+        ours = fname.startswith(_PKG_DIR) or module == "dali" or module.startswith("dali.")
+        if not ours and "<dali-conditionals>" not in fname:
             summary = traceback.extract_stack(frame, limit=1)[-1]
             line = (summary.line or "").strip()
             return (
