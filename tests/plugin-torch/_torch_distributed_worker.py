@@ -1,11 +1,11 @@
 """One rank of the 2-process ``torch.distributed`` (gloo, CPU) test (run by
 test_torch_distributed.py through `distributed_utils.run_job`).
 
-Usage: ``python _torch_distributed_worker.py RANK PORT FILES_DIR N_FILES``. The rank joins the
-group the way ``torchrun`` starts it (``RANK``/``WORLD_SIZE``/``MASTER_*`` in the environment),
-takes its shard from `dali.plugin.pytorch.distributed.shard_info`, reads one epoch (PARTIAL,
-padded shards), all-reduces a tensor per batch as DDP's gradient sync would (a rank with fewer
-batches would hang the other), saves ``state_dict()`` mid-epoch and checks a restored
+Usage: ``python _torch_distributed_worker.py RANK PORT FILES_DIR N_FILES PAD`` (PAD: the
+reader's ``pad_last_batch``, ``1`` or ``0``). The rank joins the group the way ``torchrun``
+starts it (``RANK``/``WORLD_SIZE``/``MASTER_*`` in the environment), takes its shard from
+`dali.plugin.pytorch.distributed.shard_info`, reads one epoch (PARTIAL), all-reduces a tensor
+per batch as DDP's gradient sync would (a rank with fewer batches would hang the other), saves ``state_dict()`` mid-epoch and checks a restored
 iterator, and prints one JSON line.
 """
 
@@ -18,6 +18,7 @@ import sys
 
 def main() -> None:
     rank, port, root, n = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+    pad = sys.argv[5] == "1"
     os.environ.update(MASTER_ADDR="localhost", MASTER_PORT=port, RANK=str(rank), WORLD_SIZE="2")
     import torch
     import torch.distributed as dist
@@ -43,7 +44,7 @@ def main() -> None:
                 labels=list(range(n)),
                 shard_id=info.shard_id,
                 num_shards=info.num_shards,
-                pad_last_batch=True,
+                pad_last_batch=pad,
                 name="Reader",
             )
             return labels
@@ -68,7 +69,9 @@ def main() -> None:
     replay = [b[0]["label"].ravel().tolist() for b in restored]
     everyone = [None, None]
     dist.all_gather_object(everyone, labels)
-    dist.destroy_process_group()
+    # No destroy_process_group(): with torch 2.4's gloo it hangs now and then on the rank that
+    # hosts the store when the other rank has already left (seen 1 run in 4); the process
+    # exiting releases the group.
     report = {
         "shard": list(info[:2]),
         "device_id": info.device_id,

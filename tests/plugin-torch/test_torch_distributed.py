@@ -12,14 +12,16 @@ from iterator_utils import make_files
 WORKER = Path(__file__).with_name("_torch_distributed_worker.py")
 
 
-def test_two_gloo_ranks_read_disjoint_shards(tmp_path):
+@pytest.mark.parametrize("pad", [True, False])
+def test_two_gloo_ranks_read_disjoint_shards(tmp_path, pad):
     pytest.importorskip("torch.distributed")
     n = 21
     make_files(tmp_path, n)
-    reports = run_job(WORKER, str(tmp_path), str(n), packages=["core", "plugin-torch"])
+    args = (str(tmp_path), str(n), "1" if pad else "0")
+    reports = run_job(WORKER, *args, packages=["core", "plugin-torch"])
     assert [r["shard"] for r in reports] == [[0, 2], [1, 2]]
     assert all(r["device_id"] is None for r in reports)  # no CUDA here: a CPU pipeline
-    # shards of 10 and 11 samples, padded: both ranks take 3 batches (no DDP hang)
+    # shards of 10 and 11 samples, padded or not: both ranks take 3 batches (no DDP hang)
     assert [r["len"] for r in reports] == [3, 3]
     first, second = (r["labels"] for r in reports)
     assert first == list(range(10)) and second == list(range(10, 21))

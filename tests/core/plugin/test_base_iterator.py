@@ -735,7 +735,7 @@ def test_restore_without_iterator_data_warns(files, caplog):
 # -- state_dict / load_state_dict: the checkpoints as one JSON-able dict (beyond DALI) ---------
 
 
-def test_state_dict_round_trip_in_place(files):
+def test_state_dict_round_trip_in_place(files, caplog):
     saved = replay_factory(files, auto_reset=True)()  # one batch per epoch
     [labels_of(b) for b in saved]
     next(saved)
@@ -748,6 +748,19 @@ def test_state_dict_round_trip_in_place(files):
     next(fresh)  # any position: load_state_dict restores in place
     fresh.load_state_dict(state)
     assert [[labels_of(b) for b in fresh] for _ in range(3)] == expected
+
+    # restored mid-epoch, `for` continues the epoch without trying (and refusing) a reset
+    mid = replay_factory(files, policy=PARTIAL, auto_reset=True)
+    saved = mid()
+    next(saved)
+    state = saved.state_dict()
+    rest = [labels_of(b) for b in saved]
+    restored = mid()
+    restored.load_state_dict(state)
+    caplog.clear()  # (the saved iterator's own `for` above warned, as DALI's does)
+    with caplog.at_level(logging.WARNING):
+        assert [labels_of(b) for b in restored] == rest and rest
+    assert "does not support resetting" not in caplog.text
 
 
 def test_state_dict_needs_checkpointing(files):

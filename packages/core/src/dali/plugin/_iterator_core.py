@@ -277,6 +277,7 @@ class _DaliBaseIterator:
         self._extract_from_reader_and_validate()
         self._ever_scheduled = False
         self._ever_consumed = False
+        self._restored_in_place = False  # load_checkpoints ran and no batch was taken since
         self._first_batch: Any = None
         self._setup_checkpointing()
         # taken before the first batch is prepared, so that prepare_first_batch does not
@@ -381,6 +382,7 @@ class _DaliBaseIterator:
     # -- one step ----------------------------------------------------------------------------
     def __next__(self) -> Any:
         self._ever_consumed = True
+        self._restored_in_place = False
         if self._pending_stop:
             self._pending_stop = False
             raise StopIteration
@@ -714,8 +716,11 @@ class _DaliBaseIterator:
 
     def __iter__(self) -> _DaliBaseIterator:
         # `for` after a consumed epoch starts the next one; a fresh iterator is not reset, so
-        # that calling iter() on it does not run anything
-        if self._counter != 0 and self._ever_consumed:
+        # that calling iter() on it does not run anything, nor is one just restored in place
+        # in the middle of an epoch (`for batch in it` continues that epoch, without the
+        # warning of a reset before the epoch's end)
+        resumes = self._restored_in_place and not self._epoch_over()
+        if self._counter != 0 and self._ever_consumed and not resumes:
             self.reset()
         return self
 
@@ -880,6 +885,7 @@ class _DaliBaseIterator:
         self._initial_state = None
         self._resume_from_pipelines()
         self._ever_consumed = True  # `checkpoints` now describes the restored position
+        self._restored_in_place = True
         self._initial_checkpoints = None
 
     def state_dict(self) -> dict[str, Any]:

@@ -4,12 +4,16 @@
 rank, ``num_shards`` = the world size, and ``device_id`` = its local GPU. A
 ``DistributedSampler`` user gets what they expect from it, with two differences worth knowing:
 
-* **Equal lengths.** ``DistributedSampler`` pads every rank to the same number of samples so
-  that collective calls (DDP's gradient all-reduce) never wait on a rank that has stopped.
-  Readers do the same with ``pad_last_batch=True`` and an iterator with ``reader_name``:
-  every rank then has ``len(it) == ceil(ceil(N / world) / batch)`` batches. Without it the
-  shards differ by one sample and the ranks can disagree on the number of batches — a hang.
-  PARTIAL cuts the padding out of the last batch (FILL returns it; DROP drops the batch).
+* **Equal lengths.** Collective calls (DDP's gradient all-reduce) need every rank to take
+  as many steps, or the ranks that go on wait for ever. ``DistributedSampler`` pads every
+  rank to the same number of samples; an iterator with ``reader_name`` gives every rank
+  ``len(it) == ceil(largest shard / batch)`` batches (the shards differ by at most one
+  sample), padded or not. The reader's ``pad_last_batch=True`` decides what fills the
+  shorter shards' last batch: copies of the shard's last sample, which PARTIAL cuts out
+  (FILL returns them; DROP drops the batch). Without it, FILL takes the samples that follow
+  in the dataset (the next shard's: seen twice in the epoch) and later epochs start where the
+  last one stopped. With the legacy ``size=`` instead of ``reader_name`` the iterator does
+  not know the shards: use ``reader_name``.
 * **Contiguous shards.** Shard ``r`` is the ``r``-th contiguous slice of the file list
   (``DistributedSampler`` strides: ``r, r + world, ...``). Shuffle with
   ``shuffle_after_epoch=True`` (the same permutation on every rank each epoch, the
