@@ -90,6 +90,7 @@ def test_names_and_order():
         "call_operator",
         "get_schema",
         "register",
+        "require_framework",
     }
     assert set(dali.author.__all__) == expected
     for name in expected:

@@ -411,3 +411,13 @@ def test_import_does_not_import_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_too_old_torch_is_refused(monkeypatch):
+    import importlib.metadata
+
+    from dali.plugin.pytorch import _check
+
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "2.1.0")
+    with pytest.raises(ImportError, match=r"needs torch>=2\.4, but torch 2\.1\.0 is installed"):
+        _check.require_torch()

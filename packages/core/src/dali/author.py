@@ -48,7 +48,9 @@ Batches (`TensorListCPU` holds numpy arrays, `TensorListGPU` CuPy arrays):
 ``TensorCPU.wrap(array)``, ``t.array``    one sample, as is, and its array
 ========================================  ==================================================
 
-Plugins: `BaseIterator` (DALI's ``_DaliBaseIterator``) owns epochs, ``len()``, shards, the
+Plugins: `require_framework` checks, at the plugin's import and without importing it, that
+its framework is installed and recent enough, with a message that says what to install.
+`BaseIterator` (DALI's ``_DaliBaseIterator``) owns epochs, ``len()``, shards, the
 `LastBatchPolicy`, ``reset``, the iterator state and checkpoints (exact and elastic); a
 framework iterator implements only the ``_convert`` hook (and ``_trim`` for PARTIAL when its
 batches are not per-pipeline dicts). A checkpoint that cannot be restored raises
@@ -121,6 +123,7 @@ from dali._ops.python.python_function import PythonFunction
 from dali._pipeline.checkpoint import CheckpointError
 from dali._tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
 from dali.plugin._iterator_core import BaseIterator, LastBatchPolicy
+from dali.plugin._requirements import require_framework
 
 # Plainly sorted, as every public module's `__all__` (the tests check sorted(__all__)).
 __all__ = [  # noqa: RUF022 - ruff would put REQUIRED first
@@ -143,4 +146,5 @@ __all__ = [  # noqa: RUF022 - ruff would put REQUIRED first
     "call_operator",
     "get_schema",
     "register",
+    "require_framework",
 ]
