@@ -1,6 +1,6 @@
 """Every check this repository runs, in one place (STYLE.md §12).
 
-``python3 -m nox`` runs the default sessions (core, interop, jax, clu, torch, lint,
+``python3 -m nox`` runs the default sessions (core, interop, jax, clu, torch, tf, lint,
 packaging, typecheck);
 ``python3 -m nox -s demo`` runs the demo; ``python3 -m nox -s core -- -k resize`` passes
 ``-k resize`` on to pytest;
@@ -24,6 +24,7 @@ nox.options.sessions = [
     "jax",
     "clu",
     "torch",
+    "tf",
     "lint",
     "packaging",
     "typecheck",
@@ -38,6 +39,7 @@ CORE = "packages/core"
 JAX_PLUGIN = "packages/plugin-jax"
 CLU_PLUGIN = "packages/plugin-clu"
 TORCH_PLUGIN = "packages/plugin-torch"
+TF_PLUGIN = "packages/plugin-tf"
 # The oldest JAX dali-jax supports (its pyproject.toml; the first that imports with NumPy 2)
 # and the newest tested. jaxlib is pinned alongside: old jax releases do not pull it in.
 JAX_VERSIONS = ["0.4.26", "0.10.2"]
@@ -55,6 +57,10 @@ CLU_DEPS = [*CLU_PINS, "ml_collections==1.1.0", "gin-config==0.5.0", "matplotlib
 TORCH_VERSIONS = {"2.4.1": [], "2.14.1": ["torchvision==0.29.1"]}
 # The torch mypy reads dali-torch's types from: a CPU build (the one `interop` installs), small.
 TYPECHECK_TORCH = "torch==2.13.0"
+# The oldest TensorFlow dali-tf supports (its pyproject.toml; it comes with NumPy 1) and the
+# newest, as the CPU-only wheel (the plugin installed --no-deps, as its README tells CPU users:
+# its metadata asks for the `tensorflow` distribution, which would pull in the full wheel).
+TF_VERSIONS = ["2.12.0", "2.21.0"]
 # The default dependencies of dali-core that only speed it up: without them resize runs banded
 # BLAS products (`resample/band.py`) instead of Numba row passes, CMN uses OpenCV, and OpenCV
 # decodes every JPEG instead of nvImageCodec's libjpeg-turbo decoder (same pixels).
@@ -166,6 +172,25 @@ def torch(session: nox.Session, torch_version: str) -> None:
 
 
 @nox.session(python=PYTHONS)
+@nox.parametrize("tf_version", TF_VERSIONS)
+def tf(session: nox.Session, tf_version: str) -> None:
+    """dali-tf tests on CPU TensorFlow (datasets, input datasets, tf.distribute over 2 logical
+    CPUs, tf.train.Checkpoint, Keras fit, the example and the benchmark's quick mode) and the
+    docstring examples of dali-tf, on each TensorFlow."""
+    session.install("-e", CORE, f"tensorflow-cpu=={tf_version}", "pytest")
+    session.install("--no-deps", "-e", TF_PLUGIN)
+    session.run("pytest", "tests/plugin-tf", *session.posargs)
+    # as in `jax`: the namespace package needs consider_namespace_packages for the doctests
+    session.run(
+        "pytest",
+        f"{TF_PLUGIN}/src/dali/plugin/tf",
+        "--doctest-modules",
+        "-o",
+        "consider_namespace_packages=true",
+    )
+
+
+@nox.session(python=PYTHONS)
 def lint(session: nox.Session) -> None:
     """ruff lint and format check (settings in the root pyproject.toml)."""
     session.install("ruff==0.17.6")  # pinned: ruff's default rules change between releases
@@ -175,13 +200,13 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHONS)
 def typecheck(session: nox.Session) -> None:
-    """mypy over the four packages (settings in the root pyproject.toml), after the stub
+    """mypy over the five packages (settings in the root pyproject.toml), after the stub
     tests: the committed `dali.fn`/`dali.ops` stubs are current, and a user program
     type-checks with them.
 
     dali-clu's dependencies are installed (the `clu` session's pins of JAX and clu): mypy
     reads clu's and etils' sources for their types (they ship no py.typed); and a CPU torch
-    for dali-torch's.
+    for dali-torch's. TensorFlow ships no types (mypy's config ignores it): not installed.
     """
     # mypy pinned: each release finds new errors.
     plugins = ["-e", JAX_PLUGIN, "-e", CLU_PLUGIN, "-e", TORCH_PLUGIN, *CLU_PINS, TYPECHECK_TORCH]

@@ -29,6 +29,7 @@ _CORE = _SRC / "core" / "src" / "dali"
 _JAX = _SRC / "plugin-jax" / "src" / "dali"
 _CLU = _SRC / "plugin-clu" / "src" / "dali" / "plugin" / "jax" / "clu"
 _TORCH = _SRC / "plugin-torch" / "src" / "dali" / "plugin" / "pytorch"
+_TF = _SRC / "plugin-tf" / "src" / "dali" / "plugin" / "tf"
 
 #: The storage and internal methods of the batch and sample classes: only `dali._tensors` may
 #: touch them (the author API is their public face).
@@ -304,7 +305,7 @@ def _private_tensor_uses(tree):
 
 def test_only_tensors_touches_batch_internals():
     found = []
-    for root in (_CORE, _JAX, _TORCH):
+    for root in (_CORE, _JAX, _TORCH, _TF):
         for path, tree in _modules(root):
             if "_tensors" in path.relative_to(root).parts:
                 continue
@@ -357,7 +358,8 @@ def _dali_imports(tree):
 
 
 @pytest.mark.parametrize(
-    ("own", "root"), [("dali.plugin.jax.clu", _CLU), ("dali.plugin.pytorch", _TORCH)]
+    ("own", "root"),
+    [("dali.plugin.jax.clu", _CLU), ("dali.plugin.pytorch", _TORCH), ("dali.plugin.tf", _TF)],
 )
 def test_plugin_imports_no_private_module_of_another_distribution(own, root):
     """dali-clu builds on dali-core and dali-jax through their public modules (`dali.author`,

@@ -33,6 +33,7 @@ DUMMY = Path(__file__).resolve().parent / "fixtures" / "plugin-dummy"
 JAX = REPO / "packages" / "plugin-jax"
 CLU = REPO / "packages" / "plugin-clu"
 TORCH = REPO / "packages" / "plugin-torch"
+TF = REPO / "packages" / "plugin-tf"
 EXTEND_PATH = '__path__ = __import__("pkgutil").extend_path(__path__, __name__)'
 
 # Run in a fresh interpreter: prints where each level of the namespace was found.
@@ -69,6 +70,12 @@ print(json.dumps({"jax": spec.origin, "error": error}))
 # ImportError its import gives, which must say what to install.
 TORCH_CHECK = JAX_CHECK.replace("dali.plugin.jax", "dali.plugin.pytorch").replace(
     '"jax": spec', '"torch": spec'
+)
+
+
+# The same for the TensorFlow plugin.
+TF_CHECK = JAX_CHECK.replace("dali.plugin.jax", "dali.plugin.tf").replace(
+    '"jax": spec', '"tf": spec'
 )
 
 
@@ -234,6 +241,12 @@ def _torch_check(python: Path, cwd: Path) -> dict[str, str]:
     return found
 
 
+def _tf_check(python: Path, cwd: Path) -> dict[str, str]:
+    found = json.loads(_run(python, "-c", TF_CHECK, cwd=cwd).splitlines()[-1])
+    assert "pip install dali-tf" in found["error"], found
+    return found
+
+
 def _clu_check(python: Path, cwd: Path) -> str:
     """Where ``dali.plugin.jax.clu`` is found (its ``__init__.py``)."""
     found = json.loads(_run(python, "-c", CLU_CHECK, cwd=cwd).splitlines()[-1])
@@ -244,14 +257,15 @@ def _clu_check(python: Path, cwd: Path) -> str:
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("wheels")
-    for project in (CORE, DUMMY, JAX, CLU, TORCH):
+    for project in (CORE, DUMMY, JAX, CLU, TORCH, TF):
         _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", out, project)
     (core,) = out.glob("dali_core-*.whl")
     (dummy,) = out.glob("dali_plugin_dummy-*.whl")
     (jax,) = out.glob("dali_jax-*.whl")
     (clu,) = out.glob("dali_clu-*.whl")
     (torch,) = out.glob("dali_torch-*.whl")
-    return {"core": core, "dummy": dummy, "jax": jax, "clu": clu, "torch": torch}
+    (tf,) = out.glob("dali_tf-*.whl")
+    return {"core": core, "dummy": dummy, "jax": jax, "clu": clu, "torch": torch, "tf": tf}
 
 
 def test_core_wheel_ships_dali_and_nothing_else(wheels: dict[str, Path]) -> None:
@@ -335,6 +349,25 @@ def test_torch_wheel_ships_only_dali_plugin_pytorch(wheels: dict[str, Path]) -> 
     assert any(r.startswith("torch>=") for r in requires), requires
 
 
+def test_tf_wheel_ships_only_dali_plugin_tf(wheels: dict[str, Path]) -> None:
+    files = _files(wheels["tf"])
+    above = [name for name in files if not name.startswith("dali/plugin/tf/")]
+    assert above == [], f"dali-tf ships files above dali/plugin/tf/: {above}"
+    src = TF / "src"
+    expected = {
+        p.relative_to(src).as_posix()
+        for p in (src / "dali" / "plugin" / "tf").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert expected == set(files), f"differs from the source: {sorted(expected ^ set(files))}"
+    for name in ("__init__.py", "experimental.py", "py.typed"):
+        assert f"dali/plugin/tf/{name}" in files
+    requires = _requires(wheels["tf"])
+    version = _project_field(CORE / "pyproject.toml", r'^version = "([^"]+)"')
+    assert f"dali-core=={version}" in requires, requires
+    assert any(r.startswith("tensorflow>=") for r in requires), requires
+
+
 def _requires(wheel: Path) -> list[str]:
     """The ``Requires-Dist`` entries of a wheel's metadata, spaces removed."""
     with zipfile.ZipFile(wheel) as zf:
@@ -362,6 +395,9 @@ def test_import_after_wheel_install(wheels: dict[str, Path], tmp_path: Path) -> 
     _run(python, "-m", "pip", "install", "--quiet", "--no-deps", wheels["torch"])
     torch_found = _torch_check(python, cwd=tmp_path)
     assert Path(torch_found["torch"]).is_relative_to(site), torch_found
+    _run(python, "-m", "pip", "install", "--quiet", "--no-deps", wheels["tf"])
+    tf_found = _tf_check(python, cwd=tmp_path)
+    assert Path(tf_found["tf"]).is_relative_to(site), tf_found
 
 
 def test_import_after_editable_install(tmp_path: Path) -> None:
@@ -383,6 +419,9 @@ def test_import_after_editable_install(tmp_path: Path) -> None:
     _run(python, "-m", "pip", "install", "--quiet", "--no-deps", "-e", TORCH)
     torch_found = _torch_check(python, cwd=tmp_path)
     assert Path(torch_found["torch"]).is_relative_to(TORCH / "src"), torch_found
+    _run(python, "-m", "pip", "install", "--quiet", "--no-deps", "-e", TF)
+    tf_found = _tf_check(python, cwd=tmp_path)
+    assert Path(tf_found["tf"]).is_relative_to(TF / "src"), tf_found
 
 
 def test_default_install_runs_a_cpu_image_pipeline(wheels: dict[str, Path], tmp_path: Path) -> None:
@@ -430,7 +469,7 @@ def test_plugins_pin_core_to_their_own_release() -> None:
     exactly the core release it was built with (STYLE.md §16)."""
     version = _project_field(CORE / "pyproject.toml", r'^version = "([^"]+)"')
     plugins = sorted((REPO / "packages").glob("plugin-*"))
-    assert {p.name for p in plugins} >= {"plugin-jax", "plugin-clu", "plugin-torch"}
+    assert {p.name for p in plugins} >= {"plugin-jax", "plugin-clu", "plugin-torch", "plugin-tf"}
     for plugin in plugins:
         deps = _project_field(plugin / "pyproject.toml", r"^dependencies = \[(.*)\]")
         assert f'"dali-core=={version}"' in deps, f"{plugin.name}: {deps}"
