@@ -291,81 +291,60 @@ def test_plugin_wheel_ships_only_its_subpackage(wheels: dict[str, Path]) -> None
     assert above == [], f"plugin wheel ships files above dali/plugin/dummy/: {above}"
 
 
-def test_jax_wheel_ships_only_dali_plugin_jax(wheels: dict[str, Path]) -> None:
-    files = _files(wheels["jax"])
-    above = [name for name in files if not name.startswith("dali/plugin/jax/")]
-    assert above == [], f"dali-jax ships files above dali/plugin/jax/: {above}"
-    src = JAX / "src"
+def _ships_exactly_its_subpackage(wheel: Path, project: Path, package: str) -> set[str]:
+    """The files of a plugin's wheel, checked to be exactly its ``package`` folder's sources
+    (nothing above it: the folders above belong to dali-core, STYLE.md §2)."""
+    files = set(_files(wheel))
+    prefix = package.replace(".", "/") + "/"
+    above = sorted(name for name in files if not name.startswith(prefix))
+    assert above == [], f"{wheel.name} ships files above {prefix}: {above}"
+    src = project / "src"
     expected = {
         p.relative_to(src).as_posix()
-        for p in (src / "dali" / "plugin" / "jax").rglob("*")
+        for p in src.joinpath(*package.split(".")).rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     }
-    assert expected == set(files), f"differs from the source: {sorted(expected ^ set(files))}"
-    for name in ("dali/plugin/jax/__init__.py", "dali/plugin/jax/fn/__init__.py"):
-        assert name in files
-    assert "dali/plugin/jax/py.typed" in files
+    assert expected == files, f"differs from the source: {sorted(expected ^ files)}"
+    assert f"{prefix}__init__.py" in files and f"{prefix}py.typed" in files
+    return files
+
+
+def _pins_core(wheel: Path) -> list[str]:
+    """The wheel's requirements, checked to pin dali-core to its own release (STYLE.md §16)."""
+    requires = _requires(wheel)
+    version = _project_field(CORE / "pyproject.toml", r'^version = "([^"]+)"')
+    assert f"dali-core=={version}" in requires, requires
+    return requires
+
+
+def test_jax_wheel_ships_only_dali_plugin_jax(wheels: dict[str, Path]) -> None:
+    files = _ships_exactly_its_subpackage(wheels["jax"], JAX, "dali.plugin.jax")
+    assert "dali/plugin/jax/fn/__init__.py" in files
     # a namespace too, so that dali-clu can add dali/plugin/jax/clu/ from an editable install
     assert _first_line(wheels["jax"], "dali/plugin/jax/__init__.py") == EXTEND_PATH
+    assert any(r.startswith("jax>=") for r in _pins_core(wheels["jax"]))
 
 
 def test_clu_wheel_ships_only_dali_plugin_jax_clu(wheels: dict[str, Path]) -> None:
-    files = _files(wheels["clu"])
-    above = [name for name in files if not name.startswith("dali/plugin/jax/clu/")]
-    assert above == [], f"dali-clu ships files above dali/plugin/jax/clu/: {above}"
-    src = CLU / "src"
-    expected = {
-        p.relative_to(src).as_posix()
-        for p in (src / "dali" / "plugin" / "jax" / "clu").rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-    assert expected == set(files), f"differs from the source: {sorted(expected ^ set(files))}"
-    for name in ("dali/plugin/jax/clu/__init__.py", "dali/plugin/jax/clu/py.typed"):
-        assert name in files
+    _ships_exactly_its_subpackage(wheels["clu"], CLU, "dali.plugin.jax.clu")
     # the metadata pins the two distributions it builds on (STYLE.md §16)
-    requires = _requires(wheels["clu"])
-    for project, name in ((CORE, "dali-core"), (JAX, "dali-jax")):
-        version = _project_field(project / "pyproject.toml", r'^version = "([^"]+)"')
-        assert f"{name}=={version}" in requires, requires
+    requires = _pins_core(wheels["clu"])
+    version = _project_field(JAX / "pyproject.toml", r'^version = "([^"]+)"')
+    assert f"dali-jax=={version}" in requires, requires
     assert any(r.startswith("clu") for r in requires), requires
 
 
 def test_torch_wheel_ships_only_dali_plugin_pytorch(wheels: dict[str, Path]) -> None:
-    files = _files(wheels["torch"])
-    above = [name for name in files if not name.startswith("dali/plugin/pytorch/")]
-    assert above == [], f"dali-torch ships files above dali/plugin/pytorch/: {above}"
-    src = TORCH / "src"
-    expected = {
-        p.relative_to(src).as_posix()
-        for p in (src / "dali" / "plugin" / "pytorch").rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-    assert expected == set(files), f"differs from the source: {sorted(expected ^ set(files))}"
-    for name in ("__init__.py", "fn/__init__.py", "torch_utils.py", "distributed.py", "py.typed"):
+    files = _ships_exactly_its_subpackage(wheels["torch"], TORCH, "dali.plugin.pytorch")
+    for name in ("fn/__init__.py", "torch_utils.py", "distributed.py"):
         assert f"dali/plugin/pytorch/{name}" in files
-    requires = _requires(wheels["torch"])
-    version = _project_field(CORE / "pyproject.toml", r'^version = "([^"]+)"')
-    assert f"dali-core=={version}" in requires, requires
-    assert any(r.startswith("torch>=") for r in requires), requires
+    assert any(r.startswith("torch>=") for r in _pins_core(wheels["torch"]))
 
 
 def test_tf_wheel_ships_only_dali_plugin_tf(wheels: dict[str, Path]) -> None:
-    files = _files(wheels["tf"])
-    above = [name for name in files if not name.startswith("dali/plugin/tf/")]
-    assert above == [], f"dali-tf ships files above dali/plugin/tf/: {above}"
-    src = TF / "src"
-    expected = {
-        p.relative_to(src).as_posix()
-        for p in (src / "dali" / "plugin" / "tf").rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-    assert expected == set(files), f"differs from the source: {sorted(expected ^ set(files))}"
-    for name in ("__init__.py", "experimental.py", "py.typed"):
-        assert f"dali/plugin/tf/{name}" in files
-    requires = _requires(wheels["tf"])
-    version = _project_field(CORE / "pyproject.toml", r'^version = "([^"]+)"')
-    assert f"dali-core=={version}" in requires, requires
-    assert any(r.startswith("tensorflow>=") for r in requires), requires
+    files = _ships_exactly_its_subpackage(wheels["tf"], TF, "dali.plugin.tf")
+    assert "dali/plugin/tf/experimental.py" in files
+    assert any(r.startswith("tensorflow>=") for r in _pins_core(wheels["tf"]))
 
 
 def _requires(wheel: Path) -> list[str]:
