@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 from dali import fn, pipeline_def
-from dali.plugin.tf import experimental
+from dali.plugin.tf import DALIDataset, experimental
 from dali.plugin.tf.experimental import DALIDatasetWithInputs, Input
 
 
@@ -116,22 +116,52 @@ def test_input_datasets_checks():
     )
 
 
-def test_a_wrong_name_or_a_missing_input_fails_naming_the_source():
-    wrong = DALIDatasetWithInputs(
-        scaled_pipe(), input_datasets={"y": samples(4)}, output_dtypes=tf.int32, batch_size=2
-    )
-    with pytest.raises(tf.errors.UnknownError, match='No external source named "y"'):
-        next(iter(wrong))
+def test_names_are_checked_against_the_pipelines_sources():
+    # DALI's checks, at construction: an unknown name, a placeholder left without input, a
+    # source that has a `source` of its own, and placeholders in a plain DALIDataset
+    with pytest.raises(ValueError, match=r"placeholder node with name='y'.*\['x'\]"):
+        DALIDatasetWithInputs(
+            scaled_pipe(), input_datasets={"y": samples(4)}, output_dtypes=tf.int32, batch_size=2
+        )
 
     @pipeline_def(batch_size=2, num_threads=1, device_id=None)
     def two():
-        return fn.external_source(name="x") + fn.external_source(name="z")
+        own = fn.external_source(lambda: np.zeros((2, 1), np.int32), batch=True, name="own")
+        return fn.external_source(name="x") + fn.external_source(name="z") + own
 
-    missing = DALIDatasetWithInputs(
-        two(), input_datasets={"x": samples(4)}, output_dtypes=tf.int32, batch_size=2
+    with pytest.raises(
+        ValueError, match=r"not assigned any inputs. Nodes without inputs: \n\['z'\]"
+    ):
+        DALIDatasetWithInputs(
+            two(), input_datasets={"x": samples(4)}, output_dtypes=tf.int32, batch_size=2
+        )
+    with pytest.raises(ValueError, match="Double specification of External Source input"):
+        DALIDatasetWithInputs(
+            two(),
+            input_datasets={"x": samples(4), "z": samples(4), "own": samples(4)},
+            output_dtypes=tf.int32,
+            batch_size=2,
+        )
+    with pytest.raises(
+        ValueError, match=r"without a `source` \(\['x', 'z'\]\).*DALIDatasetWithInputs"
+    ):
+        DALIDataset(two(), output_dtypes=tf.int32, batch_size=2, device_id=None)
+
+
+def test_input_batch_none_takes_the_sources_batch():
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def per_sample():
+        return fn.external_source(name="x", batch=False)
+
+    ds = DALIDatasetWithInputs(
+        per_sample(),
+        input_datasets={"x": Input(samples(4), batch=None)},
+        output_dtypes=tf.int32,
+        batch_size=2,
+        device_id=None,
     )
-    with pytest.raises(tf.errors.UnknownError, match="No data was fed to the external source 'z'"):
-        next(iter(missing))
+    first = next(iter(ds))[0].numpy()
+    assert first.shape[0] == 2
 
 
 def test_elements_of_several_tensors_are_rejected():

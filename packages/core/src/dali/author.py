@@ -48,7 +48,8 @@ Batches (`TensorListCPU` holds numpy arrays, `TensorListGPU` CuPy arrays):
 ``TensorCPU.wrap(array)``, ``t.array``    one sample, as is, and its array
 ========================================  ==================================================
 
-Plugins: `require_framework` checks, at the plugin's import and without importing it, that
+Plugins: `external_sources` describes a pipeline's ``fn.external_source`` nodes
+(`ExternalSourceInfo`), for plugins that feed them; `require_framework` checks, at the plugin's import and without importing it, that
 its framework is installed and recent enough, with a message that says what to install.
 `BaseIterator` (DALI's ``_DaliBaseIterator``) owns epochs, ``len()``, shards, the
 `LastBatchPolicy`, ``reset``, the iterator state and checkpoints (exact and elastic); a
@@ -121,6 +122,7 @@ from dali._graph.trace import call_operator
 from dali._ops.base import Operator, OperatorError, PythonSource
 from dali._ops.python.python_function import PythonFunction
 from dali._pipeline.checkpoint import CheckpointError
+from dali._pipeline.inputs import ExternalSourceInfo, external_sources
 from dali._tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU
 from dali.plugin._iterator_core import BaseIterator, LastBatchPolicy
 from dali.plugin._requirements import require_framework
@@ -131,6 +133,7 @@ __all__ = [  # noqa: RUF022 - ruff would put REQUIRED first
     "BaseIterator",
     "BatchMeta",
     "CheckpointError",
+    "ExternalSourceInfo",
     "LastBatchPolicy",
     "Operator",
     "OperatorError",
@@ -144,6 +147,7 @@ __all__ = [  # noqa: RUF022 - ruff would put REQUIRED first
     "TensorListGPU",
     "Workspace",
     "call_operator",
+    "external_sources",
     "get_schema",
     "register",
     "require_framework",

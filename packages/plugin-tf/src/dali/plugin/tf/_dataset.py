@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import tensorflow as tf
+from dali.author import external_sources
 from dali.plugin.tf._convert import batch_to_tf, is_gpu
 from dali.plugin.tf._feed import InputSpec, PipelineFeed
 from dali.plugin.tf._spec import element_spec, output_structure, shape_tuple
@@ -257,6 +258,14 @@ class DALIDataset(DatasetBase):
             )
         if kwargs:
             raise TypeError(f"__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        placeholders = [s.name for s in external_sources(pipeline) if not s.has_source]
+        if placeholders:
+            raise ValueError(
+                "DALIDataset got a DALI pipeline containing External Source operator nodes "
+                f"without a `source` ({placeholders}): they are placeholders for tf.data.Dataset "
+                "inputs, allowed only in 'experimental.DALIDatasetWithInputs'. (External sources "
+                "with a `source` run in the pipeline, as Python operators do.)"
+            )
         super().__init__(
             pipeline,
             output_dtypes,

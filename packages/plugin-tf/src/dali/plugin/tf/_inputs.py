@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import tensorflow as tf
+from dali.author import external_sources
 from dali.plugin.tf._dataset import DatasetBase
 from dali.plugin.tf._feed import InputSpec
 
@@ -53,8 +54,8 @@ class Input:
         dataset: The ``tf.data.Dataset``; each element is one tensor.
         layout: The layout of the data (None: the external source's own).
         batch: False: each element is one sample, ``batch_size`` of them make a batch; True:
-            each element is a batch (the outer dimension is the samples); None: a batch
-            (DALI's default for external sources).
+            each element is a batch (the outer dimension is the samples); None: as the
+            external source's ``batch`` says (DALI's default for external sources: True).
 
     Raises:
         TypeError: ``dataset`` is not a ``tf.data.Dataset``.
@@ -76,18 +77,24 @@ class Input:
         self.batch = batch
 
 
-def input_specs(input_datasets: Any) -> list[InputSpec]:
-    """Check ``input_datasets`` (DALI's checks of the mapping) and normalise it.
+def input_specs(pipeline: Pipeline, input_datasets: Any) -> list[InputSpec]:
+    """Check ``input_datasets`` against the pipeline's external sources (DALI's checks) and
+    normalise it: one `InputSpec` per placeholder source (one without a ``source``).
 
     Raises:
         TypeError: Not a mapping of ``str`` to ``tf.data.Dataset`` or `Input`.
+        ValueError: A name that is no placeholder source of the pipeline, one that has a
+            ``source`` already, or a placeholder left without an input.
     """
     if input_datasets is None:
-        return []
+        input_datasets = {}
     if not isinstance(input_datasets, Mapping):
         raise TypeError(
             f"{_INPUTS_MUST_BE}, got: `{input_datasets}` of type: {type(input_datasets)} instead."
         )
+    sources = external_sources(pipeline)
+    placeholders = {s.name: s for s in sources if not s.has_source}
+    with_source = {s.name for s in sources if s.has_source}
     specs = []
     for name, value in input_datasets.items():
         if not isinstance(name, str):
@@ -103,8 +110,29 @@ def input_specs(input_datasets: Any) -> list[InputSpec]:
                 "inputs) to be of type `tf.data.Dataset` or `dali.plugin.tf.experimental.Input` "
                 f"got: `{value}` of type: {type(value)} instead."
             )
-        batch = True if value.batch is None else bool(value.batch)
+        if name in with_source:
+            raise ValueError(
+                "Double specification of External Source input is not allowed. External Source "
+                f"nodes named: `{{{name!r}}}` got inputs specified via `input_datasets` "
+                "DALIDataset argument and ExternalSource `source` argument at the same time."
+            )
+        source = placeholders.get(name)
+        if source is None:
+            raise ValueError(
+                f"Did not find an External Source placeholder node with name='{name}' in the "
+                "provided pipeline - required by the name specified in the `input_datasets`. "
+                "Names of available placeholder External Source nodes are: "
+                f"{list(placeholders)}. Placeholder nodes cannot have `source` argument specified."
+            )
+        batch = source.batch if value.batch is None else bool(value.batch)
         specs.append(InputSpec(name, value.dataset, value.layout, batch))
+    missing = [name for name in placeholders if name not in input_datasets]
+    if missing:
+        raise ValueError(
+            "Found External Source nodes in the Pipeline, that were not assigned any inputs. "
+            f"Nodes without inputs: \n{missing}.\nNodes that were assigned inputs:\n"
+            f"{list(input_datasets)}."
+        )
     return specs
 
 
@@ -121,9 +149,9 @@ class DALIDatasetWithInputs(DatasetBase):
 
     Raises:
         TypeError: A bad ``input_datasets`` (or the checks of `DALIDataset`).
+        ValueError: A name that is not a placeholder external source of the pipeline (one
+            without ``source``), or a placeholder left without an input (DALI's messages).
 
-    A name that is not an external source of the pipeline, or a placeholder source left
-    without an input, fails the first batch with the pipeline's error naming it.
     Checkpointing (``tf.train.Checkpoint``) is not supported with inputs, as in DALI.
     """
 
@@ -154,5 +182,5 @@ class DALIDatasetWithInputs(DatasetBase):
             batch_size,
             dtypes,
             shapes,
-            inputs=input_specs(input_datasets),
+            inputs=input_specs(pipeline, input_datasets),
         )
