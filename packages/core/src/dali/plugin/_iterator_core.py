@@ -497,6 +497,30 @@ class _DaliBaseIterator:
         if not any(p.is_restored_from_checkpoint for p in self._pipes):
             raise RuntimeError(_NO_DATA)
 
+    def named_outputs(
+        self, outputs: list[tuple[Any, ...]], output_map: Sequence[str]
+    ) -> list[list[tuple[str, Any, str]]]:
+        """Every pipeline's outputs under their ``output_map`` names, for `_convert`: per
+        pipeline, ``(name, batch, what)`` in ``output_map`` order, where ``what`` names the
+        output in error messages (``"output 'x'"``, ``"... of pipeline 1"`` when there are
+        several).
+
+        Raises:
+            AssertionError: A pipeline has fewer outputs than ``output_map`` has names.
+        """
+        named = []
+        for k, outs in enumerate(outputs):
+            if len(outs) < len(output_map):
+                raise AssertionError(
+                    f"output_map has {len(output_map)} names, but pipeline {k} has only "
+                    f"{len(outs)} outputs."
+                )
+            which = f" of pipeline {k}" if len(outputs) > 1 else ""
+            named.append(
+                [(name, outs[j], f"output '{name}'{which}") for j, name in enumerate(output_map)]
+            )
+        return named
+
     def nonpadding_counts(self) -> list[int]:
         """How many samples of the batch last returned belong to the epoch, per pipeline (the
         rest of a last batch is padding, or the next epoch's samples, which FILL returns).

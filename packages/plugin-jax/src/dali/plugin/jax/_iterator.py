@@ -191,16 +191,12 @@ class DALIGenericIterator(BaseIterator):
         result: dict[str, jax.Array] = {}
         n_pipes = len(outputs)
         stacked = self._assembler is None and (n_pipes > 1 or self._pmap_compatible)
+        named = self.named_outputs(outputs, self.output_map)
         for i, name in enumerate(self.output_map):
             arrays = []
-            for k, outs in enumerate(outputs):
-                if i >= len(outs):
-                    raise AssertionError(
-                        f"output_map has {len(self.output_map)} names, but pipeline {k} has "
-                        f"only {len(outs)} outputs."
-                    )
-                what = f"output '{name}'" + (f" of pipeline {k}" if n_pipes > 1 else "")
-                arr = batch_to_jax(outs[i], what=what, leading_axis=stacked)
+            for k, per_pipeline in enumerate(named):
+                _, tl, what = per_pipeline[i]
+                arr = batch_to_jax(tl, what=what, leading_axis=stacked)
                 if self._devices is not None and self._assembler is None:
                     arr = on_device(arr, self._devices[k])
                 arrays.append(arr)

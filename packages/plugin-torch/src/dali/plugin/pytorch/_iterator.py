@@ -109,23 +109,11 @@ class DALIGenericIterator(BaseIterator):
         batch: list[dict[str, torch.Tensor]] = super().__next__()
         return batch
 
-    def _outputs_of(self, k: int, outs: tuple[Any, ...]) -> list[tuple[str, Any, str]]:
-        """Pipeline ``k``'s outputs with their names and how errors name them."""
-        if len(outs) < len(self.output_map):
-            raise AssertionError(
-                f"output_map has {len(self.output_map)} names, but pipeline {k} has only "
-                f"{len(outs)} outputs."
-            )
-        which = f" of pipeline {k}" if len(self._pipes) > 1 else ""
-        return [
-            (name, outs[j], f"output '{name}'{which}") for j, name in enumerate(self.output_map)
-        ]
-
     def _convert(self, outputs: list[tuple[Any, ...]]) -> list[dict[str, torch.Tensor]]:
         """One dict of tensors per pipeline from its TensorLists (the base's hook)."""
         return [
-            {name: batch_to_torch(tl, what=what) for name, tl, what in self._outputs_of(k, outs)}
-            for k, outs in enumerate(outputs)
+            {name: batch_to_torch(tl, what=what) for name, tl, what in named}
+            for named in self.named_outputs(outputs, self.output_map)
         ]
 
 

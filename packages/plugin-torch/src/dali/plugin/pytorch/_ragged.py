@@ -138,9 +138,9 @@ class DALIRaggedIterator(DALIGenericIterator):
 
     def _convert(self, outputs: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
         batches: list[dict[str, Any]] = []
-        for k, outs in enumerate(outputs):
+        for named in self.named_outputs(outputs, self.output_map):
             batch: dict[str, Any] = {}
-            for name, tl, what in self._outputs_of(k, outs):
+            for name, tl, what in named:
                 tag = self._tags[name]
                 if tag == self.DENSE_TAG:
                     batch[name] = batch_to_torch(tl, what=what)
