@@ -84,3 +84,11 @@ def test_version_checks():
     assert dataset_compatible_tensorflow()
     assert dataset_inputs_compatible_tensorflow()
     assert dataset_distributed_compatible_tensorflow()
+
+
+def test_version_helpers_say_false_on_an_older_tensorflow(monkeypatch):
+    import importlib.metadata
+
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "2.5.0")
+    assert not dataset_compatible_tensorflow()
+    assert not dataset_inputs_compatible_tensorflow()

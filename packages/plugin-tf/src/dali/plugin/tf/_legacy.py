@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import tensorflow as tf
-from dali.plugin.tf._check import MIN_TENSORFLOW
+from dali.plugin.tf._check import require_tensorflow
 from dali.plugin.tf._convert import batch_to_tf
 from dali.plugin.tf._feed import PipelineFeed
 
@@ -190,8 +190,13 @@ def DALIIterator() -> Callable[..., list[Any]]:
 
 
 def _supported() -> bool:
-    version = tuple(int(x) for x in tf.__version__.split("-")[0].split(".")[:2] if x.isdigit())
-    return version >= MIN_TENSORFLOW[:2]
+    """The import-time check (`dali.plugin.tf._check`) again: True unless TensorFlow is older
+    than the oldest this plugin supports."""
+    try:
+        require_tensorflow()
+    except ImportError:
+        return False
+    return True
 
 
 def dataset_compatible_tensorflow() -> bool:
