@@ -56,6 +56,14 @@ _TORCH_TYPES = {
 }
 
 
+#: Why the other types have no torch dtype, and what to do (the KeyError's and TypeError's).
+_UNSUPPORTED = (
+    "torch tensors of this type are not supported (torch has no arithmetic on "
+    "uint16/uint32/uint64); cast the output in the pipeline, e.g. fn.cast(x, dtype=types.INT32) "
+    "or types.INT64"
+)
+
+
 class _TorchTypes(Mapping[DALIDataType, "torch.dtype"]):
     """``to_torch_type[dali_type]`` is the torch dtype, as DALI's dict; it imports torch only
     when first read. Other types (the unsigned 16/32/64-bit ones among them) raise KeyError,
@@ -64,11 +72,7 @@ class _TorchTypes(Mapping[DALIDataType, "torch.dtype"]):
     def __getitem__(self, key: DALIDataType) -> torch.dtype:
         name = _TORCH_TYPES.get(key)
         if name is None:
-            raise KeyError(
-                f"{key}: torch tensors of this type are not supported (torch has no arithmetic "
-                "on uint16/uint32/uint64); cast the output in the pipeline, e.g. "
-                "fn.cast(x, dtype=types.INT32) or types.INT64"
-            )
+            raise KeyError(f"{key}: {_UNSUPPORTED}")
         import torch
 
         dtype: torch.dtype = getattr(torch, name)
@@ -92,7 +96,7 @@ def _torch_dtype(dali_type: DALIDataType, what: str) -> torch.dtype:
     try:
         return to_torch_type[dali_type]
     except KeyError as e:
-        raise TypeError(f"{what} has type {dali_type}, which {e.args[0].split(': ', 1)[1]}") from e
+        raise TypeError(f"{what} has type {dali_type}: {_UNSUPPORTED}") from e
 
 
 def torch_device_of(data: Any) -> torch.device:
