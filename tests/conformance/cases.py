@@ -48,6 +48,12 @@ class Context:
         images.make_image_tree(Path(root) / "tree")
         images.make_edge_cases(Path(root) / "edge")
         images.make_imagenet_like(Path(root) / "photos", n=8, processes=1)
+        for name, make in GENERATORS.items():
+            make(Path(root) / name)
+
+    def folder(self, name: str) -> str:
+        """The folder a `GENERATORS` entry wrote its files into."""
+        return str(self.root / name)
 
     def tree_image(self, i: int) -> np.ndarray:
         """Image ``i`` of the tree decoded by Pillow (RGB, uint8 HWC)."""
@@ -257,6 +263,10 @@ def op(
 
 
 CASES: list[Case] = []
+
+#: Input files beyond the images, by folder name: ``make(folder)`` writes them (deterministic)
+#: before any case runs; a case reaches them through ``Value(lambda c: c.folder(name))``.
+GENERATORS: dict[str, Callable[[Path], None]] = {}
 
 
 def add(*cases: Case) -> None:

@@ -36,6 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cases as _cases
 
+# The cases of each topic beyond cases.py (`cases_<topic>.py`: readers, detection...) add
+# themselves to `_cases.CASES`, and their files to `_cases.GENERATORS`, when imported.
+for _topic in sorted(Path(__file__).resolve().parent.glob("cases_*.py")):
+    __import__(_topic.stem)
+
 #: Seconds one library may spend on one case before the case fails.
 CASE_TIMEOUT = 120.0
 

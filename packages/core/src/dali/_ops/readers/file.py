@@ -30,10 +30,15 @@ import numpy as np
 
 from dali import _options as options
 from dali._dtypes import DALIDataType
-from dali._exec.workspace import BatchMeta, SampleFailure
+from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
-from dali._ops.base import Operator
 from dali._ops.readers import _read_worker
+from dali._ops.readers._indexed import (
+    NON_SEMANTIC,
+    READER_ARGS,
+    SHUFFLE_AFTER_EPOCH_ARGS,
+    IndexedReader,
+)
 from dali._ops.readers._listing import (
     DEFAULT_FILE_FILTERS,
     list_file_root,
@@ -43,14 +48,7 @@ from dali._ops.readers._listing import (
 )
 from dali._ops.readers._mapping import LIBC, map_file
 from dali._ops.readers._read_worker import ReadWorkers
-from dali._ops.readers._resume import Layout, ResumeError, resume_info, resume_stream
-from dali._ops.readers._sharding import (
-    DEFAULT_SHUFFLE_SEED,
-    ReaderCursor,
-    check_sharding,
-    epoch_permutation,
-    reader_meta,
-)
+from dali._ops.readers._sharding import ReaderCursor
 from dali._tensors import TensorListCPU
 
 __all__ = [
@@ -123,26 +121,6 @@ def read_file(
 
 # -- the operator -----------------------------------------------------------------------------
 
-#: Arguments that decide *which* file a sample index means are semantic; these only decide
-#: the order, the sharding or the I/O, so they do not enter the reader's identity: a file
-#: gets the same random values downstream whatever the shard or the shuffling.
-_NON_SEMANTIC = (
-    "shard_id",
-    "num_shards",
-    "pad_last_batch",
-    "stick_to_shard",
-    "random_shuffle",
-    "initial_fill",
-    "shuffle_after_epoch",
-    "shuffle_after_epoch_seed",
-    "dont_use_mmap",
-    "read_ahead",
-    "lazy_init",
-    "prefetch_queue_depth",
-    "skip_cached_images",
-    "tensor_init_bytes",
-)
-
 
 def _some(items: list[str]) -> str:
     """The first five of ``items`` joined with "; ", and how many more (for messages)."""
@@ -158,7 +136,7 @@ def _some(items: list[str]) -> str:
     source=True,
     random=True,
     aliases=("FileReader",),
-    non_semantic=_NON_SEMANTIC,
+    non_semantic=NON_SEMANTIC,
     args=[
         Arg("file_root", "str", doc="Root folder: class subfolders, or the base of list paths."),
         Arg("file_list", "str", doc="Text file with one `path label` per line."),
@@ -172,28 +150,11 @@ def _some(items: list[str]) -> str:
         ),
         Arg("dir_filters", "str_vec", doc="Glob patterns for the class folders of file_root."),
         Arg("case_sensitive_filter", "bool", default=False, doc="Match filters case-sensitively."),
-        Arg("random_shuffle", "bool", default=False, doc="Draw samples from a shuffle buffer."),
-        Arg("initial_fill", "int", default=1024, doc="Size of the shuffle buffer."),
-        Arg("shuffle_after_epoch", "bool", default=False, doc="A global permutation per epoch."),
-        Arg("shuffle_after_epoch_seed", "int", doc="Seed of the per-epoch permutations."),
-        Arg("shard_id", "int", default=0, doc="Index of this shard."),
-        Arg("num_shards", "int", default=1, doc="Number of shards the dataset is split into."),
-        Arg("pad_last_batch", "bool", default=False, doc="Pad each shard with its last sample."),
-        Arg("stick_to_shard", "bool", default=False, doc="Read only this shard, for ever."),
-        Arg(
-            "dont_use_mmap",
-            "bool",
-            default=False,
-            doc="Read every file (by default files of 1 MiB or more are mapped).",
-        ),
-        Arg("read_ahead", "bool", default=False, doc="Page mapped files in at once."),
-        Arg("lazy_init", "bool", default=False, doc="Accepted (I/O tuning; no effect)."),
-        Arg("prefetch_queue_depth", "int", default=1, doc="Accepted (I/O tuning; no effect)."),
-        Arg("skip_cached_images", "bool", default=False, doc="Accepted (no effect)."),
-        Arg("tensor_init_bytes", "int", default=1048576, doc="Accepted (memory hint)."),
+        *READER_ARGS,
+        *SHUFFLE_AFTER_EPOCH_ARGS,
     ],
 )
-class File(Operator):
+class File(IndexedReader):
     """Reads file contents and returns file-label pairs.
 
     Three ways to name the files: ``file_root`` alone (every subfolder is a class, labelled by
@@ -216,16 +177,11 @@ class File(Operator):
         ([0, 0, 0, 0], 21)
     """
 
-    def setup(self) -> None:
-        self._check_arguments()
+    def list_samples(self) -> int:
         rel, full, labels = self._list_files()
-        n = len(rel)
-        num_shards, shard_id = self.arg("num_shards"), self.arg("shard_id")
-        check_sharding(self, shard_id, num_shards, n)
         self._rel = rel
         self._full = full
         self._labels = np.asarray(labels, dtype=np.int32)
-        self._batch_size = int(self.pipeline.max_batch_size)
         self._use_mmap = not self.arg("dont_use_mmap")
         self._read_ahead = bool(self.arg("read_ahead"))
         self._worker: ReadWorkers | None = None
@@ -236,43 +192,12 @@ class File(Operator):
         self._ahead: collections.deque[list[str]] = collections.deque()
         self._ahead_cursor: ReaderCursor | None = None
         self._closed = False
-        self._key: int | None = None
+        return len(rel)
 
-        shuffle_after = bool(self.arg("shuffle_after_epoch"))
-        #: how the stream is shuffled (`_resume.resume_stream`), and its tag in the state
-        self._shuffle: dict[str, Any] | None = None
-        self._shuffle_tag = ""
-        if shuffle_after:
-            epoch_seed = DEFAULT_SHUFFLE_SEED
-            if self.has_arg("shuffle_after_epoch_seed"):
-                epoch_seed = int(self.arg("shuffle_after_epoch_seed"))
-            self._shuffle, self._shuffle_tag = {"epoch": epoch_seed}, f"epoch:{epoch_seed}"
-        self._fill: int | None = None
-        if self.arg("random_shuffle"):
-            # one fixed permutation, the same on every shard, so the shards stay disjoint
-            self._shuffle = {"order": epoch_permutation(n, DEFAULT_SHUFFLE_SEED, 0)}
-            self._fill = int(self.arg("initial_fill"))
-            self._shuffle_tag = f"buffer:{self._fill}"
-        self._layout = Layout(
-            n,
-            num_shards=num_shards,
-            batch_size=self._batch_size,
-            pad_last_batch=bool(self.arg("pad_last_batch")),
-            stick_to_shard=bool(self.arg("stick_to_shard")),
-        )
-        self._shard_id = shard_id
-        self._cursor = ReaderCursor(self._layout.stream(shard_id, self._shuffle), self._fill)
-        self._resumed: dict[str, Any] | None = None
-        self._meta = reader_meta(
-            n,
-            num_shards=num_shards,
-            shard_id=shard_id,
-            pad_last_batch=bool(self.arg("pad_last_batch")),
-            # shuffle_after_epoch reads its own slice of every permutation: it sticks [observed]
-            stick_to_shard=bool(self.arg("stick_to_shard")) or shuffle_after,
-        )
+    def source_info(self, index: int) -> str:
+        return self._rel[index]
 
-    def _check_arguments(self) -> None:
+    def check_arguments(self) -> None:
         has = self.has_arg
         if has("file_list") and has("files"):
             raise self.arg_error("files", "`file_list` and `files` are mutually exclusive")
@@ -283,28 +208,6 @@ class File(Operator):
         if not (has("file_root") or has("file_list") or has("files")):
             raise self.arg_error(
                 "file_root", "one of `file_root`, `file_list` or `files` must be given"
-            )
-        if self.arg("shuffle_after_epoch"):
-            if self.arg("random_shuffle"):
-                raise self.arg_error(
-                    "shuffle_after_epoch", "cannot be used together with `random_shuffle`"
-                )
-            if self.arg("stick_to_shard"):
-                raise self.arg_error(
-                    "shuffle_after_epoch", "cannot be used together with `stick_to_shard`"
-                )
-        check_sharding(self, self.arg("shard_id"), self.arg("num_shards"))
-        if self.arg("initial_fill") < 1:
-            raise self.arg_error(
-                "initial_fill", f"must be positive, got {self.arg('initial_fill')}"
-            )
-        if self.arg("prefetch_queue_depth") < 1:
-            raise self.arg_error(
-                "prefetch_queue_depth", f"must be positive, got {self.arg('prefetch_queue_depth')}"
-            )
-        if self.arg("tensor_init_bytes") < 0:
-            raise self.arg_error(
-                "tensor_init_bytes", f"must be non-negative, got {self.arg('tensor_init_bytes')}"
             )
 
     def _list_files(self) -> tuple[list[str], list[str], list[int]]:
@@ -433,9 +336,8 @@ class File(Operator):
     # -- running --------------------------------------------------------------------------
     def run_cpu(self, ws: Any) -> tuple[TensorListCPU, TensorListCPU]:
         n = self._batch_size
-        ids, passes = self._cursor.next_batch(n, ws.key)
+        ids = self.next_samples(ws)
         paths = [self._full[k] for k in ids.tolist()]
-        self._key = ws.key
         use_mmap, read_ahead = self._use_mmap, self._read_ahead
         # module constants read at each run, so that benchmarks may change them
         min_bytes, k = options.MMAP_MIN_BYTES, max(1, min(options.READ_THREADS, n))
@@ -463,9 +365,8 @@ class File(Operator):
                 err = self.error(f"cannot read file '{paths[i]}': {d.strerror or d}")
                 err.__cause__ = d
                 raise SampleFailure(i, err) from d
-        source_info = [self._rel[k] for k in ids.tolist()]
+        source_info = list(ws.out_meta.source_info)
         labels = self._labels[ids].reshape(n, 1)
-        ws.out_meta = BatchMeta(ids, passes, tuple(source_info))
         files = TensorListCPU.wrap(data, "", source_info)
         if heads is not None:
             # the JPEG headers the worker processes walked (`_read_worker_main`), for the GPU
@@ -538,50 +439,10 @@ class File(Operator):
         if worker is not None:
             worker.close()
 
-    # -- metadata and state ---------------------------------------------------------------
-    def reader_meta(self) -> dict[str, int]:
-        """``epoch_size``, ``epoch_size_padded``, shards and flags (ints) for the Pipeline."""
-        return dict(self._meta)
-
-    def get_state(self) -> dict[str, Any]:
-        """The reader's layout and position (`_resume`): a few integers, never the data."""
-        state = self._layout.to_json(self._shard_id)
-        cursor = self._cursor
-        state["position"] = cursor.position
-        if cursor.draws:
-            state["draws"] = cursor.draws
-        if cursor.stream.rest is not None:
-            state["rest"] = cursor.stream.rest.to_json()
-        if self._shuffle_tag:
-            state["shuffle"] = self._shuffle_tag
-        return state
-
+    # -- state ----------------------------------------------------------------------------
     def set_state(self, state: dict[str, Any]) -> None:
-        """Resume from `get_state` of this reader, or of one with another layout (elastic)."""
         self._ahead_cursor = None  # the batches asked for ahead may not follow any more
-        try:
-            saved_tag = state.get("shuffle", "")
-            if saved_tag != self._shuffle_tag:
-                raise ResumeError(
-                    f"the saved reader shuffled as {saved_tag or 'none'!r}, this one as "
-                    f"{self._shuffle_tag or 'none'!r} (random_shuffle/initial_fill and "
-                    "shuffle_after_epoch/shuffle_after_epoch_seed must be the same)"
-                )
-            stream, position = resume_stream(
-                state, self._layout, shard_id=self._shard_id, shuffle=self._shuffle
-            )
-            cursor = ReaderCursor(stream, self._fill)
-            cursor.set_state(position, int(state.get("draws", 0)))
-        except (KeyError, TypeError, ValueError) as e:
-            what = f"missing field {e}" if isinstance(e, KeyError) else str(e)
-            raise self.error(f"cannot restore the reader state: {what}") from e
-        self._cursor = cursor
-        saved = Layout.from_json(state)
-        self._resumed = resume_info(stream, position, saved) if saved != self._layout else None
-
-    def resume_info(self) -> dict[str, Any] | None:
-        """After an elastic restore, where the reader resumes (`_resume.resume_info`)."""
-        return self._resumed
+        super().set_state(state)
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
