@@ -42,13 +42,12 @@ from dali._ops.readers._indexed import (
 from dali._ops.readers._listing import (
     DEFAULT_FILE_FILTERS,
     list_file_root,
-    open_sample,
     parse_file_list,
     unreadable_files,
 )
-from dali._ops.readers._mapping import LIBC, map_file
 from dali._ops.readers._read_worker import ReadWorkers
 from dali._ops.readers._sharding import ReaderCursor
+from dali._ops.readers._storage import read_file
 from dali._tensors import TensorListCPU
 
 __all__ = [
@@ -62,61 +61,6 @@ __all__ = [
 _INT32_MAX = 2**31 - 1
 
 _log = logging.getLogger("dali")
-
-
-# -- reading ----------------------------------------------------------------------------------
-
-
-def _read_plain(fd: int, size: int) -> np.ndarray:
-    out = np.empty(size, dtype=np.uint8)
-    view = out.data
-    got = os.readv(fd, [view])  # one call reads a regular file whole
-    if got == size:
-        return out
-    while got < size:
-        n = os.readv(fd, [view[got:]])
-        if n == 0:  # the file shrank since fstat
-            return out[:got].copy()
-        got += n
-    return out
-
-
-def read_file(
-    path: str, *, use_mmap: bool = True, read_ahead: bool = False, mmap_min_bytes: int = 0
-) -> np.ndarray:
-    """The bytes of a file as a new 1-D uint8 array (no buffer is ever reused).
-
-    Args:
-        path: The file to read.
-        use_mmap: Map the file (zero-copy; the array is a private copy-on-write mapping, so
-            writing to it never changes the file) instead of reading it.
-        read_ahead: Ask the OS to page a mapped file in at once (``MADV_WILLNEED``).
-        mmap_min_bytes: With ``use_mmap``, files smaller than this are read instead (the
-            reader passes `MMAP_MIN_BYTES`).
-
-    Raises:
-        OSError: The file cannot be opened or read, or is not a regular file
-            (`_listing.open_sample`: a FIFO would block, a device never end).
-
-    Example:
-        >>> import tempfile
-        >>> with tempfile.NamedTemporaryFile(suffix=".bin") as f:
-        ...     _ = f.write(b"abc"); f.flush()
-        ...     read_file(f.name).tolist()
-        [97, 98, 99]
-    """
-    fd, info = open_sample(path)
-    try:
-        size = info.st_size
-        if size == 0:
-            return np.empty(0, dtype=np.uint8)
-        if use_mmap and LIBC is not None and size >= mmap_min_bytes:
-            out = map_file(fd, size, read_ahead)
-            if out is not None:
-                return out
-        return _read_plain(fd, size)
-    finally:
-        os.close(fd)
 
 
 # -- the operator -----------------------------------------------------------------------------
