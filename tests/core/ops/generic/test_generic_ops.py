@@ -392,7 +392,7 @@ def test_slice_per_sample_start():
         (lambda x: fn.slice(x), "named slice arguments"),
         (lambda x: fn.slice(x, _const(np.array([0.0, 0.0], np.float32))), "two extra inputs"),
         (lambda x: fn.slice(x, start=[0, 0], axes=[0, 1], axis_names="HW"), "`axis_names`"),
-        (lambda x: fn.slice(x, start=[0], shape=[1]), "`start`"),
+        (lambda x: fn.slice(x, start=[0, 0, 0], shape=[1, 1, 1]), "`start`"),
         (lambda x: fn.slice(fn.reshape(x, layout=""), start=[0, 0], shape=[1, 1]), "`axis_names`"),
         (lambda x: fn.slice(x, start=[3, 3], end=[1, 1]), "before start"),
     ],

@@ -48,9 +48,15 @@ def _shapes(tl: Any) -> list[tuple[int, ...]]:
 
 
 def axes_from_args(
-    op: Operator, axes: Sequence[int] | None, names: str | None, ndim: int, layout: str
+    op: Operator,
+    axes: Sequence[int] | None,
+    names: str | None,
+    ndim: int,
+    layout: str,
+    axes_arg: str = "axes",
 ) -> list[int]:
-    """Axis indices from ``axes`` (negative counted from the end) or ``axis_names``."""
+    """Axis indices from ``axes`` (negative counted from the end) or ``axis_names``; errors
+    name the argument ``axes_arg``."""
     if names:
         out = []
         for a in names:
@@ -67,7 +73,7 @@ def axes_from_args(
     for axis in axes:
         k = int(axis)
         if not -ndim <= k < ndim:
-            raise op.arg_error("axes", f"axis {k} is out of range for {ndim}-D input")
+            raise op.arg_error(axes_arg, f"axis {k} is out of range for {ndim}-D input")
         out.append(k % ndim)
     return out
 

@@ -85,6 +85,14 @@ SLICE_ARGS = (
 
 _I64 = float(2**63)
 
+#: The operator's name of each slice argument: DALI's ``NamedSliceAttr`` takes the names, so that
+#: `fn.readers.numpy` reads ``roi_start``... ``roi_axes`` with the same rules (`SliceAttr.names`).
+_NAMES: Mapping[str, str | None] = {
+    **{k: k for k in NAMED_ARGS},
+    "axes": "axes",
+    "axis_names": "axis_names",
+}
+
 #: A sample's ``(start, end)`` along the sliced axes as a function of their extents.
 _Bounds = Callable[[np.ndarray], tuple[Any, Any]]
 
@@ -147,18 +155,33 @@ def named_bounds(values: Mapping[str, Any], extent: Any) -> tuple[Any, Any]:
 class SliceAttr:
     """The slice arguments of `fn.slice` (DALI's ``SliceAttr``): checks and windows.
 
+    As in DALI, a constant of one value applies to every sliced axis, and an empty value
+    (per sample) counts as not given.
+
+    Args:
+        op: The operator.
+        names: The operator's names of the arguments, where they differ from `NAMED_ARGS`,
+            ``axes`` and ``axis_names`` (`fn.readers.numpy`: ``{"start": "roi_start", ...,
+            "axes": "roi_axes", "axis_names": None}``). ``axis_names`` None: the operator has
+            none, and an empty ``axes`` means every axis.
+
     Attributes:
         named: The named arguments given, in `NAMED_ARGS` order (empty: the positional
             inputs give the windows).
+        names: The operator's name of each argument (see ``names`` above).
         policy: The checked ``out_of_bounds_policy`` (``"constant"`` as ``"pad"``).
 
     Raises:
         OperatorError: At construction, for an invalid combination or constant.
     """
 
-    def __init__(self, op: Operator) -> None:
+    names: Mapping[str, str | None] = _NAMES
+
+    def __init__(self, op: Operator, names: Mapping[str, str | None] | None = None) -> None:
         self.op = op
-        self.named = tuple(k for k in NAMED_ARGS if op.has_arg(k))
+        if names:
+            self.names = {**_NAMES, **names}
+        self.named = tuple(k for k in NAMED_ARGS if op.has_arg(self._name(k)))
         n_in = len(op.node.inputs)
         if n_in == 2:
             raise op.error("expects the anchor and the shape as two extra inputs, got only one")
@@ -174,25 +197,35 @@ class SliceAttr:
                 "inputs (anchor, shape)"
             )
         self._check_named()
-        if op.has_arg("axes") and op.has_arg("axis_names"):
+        if self.names["axis_names"] is not None and op.has_arg("axes") and op.has_arg("axis_names"):
             raise op.arg_error("axis_names", '"axes" and "axis_names" are mutually exclusive')
         self._check_shape_constants()
         self.policy = check_policy(op)
 
     # -- checks --------------------------------------------------------------------------------
+    def _name(self, key: str) -> str:
+        """The operator's name of the slice argument ``key`` (`names`)."""
+        name = self.names[key]
+        assert name is not None
+        return name
+
     def _check_named(self) -> None:
         """At most one start and one end argument."""
-        given = self.named
+        given, n = self.named, self._name
         if "start" in given and "rel_start" in given:
-            raise self.op.arg_error("rel_start", '"start" and "rel_start" are mutually exclusive')
+            raise self.op.arg_error(
+                n("rel_start"), f'"{n("start")}" and "{n("rel_start")}" are mutually exclusive'
+            )
         ends = [k for k in given if k not in ("start", "rel_start")]
         if len(ends) > 1:
             raise self.op.arg_error(
-                ends[1], '"end", "rel_end", "shape" and "rel_shape" are mutually exclusive'
+                n(ends[1]),
+                f'"{n("end")}", "{n("rel_end")}", "{n("shape")}" and "{n("rel_shape")}" are '
+                "mutually exclusive",
             )
 
     def _check_shape_constants(self) -> None:
-        for name in ("shape", "rel_shape"):
+        for name in map(self._name, ("shape", "rel_shape")):
             if self.op.has_arg(name) and not self.op.is_tensor_arg(name):
                 err = slice_shape_error(self.op, name, self.op.arg(name))
                 if err is not None:
@@ -227,6 +260,9 @@ class SliceAttr:
     def axes(self, ndim: int, layout: str) -> list[int]:
         """The sliced axes of an input of ``ndim`` dimensions in ``layout``."""
         op = self.op
+        if self.names["axis_names"] is None:  # DALI's AxisArgs without names: none means all
+            name = self._name("axes")
+            return axes_from_args(op, list(op.arg(name)) or None, None, ndim, layout, name)
         if op.has_arg("axes"):
             return axes_from_args(op, op.arg("axes"), None, ndim, layout)
         return axes_from_args(op, None, op.arg("axis_names"), ndim, layout)
@@ -272,11 +308,12 @@ class SliceAttr:
         for i, in_shape in enumerate(shapes):
             for name in ("shape", "rel_shape"):
                 if name in values:
-                    err = slice_shape_error(op, name, values[name][i])
+                    err = slice_shape_error(op, self._name(name), values[name][i])
                     if err is not None:
                         raise SampleFailure(i, err)
             ext = np.array([in_shape[d] for d in axes], np.float64)
-            start, end = named_bounds({k: v[i] for k, v in values.items()}, ext)
+            given = {k: v[i] for k, v in values.items() if v[i].size}  # empty: not given
+            start, end = named_bounds(given, ext)
             wins.append(self.window(i, in_shape, axes, start, end))
         return wins
 
@@ -304,11 +341,15 @@ class SliceAttr:
         return out
 
     def _named_values(self, ws: Any, name: str, naxes: int) -> list[np.ndarray]:
-        values = ws.arg_vectors(name, np.float64)
+        arg = self._name(name)
+        values = ws.arg_vectors(arg, np.float64)
+        if not self.op.is_tensor_arg(arg) and values and values[0].size == 1:
+            # DALI's ArgValue: a constant of one value applies to every sliced axis
+            return [np.repeat(values[0], naxes)] * len(values)
         for i, v in enumerate(values):
-            if v.size != naxes:
+            if v.size != naxes and v.size != 0:  # (empty: not given for this sample)
                 raise SampleFailure(
-                    i, self.op.arg_error(name, f"has {v.size} values for {naxes} sliced axes")
+                    i, self.op.arg_error(arg, f"has {v.size} values for {naxes} sliced axes")
                 )
         return values
 
