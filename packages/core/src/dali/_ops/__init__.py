@@ -34,6 +34,7 @@ _MODULES = (
     "python.python_function",
     "random.generators",
     "readers.file",
+    "readers.numpy",
 )
 
 for _name in _MODULES:
