@@ -74,8 +74,8 @@ READER_ARGS = [
     Arg("tensor_init_bytes", "int", default=1048576, doc="Accepted (memory hint)."),
 ]
 
-#: ``shuffle_after_epoch``: the readers of files (file, numpy, coco) have it, the readers of
-#: containers (tfrecord, webdataset) do not.
+#: ``shuffle_after_epoch``: every DALI 2.4 reader lists it (and every one of ours takes it);
+#: kept apart from `READER_ARGS` so that a reader's schema shows where it comes from.
 SHUFFLE_AFTER_EPOCH_ARGS = [
     Arg("shuffle_after_epoch", "bool", default=False, doc="A global permutation per epoch."),
     Arg("shuffle_after_epoch_seed", "int", doc="Seed of the per-epoch permutations."),

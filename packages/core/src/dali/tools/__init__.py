@@ -1,0 +1,1 @@
+"""Command-line tools that prepare datasets for the readers (DALI's ``tools/`` scripts)."""
