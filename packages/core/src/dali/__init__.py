@@ -5,7 +5,7 @@ The first line makes ``dali`` a pkgutil-style namespace package, so framework pl
 as separate distributions (wheel or editable) can add ``dali/plugin/<name>/``.
 """
 
-from dali import backend, data_node, fn, math, ops, tensors, types
+from dali import backend, data_node, fn, math, ops, tensors, tfrecord, types
 from dali._graph.node import newaxis
 from dali.pipeline import DataNode, Pipeline, do_not_convert, pipeline_def
 
@@ -24,5 +24,6 @@ __all__ = [
     "pipeline",
     "pipeline_def",
     "tensors",
+    "tfrecord",
     "types",
 ]

@@ -35,6 +35,7 @@ _MODULES = (
     "random.generators",
     "readers.file",
     "readers.numpy",
+    "readers.tfrecord",
     "readers.webdataset",
 )
 
