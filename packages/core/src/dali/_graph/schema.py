@@ -138,9 +138,18 @@ class Schema:
         """
         return self.extra.get("display_name") or f"dali.fn.{self.fn_path}"
 
-    def outputs_for(self, scalar_args: Mapping[str, Any]) -> int:
+    def outputs_for(self, scalar_args: Mapping[str, Any], num_inputs: int | None = None) -> int:
+        """The number of outputs of a call with ``scalar_args`` and ``num_inputs`` positional
+        inputs (None: the fewest). A schema registered with ``outputs_by_inputs=True`` has an
+        ``outputs`` function of both (DALI's ``AdditionalOutputsFn``: optional inputs that add
+        outputs, as ``fn.random_bbox_crop``'s labels)."""
         n = self.num_outputs
-        return n(scalar_args) if callable(n) else n
+        if not callable(n):
+            return n
+        if self.extra.get("outputs_by_inputs"):
+            given = self.min_inputs if num_inputs is None else num_inputs
+            return n(scalar_args, given)  # type: ignore[call-arg]
+        return n(scalar_args)
 
 
 _REGISTRY: dict[str, Schema] = {}

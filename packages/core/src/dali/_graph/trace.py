@@ -224,7 +224,7 @@ def _record(
     )
     if scope is not None:
         scope.adopt(op)
-    n_out = schema.outputs_for(scalar_args)
+    n_out = schema.outputs_for(scalar_args, len(inputs))
     metas: Sequence[dict[str, Any] | None] = schema.impl.static_meta(op) or ()
     out_device = "gpu" if device in ("gpu", "mixed") else "cpu"
     for i in range(n_out):

@@ -10,6 +10,11 @@ import importlib
 _MODULES = (
     "conditional",
     "constant",
+    "detection.bb_flip",
+    "detection.bbox_paste",
+    "detection.box_encoder",
+    "detection.coord_transform",
+    "detection.random_bbox_crop",
     "transfer",
     "decoders.image",
     "decoders.image_crops",

@@ -1,0 +1,1 @@
+"""Detection operators: boxes flipped, pasted, cropped, encoded and transformed with their images."""

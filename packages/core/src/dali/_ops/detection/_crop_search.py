@@ -1,0 +1,315 @@
+"""The window search of `fn.random_bbox_crop`: DALI's loop, run for a whole batch at once.
+
+For each sample DALI repeats *rounds* until it has a window:
+
+1. draw one of the options: a value of ``thresholds``, or "no crop" (with ``allow_no_crop``);
+   "no crop" ends the search with the whole image;
+2. make ``num_attempts`` attempts. An attempt draws a window: a relative extent per axis uniform
+   in ``scaling`` (fixed-ratio pairs of ``aspect_ratio`` then enforced, the largest extent kept),
+   rejected when a ratio falls outside ``aspect_ratio``, placed uniformly inside the image; or,
+   with ``crop_shape``, a window of that absolute size at a uniform integer anchor (between 0
+   and ``input_shape − crop_shape``, whichever is smaller). Ratios are between relative extents,
+   or between absolute ones when ``input_shape`` is given. The attempt's *metric* is the
+   smallest (``all_boxes_above_threshold``) or largest IoU of the window with the boxes (or
+   fraction of each box inside it, ``threshold_type="overlap"``); it is *valid* when ``>=`` the
+   round's threshold. An attempt that is valid, or better than the best metric so far, becomes
+   the sample's window; it succeeds when it is valid and keeps at least one box. The attempts of
+   a round all run, a later one replacing an earlier one by these rules, as in DALI's loop.
+   A sample without boxes takes its first window whose ratios are in range.
+3. stop after a round that ends with success, or once ``total_num_attempts`` attempts were made
+   (then the best window so far is used, with a warning).
+
+Every sample draws from its own counter-based stream (``ws.rng``), one sub-stream per round, a
+fixed number of values per round: its windows depend on its identity only, never on the batch,
+the thread count or the sharding (DESIGN §5.1). The batch is searched together: each round
+evaluates every attempt of every sample still searching with numpy, then applies the attempts
+in order with a few vector operations per attempt.
+
+Without ``total_num_attempts`` DALI can loop forever (a threshold no window reaches); here the
+search stops with an error after `MAX_ROUNDS` rounds instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dali._ops.detection._boxes import intersection_volume, iou, volume
+
+__all__ = ["MAX_ROUNDS", "SEARCH_STREAM", "CropParams", "SearchResult", "kept_boxes", "search"]
+
+_F32 = np.float32
+
+#: The sub-streams of a sample's random stream: round ``r`` draws from ``SEARCH_STREAM + r``.
+SEARCH_STREAM = 0x62626F78_00000000  # "bbox"
+#: Rounds after which a search without ``total_num_attempts`` gives up with an error.
+MAX_ROUNDS = 10_000
+#: Largest number of (attempt, box) pairs evaluated at once (bounds the temporary arrays).
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class CropParams:
+    """The checked arguments of `fn.random_bbox_crop` that drive the search."""
+
+    thresholds: tuple[float, ...]
+    allow_no_crop: bool
+    overlap: bool
+    aspect_ratio: tuple[tuple[float, float], ...]
+    scaling: tuple[float, float]
+    num_attempts: int
+    total_num_attempts: int
+    all_boxes_above_threshold: bool
+    prune_threshold: float | None
+
+
+@dataclass
+class SearchResult:
+    """The window of every sample: ``(batch, ndim)`` float32 corners, relative (``rel_*``) and as
+    output (``out_*``: absolute with ``crop_shape``), and how the search ended."""
+
+    rel_lo: np.ndarray
+    rel_hi: np.ndarray
+    out_lo: np.ndarray
+    out_hi: np.ndarray
+    no_crop: np.ndarray  # the "no crop" option ended the search
+    found: np.ndarray  # a window was taken (else: the empty window at 0)
+    success: np.ndarray  # it met the threshold (else: the best one, after a warning)
+    best: np.ndarray  # its metric
+    attempts: np.ndarray  # attempts made
+
+
+def kept_boxes(
+    clo: np.ndarray, chi: np.ndarray, blo: np.ndarray, bhi: np.ndarray, prune: float | None
+) -> np.ndarray:
+    """Which boxes a window keeps (broadcast): those whose centre lies in ``[lo, hi)`` on every
+    axis, or with ``prune``, those with a fraction ``>= prune`` of their volume inside (and some
+    volume inside)."""
+    if prune is None:
+        c = (blo + bhi) * _F32(0.5)
+        return ((c >= clo) & (c < chi)).all(axis=-1)
+    inter = intersection_volume(clo, chi, blo, bhi)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frac = inter / volume(blo, bhi)
+    return (inter > 0) & (frac >= _F32(prune))
+
+
+def _metric(
+    p: CropParams, clo: np.ndarray, chi: np.ndarray, blo: np.ndarray, bhi: np.ndarray
+) -> np.ndarray:
+    """The overlap of windows ``(S, K, 1, ndim)`` with boxes ``(S, 1, N, ndim)``: ``(S, K, N)``."""
+    if not p.overlap:
+        return iou(clo, chi, blo, bhi)
+    inter = intersection_volume(clo, chi, blo, bhi)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = inter / volume(blo, bhi)
+    # a box of no volume has nothing inside any window (DALI's 0/0 NaN depends on box order)
+    return np.where(np.isnan(out), _F32(0), out)
+
+
+def _uniform(bits: np.ndarray) -> np.ndarray:
+    """float32 in [0, 1) from the top 24 bits."""
+    return (bits >> np.uint64(40)).astype(_F32) * _F32(2.0**-24)
+
+
+def _below(bits: np.ndarray, n: Any) -> np.ndarray:
+    """Integers uniform in ``[0, n)`` from the top 32 bits (``n`` broadcast, ``< 2**32``)."""
+    u32 = np.uint64(32)
+    return ((bits >> u32) * np.asarray(n).astype(np.uint64)) >> u32
+
+
+def _fixed_ratios(p: CropParams, ndim: int) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
+    """DALI's table of fixed ratios (``[d1, d0]``: the factor giving extent d1 from d0; 0: not
+    fixed) and the axis pairs ``(i, j, range index)`` the ratio ranges apply to."""
+    table = np.zeros((ndim, ndim), _F32)
+    pairs = []
+    k = 0
+    for d0 in range(ndim):
+        for d1 in range(d0 + 1, ndim):
+            lo, hi = p.aspect_ratio[k]
+            if lo == hi:
+                table[d0, d1] = _F32(lo)  # (d1 from d0 reads [d1, d0]: 1 / lo below)
+                table[d1, d0] = _F32(1.0 / lo) if lo else _F32(np.inf)
+            pairs.append((d0, d1, k))
+            k = (k + 1) % len(p.aspect_ratio)
+    return table, pairs
+
+
+def _relative_windows(
+    p: CropParams, u_shape: np.ndarray, u_anchor: np.ndarray, u_order: np.ndarray, in_shape: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Random-shape windows ``(S, K, ndim)`` from the draws: ``(lo, hi, ratios ok)``."""
+    ndim = u_shape.shape[-1]
+    smin, smax = _F32(p.scaling[0]), _F32(p.scaling[1])
+    shape = smin + (smax - smin) * u_shape
+    scale = _F32(1) if in_shape is None else in_shape[:, None, :]
+    ext = shape * scale  # the ratios are between absolute extents when input_shape is given
+    table, pairs = _fixed_ratios(p, ndim)
+    if table.any():
+        # the fixed ratios are enforced in a random order of the axes, then the extents are
+        # scaled back so that the largest one is what it was
+        max_before = ext.max(axis=-1, keepdims=True)
+        order = np.argsort(u_order, axis=-1)
+        for i0 in range(ndim):
+            for i1 in range(i0 + 1, ndim):
+                d0, d1 = order[..., i0 : i0 + 1], order[..., i1 : i1 + 1]
+                factor = table[d1, d0]
+                src = np.take_along_axis(ext, d0, axis=-1)
+                cur = np.take_along_axis(ext, d1, axis=-1)
+                np.put_along_axis(ext, d1, np.where(factor > 0, src * factor, cur), axis=-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ext = max_before * ext / ext.max(axis=-1, keepdims=True)
+    ok = np.ones(ext.shape[:-1], bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i, j, k in pairs:
+            lo, hi = _F32(p.aspect_ratio[k][0]), _F32(p.aspect_ratio[k][1])
+            r = ext[..., i] / ext[..., j]
+            if lo == hi:  # enforced above, up to rounding
+                ok &= np.abs(r - lo) <= _F32(1e-5) * max(abs(lo), _F32(1))
+            else:
+                ok &= (r >= lo) & (r <= hi)
+        shape = ext / scale
+    anchor = u_anchor * (_F32(1) - shape)
+    return anchor, anchor + shape, ok
+
+
+def _fixed_windows(
+    bits: np.ndarray, in_shape: np.ndarray, crop_shape: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``crop_shape`` windows ``(S, K, ndim)``: relative and absolute corners."""
+    diff = (in_shape - crop_shape)[:, None, :]
+    a0 = np.minimum(diff, 0)
+    span = np.abs(diff) + 1
+    anchor = (a0 + _below(bits, span).astype(np.int64)).astype(_F32)
+    ins = in_shape[:, None, :].astype(_F32)
+    crop = crop_shape[:, None, :].astype(_F32)
+    rel_lo = anchor / ins
+    return rel_lo, crop / ins + rel_lo, anchor, anchor + crop
+
+
+def search(
+    rng: Any,
+    p: CropParams,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    counts: np.ndarray,
+    in_shape: np.ndarray | None,
+    crop_shape: np.ndarray | None,
+) -> SearchResult:
+    """The windows of a batch.
+
+    Args:
+        rng: The batch's `dali._exec.rng.SampleRNG` (one stream per sample).
+        p: The arguments.
+        lo, hi: ``(batch, max_boxes, ndim)`` float32 box corners, padded past ``counts``.
+        counts: Boxes per sample.
+        in_shape: ``(batch, ndim)`` float32 image extents (``input_shape``), or None.
+        crop_shape: ``(batch, ndim)`` int64 window extents (``crop_shape``), or None.
+
+    Raises:
+        RuntimeError: A sample found no window in `MAX_ROUNDS` rounds without
+            ``total_num_attempts`` (the message names it: ``args[1]`` is its index).
+    """
+    n, nmax, ndim = lo.shape
+    k_att = p.num_attempts
+    res = SearchResult(
+        rel_lo=np.zeros((n, ndim), _F32),
+        rel_hi=np.zeros((n, ndim), _F32),
+        out_lo=np.zeros((n, ndim), _F32),
+        out_hi=np.zeros((n, ndim), _F32),
+        no_crop=np.zeros(n, bool),
+        found=np.zeros(n, bool),
+        success=np.zeros(n, bool),
+        best=np.full(n, -1.0, _F32),
+        attempts=np.zeros(n, np.int64),
+    )
+    options = np.array([*p.thresholds, 0.0], _F32)
+    n_options = len(p.thresholds) + (1 if p.allow_no_crop else 0)
+    valid_box = np.arange(nmax)[None, :] < counts[:, None]
+    per_attempt = 3 * ndim
+    active = np.arange(n)
+    r = 0
+    while active.size:
+        if p.total_num_attempts < 0 and r >= MAX_ROUNDS:
+            raise RuntimeError("no window", int(active[0]), int(res.attempts[active[0]]))
+        bits = rng.subset(active).bits(1 + k_att * per_attempt, stream=SEARCH_STREAM + r)
+        option = _below(bits[:, 0], n_options)
+        nc = option == len(p.thresholds)  # "no crop" is the last option
+        if nc.any():
+            done = active[nc]
+            res.no_crop[done] = res.found[done] = res.success[done] = True
+            res.rel_lo[done], res.rel_hi[done] = 0, 1
+            res.out_lo[done] = 0
+            res.out_hi[done] = 1 if in_shape is None or crop_shape is None else in_shape[done]
+        rows = active[~nc]
+        if rows.size:
+            draws = bits[~nc, 1:].reshape(rows.size, k_att, 3, ndim)
+            thr = options[option[~nc]]
+            _round(res, p, rows, draws, thr, (lo, hi, valid_box, counts), in_shape, crop_shape)
+        finished = res.success[active] | (
+            (p.total_num_attempts >= 0) & (res.attempts[active] >= p.total_num_attempts)
+        )
+        active = active[~finished]
+        r += 1
+    return res
+
+
+def _round(
+    res: SearchResult,
+    p: CropParams,
+    rows: np.ndarray,
+    draws: np.ndarray,
+    thr: np.ndarray,
+    boxes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    in_shape: np.ndarray | None,
+    crop_shape: np.ndarray | None,
+) -> None:
+    """One round of ``num_attempts`` attempts for the samples ``rows`` (updates ``res``);
+    ``boxes`` is ``(lo, hi, valid_box, counts)`` of the whole batch."""
+    lo, hi, valid_box, counts = boxes
+    s, k_att = draws.shape[:2]
+    if crop_shape is not None and in_shape is not None:
+        rlo, rhi, olo, ohi = _fixed_windows(draws[:, :, 0], in_shape[rows], crop_shape[rows])
+        ok = np.ones((s, k_att), bool)
+    else:
+        u = _uniform(draws)
+        scale = None if in_shape is None else in_shape[rows]
+        rlo, rhi, ok = _relative_windows(p, u[:, :, 0], u[:, :, 1], u[:, :, 2], scale)
+        olo, ohi = rlo, rhi
+    nb = lo.shape[1]
+    metric = np.zeros((s, k_att), _F32)
+    kept = np.zeros((s, k_att), np.int64)
+    if nb:
+        blo, bhi, vb = lo[rows][:, None], hi[rows][:, None], valid_box[rows][:, None]
+        fill = np.inf if p.all_boxes_above_threshold else -np.inf
+        step = max(1, _CHUNK // max(1, s * nb))
+        for k0 in range(0, k_att, step):
+            ks = slice(k0, k0 + step)
+            clo, chi = rlo[:, ks, None], rhi[:, ks, None]
+            m = np.where(vb, _metric(p, clo, chi, blo, bhi), _F32(fill))
+            m = m.min(axis=-1) if p.all_boxes_above_threshold else m.max(axis=-1)
+            metric[:, ks] = np.where(np.isfinite(m), m, _F32(0))
+            kept[:, ks] = (kept_boxes(clo, chi, blo, bhi, p.prune_threshold) & vb).sum(axis=-1)
+    empty = counts[rows] == 0
+    valid = metric >= thr[:, None]
+    best = res.best[rows]
+    success = np.zeros(s, bool)
+    chosen = np.full(s, -1)
+    for k in range(k_att):
+        # an empty sample takes its first window in range; the others follow DALI's rules
+        upd = ok[:, k] & np.where(empty, ~success, valid[:, k] | (metric[:, k] > best))
+        best = np.where(upd, metric[:, k], best)
+        success = np.where(upd, empty | (valid[:, k] & (kept[:, k] > 0)), success)
+        chosen = np.where(upd, k, chosen)
+    res.best[rows] = best
+    res.success[rows] = success
+    res.attempts[rows] += k_att
+    took = chosen >= 0
+    if took.any():
+        at, kt = rows[took], chosen[took]
+        idx = np.flatnonzero(took)
+        res.found[at] = True
+        res.rel_lo[at], res.rel_hi[at] = rlo[idx, kt], rhi[idx, kt]
+        res.out_lo[at], res.out_hi[at] = olo[idx, kt], ohi[idx, kt]
