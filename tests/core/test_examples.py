@@ -43,3 +43,18 @@ def test_external_source_demo(tmp_path):
     out = tmp_path / "batch.png"
     _run("external_source_demo.py", "--out", str(out))
     assert out.stat().st_size > 0
+
+
+def test_ssd_example_draws_augmented_boxes(tmp_path):
+    """The slides' SSD pipeline (examples/ssd) on a generated COCO-style set: the picture is
+    saved, every box of the augmented batch lies in the image, and the training form's
+    outputs have SSD300's shapes."""
+    pytest.importorskip("PIL")
+    out = tmp_path / "ssd.png"
+    stdout = _run("ssd/show_ssd.py", "--out", str(out), "--data", str(tmp_path / "coco"))
+    from PIL import Image
+
+    assert Image.open(out).size == (4 * 300, 2 * 300)
+    assert "augmented: 8 images (300, 300, 3)" in stdout
+    assert "every box inside its image: True" in stdout
+    assert "encoded boxes (8732, 4), labels (8732,)" in stdout

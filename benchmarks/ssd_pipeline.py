@@ -1,0 +1,132 @@
+"""Throughput of the slides' SSD training pipeline: dali vs NVIDIA DALI on the CPU, and on a GPU.
+
+The pipeline is `examples/ssd/ssd_pipeline.ssd_graph` (COCO reader → decode → zoom out with
+paste/bbox_paste → random_bbox_crop → slice → flip/bb_flip → resize 300×300 → color_twist →
+crop_mirror_normalize → box_encoder against the 8,732 SSD300 default boxes), built from the same
+code with each library, over a generated COCO-style set of photo-like JPEGs (300–500 px,
+`dali._testing.coco.make_coco`). The CPU rows alternate the libraries (median of repeats);
+the GPU row (``--gpu``, needs CuPy and nvImageCodec) runs dali's pipeline with the images decoded
+(``mixed``) and augmented on the GPU (NVIDIA DALI's GPU build is not installed there).
+
+Run: ``python benchmarks/ssd_pipeline.py`` (``python3 -m nox -s bench`` installs NVIDIA DALI
+2.4 for the comparison); ``--gpu`` adds the GPU row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "ssd"))
+
+import dali
+from _common import load_real_dali, print_columns
+from dali._testing.coco import make_coco
+from ssd_pipeline import ssd300_default_boxes, ssd_graph
+
+
+def make_pipeline(lib: ModuleType, data: Any, device: str, args: argparse.Namespace) -> Any:
+    """The full SSD training pipeline of ``lib`` (``device``: "cpu" or "gpu")."""
+    pipe = lib.Pipeline(
+        batch_size=args.batch_size,
+        num_threads=args.threads,
+        device_id=0 if device == "gpu" else None,
+        seed=1,
+    )
+    with pipe:
+        pipe.set_outputs(
+            *ssd_graph(
+                lib.fn,
+                lib.types,
+                data.file_root,
+                data.annotations_file,
+                device=device,
+                anchors=ANCHORS,
+            )
+        )
+    pipe.build()
+    return pipe
+
+
+def images_per_s(lib: ModuleType, data: Any, device: str, args: argparse.Namespace) -> float:
+    """Images per second of one fresh pipeline over ``args.iterations`` batches, after warm-up."""
+    pipe = make_pipeline(lib, data, device, args)
+    try:
+        for _ in range(args.warmup):
+            outs = pipe.run()
+        _sync(outs)
+        t0 = time.perf_counter()
+        for _ in range(args.iterations):
+            outs = pipe.run()
+        _sync(outs)
+        return args.iterations * args.batch_size / (time.perf_counter() - t0)
+    finally:
+        del pipe
+        gc.collect()
+
+
+def _sync(outs: Any) -> None:
+    """Wait for GPU outputs to be computed (the timing must include the GPU's work)."""
+    for out in outs:
+        if hasattr(out, "as_cpu"):
+            out.as_cpu()  # synchronize!
+
+
+ANCHORS = ssd300_default_boxes()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--images", type=int, default=256, help="images in the generated set")
+    parser.add_argument("--root", default=None, help="where the set is generated (cached)")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--iterations", type=int, default=16, help="timed batches per repeat")
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--gpu", action="store_true", help="add dali's GPU pipeline")
+    parser.add_argument("--no-cpu", action="store_true", help="only the GPU row")
+    args = parser.parse_args()
+
+    root = args.root or os.path.join(tempfile.gettempdir(), f"dali-bench-coco-{args.images}")
+    data = make_coco(root, n_images=args.images, photo_size=(300, 500))
+
+    rows: list[list[str]] = []
+    if not args.no_cpu:
+        libs: list[tuple[str, ModuleType]] = [("dali", dali)]
+        real = load_real_dali()
+        if real is not None:
+            libs.append((f"NVIDIA DALI {real.__version__}", real))
+        else:
+            print("NVIDIA DALI is not installed: run `python3 -m nox -s bench` to compare.")
+        samples: list[list[float]] = [[] for _ in libs]
+        for _ in range(args.repeats):
+            for k, (_, lib) in enumerate(libs):
+                samples[k].append(images_per_s(lib, data, "cpu", args))
+        medians = [statistics.median(s) for s in samples]
+        for (name, _), m in zip(libs, medians):
+            rows.append(
+                [f"{name}, CPU ({args.threads} threads)", f"{m:.0f}", f"{m / medians[0]:.2f}x"]
+            )
+    if args.gpu:
+        m = statistics.median(images_per_s(dali, data, "gpu", args) for _ in range(args.repeats))
+        rows.append(["dali, GPU (mixed decode, GPU augmentation)", f"{m:.0f}", "-"])
+    print_columns(
+        f"SSD300 training pipeline: {args.images} COCO-style JPEGs (300-500 px), batch "
+        f"{args.batch_size}, median of {args.repeats} runs of {args.iterations} batches",
+        ["pipeline", "img/s", "vs first row"],
+        rows,
+    )
+
+
+if __name__ == "__main__":
+    main()
