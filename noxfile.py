@@ -94,7 +94,18 @@ def core(session: nox.Session) -> None:
     tests without Numba and nvImageCodec, so both CPU resampling paths and both CPU JPEG
     decoders are covered.)
     """
-    _pytest(session, "tests/core", "-e", CORE, "hypothesis", doctest=f"{CORE}/src/dali")
+    # moto[server] and s3fs (pinned): the object-storage tests read from a real S3 server on
+    # localhost (tests/core/ops/readers/test_storage_s3.py); without them they skip
+    _pytest(
+        session,
+        "tests/core",
+        "-e",
+        CORE,
+        "hypothesis",
+        "moto[server]==5.2.1",
+        "s3fs==2026.9.0",
+        doctest=f"{CORE}/src/dali",
+    )
 
 
 @nox.session(python=PYTHONS)

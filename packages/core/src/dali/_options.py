@@ -33,6 +33,11 @@ __all__ = [
     "READ_PROCESSES",
     "READ_THREADS",
     "READ_WORKER",
+    "REMOTE_COALESCE_BYTES",
+    "REMOTE_PART_BYTES",
+    "REMOTE_PREFETCH_BYTES",
+    "REMOTE_PREFETCH_SECONDS",
+    "REMOTE_REQUESTS",
     "SOURCE_STAGE",
     "WALK_HEADERS",
 ]
@@ -110,3 +115,28 @@ PREFETCH_BYTES = 32 << 10
 #: multi-threaded above 4 × 65536 (``GEMM_MULTITHREAD_THRESHOLD``), and the pipeline's threads
 #: already fill the cores, so wider products are cut into column chunks below it.
 ONE_THREAD_MACS = 4 * 65536 - 1
+
+# -- object storage (dali._ops.readers._remote) ------------------------------------------------
+
+#: Ranges of one object at most this far apart are fetched as one request, the gap read and
+#: dropped: a request costs a round trip of tens of ms, 256 KiB about 3 ms at 100 MB/s (the
+#: records of a TFRecord file and the members of a tar shard are 16 and 512 bytes apart).
+#: RESULTS.md "Object storage".
+REMOTE_COALESCE_BYTES = 256 << 10
+
+#: The largest request: longer spans are fetched as parts of this size in parallel (one stream
+#: from S3 tops out near 100 MB/s; AWS advises 8–16 MB byte-range requests).
+REMOTE_PART_BYTES = 8 << 20
+
+#: Requests in flight at once, and the size of S3's connection pool (botocore's default of 10
+#: would queue a batch of 256 small objects in 26 round trips). RESULTS.md "Object storage".
+REMOTE_REQUESTS = 64
+
+#: The memory the read-ahead of remote extents may hold: a few batches of 256 ImageNet JPEGs
+#: (~28 MB each) for every reader of a process; beyond it the oldest entries go (0: no
+#: read-ahead). RESULTS.md "Object storage".
+REMOTE_PREFETCH_BYTES = 256 << 20
+
+#: Extents read ahead and not read within this many seconds are dropped: the guess was wrong
+#: (a seek, a restored checkpoint) or the reader is gone.
+REMOTE_PREFETCH_SECONDS = 60.0

@@ -9,10 +9,20 @@ the OS (memory-mapped above ``options.MMAP_MIN_BYTES``, as `readers.file` does).
 The unit of I/O is an `Extent`: a byte range of one file (the whole file when ``length`` is
 None). A reader turns a batch into extents (a tfrecord record, a tar member, a ``.npy`` payload
 or a whole image) and reads them with `read_extents`, which reads them in parallel; `prefetch`
-is the read-ahead hint for the batches that follow.
+is the read-ahead hint for the batches that follow. Remote reads are latency-bound, so for URLs
+both do real work (`_remote`): a batch's extents go out as concurrent requests, nearby ranges
+of one object coalesced into one, and `prefetch` starts the next batch's requests in the
+background (a small bounded cache that `read_extents`, `read_range` and `read_bytes` take
+from; `drop_prefetched` empties it when a reader closes). Local paths are read as before:
+`prefetch` ignores them.
 
-Errors are `OSError`s naming the path (`FileNotFoundError`, `PermissionError`, ...); readers
-turn them into operator errors naming the argument or the sample.
+Credentials and endpoints come from the standard environment of each filesystem (S3:
+``AWS_ACCESS_KEY_ID``, ``AWS_PROFILE``, ``AWS_ENDPOINT_URL_S3``... as botocore reads them).
+
+Errors are `OSError`s naming the path or URL (`FileNotFoundError` for a missing file or object,
+`PermissionError` for a refused request or missing credentials, ...); readers turn them into
+operator errors naming the argument or the sample. A missing fsspec (or s3fs, gcsfs) is an
+`ImportError` naming the extra to install.
 
 Example:
     >>> import os, tempfile
@@ -27,16 +37,18 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from dali._ops.readers import _remote
 from dali._ops.readers._listing import open_sample
 from dali._ops.readers._mapping import LIBC, map_file
 
 __all__ = [
     "Extent",
+    "drop_prefetched",
     "exists",
     "is_url",
     "isdir",
@@ -84,17 +96,8 @@ def join(base: str, *parts: str) -> str:
 
 
 def _fs(path: str) -> tuple[Any, str]:
-    """The fsspec filesystem of a URL and the path within it."""
-    try:
-        import fsspec
-    except ImportError as e:
-        scheme = path.partition("://")[0]
-        extra = {"s3": "s3", "gs": "gcs", "gcs": "gcs"}.get(scheme, "remote")
-        raise ImportError(
-            f"reading '{path}' needs fsspec (and its '{scheme}' filesystem): "
-            f'pip install "dali-core[{extra}]"'
-        ) from e
-    return fsspec.core.url_to_fs(path)
+    """The fsspec filesystem of a URL and the path within it (`_remote.filesystem`)."""
+    return _remote.filesystem(path)
 
 
 # -- local reads ------------------------------------------------------------------------------
@@ -188,8 +191,7 @@ def read_bytes(path: str, *, use_mmap: bool = True, read_ahead: bool = False) ->
             read_ahead=read_ahead,
             mmap_min_bytes=options.MMAP_MIN_BYTES,
         )
-    fs, key = _fs(path)
-    return np.frombuffer(bytearray(fs.cat_file(key)), dtype=np.uint8)
+    return _remote_one(Extent(path, 0, None))
 
 
 def read_range(path: str, offset: int, length: int) -> np.ndarray:
@@ -198,13 +200,7 @@ def read_range(path: str, offset: int, length: int) -> np.ndarray:
         return np.empty(0, dtype=np.uint8)
     if not is_url(path):
         return _read_local_range(_local(path), offset, length)
-    fs, key = _fs(path)
-    data = fs.cat_file(key, start=offset, end=offset + length)
-    if len(data) != length:
-        raise OSError(
-            errno.EIO, f"got {len(data)} of {length} bytes at offset {offset} (truncated)", path
-        )
-    return np.frombuffer(bytearray(data), dtype=np.uint8)
+    return _remote_one(Extent(path, offset, length))
 
 
 def read_text(path: str) -> str:
@@ -212,30 +208,26 @@ def read_text(path: str) -> str:
     if not is_url(path):
         with open(_local(path), encoding="utf-8", errors="surrogateescape") as f:
             return f.read()
-    fs, key = _fs(path)
-    return fs.cat_file(key).decode("utf-8", errors="surrogateescape")
+    return _remote_one(Extent(path, 0, None)).tobytes().decode("utf-8", errors="surrogateescape")
 
 
 def size(path: str) -> int:
     """The size in bytes of a file or object."""
     if not is_url(path):
         return os.stat(_local(path)).st_size
-    fs, key = _fs(path)
-    return int(fs.size(key))
+    return int(_remote.call(path, "size"))
 
 
 def exists(path: str) -> bool:
     if not is_url(path):
         return os.path.exists(_local(path))
-    fs, key = _fs(path)
-    return bool(fs.exists(key))
+    return bool(_remote.call(path, "exists"))
 
 
 def isdir(path: str) -> bool:
     if not is_url(path):
         return os.path.isdir(_local(path))
-    fs, key = _fs(path)
-    return bool(fs.isdir(key))
+    return bool(_remote.call(path, "isdir"))
 
 
 def listdir(path: str) -> list[tuple[str, bool]]:
@@ -243,9 +235,8 @@ def listdir(path: str) -> list[tuple[str, bool]]:
     if not is_url(path):
         with os.scandir(_local(path)) as it:
             return sorted((e.name, e.is_dir()) for e in it)
-    fs, key = _fs(path)
     out = []
-    for info in fs.ls(key, detail=True):
+    for info in _remote.call(path, "ls", detail=True):
         name = info["name"].rstrip("/").rsplit("/", 1)[-1]
         out.append((name, info.get("type") == "directory"))
     return sorted(out)
@@ -259,12 +250,19 @@ def read_extents(
 ) -> list[np.ndarray | OSError]:
     """Read every extent; a failed one gives its `OSError` in its place (raise it with context).
 
+    Local extents are read as `read_bytes`/`read_range` read them, on ``options.READ_THREADS``
+    of ``parallel_map``'s workers; remote ones all at once, as concurrent requests (nearby
+    ranges of one object as one), taking what `prefetch` fetched ahead.
+
     Args:
         extents: What to read, in output order.
         use_mmap: Local whole files may be memory-mapped (`read_bytes`).
         parallel_map: ``parallel_map(f, k)`` runs ``f(0..k-1)`` on ``k`` workers and returns the
             results in order (``ws.map`` of the executor); None reads serially.
     """
+    remote = [i for i, e in enumerate(extents) if "://" in e.path and is_url(e.path)]
+    if remote:
+        return _read_mixed(extents, remote, use_mmap, parallel_map)
 
     def one(e: Extent) -> np.ndarray | OSError:
         try:
@@ -288,6 +286,50 @@ def read_extents(
     return out
 
 
+def _read_mixed(
+    extents: Sequence[Extent],
+    remote: list[int],
+    use_mmap: bool,
+    parallel_map: Callable[[Callable[[int], Any], int], list[Any]] | None,
+) -> list[np.ndarray | OSError]:
+    """`read_extents` of a batch with URLs: the remote ones (``remote``, their indices) at
+    once, the local ones as `read_extents` reads them."""
+    out: list[Any] = [None] * len(extents)
+    got = _remote.fetch([extents[i] for i in remote])
+    for i, d in zip(remote, got):
+        out[i] = d
+    if len(remote) < len(extents):
+        taken = set(remote)
+        local = [i for i in range(len(extents)) if i not in taken]
+        for i, d in zip(
+            local,
+            read_extents([extents[i] for i in local], use_mmap=use_mmap, parallel_map=parallel_map),
+        ):
+            out[i] = d
+    return out
+
+
+def _remote_one(e: Extent) -> np.ndarray:
+    (d,) = _remote.fetch([e])
+    if isinstance(d, OSError):
+        raise d
+    return d
+
+
 def prefetch(extents: Sequence[Extent]) -> None:
-    """A hint: these extents will be read soon (remote ones are fetched in the background)."""
-    return
+    """A hint: these extents will be read soon (remote ones are fetched in the background).
+
+    Local extents are ignored (the OS reads ahead for them). Remote ones start downloading
+    now, into a cache bounded by ``options.REMOTE_PREFETCH_BYTES`` that `read_extents` (and
+    `read_range`, `read_bytes`) take them from; a failed download is raised when its extent
+    is read, never here.
+    """
+    if any("://" in e.path and is_url(e.path) for e in extents):
+        _remote.read_ahead.prefetch([e for e in extents if is_url(e.path)])
+
+
+def drop_prefetched(paths: Iterable[str] | None = None) -> None:
+    """Forget what `prefetch` fetched or is fetching for ``paths`` (everything: None), and
+    cancel its requests not yet sent: a reader calls it with its URLs when it closes."""
+    if _remote.read_ahead:
+        _remote.read_ahead.discard(paths)

@@ -14,6 +14,11 @@ It then produces an endless stream of samples (`_sharding`): each batch holds ex
 memory-mapped unless ``dont_use_mmap=True``; smaller ones (JPEGs, PNGs, audio clips) are
 always read, see there why.
 
+Any path may be an fsspec URL (``s3://bucket/train``, `_storage`): a remote ``file_root`` is
+listed as a class tree of prefixes, a remote ``file_list`` read and its entries checked with a
+listing per folder, and remote files are read through `_storage.read_extents` (a batch's
+requests at once, the next batch's fetched ahead) instead of the worker processes.
+
 Every sample carries its identity: the index of its file in the listed (sorted, unshuffled)
 dataset and its pass over that file. Random operators downstream key their values on it, so
 a file gets the same augmentation whatever the shard, the number of shards or the batch size.
@@ -32,7 +37,7 @@ from dali import _options as options
 from dali._dtypes import DALIDataType
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
-from dali._ops.readers import _read_worker
+from dali._ops.readers import _read_worker, _remote, _storage
 from dali._ops.readers._indexed import (
     NON_SEMANTIC,
     READER_ARGS,
@@ -47,7 +52,7 @@ from dali._ops.readers._listing import (
 )
 from dali._ops.readers._read_worker import ReadWorkers
 from dali._ops.readers._sharding import ReaderCursor
-from dali._ops.readers._storage import read_file
+from dali._ops.readers._storage import Extent, is_url, read_file
 from dali._tensors import TensorListCPU
 
 __all__ = [
@@ -127,6 +132,8 @@ class File(IndexedReader):
         self._full = full
         self._labels = np.asarray(labels, dtype=np.int32)
         self._use_mmap = not self.arg("dont_use_mmap")
+        #: some files are URLs: every batch is read through `_storage` (no worker processes)
+        self._remote = any(map(is_url, full))
         self._read_ahead = bool(self.arg("read_ahead"))
         self._worker: ReadWorkers | None = None
         self._worker_off = False  # it could not start, or died: read here from then on
@@ -162,11 +169,13 @@ class File(IndexedReader):
         if self.has_arg("files"):
             return self._from_files(list(self.arg("files")), root)
         assert root is not None
-        if not os.path.isdir(root):
-            what = "is not a directory" if os.path.exists(root) else "does not exist"
-            raise self.arg_error("file_root", f"'{root}' {what}")
         try:
-            rel, labels, n_classes, skipped = list_file_root(
+            if not _storage.isdir(root):
+                what = "is not a directory" if _storage.exists(root) else "does not exist"
+                raise self.arg_error("file_root", f"'{root}' {what}")
+            rel, labels, n_classes, skipped = (
+                _remote.list_file_root if is_url(root) else list_file_root
+            )(
                 root,
                 self.arg("file_filters"),
                 self.arg("dir_filters") or None,
@@ -202,14 +211,13 @@ class File(IndexedReader):
                     f"file_filters={list(self.arg('file_filters'))}"
                 )
             raise self.arg_error("file_root", f"no files found under '{root}': {why}")
-        return rel, [os.path.join(root, p) for p in rel], labels
+        return rel, [_storage.join(root, p) for p in rel], labels
 
     def _from_file_list(
         self, file_list: str, root: str | None
     ) -> tuple[list[str], list[str], list[int]]:
         try:
-            with open(file_list, encoding="utf-8", errors="surrogateescape") as f:
-                text = f.read()
+            text = _storage.read_text(file_list)
         except OSError as e:
             raise self.arg_error(
                 "file_list", f"cannot read '{file_list}': {e.strerror or e}"
@@ -225,10 +233,15 @@ class File(IndexedReader):
                 raise self.arg_error(
                     "file_list", f"'{file_list}', line {number}: label {label} does not fit int32"
                 )
-        base = root if root is not None else os.path.dirname(file_list)
+        if root is not None:
+            base = root
+        elif is_url(file_list):
+            base = file_list.rsplit("/", 1)[0]
+        else:
+            base = os.path.dirname(file_list)
         rel = [p for _, p, _ in entries]
-        full = [os.path.join(base, p) for p in rel]
-        missing, not_regular = unreadable_files(full)
+        full = [_storage.join(base, p) for p in rel]
+        missing, not_regular = self._unreadable(full, "file_list")
         if missing:
             shown = _some([f"line {entries[i][0]}: '{rel[i]}' -> '{full[i]}'" for i in missing])
             raise self.arg_error(
@@ -263,8 +276,8 @@ class File(IndexedReader):
                 raise self.arg_error("labels", f"label {bad[0]} does not fit int32")
         else:
             labels = list(range(len(files)))
-        full = [os.path.join(root, p) if root is not None else p for p in files]
-        missing, not_regular = unreadable_files(full)
+        full = [_storage.join(root, p) if root is not None else p for p in files]
+        missing, not_regular = self._unreadable(full, "files")
         if missing:
             shown = _some([f"'{full[i]}'" for i in missing])
             raise self.arg_error("files", f"{len(missing)} file(s) do not exist: {shown}")
@@ -277,11 +290,30 @@ class File(IndexedReader):
             )
         return list(files), full, labels
 
+    def _unreadable(self, full: list[str], arg: str) -> tuple[list[int], list[tuple[int, str]]]:
+        """`unreadable_files` of ``full``, its URLs asked with a listing per folder."""
+        remote = [i for i, p in enumerate(full) if is_url(p)]
+        if not remote:
+            return unreadable_files(full)
+        local = [i for i, p in enumerate(full) if not is_url(p)]
+        try:
+            r_missing, r_special = _remote.missing_files([full[i] for i in remote])
+        except OSError as e:
+            raise self.arg_error(arg, f"cannot list '{e.filename}': {e.strerror or e}") from e
+        l_missing, l_special = unreadable_files([full[i] for i in local]) if local else ([], [])
+        missing = sorted([remote[j] for j in r_missing] + [local[j] for j in l_missing])
+        special = sorted(
+            [(remote[j], k) for j, k in r_special] + [(local[j], k) for j, k in l_special]
+        )
+        return missing, special
+
     # -- running --------------------------------------------------------------------------
     def run_cpu(self, ws: Any) -> tuple[TensorListCPU, TensorListCPU]:
         n = self._batch_size
         ids = self.next_samples(ws)
         paths = [self._full[k] for k in ids.tolist()]
+        if self._remote:
+            return self._run_remote(ws, ids, paths)
         use_mmap, read_ahead = self._use_mmap, self._read_ahead
         # module constants read at each run, so that benchmarks may change them
         min_bytes, k = options.MMAP_MIN_BYTES, max(1, min(options.READ_THREADS, n))
@@ -317,6 +349,30 @@ class File(IndexedReader):
             # decoders' planning (`_mixed_plan._headers`), which would otherwise walk them here
             files.derived = {"jpeg_header_rows": heads}
         return files, TensorListCPU.wrap(labels, "", source_info)
+
+    def _run_remote(
+        self, ws: Any, ids: np.ndarray, paths: list[str]
+    ) -> tuple[TensorListCPU, TensorListCPU]:
+        """A batch with URLs: read through `_storage` (concurrent requests), then the next
+        batches' files asked for ahead."""
+        data = _storage.read_extents(
+            [Extent(p) for p in paths], use_mmap=self._use_mmap, parallel_map=ws.map
+        )
+        for i, d in enumerate(data):
+            if isinstance(d, OSError):
+                err = self.error(f"cannot read file '{paths[i]}': {d.strerror or d}")
+                err.__cause__ = d
+                raise SampleFailure(i, err) from d
+        # the next `READ_AHEAD` batches (those asked for already are not asked again): with
+        # one, a reader with little to do per batch would still wait a round trip for each
+        ahead = self.upcoming_samples(max(1, options.READ_AHEAD))
+        _storage.prefetch([Extent(self._full[k]) for batch in ahead for k in batch.tolist()])
+        source_info = list(ws.out_meta.source_info)
+        labels = self._labels[ids].reshape(len(paths), 1)
+        return (
+            TensorListCPU.wrap(data, "", source_info),
+            TensorListCPU.wrap(labels, "", source_info),
+        )
 
     def _read_worker(self) -> ReadWorkers | None:
         """The worker process reading the files (started on first use), or None (`READ_WORKER`)."""
@@ -382,6 +438,8 @@ class File(IndexedReader):
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.close()
+        if getattr(self, "_remote", False):  # (what was fetched ahead is of no use now)
+            _storage.drop_prefetched(p for p in self._full if is_url(p))
 
     # -- state ----------------------------------------------------------------------------
     def set_state(self, state: dict[str, Any]) -> None:

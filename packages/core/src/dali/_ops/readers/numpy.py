@@ -403,7 +403,7 @@ class Numpy(IndexedReader):
                         Extent(paths[i], h.data_offset + int(o), r.plan.length)
                         for o in r.plan.offsets
                     )
-            elif self._use_mmap and h.nbytes:
+            elif self._use_mmap and h.nbytes and not _storage.is_url(paths[i]):
                 r.file = True  # the whole file: mapped when large, as DALI maps it
                 extents.append(Extent(paths[i]))
             else:
