@@ -15,6 +15,7 @@ import tarfile
 import dali
 import numpy as np
 import pytest
+from dali import _options as options
 from dali import fn, ops, types
 from dali._graph.schema import UNSET, get_schema
 from dali._ops.readers import _storage, _wds_tar
@@ -475,7 +476,9 @@ def test_a_batch_reads_one_extent_per_component_and_prefetches_the_next(ds, monk
     pipe = _pipeline(3, paths=["memory://wds-hint/a.tar"], ext=["jpg"])
     pipe.run()
     pipe.run()
-    assert hints[0] == calls[1]  # the hint named the next batch's extents
+    # the hint named the next batches' extents (`options.READ_AHEAD` of them), in order
+    assert hints[0][: len(calls[1])] == calls[1]
+    assert len(hints[0]) == len(calls[1]) * options.READ_AHEAD
 
 
 def test_samples_are_fresh_arrays(ds):

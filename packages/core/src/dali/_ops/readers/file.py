@@ -365,8 +365,7 @@ class File(IndexedReader):
                 raise SampleFailure(i, err) from d
         # the next `READ_AHEAD` batches (those asked for already are not asked again): with
         # one, a reader with little to do per batch would still wait a round trip for each
-        ahead = self.upcoming_samples(max(1, options.READ_AHEAD))
-        _storage.prefetch([Extent(self._full[k]) for batch in ahead for k in batch.tolist()])
+        self.hint_ahead(lambda ids: [Extent(self._full[k]) for k in ids.tolist()])
         source_info = list(ws.out_meta.source_info)
         labels = self._labels[ids].reshape(len(paths), 1)
         return (

@@ -519,17 +519,19 @@ class Numpy(IndexedReader):
         return out
 
     def _prefetch(self) -> None:
-        """Hint the next batch's reads: payloads of known files, headers of the others."""
-        nxt = self.upcoming_samples(1)[0]
+        self.hint_ahead(self._hints)
+
+    def _hints(self, ids: np.ndarray) -> list[Extent]:
+        """What the samples ``ids`` will read: payloads of known files, headers of the others."""
         hints = []
-        for k in nxt.tolist():
+        for k in ids.tolist():
             path = self._full[k]
             h = self._headers.get(path)
             if h is None or self._roi.named:
                 hints.append(Extent(path, 0, _HEADER_PROBE if h is None else h.data_offset))
             else:
                 hints.append(Extent(path, h.data_offset, h.nbytes))
-        _storage.prefetch(hints)
+        return hints
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:

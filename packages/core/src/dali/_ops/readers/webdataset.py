@@ -429,7 +429,7 @@ class Webdataset(IndexedReader):
                     infos.append(self._info(rows[i][o]))
             outputs.append(TensorListCPU.wrap(samples, "", infos))
         if self._remote:  # (the OS reads ahead for local files)
-            _storage.prefetch(self._extents(self.upcoming_samples(1)[0])[0])
+            self.hint_ahead(lambda ids: self._extents(ids)[0])
         return tuple(outputs)
 
     def close(self) -> None:
