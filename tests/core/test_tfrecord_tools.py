@@ -211,11 +211,78 @@ def test_same_index_as_dalis_script(records, tmp_path):
     assert ours.read_text() == theirs.read_text()
 
 
-def test_tensorflow_reads_the_generated_files(records):
+def _tf_values(feature):
+    """``(kind, values)`` of a ``tf.train.Feature`` (kind None: no value set)."""
+    kind = feature.WhichOneof("kind")
+    if kind is None:
+        return None, []
+    return kind, list(getattr(feature, kind).value)
+
+
+def _written(value):
+    """``(kind, values)`` that `write_tfrecord` wrote for a plain or `*_feature` value."""
+    from dali._testing.tfrecords import _as_feature
+
+    feature = _as_feature(value)
+    if feature is None:
+        return None, []
+    kind = {"bytes": "bytes_list", "float": "float_list", "int64": "int64_list"}[feature.kind]
+    values = list(feature.values)
+    if feature.kind == "bytes":
+        values = [v.encode() if isinstance(v, str) else bytes(v) for v in values]
+    elif feature.kind == "float":
+        values = np.asarray(values, np.float32).tolist()
+    return kind, values
+
+
+def test_tensorflow_reads_the_generated_files(records, tmp_path):
+    """TensorFlow's reader takes the files (it checks every CRC) and its ``tf.train.Example``
+    parses every record to the values written: every feature kind and encoding of the writer
+    (packed and unpacked numbers, lists split into pieces, negative int64s, empty lists, an
+    empty ``Feature``, unknown fields), and the ImageNet-style set of the benchmarks."""
     tf = pytest.importorskip("tensorflow")
+    from dali._testing.tfrecords import (
+        bytes_feature,
+        encode_example,
+        float_feature,
+        imagenet_record,
+        int64_feature,
+    )
+
     path, spans = records
     data = path.read_bytes()
-    got = [r.numpy() for r in tf.data.TFRecordDataset(str(path))]  # checks every CRC
+    got = [r.numpy() for r in tf.data.TFRecordDataset(str(path))]
     assert got == [data[o + 12 : o + s - 4] for o, s in spans]
     example = tf.train.Example.FromString(got[3])
     assert list(example.features.feature["label"].int64_list.value) == [3]
+
+    rng = np.random.default_rng(5)
+    examples = [
+        {
+            "i": [i, -i, -(2**63), 2**63 - 1],
+            "ints": int64_feature(rng.integers(-(2**40), 2**40, i).tolist(), packed=i % 2 == 0),
+            "floats": float_feature(
+                rng.normal(size=i).tolist(), packed=i % 3 != 0, pieces=1 + i % 3
+            ),
+            "strings": bytes_feature([f"s{k}" * k for k in range(i % 4)], pieces=1 + i % 2),
+            "blob": rng.integers(0, 256, 10 * i, np.uint8).tobytes(),
+            "empty": None,
+            "none": [],
+        }
+        for i in range(12)
+    ]
+    examples += [imagenet_record(i, jpeg=(b"\xff\xd8" * (100 + i), 20 + i, 30)) for i in range(12)]
+    # the last 6 records (half the ImageNet-style ones) with fields `Example` does not define,
+    # and an empty file after them
+    kinds, empty = tmp_path / "kinds.tfrecord", tmp_path / "empty.tfrecord"
+    write_tfrecord(
+        kinds, [encode_example(e, unknown_fields=i >= 18) for i, e in enumerate(examples)]
+    )
+    assert write_tfrecord(empty, []) == []
+    got = [r.numpy() for r in tf.data.TFRecordDataset([str(kinds), str(empty)])]
+    assert len(got) == len(examples)
+    for e, record in zip(examples, got):
+        parsed = tf.train.Example.FromString(record).features.feature
+        assert sorted(parsed) == sorted(e)
+        for name, value in e.items():
+            assert _tf_values(parsed[name]) == _written(value), name

@@ -386,6 +386,39 @@ def test_a_file_truncated_after_the_build_is_a_read_error_naming_it(tmp_path):
     assert "cannot read the record at offset" in msg and "shrinks.tfrecord" in msg
 
 
+def test_a_failed_read_of_a_run_of_records_names_the_record_that_fails(tmp_path):
+    # the batch's two records are contiguous, read as one extent; the error names the second
+    path = _write(tmp_path, [{"a": [i]} for i in range(4)], "shrinks.tfrecord")
+    pipe = _pipeline(2, path=path, index_path=path + ".idx", features={"a": _LABEL_F})
+    pipe.build()
+    second = _offsets(path + ".idx")[1]
+    with open(path, "r+b") as f:
+        f.truncate(second + 3)
+    msg = _run_error(pipe)
+    assert f"cannot read the record at offset {second} of" in msg and "shrinks.tfrecord" in msg
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_batches_read_as_runs_of_records_give_every_record(inet, monkeypatch, threads, shuffle):
+    """A batch of the whole set: runs cut at file ends, at shuffled gaps and into parts for
+    the read threads; every sample is its record's values, in place in its run's array."""
+    from dali import _options
+
+    monkeypatch.setattr(_options, "READ_THREADS", threads)
+    paths, indexes, records = inet
+    pipe = _pipeline(N, path=paths, index_path=indexes, random_shuffle=shuffle, initial_fill=3)
+    (batch,), infos = _read(pipe)
+    where = [_info(inet, i) for i in range(N)]
+    assert set(infos) <= set(where) and (infos != where) == shuffle
+    for k, info in enumerate(infos):
+        rec = records[where.index(info)]
+        assert batch[0][k].tobytes() == rec["image/encoded"]
+        assert batch[1][k].tolist() == rec["image/class/label"]
+        np.testing.assert_array_equal(batch[3][k], rec["image/object/bbox/xmin"].values)
+        assert batch[4][k].tolist() == rec["image/object/bbox/label"].values
+
+
 # -- build errors ------------------------------------------------------------------------------
 
 

@@ -518,9 +518,9 @@ def test_tfrecord_batch_is_few_requests(s3, tfrecords):
     pipe.build()
     pipe.run()
     before = s3.requests
-    pipe.run()  # records 5-9 of the first file: read ahead as one request
+    pipe.run()  # records 5-9 of the first file: read ahead (READ_AHEAD batches coalesce)
     pipe.run()
-    assert s3.requests - before == 2
+    assert 1 <= s3.requests - before <= 2  # at most one request per batch, never per record
     pipe.close()
     assert len(_remote.read_ahead) == 0
 

@@ -104,8 +104,10 @@ def _result(count: int) -> str:
 
 
 def _union(results: Iterable[str]) -> str:
-    found = set(results)
-    return " | ".join(r for r in _RESULTS if r in found)
+    """``a | b``, in `_RESULTS`'s order; a result of its own (``stub_result``) comes first."""
+    found = list(dict.fromkeys(results))
+    own = [r for r in found if r not in _RESULTS]
+    return " | ".join([*own, *(r for r in _RESULTS if r in found)])
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ _MODULES = (
     "python.external_source",
     "python.python_function",
     "random.generators",
+    "readers.coco",
     "readers.file",
     "readers.numpy",
     "readers.tfrecord",

@@ -18,12 +18,16 @@ from dali.pipeline import DataNode
 from dali.types import DALIDataType, DALIImageType, DALIInterpType
 
 __all__ = [
+    "bb_flip",
+    "bbox_paste",
+    "box_encoder",
     "brightness",
     "brightness_contrast",
     "cast",
     "cast_like",
     "color_twist",
     "contrast",
+    "coord_transform",
     "copy",
     "crop",
     "crop_mirror_normalize",
@@ -39,6 +43,7 @@ __all__ = [
     "paste",
     "python_function",
     "random",
+    "random_bbox_crop",
     "random_resized_crop",
     "readers",
     "reshape",
@@ -50,6 +55,202 @@ __all__ = [
     "transpose",
     "warp_affine",
 ]
+
+@overload
+def bb_flip(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    horizontal: int | DataNode | ArrayLike | None = ...,
+    ltrb: bool | None = ...,
+    preserve: bool | None = ...,
+    vertical: int | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """Flip relative bounding boxes horizontally (default) and/or vertically.
+
+    ``fn.bb_flip(boxes, horizontal=flip)`` follows ``fn.flip(images, horizontal=flip)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        horizontal (int, default 1, per-sample): Nonzero: flip horizontally.
+        vertical (int, default 0, per-sample): Nonzero: flip vertically.
+        ltrb (bool, default False): Boxes are [l, t, r, b] (else [x, y, w, h]).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def bb_flip(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    horizontal: int | DataNode | ArrayLike | None = ...,
+    ltrb: bool | None = ...,
+    preserve: bool | None = ...,
+    vertical: int | DataNode | ArrayLike | None = ...,
+) -> list[DataNode]:
+    """Flip relative bounding boxes horizontally (default) and/or vertically.
+
+    ``fn.bb_flip(boxes, horizontal=flip)`` follows ``fn.flip(images, horizontal=flip)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        horizontal (int, default 1, per-sample): Nonzero: flip horizontally.
+        vertical (int, default 0, per-sample): Nonzero: flip vertically.
+        ltrb (bool, default False): Boxes are [l, t, r, b] (else [x, y, w, h]).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def bbox_paste(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    ltrb: bool | None = ...,
+    paste_x: float | DataNode | ArrayLike | None = ...,
+    paste_y: float | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+    ratio: float | DataNode | ArrayLike,
+) -> DataNode:
+    """Transform relative boxes so that they follow an image pasted by `fn.paste`.
+
+    Give both operators the same ``ratio``, ``paste_x`` and ``paste_y`` (per-sample values too).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        ratio (float, required, per-sample): Canvas size / image size, as given to fn.paste (at least 1).
+        paste_x (float, default 0.5, per-sample): Horizontal paste position, 0..1.
+        paste_y (float, default 0.5, per-sample): Vertical paste position, 0..1.
+        ltrb (bool, default False): Boxes are [l, t, r, b] (else [x, y, w, h]).
+
+    Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
+def bbox_paste(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    ltrb: bool | None = ...,
+    paste_x: float | DataNode | ArrayLike | None = ...,
+    paste_y: float | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+    ratio: float | DataNode | ArrayLike,
+) -> list[DataNode]:
+    """Transform relative boxes so that they follow an image pasted by `fn.paste`.
+
+    Give both operators the same ``ratio``, ``paste_x`` and ``paste_y`` (per-sample values too).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        ratio (float, required, per-sample): Canvas size / image size, as given to fn.paste (at least 1).
+        paste_x (float, default 0.5, per-sample): Horizontal paste position, 0..1.
+        paste_y (float, default 0.5, per-sample): Vertical paste position, 0..1.
+        ltrb (bool, default False): Boxes are [l, t, r, b] (else [x, y, w, h]).
+
+    Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
+def box_encoder(
+    bboxes: DataNode | ArrayLike,
+    labels: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    anchors: Sequence[float] | float,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    criteria: float | None = ...,
+    means: Sequence[float] | float | None = ...,
+    offset: bool | None = ...,
+    preserve: bool | None = ...,
+    scale: float | None = ...,
+    stds: Sequence[float] | float | None = ...,
+) -> list[DataNode]:
+    """Match boxes ``[N, 4]`` (ltrb) and labels ``[N]`` to the anchors: ``[A, 4]`` boxes
+    (centre-xywh, or SSD offsets with ``offset=True``) and ``[A]`` labels per sample.
+
+    Example: ``boxes, labels = fn.box_encoder(boxes, labels, anchors=default_boxes,
+    criteria=0.5, offset=True, scale=std_scale)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        anchors (float_vec, required): Anchors, 4 floats each (ltrb).
+        criteria (float, default 0.5): IoU above which an anchor is matched (0..1).
+        offset (bool, default False): Output SSD's normalised offsets.
+        means (float_vec, default (0.0, 0.0, 0.0, 0.0)): [x y w h] offset means.
+        stds (float_vec, default (1.0, 1.0, 1.0, 1.0)): [x y w h] offset stds.
+        scale (float, default 1.0): Scale of boxes and anchors before the offsets.
+
+    Devices: cpu, gpu. Inputs: 2..2.
+    """
+
+@overload
+def box_encoder(
+    bboxes: list[DataNode] | DataNode | ArrayLike,
+    labels: list[DataNode] | DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    anchors: Sequence[float] | float,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    criteria: float | None = ...,
+    means: Sequence[float] | float | None = ...,
+    offset: bool | None = ...,
+    preserve: bool | None = ...,
+    scale: float | None = ...,
+    stds: Sequence[float] | float | None = ...,
+) -> list[DataNode] | list[list[DataNode]]:
+    """Match boxes ``[N, 4]`` (ltrb) and labels ``[N]`` to the anchors: ``[A, 4]`` boxes
+    (centre-xywh, or SSD offsets with ``offset=True``) and ``[A]`` labels per sample.
+
+    Example: ``boxes, labels = fn.box_encoder(boxes, labels, anchors=default_boxes,
+    criteria=0.5, offset=True, scale=std_scale)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        anchors (float_vec, required): Anchors, 4 floats each (ltrb).
+        criteria (float, default 0.5): IoU above which an anchor is matched (0..1).
+        offset (bool, default False): Output SSD's normalised offsets.
+        means (float_vec, default (0.0, 0.0, 0.0, 0.0)): [x y w h] offset means.
+        stds (float_vec, default (1.0, 1.0, 1.0, 1.0)): [x y w h] offset stds.
+        scale (float, default 1.0): Scale of boxes and anchors before the offsets.
+
+    Devices: cpu, gpu. Inputs: 2..2.
+    """
 
 @overload
 def brightness(
@@ -391,6 +592,70 @@ def contrast(
         contrast (float, default 1.0, per-sample): Contrast multiplier (0: flat).
         contrast_center (float, default 0.5, per-sample): Level unaffected by contrast (default: half the input type's range).
         dtype (dtype, optional): Output type (default: the input's).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def coord_transform(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    M: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    MT: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    T: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Apply ``out = M · in + T`` to the points (last dimension) of every sample.
+
+    Example: ``fn.coord_transform(points, MT=fn.transforms.rotation(angle=30))`` (any affine
+    matrix), ``fn.coord_transform(rgb, M=[0.299, 0.587, 0.114])`` (grayscale).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        M (float_vec, optional, per-sample): Matrix (rows x D, row-major) or a scalar.
+        T (float_vec, optional, per-sample): Translation (rows values) or a scalar.
+        MT (float_vec, optional, per-sample): Block matrix [M T] or a scalar.
+        dtype (dtype, default <DALIDataType.FLOAT: 9>): FLOAT or the input's type.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def coord_transform(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    M: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    MT: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    T: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Apply ``out = M · in + T`` to the points (last dimension) of every sample.
+
+    Example: ``fn.coord_transform(points, MT=fn.transforms.rotation(angle=30))`` (any affine
+    matrix), ``fn.coord_transform(rgb, M=[0.299, 0.587, 0.114])`` (grayscale).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        M (float_vec, optional, per-sample): Matrix (rows x D, row-major) or a scalar.
+        T (float_vec, optional, per-sample): Translation (rows values) or a scalar.
+        MT (float_vec, optional, per-sample): Block matrix [M T] or a scalar.
+        dtype (dtype, default <DALIDataType.FLOAT: 9>): FLOAT or the input's type.
 
     Devices: cpu, gpu. Inputs: 1..1.
     """
@@ -1586,6 +1851,250 @@ def python_function(
         synchronize_stream (bool, default True): Accepted for compatibility.
 
     Devices: cpu, gpu. Inputs: 0..1024.
+    """
+
+@overload
+def random_bbox_crop(
+    boxes: DataNode | ArrayLike,
+    labels: DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    all_boxes_above_threshold: bool | None = ...,
+    allow_no_crop: bool | None = ...,
+    aspect_ratio: Sequence[float] | float | None = ...,
+    bbox_layout: str | None = ...,
+    bbox_prune_threshold: float | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    crop_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    input_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ltrb: bool | None = ...,
+    num_attempts: int | None = ...,
+    output_bbox_indices: Literal[False, True] | None = ...,
+    preserve: bool | None = ...,
+    quiet: bool | None = ...,
+    scaling: Sequence[float] | float | None = ...,
+    seed: int | None = ...,
+    shape_layout: str | None = ...,
+    threshold_type: str | PathLike[str] | None = ...,
+    thresholds: Sequence[float] | float | None = ...,
+    total_num_attempts: int | None = ...,
+) -> list[DataNode]:
+    """A random crop window (``anchor``, ``shape``) and the boxes (and labels) it keeps.
+
+    Example (SSD): ``anchor, shape, boxes, labels = fn.random_bbox_crop(boxes, labels,
+    thresholds=[0, 0.1, 0.3, 0.5, 0.7, 0.9], scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0],
+    bbox_layout="xyXY", allow_no_crop=True, num_attempts=50)``, then
+    ``fn.slice(images, anchor, shape)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        thresholds (float_vec, default (0.0,)): Minimum overlap values to draw from.
+        threshold_type (str, default 'iou'): "iou" or "overlap".
+        aspect_ratio (float_vec, default (1.0, 1.0)): Ratio ranges (w/h, ...).
+        scaling (float_vec, default (1.0, 1.0)): Range of relative extents.
+        ltrb (bool, default True): Deprecated: False means bbox_layout="xyWH".
+        num_attempts (int, default 1): Attempts per drawn threshold.
+        total_num_attempts (int, default -1): Attempts before the best is taken.
+        all_boxes_above_threshold (bool, default True): Every box (else one) must reach the threshold.
+        allow_no_crop (bool, default True): 'No crop' is one more outcome.
+        bbox_prune_threshold (float, optional): Keep boxes this much inside (else: centres).
+        crop_shape (int_vec, optional, per-sample): Fixed window size (pixels).
+        input_shape (int_vec, optional, per-sample): Image size (pixels).
+        bbox_layout (layout, optional): Box layout ("xyXY", "xyWH", ...).
+        shape_layout (layout, optional): Layout of crop_shape/input_shape ("WH").
+        output_bbox_indices (bool, default False): Add the kept boxes' indices.
+        quiet (bool, default False): No warning when the best window is used.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 1..2.
+    """
+
+@overload
+def random_bbox_crop(
+    boxes: DataNode | ArrayLike,
+    labels: DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    all_boxes_above_threshold: bool | None = ...,
+    allow_no_crop: bool | None = ...,
+    aspect_ratio: Sequence[float] | float | None = ...,
+    bbox_layout: str | None = ...,
+    bbox_prune_threshold: float | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    crop_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    input_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ltrb: bool | None = ...,
+    num_attempts: int | None = ...,
+    output_bbox_indices: bool | None = ...,
+    preserve: bool | None = ...,
+    quiet: bool | None = ...,
+    scaling: Sequence[float] | float | None = ...,
+    seed: int | None = ...,
+    shape_layout: str | None = ...,
+    threshold_type: str | PathLike[str] | None = ...,
+    thresholds: Sequence[float] | float | None = ...,
+    total_num_attempts: int | None = ...,
+) -> list[DataNode]:
+    """A random crop window (``anchor``, ``shape``) and the boxes (and labels) it keeps.
+
+    Example (SSD): ``anchor, shape, boxes, labels = fn.random_bbox_crop(boxes, labels,
+    thresholds=[0, 0.1, 0.3, 0.5, 0.7, 0.9], scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0],
+    bbox_layout="xyXY", allow_no_crop=True, num_attempts=50)``, then
+    ``fn.slice(images, anchor, shape)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        thresholds (float_vec, default (0.0,)): Minimum overlap values to draw from.
+        threshold_type (str, default 'iou'): "iou" or "overlap".
+        aspect_ratio (float_vec, default (1.0, 1.0)): Ratio ranges (w/h, ...).
+        scaling (float_vec, default (1.0, 1.0)): Range of relative extents.
+        ltrb (bool, default True): Deprecated: False means bbox_layout="xyWH".
+        num_attempts (int, default 1): Attempts per drawn threshold.
+        total_num_attempts (int, default -1): Attempts before the best is taken.
+        all_boxes_above_threshold (bool, default True): Every box (else one) must reach the threshold.
+        allow_no_crop (bool, default True): 'No crop' is one more outcome.
+        bbox_prune_threshold (float, optional): Keep boxes this much inside (else: centres).
+        crop_shape (int_vec, optional, per-sample): Fixed window size (pixels).
+        input_shape (int_vec, optional, per-sample): Image size (pixels).
+        bbox_layout (layout, optional): Box layout ("xyXY", "xyWH", ...).
+        shape_layout (layout, optional): Layout of crop_shape/input_shape ("WH").
+        output_bbox_indices (bool, default False): Add the kept boxes' indices.
+        quiet (bool, default False): No warning when the best window is used.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 1..2.
+    """
+
+@overload
+def random_bbox_crop(
+    boxes: list[DataNode] | DataNode | ArrayLike,
+    labels: list[DataNode] | DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    all_boxes_above_threshold: bool | None = ...,
+    allow_no_crop: bool | None = ...,
+    aspect_ratio: Sequence[float] | float | None = ...,
+    bbox_layout: str | None = ...,
+    bbox_prune_threshold: float | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    crop_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    input_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ltrb: bool | None = ...,
+    num_attempts: int | None = ...,
+    output_bbox_indices: Literal[False, True] | None = ...,
+    preserve: bool | None = ...,
+    quiet: bool | None = ...,
+    scaling: Sequence[float] | float | None = ...,
+    seed: int | None = ...,
+    shape_layout: str | None = ...,
+    threshold_type: str | PathLike[str] | None = ...,
+    thresholds: Sequence[float] | float | None = ...,
+    total_num_attempts: int | None = ...,
+) -> list[DataNode] | list[list[DataNode]]:
+    """A random crop window (``anchor``, ``shape``) and the boxes (and labels) it keeps.
+
+    Example (SSD): ``anchor, shape, boxes, labels = fn.random_bbox_crop(boxes, labels,
+    thresholds=[0, 0.1, 0.3, 0.5, 0.7, 0.9], scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0],
+    bbox_layout="xyXY", allow_no_crop=True, num_attempts=50)``, then
+    ``fn.slice(images, anchor, shape)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        thresholds (float_vec, default (0.0,)): Minimum overlap values to draw from.
+        threshold_type (str, default 'iou'): "iou" or "overlap".
+        aspect_ratio (float_vec, default (1.0, 1.0)): Ratio ranges (w/h, ...).
+        scaling (float_vec, default (1.0, 1.0)): Range of relative extents.
+        ltrb (bool, default True): Deprecated: False means bbox_layout="xyWH".
+        num_attempts (int, default 1): Attempts per drawn threshold.
+        total_num_attempts (int, default -1): Attempts before the best is taken.
+        all_boxes_above_threshold (bool, default True): Every box (else one) must reach the threshold.
+        allow_no_crop (bool, default True): 'No crop' is one more outcome.
+        bbox_prune_threshold (float, optional): Keep boxes this much inside (else: centres).
+        crop_shape (int_vec, optional, per-sample): Fixed window size (pixels).
+        input_shape (int_vec, optional, per-sample): Image size (pixels).
+        bbox_layout (layout, optional): Box layout ("xyXY", "xyWH", ...).
+        shape_layout (layout, optional): Layout of crop_shape/input_shape ("WH").
+        output_bbox_indices (bool, default False): Add the kept boxes' indices.
+        quiet (bool, default False): No warning when the best window is used.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 1..2.
+    """
+
+@overload
+def random_bbox_crop(
+    boxes: list[DataNode] | DataNode | ArrayLike,
+    labels: list[DataNode] | DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    all_boxes_above_threshold: bool | None = ...,
+    allow_no_crop: bool | None = ...,
+    aspect_ratio: Sequence[float] | float | None = ...,
+    bbox_layout: str | None = ...,
+    bbox_prune_threshold: float | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    crop_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    input_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ltrb: bool | None = ...,
+    num_attempts: int | None = ...,
+    output_bbox_indices: bool | None = ...,
+    preserve: bool | None = ...,
+    quiet: bool | None = ...,
+    scaling: Sequence[float] | float | None = ...,
+    seed: int | None = ...,
+    shape_layout: str | None = ...,
+    threshold_type: str | PathLike[str] | None = ...,
+    thresholds: Sequence[float] | float | None = ...,
+    total_num_attempts: int | None = ...,
+) -> list[DataNode] | list[list[DataNode]]:
+    """A random crop window (``anchor``, ``shape``) and the boxes (and labels) it keeps.
+
+    Example (SSD): ``anchor, shape, boxes, labels = fn.random_bbox_crop(boxes, labels,
+    thresholds=[0, 0.1, 0.3, 0.5, 0.7, 0.9], scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0],
+    bbox_layout="xyXY", allow_no_crop=True, num_attempts=50)``, then
+    ``fn.slice(images, anchor, shape)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        thresholds (float_vec, default (0.0,)): Minimum overlap values to draw from.
+        threshold_type (str, default 'iou'): "iou" or "overlap".
+        aspect_ratio (float_vec, default (1.0, 1.0)): Ratio ranges (w/h, ...).
+        scaling (float_vec, default (1.0, 1.0)): Range of relative extents.
+        ltrb (bool, default True): Deprecated: False means bbox_layout="xyWH".
+        num_attempts (int, default 1): Attempts per drawn threshold.
+        total_num_attempts (int, default -1): Attempts before the best is taken.
+        all_boxes_above_threshold (bool, default True): Every box (else one) must reach the threshold.
+        allow_no_crop (bool, default True): 'No crop' is one more outcome.
+        bbox_prune_threshold (float, optional): Keep boxes this much inside (else: centres).
+        crop_shape (int_vec, optional, per-sample): Fixed window size (pixels).
+        input_shape (int_vec, optional, per-sample): Image size (pixels).
+        bbox_layout (layout, optional): Box layout ("xyXY", "xyWH", ...).
+        shape_layout (layout, optional): Layout of crop_shape/input_shape ("WH").
+        output_bbox_indices (bool, default False): Add the kept boxes' indices.
+        quiet (bool, default False): No warning when the best window is used.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 1..2.
     """
 
 @overload

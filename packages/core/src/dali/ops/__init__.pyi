@@ -19,13 +19,18 @@ from dali.pipeline import DataNode
 from dali.types import DALIDataType, DALIImageType, DALIInterpType
 
 __all__ = [
+    "BBoxPaste",
+    "BbFlip",
+    "BoxEncoder",
     "Brightness",
     "BrightnessContrast",
+    "COCOReader",
     "Cast",
     "CastLike",
     "CoinFlip",
     "ColorTwist",
     "Contrast",
+    "CoordTransform",
     "Copy",
     "Crop",
     "CropMirrorNormalize",
@@ -45,10 +50,12 @@ __all__ = [
     "ImageDecoderSlice",
     "NormalDistribution",
     "Normalize",
+    "NumpyReader",
     "OneHot",
     "Pad",
     "Paste",
     "PythonFunction",
+    "RandomBBoxCrop",
     "RandomResizedCrop",
     "Reshape",
     "Resize",
@@ -56,6 +63,7 @@ __all__ = [
     "Saturation",
     "Shapes",
     "Slice",
+    "TFRecordReader",
     "Transpose",
     "Uniform",
     "WarpAffine",
@@ -67,6 +75,206 @@ __all__ = [
     "random",
     "readers",
 ]
+
+class BbFlip:
+    """Flip relative bounding boxes horizontally (default) and/or vertically.
+
+    ``fn.bb_flip(boxes, horizontal=flip)`` follows ``fn.flip(images, horizontal=flip)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        horizontal (int, default 1, per-sample): Nonzero: flip horizontally.
+        vertical (int, default 0, per-sample): Nonzero: flip vertically.
+        ltrb (bool, default False): Boxes are [l, t, r, b] (else [x, y, w, h]).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        horizontal: int | DataNode | ArrayLike | None = ...,
+        ltrb: bool | None = ...,
+        preserve: bool | None = ...,
+        vertical: int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `BbFlip`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        horizontal: int | DataNode | ArrayLike | None = ...,
+        ltrb: bool | None = ...,
+        preserve: bool | None = ...,
+        vertical: int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        horizontal: int | DataNode | ArrayLike | None = ...,
+        ltrb: bool | None = ...,
+        preserve: bool | None = ...,
+        vertical: int | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class BBoxPaste:
+    """Transform relative boxes so that they follow an image pasted by `fn.paste`.
+
+    Give both operators the same ``ratio``, ``paste_x`` and ``paste_y`` (per-sample values too).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        ratio (float, required, per-sample): Canvas size / image size, as given to fn.paste (at least 1).
+        paste_x (float, default 0.5, per-sample): Horizontal paste position, 0..1.
+        paste_y (float, default 0.5, per-sample): Vertical paste position, 0..1.
+        ltrb (bool, default False): Boxes are [l, t, r, b] (else [x, y, w, h]).
+
+    Devices: cpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        ltrb: bool | None = ...,
+        paste_x: float | DataNode | ArrayLike | None = ...,
+        paste_y: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        ratio: float | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `BBoxPaste`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        ltrb: bool | None = ...,
+        paste_x: float | DataNode | ArrayLike | None = ...,
+        paste_y: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        ratio: float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        ltrb: bool | None = ...,
+        paste_x: float | DataNode | ArrayLike | None = ...,
+        paste_y: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        ratio: float | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class BoxEncoder:
+    """Match boxes ``[N, 4]`` (ltrb) and labels ``[N]`` to the anchors: ``[A, 4]`` boxes
+    (centre-xywh, or SSD offsets with ``offset=True``) and ``[A]`` labels per sample.
+
+    Example: ``boxes, labels = fn.box_encoder(boxes, labels, anchors=default_boxes,
+    criteria=0.5, offset=True, scale=std_scale)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        anchors (float_vec, required): Anchors, 4 floats each (ltrb).
+        criteria (float, default 0.5): IoU above which an anchor is matched (0..1).
+        offset (bool, default False): Output SSD's normalised offsets.
+        means (float_vec, default (0.0, 0.0, 0.0, 0.0)): [x y w h] offset means.
+        stds (float_vec, default (1.0, 1.0, 1.0, 1.0)): [x y w h] offset stds.
+        scale (float, default 1.0): Scale of boxes and anchors before the offsets.
+
+    Devices: cpu, gpu. Inputs: 2..2.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        anchors: Sequence[float] | float | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        criteria: float | None = ...,
+        means: Sequence[float] | float | None = ...,
+        offset: bool | None = ...,
+        preserve: bool | None = ...,
+        scale: float | None = ...,
+        stds: Sequence[float] | float | None = ...,
+    ) -> None:
+        """Set the arguments of `BoxEncoder`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        bboxes: DataNode | ArrayLike,
+        labels: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        anchors: Sequence[float] | float | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        criteria: float | None = ...,
+        means: Sequence[float] | float | None = ...,
+        offset: bool | None = ...,
+        preserve: bool | None = ...,
+        scale: float | None = ...,
+        stds: Sequence[float] | float | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        bboxes: list[DataNode] | DataNode | ArrayLike,
+        labels: list[DataNode] | DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        anchors: Sequence[float] | float | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        criteria: float | None = ...,
+        means: Sequence[float] | float | None = ...,
+        offset: bool | None = ...,
+        preserve: bool | None = ...,
+        scale: float | None = ...,
+        stds: Sequence[float] | float | None = ...,
+    ) -> list[DataNode] | list[list[DataNode]]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
 
 class Brightness:
     """``out = brightness_shift · range + brightness · in`` (range: 1, or the type's maximum).
@@ -422,6 +630,71 @@ class Contrast:
         bytes_per_sample_hint: Sequence[int] | int | None = ...,
         contrast: float | DataNode | ArrayLike | None = ...,
         contrast_center: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class CoordTransform:
+    """Apply ``out = M · in + T`` to the points (last dimension) of every sample.
+
+    Example: ``fn.coord_transform(points, MT=fn.transforms.rotation(angle=30))`` (any affine
+    matrix), ``fn.coord_transform(rgb, M=[0.299, 0.587, 0.114])`` (grayscale).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        M (float_vec, optional, per-sample): Matrix (rows x D, row-major) or a scalar.
+        T (float_vec, optional, per-sample): Translation (rows values) or a scalar.
+        MT (float_vec, optional, per-sample): Block matrix [M T] or a scalar.
+        dtype (dtype, default <DALIDataType.FLOAT: 9>): FLOAT or the input's type.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        M: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        MT: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        T: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `CoordTransform`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        M: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        MT: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        T: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        M: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        MT: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        T: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
         dtype: DALIDataType | DTypeLike | None = ...,
         preserve: bool | None = ...,
     ) -> list[DataNode]:
@@ -2944,6 +3217,127 @@ class Uniform:
     ) -> DataNode | list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class RandomBBoxCrop:
+    """A random crop window (``anchor``, ``shape``) and the boxes (and labels) it keeps.
+
+    Example (SSD): ``anchor, shape, boxes, labels = fn.random_bbox_crop(boxes, labels,
+    thresholds=[0, 0.1, 0.3, 0.5, 0.7, 0.9], scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0],
+    bbox_layout="xyXY", allow_no_crop=True, num_attempts=50)``, then
+    ``fn.slice(images, anchor, shape)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        thresholds (float_vec, default (0.0,)): Minimum overlap values to draw from.
+        threshold_type (str, default 'iou'): "iou" or "overlap".
+        aspect_ratio (float_vec, default (1.0, 1.0)): Ratio ranges (w/h, ...).
+        scaling (float_vec, default (1.0, 1.0)): Range of relative extents.
+        ltrb (bool, default True): Deprecated: False means bbox_layout="xyWH".
+        num_attempts (int, default 1): Attempts per drawn threshold.
+        total_num_attempts (int, default -1): Attempts before the best is taken.
+        all_boxes_above_threshold (bool, default True): Every box (else one) must reach the threshold.
+        allow_no_crop (bool, default True): 'No crop' is one more outcome.
+        bbox_prune_threshold (float, optional): Keep boxes this much inside (else: centres).
+        crop_shape (int_vec, optional, per-sample): Fixed window size (pixels).
+        input_shape (int_vec, optional, per-sample): Image size (pixels).
+        bbox_layout (layout, optional): Box layout ("xyXY", "xyWH", ...).
+        shape_layout (layout, optional): Layout of crop_shape/input_shape ("WH").
+        output_bbox_indices (bool, default False): Add the kept boxes' indices.
+        quiet (bool, default False): No warning when the best window is used.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 1..2.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        all_boxes_above_threshold: bool | None = ...,
+        allow_no_crop: bool | None = ...,
+        aspect_ratio: Sequence[float] | float | None = ...,
+        bbox_layout: str | None = ...,
+        bbox_prune_threshold: float | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        input_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        ltrb: bool | None = ...,
+        num_attempts: int | None = ...,
+        output_bbox_indices: bool | None = ...,
+        preserve: bool | None = ...,
+        quiet: bool | None = ...,
+        scaling: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        shape_layout: str | None = ...,
+        threshold_type: str | PathLike[str] | None = ...,
+        thresholds: Sequence[float] | float | None = ...,
+        total_num_attempts: int | None = ...,
+    ) -> None:
+        """Set the arguments of `RandomBBoxCrop`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        boxes: DataNode | ArrayLike,
+        labels: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        all_boxes_above_threshold: bool | None = ...,
+        allow_no_crop: bool | None = ...,
+        aspect_ratio: Sequence[float] | float | None = ...,
+        bbox_layout: str | None = ...,
+        bbox_prune_threshold: float | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        input_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        ltrb: bool | None = ...,
+        num_attempts: int | None = ...,
+        output_bbox_indices: bool | None = ...,
+        preserve: bool | None = ...,
+        quiet: bool | None = ...,
+        scaling: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        shape_layout: str | None = ...,
+        threshold_type: str | PathLike[str] | None = ...,
+        thresholds: Sequence[float] | float | None = ...,
+        total_num_attempts: int | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        boxes: list[DataNode] | DataNode | ArrayLike,
+        labels: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        all_boxes_above_threshold: bool | None = ...,
+        allow_no_crop: bool | None = ...,
+        aspect_ratio: Sequence[float] | float | None = ...,
+        bbox_layout: str | None = ...,
+        bbox_prune_threshold: float | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        input_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        ltrb: bool | None = ...,
+        num_attempts: int | None = ...,
+        output_bbox_indices: bool | None = ...,
+        preserve: bool | None = ...,
+        quiet: bool | None = ...,
+        scaling: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        shape_layout: str | None = ...,
+        threshold_type: str | PathLike[str] | None = ...,
+        thresholds: Sequence[float] | float | None = ...,
+        total_num_attempts: int | None = ...,
+    ) -> list[DataNode] | list[list[DataNode]]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class RandomResizedCrop:
     """Crop a random window (area and aspect ratio drawn at random) and resize it to ``size``.
 
@@ -3041,6 +3435,98 @@ class RandomResizedCrop:
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+@deprecated("ops.COCOReader is a deprecated alias of ops.readers.COCO")
+class COCOReader:
+    """ops.COCOReader is a deprecated alias of ops.readers.COCO."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        annotations_file: str | PathLike[str] | None = ...,
+        avoid_class_remapping: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        dump_meta_files: bool | None = ...,
+        dump_meta_files_path: str | PathLike[str] | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        image_ids: bool | None = ...,
+        images: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        include_iscrowd: bool | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        ltrb: bool | None = ...,
+        masks: bool | None = ...,
+        meta_files_path: str | PathLike[str] | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        pixelwise_masks: bool | None = ...,
+        polygon_masks: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preprocessed_annotations: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        ratio: bool | None = ...,
+        read_ahead: bool | None = ...,
+        save_img_ids: bool | None = ...,
+        save_preprocessed_annotations: bool | None = ...,
+        save_preprocessed_annotations_dir: str | PathLike[str] | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        size_threshold: float | None = ...,
+        skip_cached_images: bool | None = ...,
+        skip_empty: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> None:
+        """Set the arguments of `COCOReader`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        annotations_file: str | PathLike[str] | None = ...,
+        avoid_class_remapping: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        dump_meta_files: bool | None = ...,
+        dump_meta_files_path: str | PathLike[str] | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        image_ids: bool | None = ...,
+        images: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        include_iscrowd: bool | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        ltrb: bool | None = ...,
+        masks: bool | None = ...,
+        meta_files_path: str | PathLike[str] | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        pixelwise_masks: bool | None = ...,
+        polygon_masks: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preprocessed_annotations: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        ratio: bool | None = ...,
+        read_ahead: bool | None = ...,
+        save_img_ids: bool | None = ...,
+        save_preprocessed_annotations: bool | None = ...,
+        save_preprocessed_annotations_dir: str | PathLike[str] | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        size_threshold: float | None = ...,
+        skip_cached_images: bool | None = ...,
+        skip_empty: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> DataNode | list[DataNode] | None:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 @deprecated("ops.FileReader is a deprecated alias of ops.readers.File")
 class FileReader:
     """ops.FileReader is a deprecated alias of ops.readers.File."""
@@ -3105,6 +3591,150 @@ class FileReader:
         stick_to_shard: bool | None = ...,
         tensor_init_bytes: int | None = ...,
     ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.NumpyReader is a deprecated alias of ops.readers.Numpy")
+class NumpyReader:
+    """ops.NumpyReader is a deprecated alias of ops.readers.Numpy."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_header_information: bool | None = ...,
+        dont_use_mmap: bool | None = ...,
+        file_filter: str | PathLike[str] | None = ...,
+        file_list: str | PathLike[str] | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        files: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        fill_value: float | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        register_buffers: bool | None = ...,
+        rel_roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_roi_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_axes: Sequence[int] | int | None = ...,
+        roi_end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+        use_o_direct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `NumpyReader`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_header_information: bool | None = ...,
+        dont_use_mmap: bool | None = ...,
+        file_filter: str | PathLike[str] | None = ...,
+        file_list: str | PathLike[str] | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        files: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        fill_value: float | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        register_buffers: bool | None = ...,
+        rel_roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_roi_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_axes: Sequence[int] | int | None = ...,
+        roi_end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+        use_o_direct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated("ops.TFRecordReader is a deprecated alias of ops.readers.TFRecord")
+class TFRecordReader:
+    """ops.TFRecordReader is a deprecated alias of ops.readers.TFRecord."""
+    def __init__(
+        self,
+        path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        index_path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        features: Any = ...,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+        use_o_direct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `TFRecordReader`; the call may give any of them too."""
+    def __call__(
+        self,
+        path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        index_path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        features: Any = ...,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+        use_o_direct: bool | None = ...,
+    ) -> dict[str, DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 class Reshape:

@@ -3,12 +3,159 @@
 
 from collections.abc import Sequence
 from os import PathLike
+from typing import Any
+
+from numpy.typing import ArrayLike, DTypeLike
 
 from dali.pipeline import DataNode
+from dali.types import DALIDataType
 
 __all__ = [
+    "COCO",
     "File",
+    "Numpy",
+    "TFRecord",
+    "Webdataset",
 ]
+
+class COCO:
+    """Reads images and their annotations from a COCO dataset.
+
+    Outputs ``images, bboxes, labels``, then ``polygons, vertices`` (``polygon_masks``) or
+    ``pixelwise_masks``, then ``image_ids`` (``image_ids``); see the module docstring.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        file_root (str, optional): Folder the images' file names are relative to.
+        annotations_file (str, optional): The COCO JSON annotations file.
+        preprocessed_annotations (str, optional): Folder of saved preprocessed annotations.
+        ltrb (bool, default False): Boxes as [l, t, r, b] instead of [x, y, w, h].
+        ratio (bool, default False): Box and vertex coordinates relative to the image.
+        skip_empty (bool, default False): Skip images with no object.
+        size_threshold (float, default 0.1): Drop objects whose box width or height is below this (pixels).
+        avoid_class_remapping (bool, default False): Labels are the category ids, not 1..N in the categories' order.
+        include_iscrowd (bool, default True): Keep objects marked iscrowd=1.
+        image_ids (bool, default False): Add an output with the image ids.
+        images (str_vec, optional): Only these image files (as in the JSON), in this order.
+        polygon_masks (bool, default False): Add polygons and vertices outputs.
+        pixelwise_masks (bool, default False): Add a pixelwise label mask output.
+        save_preprocessed_annotations (bool, default False): Save the parsed annotations (DALI's binary format).
+        save_preprocessed_annotations_dir (str, optional): Where to save them.
+        masks (bool, default False): Deprecated: polygons with coordinate indices.
+        save_img_ids (bool, optional): Deprecated alias of `image_ids`.
+        dump_meta_files (bool, optional): Deprecated alias of `save_preprocessed_annotations`.
+        dump_meta_files_path (str, optional): Deprecated alias of `save_preprocessed_annotations_dir`.
+        meta_files_path (str, optional): Deprecated alias of `preprocessed_annotations`.
+        random_shuffle (bool, default False): Draw samples from a shuffle buffer.
+        initial_fill (int, default 1024): Size of the shuffle buffer.
+        shard_id (int, default 0): Index of this shard.
+        num_shards (int, default 1): Number of shards the dataset is split into.
+        pad_last_batch (bool, default False): Pad each shard with its last sample.
+        stick_to_shard (bool, default False): Read only this shard, for ever.
+        dont_use_mmap (bool, default False): Read every file (by default files of 1 MiB or more are mapped).
+        read_ahead (bool, default False): Page mapped files in at once.
+        lazy_init (bool, default False): Accepted (I/O tuning; no effect).
+        prefetch_queue_depth (int, default 1): Accepted (I/O tuning; no effect).
+        skip_cached_images (bool, default False): Accepted (no effect).
+        tensor_init_bytes (int, default 1048576): Accepted (memory hint).
+        shuffle_after_epoch (bool, default False): A global permutation per epoch.
+        shuffle_after_epoch_seed (int, optional): Seed of the per-epoch permutations.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        annotations_file: str | PathLike[str] | None = ...,
+        avoid_class_remapping: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        dump_meta_files: bool | None = ...,
+        dump_meta_files_path: str | PathLike[str] | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        image_ids: bool | None = ...,
+        images: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        include_iscrowd: bool | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        ltrb: bool | None = ...,
+        masks: bool | None = ...,
+        meta_files_path: str | PathLike[str] | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        pixelwise_masks: bool | None = ...,
+        polygon_masks: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preprocessed_annotations: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        ratio: bool | None = ...,
+        read_ahead: bool | None = ...,
+        save_img_ids: bool | None = ...,
+        save_preprocessed_annotations: bool | None = ...,
+        save_preprocessed_annotations_dir: str | PathLike[str] | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        size_threshold: float | None = ...,
+        skip_cached_images: bool | None = ...,
+        skip_empty: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> None:
+        """Set the arguments of `COCO`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        annotations_file: str | PathLike[str] | None = ...,
+        avoid_class_remapping: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        dump_meta_files: bool | None = ...,
+        dump_meta_files_path: str | PathLike[str] | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        image_ids: bool | None = ...,
+        images: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        include_iscrowd: bool | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        ltrb: bool | None = ...,
+        masks: bool | None = ...,
+        meta_files_path: str | PathLike[str] | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        pixelwise_masks: bool | None = ...,
+        polygon_masks: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preprocessed_annotations: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        ratio: bool | None = ...,
+        read_ahead: bool | None = ...,
+        save_img_ids: bool | None = ...,
+        save_preprocessed_annotations: bool | None = ...,
+        save_preprocessed_annotations_dir: str | PathLike[str] | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        size_threshold: float | None = ...,
+        skip_cached_images: bool | None = ...,
+        skip_empty: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> DataNode | list[DataNode] | None:
+        """Add the operator to the pipeline being defined; returns its outputs."""
 
 class File:
     """Reads file contents and returns file-label pairs.
@@ -46,8 +193,6 @@ class File:
         case_sensitive_filter (bool, default False): Match filters case-sensitively.
         random_shuffle (bool, default False): Draw samples from a shuffle buffer.
         initial_fill (int, default 1024): Size of the shuffle buffer.
-        shuffle_after_epoch (bool, default False): A global permutation per epoch.
-        shuffle_after_epoch_seed (int, optional): Seed of the per-epoch permutations.
         shard_id (int, default 0): Index of this shard.
         num_shards (int, default 1): Number of shards the dataset is split into.
         pad_last_batch (bool, default False): Pad each shard with its last sample.
@@ -58,6 +203,8 @@ class File:
         prefetch_queue_depth (int, default 1): Accepted (I/O tuning; no effect).
         skip_cached_images (bool, default False): Accepted (no effect).
         tensor_init_bytes (int, default 1048576): Accepted (memory hint).
+        shuffle_after_epoch (bool, default False): A global permutation per epoch.
+        shuffle_after_epoch_seed (int, optional): Seed of the per-epoch permutations.
         seed (int, default -1): Operator seed; -1 derives it from the pipeline.
 
     Devices: cpu. Inputs: 0..0.
@@ -124,4 +271,359 @@ class File:
         stick_to_shard: bool | None = ...,
         tensor_init_bytes: int | None = ...,
     ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Numpy:
+    """Reads ``.npy`` files: whole arrays, or a region of interest of each.
+
+    Three ways to name the files: ``file_root`` (its files and those of its subfolders that
+    match ``file_filter``), ``file_list`` (a text file of one path per line, relative to the
+    list's folder or to ``file_root``) or ``files`` (relative to ``file_root`` if given).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        file_root (str, optional): Folder of the files (traversed unless files/file_list).
+        file_filter (str, default '*.npy'): Glob for file names under file_root.
+        file_list (str, optional): Text file with one path per line.
+        files (str_vec, optional): File paths (relative to file_root if given).
+        roi_start (int_vec, optional, per-sample): Region start, absolute.
+        rel_roi_start (float_vec, optional, per-sample): Region start, relative.
+        roi_end (int_vec, optional, per-sample): Region end, absolute.
+        rel_roi_end (float_vec, optional, per-sample): Region end, relative.
+        roi_shape (int_vec, optional, per-sample): Region shape, absolute.
+        rel_roi_shape (float_vec, optional, per-sample): Region shape, relative.
+        roi_axes (int_vec, default ()): Axes of the region arguments (all: empty).
+        out_of_bounds_policy (str, default 'error'): A region outside the array: "error", "pad" or "trim_to_shape".
+        fill_value (float, default 0.0): Padding value ("pad").
+        use_o_direct (bool, default False): Accepted (I/O tuning; no effect).
+        cache_header_information (bool, default False): Accepted (always cached).
+        register_buffers (bool, default True): Accepted (GPU I/O; no effect).
+        random_shuffle (bool, default False): Draw samples from a shuffle buffer.
+        initial_fill (int, default 1024): Size of the shuffle buffer.
+        shard_id (int, default 0): Index of this shard.
+        num_shards (int, default 1): Number of shards the dataset is split into.
+        pad_last_batch (bool, default False): Pad each shard with its last sample.
+        stick_to_shard (bool, default False): Read only this shard, for ever.
+        dont_use_mmap (bool, default False): Read every file (by default files of 1 MiB or more are mapped).
+        read_ahead (bool, default False): Page mapped files in at once.
+        lazy_init (bool, default False): Accepted (I/O tuning; no effect).
+        prefetch_queue_depth (int, default 1): Accepted (I/O tuning; no effect).
+        skip_cached_images (bool, default False): Accepted (no effect).
+        tensor_init_bytes (int, default 1048576): Accepted (memory hint).
+        shuffle_after_epoch (bool, default False): A global permutation per epoch.
+        shuffle_after_epoch_seed (int, optional): Seed of the per-epoch permutations.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu, gpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_header_information: bool | None = ...,
+        dont_use_mmap: bool | None = ...,
+        file_filter: str | PathLike[str] | None = ...,
+        file_list: str | PathLike[str] | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        files: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        fill_value: float | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        register_buffers: bool | None = ...,
+        rel_roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_roi_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_axes: Sequence[int] | int | None = ...,
+        roi_end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+        use_o_direct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Numpy`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_header_information: bool | None = ...,
+        dont_use_mmap: bool | None = ...,
+        file_filter: str | PathLike[str] | None = ...,
+        file_list: str | PathLike[str] | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        files: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        fill_value: float | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        register_buffers: bool | None = ...,
+        rel_roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_roi_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_axes: Sequence[int] | int | None = ...,
+        roi_end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+        use_o_direct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class TFRecord:
+    """Reads ``tf.train.Example`` records from TFRecord files.
+
+    Returns a dict of outputs keyed by feature name, in the order of ``features``: int64
+    features as int64, float32 as float32, strings as their bytes (1-D uint8). A record without
+    a FixedLenFeature gets its default value, one without a VarLenFeature an empty array.
+    ``index_path`` (one index file per TFRecord file, from ``tfrecord2idx``) may be left out:
+    the files are then scanned at build.
+
+    Example:
+        >>> import os, tempfile
+        >>> import dali, dali.fn as fn, dali.tfrecord as tfrec
+        >>> from dali._testing.tfrecords import write_tfrecord
+        >>> path = os.path.join(tempfile.mkdtemp(), "data.tfrecord")
+        >>> _ = write_tfrecord(path, [{"label": [i], "name": f"r{i}"} for i in range(5)])
+        >>> pipe = dali.Pipeline(batch_size=2, num_threads=1, device_id=None)
+        >>> with pipe:
+        ...     out = fn.readers.tfrecord(
+        ...         path=path,
+        ...         index_path=path + ".idx",
+        ...         features={"label": tfrec.FixedLenFeature([1], tfrec.int64, -1),
+        ...                   "name": tfrec.FixedLenFeature([], tfrec.string, "")},
+        ...         name="Reader")
+        ...     pipe.set_outputs(out["label"], out["name"])
+        >>> labels, names = pipe.run()
+        >>> labels.as_array().ravel().tolist(), bytes(names.at(1)), pipe.epoch_size("Reader")
+        ([0, 1], b'r1', 5)
+        >>> labels[1].source_info().rsplit(os.sep, 1)[-1]  # the record's byte offset
+        'data.tfrecord at index 50'
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        path (str_vec, required): TFRecord files (paths or URLs).
+        index_path (str_vec, optional): One index file per path (`tfrecord2idx`); without it the files are scanned.
+        features (any, required): Dict of feature name -> dali.tfrecord.FixedLenFeature/VarLenFeature.
+        use_o_direct (bool, default False): Accepted (I/O hint; needs dont_use_mmap=True, as in DALI).
+        random_shuffle (bool, default False): Draw samples from a shuffle buffer.
+        initial_fill (int, default 1024): Size of the shuffle buffer.
+        shard_id (int, default 0): Index of this shard.
+        num_shards (int, default 1): Number of shards the dataset is split into.
+        pad_last_batch (bool, default False): Pad each shard with its last sample.
+        stick_to_shard (bool, default False): Read only this shard, for ever.
+        dont_use_mmap (bool, default False): Read every file (by default files of 1 MiB or more are mapped).
+        read_ahead (bool, default False): Page mapped files in at once.
+        lazy_init (bool, default False): Accepted (I/O tuning; no effect).
+        prefetch_queue_depth (int, default 1): Accepted (I/O tuning; no effect).
+        skip_cached_images (bool, default False): Accepted (no effect).
+        tensor_init_bytes (int, default 1048576): Accepted (memory hint).
+        shuffle_after_epoch (bool, default False): A global permutation per epoch.
+        shuffle_after_epoch_seed (int, optional): Seed of the per-epoch permutations.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        index_path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        features: Any = ...,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+        use_o_direct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `TFRecord`; the call may give any of them too."""
+    def __call__(
+        self,
+        path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        index_path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        features: Any = ...,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+        use_o_direct: bool | None = ...,
+    ) -> dict[str, DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Webdataset:
+    """Reads samples from webdataset tar shards: one output per extension set of ``ext``.
+
+    Each output sample is a component's bytes as a 1-D array (``dtypes`` reinterprets them),
+    empty where the sample lacks the component (``missing_component_behavior``). ``index_paths``
+    (DALI's ``wds2idx`` files, one per shard) spare the scan of the tars' headers at build.
+
+    Example:
+        >>> import dali, dali.fn as fn
+        >>> from dali._testing.webdataset import make_wds_dataset
+        >>> import tempfile
+        >>> ds = make_wds_dataset(tempfile.mkdtemp(), n=6, shards=2)
+        >>> pipe = dali.Pipeline(batch_size=3, num_threads=1, device_id=None)
+        >>> with pipe:
+        ...     jpegs, labels = fn.readers.webdataset(
+        ...         paths=ds.tars, index_paths=ds.indices, ext=["jpg", "cls"], name="Reader")
+        ...     pipe.set_outputs(jpegs, labels)
+        >>> _, labels_out = pipe.run()
+        >>> [bytes(labels_out.at(i)).decode() for i in range(3)], pipe.epoch_size("Reader")
+        (['0', '1', '2'], 6)
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        paths (str_vec, required): The tar archives (shards) of the dataset.
+        ext (str_vec, required): One extension set per output; ";" separates alternatives ("cls;json").
+        index_paths (str_vec, default ()): Index files of the shards (wds2idx format); without them the tars are scanned.
+        missing_component_behavior (str, default ''): Sample without a component for an output: "empty" (default), "skip", "error".
+        dtypes (dtype_vec, optional): Type of each output (default UINT8): the bytes as it.
+        case_sensitive_extensions (bool, default True): Match the extensions of `ext` case-sensitively.
+        random_shuffle (bool, default False): Draw samples from a shuffle buffer.
+        initial_fill (int, default 1024): Size of the shuffle buffer.
+        shard_id (int, default 0): Index of this shard.
+        num_shards (int, default 1): Number of shards the dataset is split into.
+        pad_last_batch (bool, default False): Pad each shard with its last sample.
+        stick_to_shard (bool, default False): Read only this shard, for ever.
+        dont_use_mmap (bool, default False): Read every file (by default files of 1 MiB or more are mapped).
+        read_ahead (bool, default False): Page mapped files in at once.
+        lazy_init (bool, default False): Accepted (I/O tuning; no effect).
+        prefetch_queue_depth (int, default 1): Accepted (I/O tuning; no effect).
+        skip_cached_images (bool, default False): Accepted (no effect).
+        tensor_init_bytes (int, default 1048576): Accepted (memory hint).
+        shuffle_after_epoch (bool, default False): A global permutation per epoch.
+        shuffle_after_epoch_seed (int, optional): Seed of the per-epoch permutations.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        case_sensitive_extensions: bool | None = ...,
+        dont_use_mmap: bool | None = ...,
+        dtypes: Sequence[DALIDataType | DTypeLike] | DALIDataType | DTypeLike | None = ...,
+        ext: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        index_paths: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        missing_component_behavior: str | PathLike[str] | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        paths: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> None:
+        """Set the arguments of `Webdataset`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        case_sensitive_extensions: bool | None = ...,
+        dont_use_mmap: bool | None = ...,
+        dtypes: Sequence[DALIDataType | DTypeLike] | DALIDataType | DTypeLike | None = ...,
+        ext: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        index_paths: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        missing_component_behavior: str | PathLike[str] | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        paths: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> DataNode | list[DataNode] | None:
         """Add the operator to the pipeline being defined; returns its outputs."""

@@ -14,8 +14,11 @@ checked (DALI does not check them either, reference §11). Every user error (mis
 index file per file, an unreadable or inconsistent index, empty datasets, unsupported features)
 is raised at build.
 
-Each batch then reads its records, one byte range each, through `_storage` (local files or
-fsspec URLs, in parallel) and parses only the requested features (`_tfrecord_example`). What
+Each batch then reads its records through `_storage` (local files or fsspec URLs, in
+parallel), one byte range per run of consecutive records of a file (a batch's records usually
+are: `TFRecord._runs`), and parses only the requested features (`_tfrecord_example`) in place,
+through a ``memoryview`` of the run's array: string outputs are views of it, no record is
+copied. What
 DALI leaves undefined is defined here: a record without a fixed-length feature gets the
 feature's default value (DALI returns uninitialised memory), one without a variable-length
 feature an empty array; a feature stored with another type than requested (DALI: garbage for
@@ -33,6 +36,7 @@ it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from typing import Any
 
@@ -124,6 +128,7 @@ def _num_outputs(args: Mapping[str, Any]) -> int:
     non_semantic=(*NON_SEMANTIC, "use_o_direct", "index_path"),
     positional_args=("path", "index_path", "features"),
     fn=_tfrecord_call,
+    stub_result="dict[str, DataNode]",
     args=[
         Arg("path", "str_vec", default=REQUIRED, doc="TFRecord files (paths or URLs)."),
         Arg(
@@ -274,10 +279,64 @@ class TFRecord(IndexedReader):
         return [_storage.Extent(paths[f], o, s) for f, o, s in zip(files, offsets, sizes)]
 
     # -- running --------------------------------------------------------------------------
+    def _runs(self, ids: np.ndarray) -> list[tuple[int, int]]:
+        """The batch's records grouped as ``(first, stop)`` positions of runs of consecutive
+        records of one file, each read as one extent.
+
+        Records of a batch are usually contiguous (unshuffled, or shuffled with
+        ``initial_fill`` but read in file order), so a batch is a few reads instead of one per
+        record. The runs are cut into at least ``READ_THREADS`` parts so that the reads still
+        go in parallel.
+        """
+        from dali import _options as options
+
+        n = len(ids)
+        offsets, sizes, files = self._offsets[ids], self._sizes[ids], self._files[ids]
+        breaks = np.flatnonzero(
+            (files[1:] != files[:-1]) | (offsets[1:] != offsets[:-1] + sizes[:-1])
+        )
+        bounds = [0, *(breaks + 1).tolist(), n]
+        cap = max(1, -(-n // max(1, options.READ_THREADS)))
+        runs = []
+        for lo, hi in itertools.pairwise(bounds):
+            for a in range(lo, hi, cap):
+                runs.append((a, min(hi, a + cap)))
+        return runs
+
+    def _read(
+        self, ids: np.ndarray, extents: list[_storage.Extent], parallel_map: Any
+    ) -> list[Any]:
+        """Every record of the batch as a uint8 view of its run's array, or its `OSError`."""
+        runs = self._runs(ids)
+        if len(runs) == len(extents):
+            return _storage.read_extents(
+                extents, use_mmap=self._use_mmap, parallel_map=parallel_map
+            )
+        spans = [
+            _storage.Extent(
+                extents[a].path,
+                extents[a].offset,
+                extents[b - 1].offset + extents[b - 1].length - extents[a].offset,
+            )
+            for a, b in runs
+        ]
+        records: list[Any] = [None] * len(extents)
+        for (a, b), data in zip(
+            runs, _storage.read_extents(spans, use_mmap=self._use_mmap, parallel_map=parallel_map)
+        ):
+            if isinstance(data, OSError):  # which record: read them one by one
+                records[a:b] = _storage.read_extents(extents[a:b], use_mmap=self._use_mmap)
+                continue
+            base = extents[a].offset
+            for i in range(a, b):
+                start = extents[i].offset - base
+                records[i] = data[start : start + extents[i].length]
+        return records
+
     def run_cpu(self, ws: Any) -> tuple[TensorListCPU, ...]:
         ids = self.next_samples(ws)
         extents = self._extents(ids)
-        records = _storage.read_extents(extents, use_mmap=self._use_mmap, parallel_map=ws.map)
+        records = self._read(ids, extents, ws.map)
         features = self._parser.features
         n = len(ids)
         # fixed-size numbers go straight into one batch array; the rest are lists of samples
@@ -304,13 +363,15 @@ class TFRecord(IndexedReader):
             for column, value in zip(columns, values):
                 column[i] = value
         if self._remote:  # (local files: the OS reads ahead)
-            _storage.prefetch(self._extents(self.upcoming_samples(1)[0]))
+            self.hint_ahead(self._extents)
         source_info = list(ws.out_meta.source_info)
         return tuple(TensorListCPU.wrap(c, "", source_info) for c in columns)
 
     def _parse(self, record: np.ndarray) -> list[np.ndarray]:
         """The requested features of one framed record (uint8, as the index frames it)."""
-        buf = record.tobytes()
+        # parsed in place through a memoryview: no copy of the record (string outputs are
+        # views of the batch's arrays)
+        buf = memoryview(record)
         length = int.from_bytes(buf[:8], "little")
         if length + OVERHEAD != len(buf):
             raise TFRecordError(
