@@ -161,6 +161,8 @@ def _outputs(schema: Schema) -> _Outputs:
     grouped: dict[str, list[Any]] = {default: []}
     for value, n in by_value.items():
         grouped.setdefault(_result(n), []).append(value)
+    if len(grouped) == 1:  # the count changes, the result's type not (3 or 4 outputs: a list)
+        return _Outputs(default)
     return _Outputs(default, name, tuple((tuple(vs), r) for r, vs in grouped.items()))
 
 

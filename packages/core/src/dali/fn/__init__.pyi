@@ -1871,67 +1871,6 @@ def random_bbox_crop(
     input_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
     ltrb: bool | None = ...,
     num_attempts: int | None = ...,
-    output_bbox_indices: Literal[False, True] | None = ...,
-    preserve: bool | None = ...,
-    quiet: bool | None = ...,
-    scaling: Sequence[float] | float | None = ...,
-    seed: int | None = ...,
-    shape_layout: str | None = ...,
-    threshold_type: str | PathLike[str] | None = ...,
-    thresholds: Sequence[float] | float | None = ...,
-    total_num_attempts: int | None = ...,
-) -> list[DataNode]:
-    """A random crop window (``anchor``, ``shape``) and the boxes (and labels) it keeps.
-
-    Example (SSD): ``anchor, shape, boxes, labels = fn.random_bbox_crop(boxes, labels,
-    thresholds=[0, 0.1, 0.3, 0.5, 0.7, 0.9], scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0],
-    bbox_layout="xyXY", allow_no_crop=True, num_attempts=50)``, then
-    ``fn.slice(images, anchor, shape)``.
-
-    Args:
-        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
-        device (str, optional): "cpu", "gpu" or "mixed".
-        preserve (bool, default False): Keep the operator even if unused.
-        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
-        thresholds (float_vec, default (0.0,)): Minimum overlap values to draw from.
-        threshold_type (str, default 'iou'): "iou" or "overlap".
-        aspect_ratio (float_vec, default (1.0, 1.0)): Ratio ranges (w/h, ...).
-        scaling (float_vec, default (1.0, 1.0)): Range of relative extents.
-        ltrb (bool, default True): Deprecated: False means bbox_layout="xyWH".
-        num_attempts (int, default 1): Attempts per drawn threshold.
-        total_num_attempts (int, default -1): Attempts before the best is taken.
-        all_boxes_above_threshold (bool, default True): Every box (else one) must reach the threshold.
-        allow_no_crop (bool, default True): 'No crop' is one more outcome.
-        bbox_prune_threshold (float, optional): Keep boxes this much inside (else: centres).
-        crop_shape (int_vec, optional, per-sample): Fixed window size (pixels).
-        input_shape (int_vec, optional, per-sample): Image size (pixels).
-        bbox_layout (layout, optional): Box layout ("xyXY", "xyWH", ...).
-        shape_layout (layout, optional): Layout of crop_shape/input_shape ("WH").
-        output_bbox_indices (bool, default False): Add the kept boxes' indices.
-        quiet (bool, default False): No warning when the best window is used.
-        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
-
-    Devices: cpu. Inputs: 1..2.
-    """
-
-@overload
-def random_bbox_crop(
-    boxes: DataNode | ArrayLike,
-    labels: DataNode | ArrayLike = ...,
-    /,
-    *,
-    device: str | None = ...,
-    name: str | None = ...,
-    all_boxes_above_threshold: bool | None = ...,
-    allow_no_crop: bool | None = ...,
-    aspect_ratio: Sequence[float] | float | None = ...,
-    bbox_layout: str | None = ...,
-    bbox_prune_threshold: float | None = ...,
-    bytes_per_sample_hint: Sequence[int] | int | None = ...,
-    crop_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
-    input_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
-    ltrb: bool | None = ...,
-    num_attempts: int | None = ...,
     output_bbox_indices: bool | None = ...,
     preserve: bool | None = ...,
     quiet: bool | None = ...,
@@ -1942,67 +1881,6 @@ def random_bbox_crop(
     thresholds: Sequence[float] | float | None = ...,
     total_num_attempts: int | None = ...,
 ) -> list[DataNode]:
-    """A random crop window (``anchor``, ``shape``) and the boxes (and labels) it keeps.
-
-    Example (SSD): ``anchor, shape, boxes, labels = fn.random_bbox_crop(boxes, labels,
-    thresholds=[0, 0.1, 0.3, 0.5, 0.7, 0.9], scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0],
-    bbox_layout="xyXY", allow_no_crop=True, num_attempts=50)``, then
-    ``fn.slice(images, anchor, shape)``.
-
-    Args:
-        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
-        device (str, optional): "cpu", "gpu" or "mixed".
-        preserve (bool, default False): Keep the operator even if unused.
-        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
-        thresholds (float_vec, default (0.0,)): Minimum overlap values to draw from.
-        threshold_type (str, default 'iou'): "iou" or "overlap".
-        aspect_ratio (float_vec, default (1.0, 1.0)): Ratio ranges (w/h, ...).
-        scaling (float_vec, default (1.0, 1.0)): Range of relative extents.
-        ltrb (bool, default True): Deprecated: False means bbox_layout="xyWH".
-        num_attempts (int, default 1): Attempts per drawn threshold.
-        total_num_attempts (int, default -1): Attempts before the best is taken.
-        all_boxes_above_threshold (bool, default True): Every box (else one) must reach the threshold.
-        allow_no_crop (bool, default True): 'No crop' is one more outcome.
-        bbox_prune_threshold (float, optional): Keep boxes this much inside (else: centres).
-        crop_shape (int_vec, optional, per-sample): Fixed window size (pixels).
-        input_shape (int_vec, optional, per-sample): Image size (pixels).
-        bbox_layout (layout, optional): Box layout ("xyXY", "xyWH", ...).
-        shape_layout (layout, optional): Layout of crop_shape/input_shape ("WH").
-        output_bbox_indices (bool, default False): Add the kept boxes' indices.
-        quiet (bool, default False): No warning when the best window is used.
-        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
-
-    Devices: cpu. Inputs: 1..2.
-    """
-
-@overload
-def random_bbox_crop(
-    boxes: list[DataNode] | DataNode | ArrayLike,
-    labels: list[DataNode] | DataNode | ArrayLike = ...,
-    /,
-    *,
-    device: str | None = ...,
-    name: str | None = ...,
-    all_boxes_above_threshold: bool | None = ...,
-    allow_no_crop: bool | None = ...,
-    aspect_ratio: Sequence[float] | float | None = ...,
-    bbox_layout: str | None = ...,
-    bbox_prune_threshold: float | None = ...,
-    bytes_per_sample_hint: Sequence[int] | int | None = ...,
-    crop_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
-    input_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
-    ltrb: bool | None = ...,
-    num_attempts: int | None = ...,
-    output_bbox_indices: Literal[False, True] | None = ...,
-    preserve: bool | None = ...,
-    quiet: bool | None = ...,
-    scaling: Sequence[float] | float | None = ...,
-    seed: int | None = ...,
-    shape_layout: str | None = ...,
-    threshold_type: str | PathLike[str] | None = ...,
-    thresholds: Sequence[float] | float | None = ...,
-    total_num_attempts: int | None = ...,
-) -> list[DataNode] | list[list[DataNode]]:
     """A random crop window (``anchor``, ``shape``) and the boxes (and labels) it keeps.
 
     Example (SSD): ``anchor, shape, boxes, labels = fn.random_bbox_crop(boxes, labels,

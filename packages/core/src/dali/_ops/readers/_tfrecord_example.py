@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -482,7 +483,10 @@ def _convert(
 
 
 _F4 = np.dtype("<f4")
-_EMPTY = {float32: np.empty(0, dtype=np.float32), int64: np.empty(0, dtype=np.int64)}
+_EMPTY: dict[Any, np.ndarray] = {
+    float32: np.empty(0, dtype=np.float32),
+    int64: np.empty(0, dtype=np.int64),
+}
 
 
 def _fit(name: str, f: Feature, data: np.ndarray, size: int) -> np.ndarray:

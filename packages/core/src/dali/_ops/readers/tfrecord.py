@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -316,7 +316,7 @@ class TFRecord(IndexedReader):
             _storage.Extent(
                 extents[a].path,
                 extents[a].offset,
-                extents[b - 1].offset + extents[b - 1].length - extents[a].offset,
+                extents[b - 1].offset + (extents[b - 1].length or 0) - extents[a].offset,
             )
             for a, b in runs
         ]
@@ -330,7 +330,7 @@ class TFRecord(IndexedReader):
             base = extents[a].offset
             for i in range(a, b):
                 start = extents[i].offset - base
-                records[i] = data[start : start + extents[i].length]
+                records[i] = data[start : start + (extents[i].length or 0)]
         return records
 
     def run_cpu(self, ws: Any) -> tuple[TensorListCPU, ...]:
@@ -371,7 +371,8 @@ class TFRecord(IndexedReader):
         """The requested features of one framed record (uint8, as the index frames it)."""
         # parsed in place through a memoryview: no copy of the record (string outputs are
         # views of the batch's arrays)
-        buf = memoryview(record)
+        # (a memoryview: indexed and sliced as bytes are, typed as them for the parser)
+        buf = cast(bytes, record.data)
         length = int.from_bytes(buf[:8], "little")
         if length + OVERHEAD != len(buf):
             raise TFRecordError(
