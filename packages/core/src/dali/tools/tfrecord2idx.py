@@ -34,7 +34,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
@@ -63,18 +62,7 @@ def write_index(path: str, index_path: str) -> int:
         _storage.size(path), lambda offset, n: _storage.read_range(path, offset, n)
     )
     text = format_index(offsets, sizes)
-    if _storage.is_url(index_path):
-        import fsspec  # type: ignore[import-untyped]
-
-        with fsspec.open(index_path, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        local = index_path.removeprefix("file://")
-        # written whole then renamed: a reader never sees half an index
-        tmp = f"{local}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, local)
+    _storage.write_text(index_path, text)
     return len(offsets)
 
 

@@ -35,7 +35,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
@@ -76,18 +75,7 @@ def write_index(tar_path: str, index_path: str) -> int:
     """
     samples = scan_samples(tar_path)
     text = format_index(samples)
-    if _storage.is_url(index_path):
-        import fsspec  # type: ignore[import-untyped]
-
-        with fsspec.open(index_path, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        local = index_path.removeprefix("file://")
-        # written whole then renamed: a reader never sees half an index
-        tmp = f"{local}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as f:
-            f.write(text)
-        os.replace(tmp, local)
+    _storage.write_text(index_path, text)
     return len(samples)
 
 

@@ -61,6 +61,7 @@ __all__ = [
     "read_range",
     "read_text",
     "size",
+    "write_text",
 ]
 
 
@@ -209,6 +210,20 @@ def read_text(path: str) -> str:
         with open(_local(path), encoding="utf-8", errors="surrogateescape") as f:
             return f.read()
     return _remote_one(Extent(path, 0, None)).tobytes().decode("utf-8", errors="surrogateescape")
+
+
+def write_text(path: str, text: str) -> None:
+    """Write a text file (an index) whole: a local one through a temporary file renamed over it,
+    so that a reader never sees half of it; a URL with one fsspec write."""
+    if is_url(path):
+        fs, key = _fs(path)
+        fs.pipe_file(key, text.encode("utf-8", errors="surrogateescape"))
+        return
+    local = _local(path)
+    tmp = f"{local}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(text)
+    os.replace(tmp, local)
 
 
 def size(path: str) -> int:
