@@ -15,7 +15,7 @@ import pytest
 from dali import _options as options
 from dali import fn, ops, types
 from dali._graph.schema import UNSET, get_schema
-from dali._ops.readers import _npy_read, _storage
+from dali._ops.readers import _storage
 from dali._ops.readers._npy_header import NpyFormatError, header_span, parse_header
 from dali._ops.readers._npy_read import assemble, plan_box
 from dali._testing import numpy_files
@@ -441,13 +441,13 @@ def test_region_reads_only_its_bytes(tmp_path, monkeypatch):
         return real(extents, **kw)
 
     monkeypatch.setattr(_storage, "read_extents", spy)
-    # 10 rows x 8 columns: runs of 32 B 16 KiB apart: under GAP_BYTES, one covering range
+    # 10 rows x 8 columns: runs of 32 B 16 KiB apart: under ROI_GAP_BYTES, one covering range
     out = _run(_pipeline(1, files=[path], roi_start=[3, 100], roi_end=[13, 108]))
     np.testing.assert_array_equal(out.at(0), big[3:13, 100:108])
     assert len(seen) == 1 and seen[0].length == 9 * 16384 + 32
     # with a smaller threshold, one extent per run: 10 x 32 bytes
     seen.clear()
-    monkeypatch.setattr(_npy_read, "GAP_BYTES", 1024)
+    monkeypatch.setattr(options, "ROI_GAP_BYTES", 1024)
     out = _run(_pipeline(1, files=[path], roi_start=[3, 100], roi_end=[13, 108]))
     np.testing.assert_array_equal(out.at(0), big[3:13, 100:108])
     assert [e.length for e in seen] == [32] * 10

@@ -12,8 +12,9 @@ runs can be grouped by the outer axes: `plan_box` picks a *level* ``m`` and read
 index of the axes before ``m``, each extent covering the box's part of the axes from ``m`` on
 (gaps inside it included). ``m = 0`` is one covering range; ``m = k`` is one extent per run. The
 gap between two extents of level ``m`` is ``stride_{m-1} - span_m`` and it shrinks as ``m``
-grows, so the plan takes the deepest level whose gaps are all larger than `GAP_BYTES` (local
-files) or `REMOTE_GAP_BYTES` (URLs), and no more than `MAX_EXTENTS` extents.
+grows, so the plan takes the deepest level whose gaps are all larger than
+``options.ROI_GAP_BYTES`` (local files) or ``options.ROI_REMOTE_GAP_BYTES`` (URLs), and no more than
+``options.ROI_MAX_EXTENTS`` extents.
 
 `assemble` turns the extents' bytes back into the box, as a C-order array of the stored type.
 
@@ -36,22 +37,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["GAP_BYTES", "MAX_EXTENTS", "REMOTE_GAP_BYTES", "BoxPlan", "assemble", "plan_box"]
+from dali import _options as options
 
-#: Local files: two runs closer than this are read as one range, gap included. Measured on the
-#: 2-core machine (page cache, 64-128 MiB float32 arrays): one more ``read_range`` (open, fstat,
-#: pread, close and the Python around them) costs ~9 µs; one covering range won for gaps up to
-#: 16 KiB (1024 runs of 64 B-24 KiB: 5.8-9.2 ms against 9.7-17 ms; 128 runs of 496 KiB: 40 ms
-#: against 47 ms), one extent per run from 32 KiB on for large runs (128 runs of 480 KiB: 30 ms
-#: against 45 ms; of 384 KiB with 128 KiB gaps: 18 ms against 32 ms).
-GAP_BYTES = 32 << 10
-
-#: URLs: one request costs tens of milliseconds, several MiB of transfer.
-REMOTE_GAP_BYTES = 8 << 20
-
-#: The most extents one sample is read in (~9 ms of overhead at ~9 µs each): past that the plan
-#: moves to a coarser level.
-MAX_EXTENTS = 1024
+__all__ = ["BoxPlan", "assemble", "plan_box"]
 
 
 class BoxPlan(NamedTuple):
@@ -81,14 +69,16 @@ def plan_box(
     itemsize: int,
     bounds: Sequence[tuple[int, int]],
     *,
-    gap_bytes: int = GAP_BYTES,
-    max_extents: int = MAX_EXTENTS,
+    gap_bytes: int,
+    max_extents: int | None = None,
 ) -> BoxPlan:
     """The extents that read the box ``bounds`` (per axis ``[lo, hi)``, inside ``shape``) of a
     C-order array of ``shape`` and ``itemsize``.
 
     An empty box has no extents; a 0-d array is one extent of one item.
     """
+    if max_extents is None:
+        max_extents = options.ROI_MAX_EXTENTS
     ndim = len(shape)
     st = _strides(shape, itemsize)
     e = [hi - lo for lo, hi in bounds]

@@ -51,7 +51,7 @@ from dali import _options as options
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.numeric import convert_sat
-from dali._ops.readers import _npy_read, _storage
+from dali._ops.readers import _storage
 from dali._ops.readers._indexed import (
     NON_SEMANTIC,
     READER_ARGS,
@@ -373,7 +373,7 @@ class Numpy(IndexedReader):
         wins = self._roi.windows(ws, shapes, "", len(shapes[0])) if self._roi.named else None
         # (module constants read at each batch, so that benchmarks may change them)
         remote = any(map(_storage.is_url, paths))
-        gap = _npy_read.REMOTE_GAP_BYTES if remote else _npy_read.GAP_BYTES
+        gap = options.ROI_REMOTE_GAP_BYTES if remote else options.ROI_GAP_BYTES
         reads: list[_Read] = []
         extents: list[Extent] = []
         for i, h in enumerate(headers):
@@ -437,7 +437,7 @@ class Numpy(IndexedReader):
     def _plan(self, h: NpyHeader, bounds: list[tuple[int, int]], gap: int) -> BoxPlan:
         """`plan_box` for a box of a stored array, memoised: a constant region of arrays of one
         shape (the usual case) is planned once, not once per sample."""
-        key = (h.stored_shape, h.dtype.itemsize, tuple(bounds), gap, _npy_read.MAX_EXTENTS)
+        key = (h.stored_shape, h.dtype.itemsize, tuple(bounds), gap, options.ROI_MAX_EXTENTS)
         plan = self._plans.get(key)
         if plan is None:
             if len(self._plans) >= _PLANS_KEPT:
@@ -447,7 +447,7 @@ class Numpy(IndexedReader):
                 h.dtype.itemsize,
                 bounds,
                 gap_bytes=gap,
-                max_extents=_npy_read.MAX_EXTENTS,
+                max_extents=options.ROI_MAX_EXTENTS,
             )
             self._plans[key] = plan
         return plan
