@@ -33,10 +33,23 @@ import numpy as np
 
 from dali._graph.node import StaticShape
 
-__all__ = ["crop_window", "with_extents"]
+__all__ = ["crop_window", "like_input", "with_extents"]
 
 #: The arguments of `CropAttr` that give the window's size.
 _CROP_SIZE_ARGS = ("crop", "crop_d", "crop_h", "crop_w")
+
+
+def like_input(node: Any, **changes: Any) -> list[dict[str, Any]]:
+    """The static metadata of an operator with one output shaped as its first input: the
+    input's dtype, ndim, layout and static shape, with ``changes`` (``dtype=``, ``layout=``)."""
+    src = node.inputs[0]
+    meta = {
+        "dtype": src.dtype,
+        "ndim": src.ndim,
+        "layout": src.layout,
+        "static_shape": src.static_shape,
+    }
+    return [{**meta, **changes}]
 
 
 def with_extents(

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from dali._graph.schema import REQUIRED, Arg, register
+from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
 
 __all__ = [
@@ -129,8 +130,7 @@ class Split(Operator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
-        src = node.inputs[0]  # some of the samples, as they are
-        return [{"dtype": src.dtype, "layout": src.layout, "static_shape": src.static_shape}]
+        return like_input(node)  # some of the samples, as they are
 
 
 @register(

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from dali._graph.schema import REQUIRED, Arg, register
+from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
 from dali._ops.detection._boxes import as_float_boxes
 from dali._tensors import TensorListCPU
@@ -132,12 +133,4 @@ class BBoxPaste(Operator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
-        src = node.inputs[0]
-        return [
-            {
-                "dtype": src.dtype,
-                "ndim": src.ndim,
-                "layout": src.layout,
-                "static_shape": src.static_shape,
-            }
-        ]
+        return like_input(node)

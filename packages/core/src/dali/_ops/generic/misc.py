@@ -25,6 +25,7 @@ import numpy as np
 
 from dali._dtypes import DALIDataType
 from dali._graph.schema import Arg, register
+from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
 from dali._ops.numeric import array_module
 
@@ -164,5 +165,4 @@ class Copy(Operator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
-        src = node.inputs[0]
-        return [{"dtype": src.dtype, "layout": src.layout, "static_shape": src.static_shape}]
+        return like_input(node)

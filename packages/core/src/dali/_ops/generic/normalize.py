@@ -28,6 +28,7 @@ import numpy as np
 from dali._dtypes import DALIDataType
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
+from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
 from dali._ops.generic.layout import axes_from_args
 from dali._ops.numeric import array_module, convert_sat, run_per_sample
@@ -279,13 +280,4 @@ class Normalize(Operator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
-        src = node.inputs[0]
-        dtype = node.scalar_args.get("dtype", DALIDataType.FLOAT)
-        return [
-            {
-                "dtype": dtype,
-                "ndim": src.ndim,
-                "layout": src.layout,
-                "static_shape": src.static_shape,
-            }
-        ]
+        return like_input(node, dtype=node.scalar_args.get("dtype", DALIDataType.FLOAT))

@@ -40,6 +40,7 @@ import numpy as np
 
 from dali._dtypes import DALIDataType
 from dali._graph.schema import Arg, register
+from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
 from dali._ops.image import _color_gpu
 from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
@@ -235,14 +236,7 @@ class _ColorBase(Operator):
         src = node.inputs[0]
         impl = node.schema.impl
         dtype = node.scalar_args.get("dtype") or impl.default_dtype or src.dtype
-        return [
-            {
-                "dtype": dtype,
-                "ndim": src.ndim,
-                "layout": static_image_layout(node, COLOR_LAYOUTS),
-                "static_shape": src.static_shape,
-            }
-        ]
+        return like_input(node, dtype=dtype, layout=static_image_layout(node, COLOR_LAYOUTS))
 
 
 #: Output types OpenCV's LUT can produce (float16 travels as its uint16 bits).

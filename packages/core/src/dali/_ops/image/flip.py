@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from dali._graph.schema import Arg, register
+from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
 from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
 from dali._ops.numeric import array_module, batch_array
@@ -202,12 +203,4 @@ class Flip(Operator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
-        src = node.inputs[0]
-        return [
-            {
-                "dtype": src.dtype,
-                "ndim": src.ndim,
-                "layout": static_image_layout(node, FLIP_LAYOUTS),
-                "static_shape": src.static_shape,
-            }
-        ]
+        return like_input(node, layout=static_image_layout(node, FLIP_LAYOUTS))
