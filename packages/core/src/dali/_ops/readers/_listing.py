@@ -31,6 +31,7 @@ __all__ = [
     "Listing",
     "file_kind",
     "list_file_root",
+    "name_matcher",
     "open_sample",
     "parse_file_list",
     "unreadable_files",
@@ -56,7 +57,7 @@ DEFAULT_FILE_FILTERS = (
 )
 
 
-def _matcher(patterns: Sequence[str], case_sensitive: bool) -> Any:
+def name_matcher(patterns: Sequence[str], case_sensitive: bool) -> Any:
     """A predicate on names for a list of glob patterns (DALI uses fnmatch, FNM_CASEFOLD)."""
     if case_sensitive:
         regex = re.compile("|".join(fnmatch.translate(p) for p in patterns))
@@ -161,8 +162,8 @@ def list_file_root(
         >>> list_file_root(root)
         Listing(paths=['cat/a.jpg'], labels=[0], classes=1, skipped=[('cat/b.jpg', 'a FIFO')])
     """
-    match_file = _matcher(file_filters, case_sensitive_filter) if file_filters else None
-    match_dir = _matcher(dir_filters, case_sensitive_filter) if dir_filters else None
+    match_file = name_matcher(file_filters, case_sensitive_filter) if file_filters else None
+    match_dir = name_matcher(dir_filters, case_sensitive_filter) if dir_filters else None
     with os.scandir(root) as it:
         classes = sorted(
             e.name for e in it if e.is_dir() and (match_dir is None or match_dir(e.name))

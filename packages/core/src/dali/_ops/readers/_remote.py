@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from dali import _options as options
-from dali._ops.readers._listing import Listing, _matcher
+from dali._ops.readers._listing import Listing, name_matcher
 
 __all__ = [
     "ReadAhead",
@@ -670,8 +670,8 @@ def list_file_root(
         found = fs.find(base, maxdepth=2, withdirs=True, detail=True)
     except Exception as e:
         raise translate(e, root) from e
-    match_file = _matcher(file_filters, case_sensitive_filter) if file_filters else None
-    match_dir = _matcher(dir_filters, case_sensitive_filter) if dir_filters else None
+    match_file = name_matcher(file_filters, case_sensitive_filter) if file_filters else None
+    match_dir = name_matcher(dir_filters, case_sensitive_filter) if dir_filters else None
     dirs: set[str] = set()
     files: list[tuple[str, str]] = []
     for name, info in found.items():
