@@ -501,9 +501,11 @@ def test_tfrecord_from_s3_equals_local(s3, tfrecords, indexed, kw):
     _assert_same(_with_local_prefix(remote, _url("tfrecord"), str(root)), local)
 
 
-def test_tfrecord_batch_is_few_requests(s3, tfrecords):
+def test_tfrecord_batch_is_few_requests(s3, tfrecords, monkeypatch):
     """A batch of consecutive records of one file is one request (coalesced), fetched ahead."""
     pytest.importorskip("dali.tfrecord")
+    # one batch read ahead at a time, so each run asks for exactly one batch
+    monkeypatch.setattr(options, "READ_AHEAD", 1)
     _, paths, indexes = tfrecords
     pipe = dali.Pipeline(
         batch_size=5, num_threads=1, device_id=None, exec_async=False, exec_pipelined=False
@@ -518,9 +520,9 @@ def test_tfrecord_batch_is_few_requests(s3, tfrecords):
     pipe.build()
     pipe.run()
     before = s3.requests
-    pipe.run()  # records 5-9 of the first file: read ahead (READ_AHEAD batches coalesce)
+    pipe.run()  # records 5-9 of the first file: read ahead as one request
     pipe.run()
-    assert 1 <= s3.requests - before <= 2  # at most one request per batch, never per record
+    assert s3.requests - before == 2
     pipe.close()
     assert len(_remote.read_ahead) == 0
 
