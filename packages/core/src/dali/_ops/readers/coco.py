@@ -274,6 +274,7 @@ class Coco(IndexedReader):
             what = "is not a directory" if _storage.exists(root) else "does not exist"
             raise self.arg_error("file_root", f"'{root}' {what}")
         self._full = [_storage.join(root, f) for f in ann.filenames]
+        self._remote = _storage.is_url(root)
         if not _storage.is_url(root):
             # one stat per image (cheap locally; remote sets fail at their first read instead)
             missing, not_regular = unreadable_files(self._full)
@@ -405,7 +406,8 @@ class Coco(IndexedReader):
         if self._ids:
             image_ids = ann.original_ids[ids].reshape(-1, 1).astype(np.int32)
             outs.append(TensorListCPU.wrap(list(image_ids), "", none))
-        self.hint_ahead(lambda ids: [_storage.Extent(self._full[k]) for k in ids.tolist()])
+        if self._remote:  # (the OS reads ahead for local files)
+            self.hint_ahead(lambda ids: [_storage.Extent(self._full[k]) for k in ids.tolist()])
         return tuple(outs)
 
     def _mask(self, k: int) -> np.ndarray:

@@ -431,7 +431,8 @@ class Numpy(IndexedReader):
         for out in outs:
             if isinstance(out, SampleFailure):
                 raise out
-        self._prefetch()
+        if remote:  # (the OS reads ahead for local files)
+            self._prefetch()
         return TensorListCPU.wrap(outs, "", source_info)
 
     def _plan(self, h: NpyHeader, bounds: list[tuple[int, int]], gap: int) -> BoxPlan:
