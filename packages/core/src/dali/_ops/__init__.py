@@ -42,6 +42,7 @@ _MODULES = (
     "readers.file",
     "readers.numpy",
     "readers.tfrecord",
+    "readers.video",
     "readers.webdataset",
 )
 

@@ -1,0 +1,1 @@
+"""Video: container indexing, frame-exact decoding on CPU (PyAV) and GPU (NVDEC), optical flow."""

@@ -1,0 +1,126 @@
+"""Frame-exact decoding on the GPU with NVDEC, through NVIDIA's PyNvVideoCodec binding.
+
+`GpuDecoder` decodes frames of one file by number into NV12 device buffers; `_color` turns a
+batch of them into RGB in one launch, with the CPU backend's arithmetic. PyNvVideoCodec's
+``SimpleDecoder`` demuxes the file (its own FFmpeg), seeks to the key frame before a wanted frame
+and decodes forward in hardware; each returned frame's timestamp is checked against the file's
+index (`_container.VideoIndex`, the same numbering as the CPU backend), so a sequence is the
+same frames on both backends or an error, never silently other frames.
+
+The decoder works on its own CUDA stream (a non-blocking CuPy stream given to the session):
+`decode` copies the frames out of the decoder's surfaces into one buffer on that stream and
+waits for it, in the calling (worker) thread, so that the pipeline's stream can use the buffer
+at once and the decoder may reuse its surfaces.
+
+PyNvVideoCodec is imported when the first GPU decoder is made:
+``pip install 'dali-core[video-gpu]'``; NVDEC needs the driver's ``libnvcuvid`` (containers:
+``NVIDIA_DRIVER_CAPABILITIES`` must include ``video``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dali._ops.video._container import VideoError, VideoIndex
+
+__all__ = ["GpuDecoder", "import_nvc"]
+
+_SESSION_LOCK = threading.Lock()
+
+
+def import_nvc() -> Any:
+    """PyNvVideoCodec, or an ImportError that says which extra installs it."""
+    try:
+        import PyNvVideoCodec as nvc
+    except ImportError as e:  # pragma: no cover - GPU installations only
+        raise ImportError(
+            "GPU video decoding uses NVDEC through PyNvVideoCodec: "
+            "pip install 'dali-core[video-gpu]'"
+        ) from e
+    return nvc
+
+
+class GpuDecoder:
+    """Decodes frames of one video by number on GPU ``device_id``; NV12 out."""
+
+    def __init__(self, index: VideoIndex, device_id: int, data: bytes | None = None) -> None:
+        import cupy as cp
+
+        nvc = import_nvc()
+        self.index = index
+        self._device = device_id
+        with cp.cuda.Device(device_id):
+            self._stream = cp.cuda.Stream(non_blocking=True)
+        source: Any = data if data is not None else index.path
+        try:
+            with _SESSION_LOCK:  # session creation is not thread-safe in every driver
+                self._dec = nvc.SimpleDecoder(
+                    source,
+                    gpu_id=device_id,
+                    cuda_stream=self._stream.ptr,
+                    use_device_memory=True,
+                    output_color_type=nvc.OutputColorType.NATIVE,
+                )
+        except Exception as e:  # the binding raises its own exception types
+            raise VideoError(f"NVDEC cannot open video file '{index.path}': {e}") from e
+        self._next = -1
+
+    @property
+    def position(self) -> int:
+        """The frame after the last one decoded (the decoder continues from there)."""
+        return self._next
+
+    def close(self) -> None:
+        self._dec = None
+
+    def decode(self, frames: Sequence[int]) -> Any:
+        """NV12 frames ``(len(frames), H + ceil(H/2), W)`` uint8 (CuPy), in the order asked."""
+        import cupy as cp
+
+        h, w = self.index.height, self.index.width
+        rows = h + (h + 1) // 2
+        wanted = sorted({int(f) for f in frames})
+        with cp.cuda.Device(self._device), self._stream:
+            try:
+                got = self._dec.get_batch_frames_by_index(wanted)
+            except Exception as e:
+                raise VideoError(f"NVDEC failed on video file '{self.index.path}': {e}") from e
+            if len(got) != len(wanted):
+                raise VideoError(
+                    f"NVDEC returned {len(got)} frames of the {len(wanted)} asked for from "
+                    f"video file '{self.index.path}'"
+                )
+            buf = cp.empty((len(wanted), rows, w), cp.uint8)
+            for k, (number, frame) in enumerate(zip(wanted, got)):
+                pts = frame.getPTS()
+                if pts != int(self.index.pts[number]):
+                    raise VideoError(
+                        f"NVDEC returned the frame with timestamp {pts} for frame {number} "
+                        f"(timestamp {int(self.index.pts[number])}) of video file "
+                        f"'{self.index.path}'"
+                    )
+                _copy_nv12(buf[k], frame, h, w)
+            self._stream.synchronize()
+        self._next = wanted[-1] + 1 if wanted else self._next
+        order = {f: k for k, f in enumerate(wanted)}
+        if [order[int(f)] for f in frames] == list(range(len(wanted))):
+            return buf
+        return buf[np.asarray([order[int(f)] for f in frames])]
+
+
+def _copy_nv12(dst: Any, frame: Any, h: int, w: int) -> None:
+    """Copy one decoded NV12 frame (one pitched buffer or two planes) into ``dst``."""
+    import cupy as cp
+
+    planes = frame.cuda() if hasattr(frame, "cuda") else None
+    if planes and len(planes) == 2:
+        y, uv = (cp.asarray(p) for p in planes)
+        dst[:h] = y.reshape(y.shape[0], -1)[:h, :w]
+        dst[h:] = uv.reshape(uv.shape[0], -1)[: dst.shape[0] - h, :w]
+        return
+    a = cp.from_dlpack(frame)
+    dst[...] = a.reshape(a.shape[0], -1)[: dst.shape[0], :w]
