@@ -18,6 +18,7 @@ _MODULES = (
     "transfer",
     "decoders.image",
     "decoders.image_crops",
+    "decoders.video",
     "generic.cast",
     "generic.layout",
     "generic.metadata",

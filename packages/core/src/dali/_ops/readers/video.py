@@ -45,13 +45,12 @@ from dali._exec.workspace import SampleFailure
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.readers._indexed import NON_SEMANTIC, READER_ARGS, IndexedReader
 from dali._ops.readers._listing import list_file_root
-from dali._ops.video._clips import Clip, VideoFrames
+from dali._ops.video._clips import PAD_MODES, Clip, VideoFrames, pad_frames
 from dali._ops.video._container import VideoError, VideoIndex, index_video
 from dali._tensors import TensorListCPU
 
 __all__ = ["ExperimentalVideoReader", "LegacyVideoReader"]
 
-_PAD_MODES = ("none", "constant", "edge", "reflect_1001", "reflect_101")
 _INDEX_THREADS = 8
 
 
@@ -527,10 +526,8 @@ class ExperimentalVideoReader(_VideoReader):
 
     def check_reader_arguments(self) -> None:
         mode = self.arg("pad_mode")
-        if mode not in _PAD_MODES:
-            raise self.arg_error(
-                "pad_mode", f"must be one of {', '.join(_PAD_MODES)}, got {mode!r}"
-            )
+        if mode not in PAD_MODES:
+            raise self.arg_error("pad_mode", f"must be one of {', '.join(PAD_MODES)}, got {mode!r}")
         fill = list(self.arg("fill_value"))
         if len(fill) not in (1, 3) or not all(0 <= v <= 255 for v in fill):
             raise self.arg_error("fill_value", f"must be 1 or 3 values in [0, 255], got {fill}")
@@ -598,15 +595,4 @@ class ExperimentalVideoReader(_VideoReader):
             end = index.num_frames
             return np.rint(np.linspace(start, end - 1, length)).astype(np.int64)
         frames = start + stride * np.arange(length, dtype=np.int64)
-        n = index.num_frames
-        mode = self.arg("pad_mode")
-        over = frames >= n
-        if mode == "constant":
-            frames[over] = -1
-        elif mode == "edge":
-            frames[over] = n - 1
-        elif mode == "reflect_1001":
-            frames[over] = np.maximum(2 * n - 1 - frames[over], 0)
-        elif mode == "reflect_101":
-            frames[over] = np.maximum(2 * n - 2 - frames[over], 0)
-        return frames
+        return pad_frames(frames, index.num_frames, self.arg("pad_mode"))

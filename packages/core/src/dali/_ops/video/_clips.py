@@ -29,7 +29,31 @@ from dali._ops.video._decode_cpu import CpuDecoder
 from dali._ops.video._decode_gpu import GpuDecoder
 from dali._ops.video._pool import DecoderPool
 
-__all__ = ["Clip", "VideoFrames", "conversion_for"]
+__all__ = ["PAD_MODES", "Clip", "VideoFrames", "conversion_for", "pad_frames"]
+
+
+#: how frames past the end of a video are padded (DALI's ``pad_mode``)
+PAD_MODES = ("none", "constant", "edge", "reflect_1001", "reflect_101")
+
+
+def pad_frames(frames: np.ndarray, n: int, mode: str) -> np.ndarray:
+    """Frame numbers at or past ``n`` replaced as ``pad_mode`` says (-1: a constant frame).
+
+    Example:
+        >>> pad_frames(np.array([3, 4, 5, 6]), 5, "reflect_101").tolist()
+        [3, 4, 3, 2]
+    """
+    frames = np.array(frames, np.int64)
+    over = frames >= n
+    if mode == "constant":
+        frames[over] = -1
+    elif mode == "edge":
+        frames[over] = n - 1
+    elif mode == "reflect_1001":
+        frames[over] = np.maximum(2 * n - 1 - frames[over], 0)
+    elif mode == "reflect_101":
+        frames[over] = np.maximum(2 * n - 2 - frames[over], 0)
+    return frames
 
 
 @dataclasses.dataclass(frozen=True)

@@ -38,7 +38,9 @@ class CpuDecoder:
         except (av.FFmpegError, OSError) as e:
             raise VideoError(f"cannot open video file '{index.path}': {e}") from e
         self._stream = self._container.streams.video[0]
-        self._stream.thread_type = "AUTO"
+        # frame threading deadlocks on in-memory (Python file object) input; the operators
+        # decode several samples at once instead
+        self._stream.thread_type = "SLICE"
         self._frames: Any = None
         #: the number of the next frame the decoder will output (-1: must seek first)
         self._next = -1

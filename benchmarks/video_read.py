@@ -1,0 +1,170 @@
+"""Throughput of video reading: dali's readers.video (+ resize) vs the raw decoders it uses.
+
+Clips: ``--clips`` generated H.264 MP4s (``--width`` x ``--height``, ``--frames`` each, key frame
+every 30, B-frames; `dali._testing.videos`). Every row decodes every frame of every clip once,
+in sequences of ``--seq`` frames (``step = sequence_length``: no frame decoded twice), and
+reports frames per second:
+
+* ``raw NVDEC, T threads``: PyNvVideoCodec's ``SimpleDecoder`` alone (NV12 out, no colour
+  conversion), one decoder per thread, the clips split between ``--threads`` threads — the
+  hardware rate the reader can reach with as many sessions; ``raw NVDEC, 1 thread`` beside it;
+* ``dali GPU readers.video + resize``: ``fn.readers.video(device="gpu")`` → ``fn.resize`` to
+  224x224 on the GPU (NVDEC, the batch's conversion in one launch, the resize), ``--threads``;
+* ``dali CPU readers.video + resize``: the same pipeline on the CPU (PyAV), ``--threads``;
+* ``PyAV, 1 thread``: the peer most PyTorch video loaders use (``av`` decode to rgb24).
+
+The GPU rows need CuPy and PyNvVideoCodec (``pip install 'dali-core[video-gpu]'``).
+Run: ``python benchmarks/video_read.py [--gpu]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import print_columns
+from dali import fn, pipeline_def
+from dali._testing.videos import write_clip
+
+
+def make_clips(args: argparse.Namespace) -> list[str]:
+    root = tempfile.mkdtemp(prefix="video_bench_")
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as ex:
+        return list(
+            ex.map(
+                lambda k: write_clip(
+                    os.path.join(root, f"clip{k}.mp4"),
+                    frames=args.frames,
+                    width=args.width,
+                    height=args.height,
+                    gop=30,
+                    motion=(5 + k, 2),
+                ),
+                range(args.clips),
+            )
+        )
+
+
+def raw_nvdec(clips: list[str], args: argparse.Namespace, threads: int) -> float:
+    import cupy as cp
+    import PyNvVideoCodec as nvc
+
+    def run(part: list[str]) -> int:
+        n = 0
+        for path in part:
+            dec = nvc.SimpleDecoder(path, gpu_id=0, use_device_memory=True)
+            total = len(dec)
+            for start in range(0, total - args.seq + 1, args.seq):
+                frames = dec.get_batch_frames_by_index(list(range(start, start + args.seq)))
+                n += len(frames)
+            del dec
+        cp.cuda.Device(0).synchronize()
+        return n
+
+    parts = [clips[k::threads] for k in range(threads)]
+    t = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(threads) as ex:
+        n = sum(ex.map(run, parts))
+    return n / (time.perf_counter() - t)
+
+
+def dali_reader(clips: list[str], args: argparse.Namespace, device: str) -> float:
+    @pipeline_def(
+        batch_size=args.batch_size,
+        num_threads=args.threads,
+        device_id=0 if device == "gpu" else None,
+        prefetch_queue_depth=2,
+    )
+    def pipe() -> Any:
+        video = fn.readers.video(device=device, filenames=clips, sequence_length=args.seq, name="R")
+        return fn.resize(video, resize_x=224, resize_y=224)
+
+    p = pipe()
+    p.build()
+    n = p.reader_meta("R")["epoch_size"]
+    iters = max(1, n // args.batch_size)
+    p.run()  # warm up: decoders opened, kernels compiled
+    t = time.perf_counter()
+    for _ in range(iters):
+        out = p.run()
+    if device == "gpu":
+        import cupy as cp
+
+        out[0].as_tensor()
+        cp.cuda.Device(0).synchronize()
+    seconds = time.perf_counter() - t
+    p.close() if hasattr(p, "close") else None
+    return iters * args.batch_size * args.seq / seconds
+
+
+def pyav(clips: list[str], args: argparse.Namespace) -> float:
+    import av
+
+    t = time.perf_counter()
+    n = 0
+    for path in clips:
+        with av.open(path) as c:
+            for frame in c.decode(video=0):
+                frame.to_ndarray(format="rgb24")
+                n += 1
+    return n / (time.perf_counter() - t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--clips", type=int, default=8)
+    ap.add_argument("--frames", type=int, default=240)
+    ap.add_argument("--width", type=int, default=1280)
+    ap.add_argument("--height", type=int, default=720)
+    ap.add_argument("--seq", type=int, default=16)
+    ap.add_argument("--batch-size", type=int, default=4)
+    ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--gpu", action="store_true", help="add the NVDEC rows")
+    ap.add_argument("--skip-cpu", action="store_true", help="leave out the CPU rows")
+    args = ap.parse_args()
+    t = time.perf_counter()
+    clips = make_clips(args)
+    print(
+        f"{args.clips} clips of {args.frames} frames {args.width}x{args.height} H.264 "
+        f"written in {time.perf_counter() - t:.1f} s"
+    )
+    rows: dict[str, list[float]] = {}
+    for _ in range(args.repeats):
+        if args.gpu:
+            rows.setdefault(f"raw NVDEC, {args.threads} threads", []).append(
+                raw_nvdec(clips, args, args.threads)
+            )
+            rows.setdefault("raw NVDEC, 1 thread", []).append(raw_nvdec(clips, args, 1))
+            rows.setdefault("dali GPU readers.video + resize", []).append(
+                dali_reader(clips, args, "gpu")
+            )
+        if not args.skip_cpu:
+            rows.setdefault("dali CPU readers.video + resize", []).append(
+                dali_reader(clips, args, "cpu")
+            )
+            rows.setdefault("PyAV, 1 thread", []).append(pyav(clips, args))
+    base_key = f"raw NVDEC, {args.threads} threads" if args.gpu else "PyAV, 1 thread"
+    base = statistics.median(rows[base_key])
+    table = [
+        [name, f"{statistics.median(v):,.0f}", f"{statistics.median(v) / base:.2f}x"]
+        for name, v in rows.items()
+    ]
+    print_columns(
+        f"frames/s, median of {args.repeats} (ratio to {base_key})",
+        ["", "frames/s", "ratio"],
+        table,
+    )
+
+
+if __name__ == "__main__":
+    main()
