@@ -3,7 +3,8 @@
 `GpuDecoder` decodes frames of one file by number into NV12 device buffers; `_color` turns a
 batch of them into RGB in one launch, with the CPU backend's arithmetic. PyNvVideoCodec's
 ``SimpleDecoder`` demuxes the file (its own FFmpeg), seeks to the key frame before a wanted frame
-and decodes forward in hardware; each returned frame's timestamp is checked against the file's
+and decodes forward in hardware; each returned frame's timestamp (less the decoder's constant
+offset, measured on frame 0: PyNvVideoCodec ignores MP4 edit lists) is checked against the file's
 index (`_container.VideoIndex`, the same numbering as the CPU backend), so a sequence is the
 same frames on both backends or an error, never silently other frames.
 
@@ -68,6 +69,9 @@ class GpuDecoder:
         except Exception as e:  # the binding raises its own exception types
             raise VideoError(f"NVDEC cannot open video file '{index.path}': {e}") from e
         self._next = -1
+        #: the decoder's timestamps minus the index's (PyNvVideoCodec ignores MP4 edit lists,
+        #: so its timestamps of a B-frame stream are shifted by the first decode delay)
+        self._offset: int | None = None
 
     @property
     def position(self) -> int:
@@ -94,9 +98,14 @@ class GpuDecoder:
                     f"NVDEC returned {len(got)} frames of the {len(wanted)} asked for from "
                     f"video file '{self.index.path}'"
                 )
+            if self._offset is None:
+                first = got[0] if wanted[0] == 0 else self._dec.get_batch_frames_by_index([0])[0]
+                self._offset = int(first.getPTS()) - int(self.index.pts[0])
+                if wanted[0] != 0:
+                    got = self._dec.get_batch_frames_by_index(wanted)
             buf = cp.empty((len(wanted), rows, w), cp.uint8)
             for k, (number, frame) in enumerate(zip(wanted, got)):
-                pts = frame.getPTS()
+                pts = int(frame.getPTS()) - self._offset
                 if pts != int(self.index.pts[number]):
                     raise VideoError(
                         f"NVDEC returned the frame with timestamp {pts} for frame {number} "
@@ -113,14 +122,8 @@ class GpuDecoder:
 
 
 def _copy_nv12(dst: Any, frame: Any, h: int, w: int) -> None:
-    """Copy one decoded NV12 frame (one pitched buffer or two planes) into ``dst``."""
+    """Copy one decoded NV12 frame (``(H + ceil(H/2), W)``, possibly pitched) into ``dst``."""
     import cupy as cp
 
-    planes = frame.cuda() if hasattr(frame, "cuda") else None
-    if planes and len(planes) == 2:
-        y, uv = (cp.asarray(p) for p in planes)
-        dst[:h] = y.reshape(y.shape[0], -1)[:h, :w]
-        dst[h:] = uv.reshape(uv.shape[0], -1)[: dst.shape[0] - h, :w]
-        return
     a = cp.from_dlpack(frame)
     dst[...] = a.reshape(a.shape[0], -1)[: dst.shape[0], :w]
