@@ -10,6 +10,8 @@ reports frames per second:
   hardware rate the reader can reach with as many sessions; ``raw NVDEC, 1 thread`` beside it;
 * ``dali GPU readers.video + resize``: ``fn.readers.video(device="gpu")`` → ``fn.resize`` to
   224x224 on the GPU (NVDEC, the batch's conversion in one launch, the resize), ``--threads``;
+* ``dali GPU readers.video alone`` (no resize) and ``..., shuffled`` (``random_shuffle``: each
+  sequence from a random place, so each decoder seeks);
 * ``dali CPU readers.video + resize``: the same pipeline on the CPU (PyAV), ``--threads``;
 * ``PyAV, 1 thread``: the peer most PyTorch video loaders use (``av`` decode to rgb24).
 
@@ -77,7 +79,13 @@ def raw_nvdec(clips: list[str], args: argparse.Namespace, threads: int) -> float
     return n / (time.perf_counter() - t)
 
 
-def dali_reader(clips: list[str], args: argparse.Namespace, device: str) -> float:
+def dali_reader(
+    clips: list[str],
+    args: argparse.Namespace,
+    device: str,
+    resize: bool = True,
+    shuffle: bool = False,
+) -> float:
     @pipeline_def(
         batch_size=args.batch_size,
         num_threads=args.threads,
@@ -147,6 +155,12 @@ def main() -> None:
             rows.setdefault("raw NVDEC, 1 thread", []).append(raw_nvdec(clips, args, 1))
             rows.setdefault("dali GPU readers.video + resize", []).append(
                 dali_reader(clips, args, "gpu")
+            )
+            rows.setdefault("dali GPU readers.video alone", []).append(
+                dali_reader(clips, args, "gpu", resize=False)
+            )
+            rows.setdefault("dali GPU readers.video + resize, shuffled", []).append(
+                dali_reader(clips, args, "gpu", shuffle=True)
             )
         if not args.skip_cpu:
             rows.setdefault("dali CPU readers.video + resize", []).append(

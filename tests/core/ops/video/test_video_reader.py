@@ -296,7 +296,7 @@ def test_reader_cpu_gpu_same_bytes(device, clips):
 
     p = pipe()
     p.build()
-    return [p.run() for _ in range(4)]
+    return [out for _ in range(4) for out in p.run()]
 
 
 @cpu_gpu()
@@ -311,4 +311,4 @@ def test_legacy_reader_with_crop_on_both(device, clips):
 
     p = pipe()
     p.build()
-    return [p.run() for _ in range(2)]
+    return [out for _ in range(2) for out in p.run()]

@@ -74,7 +74,7 @@ class VideoDecoder(Operator):
         if len(fill) not in (1, 3) or not all(0 <= v <= 255 for v in fill):
             raise self.arg_error("fill_value", f"must be 1 or 3 values in [0, 255], got {fill}")
         self._fill = np.asarray(fill * 3 if len(fill) == 1 else fill, np.uint8)
-        self._frames = VideoFrames()
+        self._frames = VideoFrames(threads=self.pipeline.num_threads)
 
     def _clips(self, ws: Any) -> list[Clip]:
         samples = ws.inputs[0].samples()
@@ -138,38 +138,14 @@ class VideoDecoder(Operator):
         return SampleFailure(i, err)
 
     def run_cpu(self, ws: Any) -> TensorListCPU:
-        clips = self._clips(ws)
-
-        def decode(i: int) -> np.ndarray | BaseException:
-            try:
-                return self._frames.decode_cpu(clips[i], self._fill)
-            except (VideoError, OSError) as e:
-                return e
-
-        videos = ws.map(decode, len(clips))
-        for i, v in enumerate(videos):
-            if isinstance(v, BaseException):
-                raise self._fail(i, clips[i], v) from v
+        videos = self._frames.read_cpu(ws, self._clips(ws), self._fill, self._fail)
         return TensorListCPU.wrap(videos, "FHWC", dtype=DALIDataType.UINT8, ndim=4)
 
     def run_mixed(self, ws: Any) -> Any:
         from dali._ops.image._gpu_common import device_id
         from dali._tensors import TensorListGPU
 
-        clips = self._clips(ws)
-        device = device_id()
-
-        def decode(i: int) -> Any:
-            try:
-                return self._frames.decode_nv12(clips[i], device)
-            except (VideoError, OSError) as e:
-                return e
-
-        nv12 = ws.map(decode, len(clips))
-        for i, v in enumerate(nv12):
-            if isinstance(v, BaseException):
-                raise self._fail(i, clips[i], v) from v
-        rgb = self._frames.batch_gpu(clips, nv12, self._fill)
+        rgb = self._frames.read_gpu(ws, self._clips(ws), self._fill, device_id(), self._fail)
         return TensorListGPU.wrap(rgb, "FHWC", dtype=DALIDataType.UINT8, ndim=4)
 
     def close(self) -> None:

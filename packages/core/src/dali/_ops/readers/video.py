@@ -224,7 +224,7 @@ class _VideoReader(IndexedReader):
         self._sample_file = np.asarray(files, np.int64)
         self._sample_start = np.asarray(starts, np.int64)
         self._sample_count = np.asarray(counts, np.int64)
-        self._frames = VideoFrames(ycbcr=self._ycbcr)
+        self._frames = VideoFrames(ycbcr=self._ycbcr, threads=self.pipeline.num_threads)
         return len(files)
 
     def frame_range(self, index: VideoIndex, start: float, end: float) -> tuple[int, int]:
@@ -255,6 +255,7 @@ class _VideoReader(IndexedReader):
         return np.zeros(3, np.uint8)
 
     def _fail(self, i: int, clip: Clip, e: BaseException) -> SampleFailure:
+        """The error of sample ``i`` whose frames could not be decoded."""
         err = self.error(f"cannot decode frames of '{clip.index.path}': {e}")
         err.__cause__ = e
         return SampleFailure(i, err)
@@ -262,18 +263,7 @@ class _VideoReader(IndexedReader):
     def run_cpu(self, ws: Any) -> tuple[TensorListCPU, ...]:
         ids = self.next_samples(ws)
         clips = self._clips(ids)
-        fill = self.fill_value()
-
-        def decode(i: int) -> np.ndarray | BaseException:
-            try:
-                return self._frames.decode_cpu(clips[i], fill)
-            except (VideoError, OSError) as e:
-                return e
-
-        videos = ws.map(decode, len(clips))
-        for i, v in enumerate(videos):
-            if isinstance(v, BaseException):
-                raise self._fail(i, clips[i], v) from v
+        videos = self._frames.read_cpu(ws, clips, self.fill_value(), self._fail)
         source_info = list(ws.out_meta.source_info)
         video = TensorListCPU.wrap([self.convert_video(v) for v in videos], "FHWC", source_info)
         return (video, *self._extras(ids, clips, source_info))
@@ -281,24 +271,11 @@ class _VideoReader(IndexedReader):
     def run_gpu(self, ws: Any) -> tuple[Any, ...]:
         from dali._ops.image._gpu_common import device_id
         from dali._ops.transfer import to_gpu
+        from dali._tensors import TensorListGPU
 
         ids = self.next_samples(ws)
         clips = self._clips(ids)
-        device = device_id()
-
-        def decode(i: int) -> Any:
-            try:
-                return self._frames.decode_nv12(clips[i], device)
-            except (VideoError, OSError) as e:
-                return e
-
-        nv12 = ws.map(decode, len(clips))
-        for i, v in enumerate(nv12):
-            if isinstance(v, BaseException):
-                raise self._fail(i, clips[i], v) from v
-        from dali._tensors import TensorListGPU
-
-        rgb = self._frames.batch_gpu(clips, nv12, self.fill_value())
+        rgb = self._frames.read_gpu(ws, clips, self.fill_value(), device_id(), self._fail)
         source_info = list(ws.out_meta.source_info)
         if isinstance(rgb, list):
             data: Any = [self.convert_video(s) for s in rgb]

@@ -2,8 +2,9 @@
 
 What the video readers and decoders share once they know, per sample, which file and which
 frames (`Clip`): frame numbers in any order with repeats, ``-1`` for a padding frame filled
-with a constant colour. `VideoFrames` decodes them with pooled decoders (`_pool`), one sample
-per task of the pipeline's threads:
+with a constant colour. `VideoFrames` decodes them with pooled decoders (`_pool`), one run of
+samples (`plan_runs`: samples of one file, in order, so that a decoder goes forward) per task
+of the pipeline's threads:
 
 * CPU: `_decode_cpu.CpuDecoder` (PyAV) converts each frame to RGB as it comes out
   (`_color.i420_to_rgb`);
@@ -18,18 +19,18 @@ The output of a sample is ``(F, H, W, 3)`` uint8, layout ``FHWC``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from dali._ops.video._color import nv12_batch_to_rgb
-from dali._ops.video._container import VideoIndex
+from dali._ops.video._container import VideoError, VideoIndex
 from dali._ops.video._decode_cpu import CpuDecoder
 from dali._ops.video._decode_gpu import GpuDecoder
 from dali._ops.video._pool import DecoderPool
 
-__all__ = ["PAD_MODES", "Clip", "VideoFrames", "conversion_for", "pad_frames"]
+__all__ = ["PAD_MODES", "Clip", "VideoFrames", "conversion_for", "pad_frames", "plan_runs"]
 
 
 #: how frames past the end of a video are padded (DALI's ``pad_mode``)
@@ -78,18 +79,92 @@ def conversion_for(index: VideoIndex, ycbcr: bool) -> str:
     return "rgb_full" if index.full_range else "rgb"
 
 
+def plan_runs(clips: Sequence[Clip], threads: int) -> list[list[int]]:
+    """The batch's samples in runs: one task of the thread pool decodes one run with one decoder.
+
+    A run holds samples of one file in increasing order of their first frame, so that its
+    decoder goes forward, seeking only over gaps; a file's samples are split into as many runs
+    as the threads allow (``threads // files``), for parallel decoders. In-memory videos
+    (``decoders.video``) are one run each.
+
+    Example:
+        >>> from types import SimpleNamespace as N
+        >>> c = [Clip(N(path=p), np.array([s])) for p, s in [("a", 8), ("b", 0), ("a", 0)]]
+        >>> plan_runs(c, 2), plan_runs(c, 4)
+        ([[2, 0], [1]], [[2], [0], [1]])
+    """
+    by_file: dict[Any, list[int]] = {}
+    for i, clip in enumerate(clips):
+        key = clip.index.path if clip.data is None else ("memory", i)
+        by_file.setdefault(key, []).append(i)
+    share = max(1, threads // max(1, len(by_file)))
+    runs = []
+    for members in by_file.values():
+        members.sort(key=lambda i: int(clips[i].valid.min()) if len(clips[i].valid) else 0)
+        for part in np.array_split(np.asarray(members), min(share, len(members))):
+            runs.append(part.tolist())
+    return runs
+
+
 class VideoFrames:
     """Decodes batches of `Clip` for one operator; holds its decoder pools."""
 
-    def __init__(self, *, ycbcr: bool = False) -> None:
+    def __init__(self, *, ycbcr: bool = False, threads: int = 4) -> None:
         self._ycbcr = ycbcr
+        self._threads = max(1, threads)
         self._cpu: DecoderPool[CpuDecoder] | None = None
         self._gpu: DecoderPool[GpuDecoder] | None = None
+        #: the NVDEC timestamp offset of each file (`_decode_gpu`), measured once per file
+        self._offsets: dict[str, int] = {}
 
     def close(self) -> None:
         for pool in (self._cpu, self._gpu):
             if pool is not None:
                 pool.close()
+
+    def read_cpu(
+        self, ws: Any, clips: Sequence[Clip], fill: np.ndarray, fail: Callable[..., Exception]
+    ) -> list[np.ndarray]:
+        """Every sample of the batch on the CPU, runs decoded in parallel on ``ws.map``.
+
+        ``fail(i, clip, error)`` makes the exception raised for a run whose decoding failed
+        (``i``: its first sample)."""
+        return self._read(ws, clips, lambda run: self.decode_cpu(run, fill), fail)
+
+    def read_gpu(
+        self,
+        ws: Any,
+        clips: Sequence[Clip],
+        fill: np.ndarray,
+        device_id: int,
+        fail: Callable[..., Exception],
+    ) -> list[Any] | Any:
+        """Every sample of the batch on the GPU (`batch_gpu`'s result)."""
+        nv12 = self._read(ws, clips, lambda run: self.decode_nv12(run, device_id), fail)
+        return self.batch_gpu(clips, nv12, fill)
+
+    def _read(
+        self,
+        ws: Any,
+        clips: Sequence[Clip],
+        decode: Callable[[list[Clip]], list[Any]],
+        fail: Callable[..., Exception],
+    ) -> list[Any]:
+        runs = plan_runs(clips, self._threads)
+
+        def task(r: int) -> list[Any] | BaseException:
+            try:
+                return decode([clips[i] for i in runs[r]])
+            except (VideoError, OSError) as e:
+                return e
+
+        out: list[Any] = [None] * len(clips)
+        for run, result in zip(runs, ws.map(task, len(runs))):
+            if isinstance(result, BaseException):
+                raise fail(run[0], clips[run[0]], result) from result
+            for i, sample in zip(run, result):
+                out[i] = sample
+        return out
 
     # -- CPU --------------------------------------------------------------------------------
     def _cpu_pool(self) -> DecoderPool[CpuDecoder]:
@@ -100,37 +175,48 @@ class VideoFrames:
                 lambda path: CpuDecoder(index_video(path)),
                 lambda d: d.position,
                 lambda d: d.close(),
+                per_file=self._threads,
             )
         return self._cpu
 
-    def decode_cpu(self, clip: Clip, fill: np.ndarray) -> np.ndarray:
-        """One sample ``(F, H, W, 3)`` uint8 on the CPU."""
-        index = clip.index
-        valid = clip.valid
-        if clip.data is not None:
-            decoder = CpuDecoder(index, clip.data)
+    def decode_cpu(self, clips: Sequence[Clip], fill: np.ndarray) -> list[np.ndarray]:
+        """The samples ``(F, H, W, 3)`` uint8 of one run (`plan_runs`) on the CPU."""
+        first = clips[0]
+        if first.data is not None:
+            decoder = CpuDecoder(first.index, first.data)
             try:
-                frames = decoder.decode(
-                    valid, decoder.rgb_converter(conversion_for(index, self._ycbcr))
-                )
+                return [self._decode_clip(decoder, c, fill) for c in clips]
             finally:
                 decoder.close()
-        else:
-            pool = self._cpu_pool()
-            first = int(valid.min()) if len(valid) else 0
-            decoder = pool.take(index.path, first)
-            try:
-                frames = decoder.decode(
-                    valid, decoder.rgb_converter(conversion_for(index, self._ycbcr))
-                )
-            except BaseException:
-                decoder.close()
-                raise
-            pool.give(index.path, decoder)
+        pool = self._cpu_pool()
+        path = first.index.path
+        decoder = pool.take(path, int(first.valid.min()) if len(first.valid) else 0)
+        try:
+            out = [self._decode_clip(decoder, c, fill) for c in clips]
+        except BaseException:
+            decoder.close()
+            raise
+        pool.give(path, decoder)
+        return out
+
+    def _decode_clip(self, decoder: CpuDecoder, clip: Clip, fill: np.ndarray) -> np.ndarray:
+        index = clip.index
         out = np.empty((len(clip.frames), index.height, index.width, 3), np.uint8)
-        it = iter(frames)
+        places: dict[int, list[int]] = {}
         for k, f in enumerate(clip.frames.tolist()):
-            out[k] = next(it) if f >= 0 else fill
+            if f < 0:
+                out[k] = fill
+            else:
+                places.setdefault(f, []).append(k)
+        conversion = conversion_for(index, self._ycbcr)
+
+        def store(number: int, frame: Any) -> None:
+            first, *rest = places[number]
+            decoder.to_rgb(frame, conversion, out[first])
+            for k in rest:
+                out[k] = out[first]
+
+        decoder.decode(list(places), store)
         return out
 
     # -- GPU --------------------------------------------------------------------------------
@@ -139,26 +225,27 @@ class VideoFrames:
             from dali._ops.video._container import index_video
 
             self._gpu = DecoderPool(
-                lambda path: GpuDecoder(index_video(path), device_id),
+                lambda path: GpuDecoder(index_video(path), device_id, offsets=self._offsets),
                 lambda d: d.position,
                 lambda d: d.close(),
+                per_file=self._threads,
             )
         return self._gpu
 
-    def decode_nv12(self, clip: Clip, device_id: int) -> Any:
-        """The valid frames of one sample as NV12 on the GPU (a worker thread's part)."""
-        valid = clip.valid
-        if clip.data is not None:
-            decoder = GpuDecoder(clip.index, device_id, clip.data)
+    def decode_nv12(self, clips: Sequence[Clip], device_id: int) -> list[Any]:
+        """The valid frames of each sample of one run as NV12 on the GPU (a task's part)."""
+        first = clips[0]
+        if first.data is not None:
+            decoder = GpuDecoder(first.index, device_id, first.data, offsets={})
             try:
-                return decoder.decode(valid)
+                return [decoder.decode(c.valid) for c in clips]
             finally:
                 decoder.close()
         pool = self._gpu_pool(device_id)
-        path = clip.index.path
-        decoder = pool.take(path, int(valid.min()) if len(valid) else 0)
+        path = first.index.path
+        decoder = pool.take(path, int(first.valid.min()) if len(first.valid) else 0)
         try:
-            nv12 = decoder.decode(valid)
+            nv12 = [decoder.decode(c.valid) for c in clips]
         except BaseException:
             decoder.close()
             raise

@@ -84,13 +84,10 @@ class CpuDecoder:
         self._next = number + 1
         return number, frame
 
-    def decode(
-        self, frames: Sequence[int], convert: Callable[[Any], np.ndarray]
-    ) -> list[np.ndarray]:
-        """``convert(frame)`` of each frame number in ``frames`` (all in range), in that order."""
-        wanted = sorted({int(f) for f in frames})
-        got: dict[int, np.ndarray] = {}
-        for target in wanted:
+    def decode(self, frames: Sequence[int], on_frame: Callable[[int, Any], None]) -> None:
+        """Call ``on_frame(number, frame)`` once for each distinct frame number of ``frames``
+        (all in range), in increasing order; ``frame`` is a PyAV frame, valid during the call."""
+        for target in sorted({int(f) for f in frames}):
             if (
                 self._next < 0
                 or target < self._next
@@ -100,28 +97,27 @@ class CpuDecoder:
             while True:
                 number, frame = self._decode_next()
                 if number == target:
-                    got[target] = convert(frame)
+                    on_frame(target, frame)
                     break
                 if number > target:  # the seek went past it: the container lied
                     raise VideoError(
                         f"cannot seek to frame {target} of video file '{self.index.path}'"
                     )
-        return [got[int(f)] for f in frames]
 
-    def rgb_converter(self, conversion: str) -> Callable[[Any], np.ndarray]:
-        """A ``convert`` for `decode`: the frame as HWC uint8 (`_color.CONVERSIONS`)."""
-        full, ycbcr = conversion == "rgb_full", conversion == "ycbcr"
+    def to_rgb(self, frame: Any, conversion: str, out: np.ndarray) -> None:
+        """Convert a decoded frame into ``out`` (HWC uint8, `_color.CONVERSIONS`)."""
+        if frame.format.name not in ("yuv420p", "yuvj420p"):
+            frame = frame.reformat(format="yuv420p")
         h, w = self.index.height, self.index.width
-
-        def convert(frame: Any) -> np.ndarray:
-            if frame.format.name not in ("yuv420p", "yuvj420p"):
-                frame = frame.reformat(format="yuv420p")
-            y = _plane(frame.planes[0], h, w)
-            u = _plane(frame.planes[1], (h + 1) // 2, (w + 1) // 2)
-            v = _plane(frame.planes[2], (h + 1) // 2, (w + 1) // 2)
-            return i420_to_rgb(y, u, v, full_range=full, ycbcr=ycbcr)
-
-        return convert
+        ch, cw = (h + 1) // 2, (w + 1) // 2
+        i420_to_rgb(
+            _plane(frame.planes[0], h, w),
+            _plane(frame.planes[1], ch, cw),
+            _plane(frame.planes[2], ch, cw),
+            full_range=conversion == "rgb_full",
+            ycbcr=conversion == "ycbcr",
+            out=out,
+        )
 
 
 def _plane(plane: Any, rows: int, cols: int) -> np.ndarray:

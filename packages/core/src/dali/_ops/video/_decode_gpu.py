@@ -48,7 +48,14 @@ def import_nvc() -> Any:
 class GpuDecoder:
     """Decodes frames of one video by number on GPU ``device_id``; NV12 out."""
 
-    def __init__(self, index: VideoIndex, device_id: int, data: bytes | None = None) -> None:
+    def __init__(
+        self,
+        index: VideoIndex,
+        device_id: int,
+        data: bytes | None = None,
+        *,
+        offsets: dict[str, int],
+    ) -> None:
         import cupy as cp
 
         nvc = import_nvc()
@@ -71,7 +78,7 @@ class GpuDecoder:
         self._next = -1
         #: the decoder's timestamps minus the index's (PyNvVideoCodec ignores MP4 edit lists,
         #: so its timestamps of a B-frame stream are shifted by the first decode delay)
-        self._offset: int | None = None
+        self._offsets = offsets  # shared by the decoders of one operator, keyed by path
 
     @property
     def position(self) -> int:
@@ -98,14 +105,16 @@ class GpuDecoder:
                     f"NVDEC returned {len(got)} frames of the {len(wanted)} asked for from "
                     f"video file '{self.index.path}'"
                 )
-            if self._offset is None:
+            offset = self._offsets.get(self.index.path)
+            if offset is None:
                 first = got[0] if wanted[0] == 0 else self._dec.get_batch_frames_by_index([0])[0]
-                self._offset = int(first.getPTS()) - int(self.index.pts[0])
+                offset = int(first.getPTS()) - int(self.index.pts[0])
+                self._offsets[self.index.path] = offset
                 if wanted[0] != 0:
                     got = self._dec.get_batch_frames_by_index(wanted)
             buf = cp.empty((len(wanted), rows, w), cp.uint8)
             for k, (number, frame) in enumerate(zip(wanted, got)):
-                pts = int(frame.getPTS()) - self._offset
+                pts = int(frame.getPTS()) - offset
                 if pts != int(self.index.pts[number]):
                     raise VideoError(
                         f"NVDEC returned the frame with timestamp {pts} for frame {number} "
