@@ -8,6 +8,8 @@ reports frames per second:
 * ``raw NVDEC, T threads``: PyNvVideoCodec's ``SimpleDecoder`` alone (NV12 out, no colour
   conversion), one decoder per thread, the clips split between ``--threads`` threads — the
   hardware rate the reader can reach with as many sessions; ``raw NVDEC, 1 thread`` beside it;
+* ``raw NVDEC, T threads, reader's order``: the same, but the sequences dealt to the threads
+  in turn, as a batch of consecutive sequences is (each decoder jumps ahead and seeks);
 * ``dali GPU readers.video + resize``: ``fn.readers.video(device="gpu")`` → ``fn.resize`` to
   224x224 on the GPU (NVDEC, the batch's conversion in one launch, the resize), ``--threads``;
 * ``dali GPU readers.video alone`` (no resize) and ``..., shuffled`` (``random_shuffle``: each
@@ -76,6 +78,33 @@ def raw_nvdec(clips: list[str], args: argparse.Namespace, threads: int) -> float
     t = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(threads) as ex:
         n = sum(ex.map(run, parts))
+    return n / (time.perf_counter() - t)
+
+
+def raw_nvdec_strided(clips: list[str], args: argparse.Namespace, threads: int) -> float:
+    """The reader's access pattern: consecutive sequences dealt to the threads in turn."""
+    import cupy as cp
+    import PyNvVideoCodec as nvc
+
+    seqs = []
+    for path in clips:
+        total = args.frames
+        seqs += [(path, s) for s in range(0, total - args.seq + 1, args.seq)]
+
+    def run(k: int) -> int:
+        decoders: dict[str, Any] = {}
+        n = 0
+        for path, start in seqs[k::threads]:
+            dec = decoders.get(path) or decoders.setdefault(
+                path, nvc.SimpleDecoder(path, gpu_id=0, use_device_memory=True)
+            )
+            n += len(dec.get_batch_frames_by_index(list(range(start, start + args.seq))))
+        cp.cuda.Device(0).synchronize()
+        return n
+
+    t = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(threads) as ex:
+        n = sum(ex.map(run, range(threads)))
     return n / (time.perf_counter() - t)
 
 
@@ -153,6 +182,9 @@ def main() -> None:
                 raw_nvdec(clips, args, args.threads)
             )
             rows.setdefault("raw NVDEC, 1 thread", []).append(raw_nvdec(clips, args, 1))
+            rows.setdefault(f"raw NVDEC, {args.threads} threads, reader's order", []).append(
+                raw_nvdec_strided(clips, args, args.threads)
+            )
             rows.setdefault("dali GPU readers.video + resize", []).append(
                 dali_reader(clips, args, "gpu")
             )
