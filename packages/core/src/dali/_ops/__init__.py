@@ -24,7 +24,6 @@ _MODULES = (
     "generic.metadata",
     "generic.misc",
     "generic.normalize",
-    "generic.sequence",
     "generic.slice",
     "image.color",
     "image.crop",
