@@ -30,7 +30,6 @@ import numpy as np
 
 from dali._dtypes import np_dtype, type_name
 from dali._graph.schema import Arg, register
-from dali._ops._sequences import unfold
 from dali._ops.base import Operator
 from dali._ops.image._common import optional_cv2
 from dali._tensors import TensorListCPU
@@ -516,13 +515,6 @@ class WarpAffine(WarpBase):
         return out
 
     def run_cpu(self, ws: Any) -> TensorListCPU:
-        # a per-frame matrix: the frames are warped as a batch of images (one launch)
-        frames = unfold(self, ws, ("matrix",))
-        if frames is not None:
-            return frames.fold(frames.run(self._warp))
-        return self._warp(ws)
-
-    def _warp(self, ws: Any) -> TensorListCPU:
         tl = ws.inputs[0]
         _, nsp, frames = self.layout_of(tl)
         matrices = self.matrices(ws, nsp)
