@@ -80,7 +80,9 @@ def conversion_for(index: VideoIndex, ycbcr: bool) -> str:
     return "rgb_full" if index.full_range else "rgb"
 
 
-def plan_runs(clips: Sequence[Clip], threads: int) -> list[list[int]]:
+def plan_runs(
+    clips: Sequence[Clip], threads: int, *, keep_consecutive: bool = True
+) -> list[list[int]]:
     """The batch's samples in runs: one task of the thread pool decodes one run with one decoder.
 
     A run holds samples of one file in increasing order of their first frame, so that its
@@ -90,6 +92,8 @@ def plan_runs(clips: Sequence[Clip], threads: int) -> list[list[int]]:
     on NVDEC: 363 frames/s with 8 decoders dealt consecutive sequences in turn, 748 with one
     decoder reading them in order; ``benchmarks/RESULTS.md`` "Video"). Where a seek is needed
     anyway, a file's samples are split into up to ``threads // files`` runs, decoded in
+    parallel. On the CPU (``keep_consecutive=False``) the colour conversion costs more than the
+    decoding (7 vs 1.5 ms a 720p frame), so every sample may go to its own run, converted in
     parallel. In-memory videos (``decoders.video``) are one run each.
 
     Example:
@@ -111,7 +115,8 @@ def plan_runs(clips: Sequence[Clip], threads: int) -> list[list[int]]:
         segments: list[list[int]] = [[members[0]]]
         for prev, i in itertools.pairwise(members):
             last = int(clips[prev].valid.max()) if len(clips[prev].valid) else 0
-            if clips[i].data is None and clips[i].index.key_frame_before(_first(clips[i])) <= last:
+            seamless = clips[i].index.key_frame_before(_first(clips[i])) <= last
+            if keep_consecutive and clips[i].data is None and seamless:
                 segments[-1].append(i)
             else:
                 segments.append([i])
@@ -148,7 +153,7 @@ class VideoFrames:
 
         ``fail(i, clip, error)`` makes the exception raised for a run whose decoding failed
         (``i``: its first sample)."""
-        return self._read(ws, clips, lambda run: self.decode_cpu(run, fill), fail)
+        return self._read(ws, clips, lambda run: self.decode_cpu(run, fill), fail, False)
 
     def read_gpu(
         self,
@@ -159,7 +164,7 @@ class VideoFrames:
         fail: Callable[..., Exception],
     ) -> list[Any] | Any:
         """Every sample of the batch on the GPU (`batch_gpu`'s result)."""
-        nv12 = self._read(ws, clips, lambda run: self.decode_nv12(run, device_id), fail)
+        nv12 = self._read(ws, clips, lambda run: self.decode_nv12(run, device_id), fail, True)
         return self.batch_gpu(clips, nv12, fill)
 
     def _read(
@@ -168,8 +173,9 @@ class VideoFrames:
         clips: Sequence[Clip],
         decode: Callable[[list[Clip]], list[Any]],
         fail: Callable[..., Exception],
+        keep_consecutive: bool,
     ) -> list[Any]:
-        runs = plan_runs(clips, self._threads)
+        runs = plan_runs(clips, self._threads, keep_consecutive=keep_consecutive)
 
         def task(r: int) -> list[Any] | BaseException:
             try:
