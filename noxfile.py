@@ -95,12 +95,13 @@ def core(session: nox.Session) -> None:
     decoders are covered.)
     """
     # moto[server] and s3fs (pinned): the object-storage tests read from a real S3 server on
-    # localhost (tests/core/ops/readers/test_storage_s3.py); without them they skip
+    # localhost (tests/core/ops/readers/test_storage_s3.py); without them they skip. The video
+    # extra (PyAV) for the video operators' tests.
     _pytest(
         session,
         "tests/core",
         "-e",
-        CORE,
+        f"{CORE}[video]",
         "hypothesis",
         "moto[server]==5.2.1",
         "s3fs==2026.9.0",
@@ -246,7 +247,7 @@ def conformance(session: nox.Session) -> None:
     DALI runs CPU-only (device_id=None), so no GPU is needed. Prints one line per case and ends
     with ``N passed, M failed``; ``-- -k resize`` selects cases (tests/conformance/README.md).
     """
-    session.install("-e", CORE, "nvidia-dali-cuda130==2.4.0")
+    session.install("-e", f"{CORE}[video]", "nvidia-dali-cuda130==2.4.0")
     session.run("python", "tests/conformance/run.py", *session.posargs)
 
 
