@@ -115,8 +115,8 @@ class VideoDecoder(Operator):
                 if length[i] is not None:
                     wanted = s + st * np.arange(int(length[i][0]), dtype=np.int64)
                 else:
-                    e = int(end[i][0]) if end[i] is not None else count
-                    wanted = np.arange(s, e, st, dtype=np.int64)
+                    stop = int(end[i][0]) if end[i] is not None else count
+                    wanted = np.arange(s, stop, st, dtype=np.int64)
             if (wanted < 0).any():
                 raise SampleFailure(i, self.arg_error("frames", "frame numbers must be >= 0"))
             if (wanted >= count).any() and self.arg("pad_mode") == "none":

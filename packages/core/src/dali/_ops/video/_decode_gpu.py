@@ -88,7 +88,7 @@ class GpuDecoder:
     def close(self) -> None:
         self._dec = None
 
-    def decode(self, frames: Sequence[int]) -> Any:
+    def decode(self, frames: Sequence[int] | np.ndarray) -> Any:
         """NV12 frames ``(len(frames), H + ceil(H/2), W)`` uint8 (CuPy), in the order asked."""
         import cupy as cp
 
