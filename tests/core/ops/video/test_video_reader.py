@@ -264,6 +264,28 @@ def test_errors_name_the_argument_and_file(clips, tmp_path, kwargs, match):
     assert "readers.video" in str(info.value)
 
 
+def test_unsupported_codec_names_the_codec_and_file(tmp_path):
+    import av
+
+    path = str(tmp_path / "lossless.mkv")
+    with av.open(path, "w") as out:
+        stream = out.add_stream("ffv1", rate=25)
+        stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
+        for k in range(3):
+            frame = av.VideoFrame.from_ndarray(np.full((48, 64, 3), k * 40, np.uint8), "rgb24")
+            for packet in stream.encode(frame):
+                out.mux(packet)
+        for packet in stream.encode():
+            out.mux(packet)
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def pipe():
+        return fn.readers.video(filenames=[path], sequence_length=2)
+
+    with pytest.raises(Exception, match=r"unsupported video codec 'ffv1' in '.*lossless\.mkv'"):
+        pipe().build()
+
+
 def test_legacy_refuses_variable_frame_rate(clips):
     @pipeline_def(batch_size=1, num_threads=1, device_id=None)
     def pipe(skip):
