@@ -334,3 +334,34 @@ def test_legacy_reader_with_crop_on_both(device, clips):
     p = pipe()
     p.build()
     return [out for _ in range(2) for out in p.run()]
+
+
+@cpu_gpu()
+def test_padding_float_and_ycbcr_on_both(device, clips):
+    # padded sequences (constant frames), FLOAT output and YCbCr: the GPU's per-sample path
+    @pipeline_def(batch_size=4, num_threads=2, device_id=device_id(device))
+    def pipe():
+        legacy = fn.readers.video(
+            device=device,
+            filenames=[clips["b23"]],
+            sequence_length=5,
+            stride=2,
+            step=7,
+            pad_sequences=True,
+            dtype=types.FLOAT,
+            normalized=True,
+        )
+        ycc = fn.experimental.readers.video(
+            device=device,
+            filenames=[clips["b23"]],
+            sequence_length=6,
+            step=9,
+            pad_mode="constant",
+            fill_value=[9, 99, 199],
+            image_type=types.YCbCr,
+        )
+        return legacy, ycc
+
+    p = pipe()
+    p.build()
+    return [out for _ in range(2) for out in p.run()]
