@@ -86,22 +86,24 @@ def plan_runs(
     """The batch's samples in runs: one task of the thread pool decodes one run with one decoder.
 
     A run holds samples of one file in increasing order of their first frame, so that its
-    decoder goes forward. Consecutive samples that a decoder reaches without seeking (the next
-    one starts before the key frame after the previous one's end) stay in one run: splitting
-    them would make each decoder seek and decode the frames since a key frame again (measured
-    on NVDEC: 363 frames/s with 8 decoders dealt consecutive sequences in turn, 748 with one
-    decoder reading them in order; ``benchmarks/RESULTS.md`` "Video"). Where a seek is needed
-    anyway, a file's samples are split into up to ``threads // files`` runs, decoded in
-    parallel. On the CPU (``keep_consecutive=False``) the colour conversion costs more than the
-    decoding (7 vs 1.5 ms a 720p frame), so every sample may go to its own run, converted in
-    parallel. In-memory videos (``decoders.video``) are one run each.
+    decoder goes forward. Where the next sample of a file starts, a decoder that goes on from
+    the previous sample decodes the frames in between, and a fresh one decodes the frames since
+    the key frame before it: the samples are split there (into parallel runs) only when the
+    split costs at most a quarter of a sample's frames more (a key frame at or just before the
+    sample's start), else they stay in one run. Splitting every sample off would make each
+    decoder seek and decode a half GOP again: on NVDEC, 8 decoders dealt consecutive 16-frame
+    sequences in turn read 355 frames/s, one decoder reading them in order 748
+    (``benchmarks/RESULTS.md`` "Video"). A file's segments are then grouped into up to
+    ``threads // files`` runs. On the CPU (``keep_consecutive=False``) the colour conversion
+    costs more than the decoding (7 against 1.5 ms a 720p frame): every sample may be its own
+    run, converted in parallel. In-memory videos (``decoders.video``) are one run each.
 
-    Example:
+    Example (key frames every 10 frames; samples of 4 frames):
         >>> from types import SimpleNamespace as N
         >>> index = N(path="a", key_frame_before=lambda f: f - f % 10)
-        >>> c = [Clip(index, np.array([s, s + 1])) for s in (30, 0, 2, 50)]
+        >>> c = [Clip(index, np.arange(s, s + 4)) for s in (4, 0, 10, 14, 33)]
         >>> plan_runs(c, 1), plan_runs(c, 4)
-        ([[1, 2, 0, 3]], [[1, 2], [0], [3]])
+        ([[1, 0, 2, 3, 4]], [[1, 0], [2, 3], [4]])
     """
     by_file: dict[Any, list[int]] = {}
     for i, clip in enumerate(clips):
@@ -111,15 +113,19 @@ def plan_runs(
     runs: list[list[int]] = []
     for members in by_file.values():
         members.sort(key=lambda i: _first(clips[i]))
-        # segments: samples a decoder reads on from the previous one without seeking
         segments: list[list[int]] = [[members[0]]]
         for prev, i in itertools.pairwise(members):
-            last = int(clips[prev].valid.max()) if len(clips[prev].valid) else 0
-            seamless = clips[i].index.key_frame_before(_first(clips[i])) <= last
-            if keep_consecutive and clips[i].data is None and seamless:
-                segments[-1].append(i)
+            if not keep_consecutive or clips[i].data is not None or share == 1:
+                split = not keep_consecutive or clips[i].data is not None
             else:
+                start = _first(clips[i])
+                gap = start - 1 - (int(clips[prev].valid.max()) if len(clips[prev].valid) else 0)
+                fresh = start - clips[i].index.key_frame_before(start)
+                split = fresh - min(max(gap, 0), fresh) <= len(clips[i].valid) // 4
+            if split:
                 segments.append([i])
+            else:
+                segments[-1].append(i)
         groups = min(share, len(segments))
         for part in np.array_split(np.arange(len(segments)), groups):
             runs.append([i for k in part.tolist() for i in segments[k]])
