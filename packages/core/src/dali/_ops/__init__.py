@@ -45,6 +45,7 @@ _MODULES = (
     "readers.tfrecord",
     "readers.video",
     "readers.webdataset",
+    "video.optical_flow",
 )
 
 for _name in _MODULES:
