@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from parity import cpu_gpu, device_id
-
 from dali import fn, pipeline_def
 from dali._testing.videos import frame_number, write_clip
+from parity import cpu_gpu, device_id
 
 pytest.importorskip("av")
 
@@ -42,15 +41,15 @@ def _numbers(video):
     "kwargs, a, b",
     [
         ({}, list(range(20)), list(range(13))),
-        (dict(frames=[5, 0, 5, 12]), [5, 0, 5, 12], [5, 0, 5, 12]),
-        (dict(start_frame=2, end_frame=11, stride=4), [2, 6, 10], [2, 6, 10]),
+        ({"frames": [5, 0, 5, 12]}, [5, 0, 5, 12], [5, 0, 5, 12]),
+        ({"start_frame": 2, "end_frame": 11, "stride": 4}, [2, 6, 10], [2, 6, 10]),
         (
-            dict(start_frame=8, sequence_length=4, stride=2, pad_mode="edge"),
+            {"start_frame": 8, "sequence_length": 4, "stride": 2, "pad_mode": "edge"},
             [8, 10, 12, 14],
             [8, 10, 12, 12],
         ),
         (
-            dict(start_frame=9, sequence_length=4, stride=2, pad_mode="reflect_101"),
+            {"start_frame": 9, "sequence_length": 4, "stride": 2, "pad_mode": "reflect_101"},
             [9, 11, 13, 15],
             [9, 11, 11, 9],
         ),
@@ -92,10 +91,10 @@ def test_per_sample_frames(clips):
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(frames=[3], start_frame=1), "cannot be used with"),
-        (dict(end_frame=3, sequence_length=2), "cannot be used together"),
-        (dict(pad_mode="none", frames=[30]), r"past the end of '.*a\.mp4' \(20 frames\)"),
-        (dict(pad_mode="zero"), "pad_mode"),
+        ({"frames": [3], "start_frame": 1}, "cannot be used with"),
+        ({"end_frame": 3, "sequence_length": 2}, "cannot be used together"),
+        ({"pad_mode": "none", "frames": [30]}, r"past the end of '.*a\.mp4' \(20 frames\)"),
+        ({"pad_mode": "zero"}, "pad_mode"),
     ],
 )
 def test_errors(clips, kwargs, match):

@@ -13,10 +13,9 @@ import os
 
 import numpy as np
 import pytest
-from parity import cpu_gpu, device_id
-
 from dali import fn, pipeline_def, types
 from dali._testing.videos import frame_number, write_clip
+from parity import cpu_gpu, device_id
 
 pytest.importorskip("av")
 
@@ -65,11 +64,11 @@ def _check_frames(video, numbers):
     [
         # (label, frame numbers) of every sample, as real DALI 2.4 gives them
         (
-            dict(sequence_length=8, stride=3),
+            {"sequence_length": 8, "stride": 3},
             [(0, list(range(0, 24, 3))), (0, list(range(24, 48, 3)))],
         ),
         (
-            dict(sequence_length=8, stride=2, step=5, pad_mode="edge"),
+            {"sequence_length": 8, "stride": 2, "step": 5, "pad_mode": "edge"},
             [(0, list(range(s, s + 16, 2))) for s in range(0, 40, 5)]
             + [
                 (1, list(range(0, 16, 2))),
@@ -78,7 +77,7 @@ def _check_frames(video, numbers):
             ],
         ),
         (
-            dict(sequence_length=8, stride=2, step=20, pad_mode="reflect_1001"),
+            {"sequence_length": 8, "stride": 2, "step": 20, "pad_mode": "reflect_1001"},
             [
                 (0, list(range(0, 16, 2))),
                 (0, list(range(20, 36, 2))),
@@ -87,7 +86,10 @@ def _check_frames(video, numbers):
                 (1, [20, 22, 21, 19, 17, 15, 13, 11]),
             ],
         ),
-        (dict(sequence_length=4, uniform_sample=True), [(0, [0, 16, 33, 49]), (1, [0, 7, 15, 22])]),
+        (
+            {"sequence_length": 4, "uniform_sample": True},
+            [(0, [0, 16, 33, 49]), (1, [0, 7, 15, 22])],
+        ),
     ],
 )
 def test_experimental_sequences_follow_dali(clips, extra, expected):
@@ -101,7 +103,7 @@ def test_experimental_sequences_follow_dali(clips, extra, expected):
         )
     )
     assert [(int(s[1][0]), s[2].tolist()) for s in got] == expected
-    for video, label, nums, stamps in got:
+    for video, _label, nums, stamps in got:
         assert video.shape == (len(nums), 144, 160, 3) and video.dtype == np.uint8
         _check_frames(video, nums.tolist())
         np.testing.assert_allclose(stamps, np.where(nums >= 0, nums * 0.04, -1.0), atol=1e-9)
@@ -109,15 +111,15 @@ def test_experimental_sequences_follow_dali(clips, extra, expected):
 
 def test_constant_padding_fills_and_marks_frames(clips):
     got = _all_samples(
-        dict(
-            filenames=[clips["b23"]],
-            sequence_length=8,
-            stride=2,
-            step=5,
-            pad_mode="constant",
-            fill_value=[7, 8, 9],
-            enable_frame_num="sequence",
-        )
+        {
+            "filenames": [clips["b23"]],
+            "sequence_length": 8,
+            "stride": 2,
+            "step": 5,
+            "pad_mode": "constant",
+            "fill_value": [7, 8, 9],
+            "enable_frame_num": "sequence",
+        }
     )
     video, nums = got[-1]
     assert nums.tolist() == [10, 12, 14, 16, 18, 20, 22, -1]
@@ -127,17 +129,17 @@ def test_constant_padding_fills_and_marks_frames(clips):
 
 def test_legacy_reader_rules_and_outputs(clips):
     got = _all_samples(
-        dict(
-            filenames=[clips["a50"], clips["b23"]],
-            labels=[3, 4],
-            sequence_length=8,
-            stride=3,
-            pad_sequences=True,
-            enable_frame_num=True,
-            enable_timestamps=True,
-            dtype=types.FLOAT,
-            normalized=True,
-        ),
+        {
+            "filenames": [clips["a50"], clips["b23"]],
+            "labels": [3, 4],
+            "sequence_length": 8,
+            "stride": 3,
+            "pad_sequences": True,
+            "enable_frame_num": True,
+            "enable_timestamps": True,
+            "dtype": types.FLOAT,
+            "normalized": True,
+        },
         experimental=False,
     )
     # span (8 - 1) * 3 + 1 = 22, step 8: a50 -> 0, 8, 16, 24 full, then 32..48 padded
@@ -161,21 +163,21 @@ def test_legacy_reader_rules_and_outputs(clips):
 
 
 def test_file_root_and_file_list(clips, tmp_path):
-    for name, label in (("a", 0), ("b", 1)):
+    for name, _label in (("a", 0), ("b", 1)):
         os.makedirs(tmp_path / name)
     os.symlink(clips["b23"], tmp_path / "a" / "x.mp4")
     os.symlink(clips["a50"], tmp_path / "b" / "y.mp4")
-    got = _all_samples(dict(file_root=str(tmp_path), sequence_length=10))
+    got = _all_samples({"file_root": str(tmp_path), "sequence_length": 10})
     assert [int(s[1][0]) for s in got] == [0, 0, 1, 1, 1, 1, 1]
     lst = tmp_path / "list.txt"
     lst.write_text(f"{clips['a50']} 7 0.4 1.2\n{clips['b23']} 9\n")
     got = _all_samples(
-        dict(
-            file_list=str(lst),
-            sequence_length=4,
-            file_list_format="timestamps",
-            enable_frame_num=True,
-        )
+        {
+            "file_list": str(lst),
+            "sequence_length": 4,
+            "file_list_format": "timestamps",
+            "enable_frame_num": True,
+        }
     )
     # 0.4 s .. 1.2 s at 25 fps: frames 10..30 inclusive -> starts 10, 14, 18, 22, 26
     assert [(int(s[1][0]), int(s[2][0])) for s in got] == [
@@ -195,14 +197,19 @@ def test_file_root_and_file_list(clips, tmp_path):
 def test_every_codec_is_frame_exact_on_cpu(clips):
     for key in ("hevc", "vp9", "mjpeg"):
         got = _all_samples(
-            dict(filenames=[clips[key]], sequence_length=5, stride=2, enable_frame_num="sequence")
+            {
+                "filenames": [clips[key]],
+                "sequence_length": 5,
+                "stride": 2,
+                "enable_frame_num": "sequence",
+            }
         )
         for video, nums in got:
             _check_frames(video, nums.tolist())
 
 
 def test_shards_split_the_sequences(clips):
-    kwargs = dict(filenames=[clips["a50"]], sequence_length=5, enable_frame_num=True)
+    kwargs = {"filenames": [clips["a50"]], "sequence_length": 5, "enable_frame_num": True}
     whole = sorted(int(s[1][0]) for s in _all_samples(kwargs))
     parts = [
         int(s[1][0])
@@ -237,14 +244,14 @@ def test_checkpoint_resumes_at_the_same_sequence(clips):
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(filenames=["/no/such/video.mp4"]), "/no/such/video.mp4"),
-        (dict(filenames=["CORRUPT"]), "cannot open video file"),
-        (dict(filenames=["a50"], sequence_length=60), "no valid sequences"),
-        (dict(filenames=["a50"], pad_mode="wrap"), "pad_mode"),
-        (dict(filenames=["a50"], fill_value=[1, 2]), "fill_value"),
-        (dict(filenames=["a50"], labels=[1, 2]), "2 labels for 1 files"),
-        (dict(filenames=["a50"], file_root="/tmp"), "exactly one of"),
-        (dict(filenames=["a50"], enable_frame_num="all"), "enable_frame_num"),
+        ({"filenames": ["/no/such/video.mp4"]}, "/no/such/video.mp4"),
+        ({"filenames": ["CORRUPT"]}, "cannot open video file"),
+        ({"filenames": ["a50"], "sequence_length": 60}, "no valid sequences"),
+        ({"filenames": ["a50"], "pad_mode": "wrap"}, "pad_mode"),
+        ({"filenames": ["a50"], "fill_value": [1, 2]}, "fill_value"),
+        ({"filenames": ["a50"], "labels": [1, 2]}, "2 labels for 1 files"),
+        ({"filenames": ["a50"], "file_root": "/tmp"}, "exactly one of"),
+        ({"filenames": ["a50"], "enable_frame_num": "all"}, "enable_frame_num"),
     ],
 )
 def test_errors_name_the_argument_and_file(clips, tmp_path, kwargs, match):
