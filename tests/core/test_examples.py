@@ -58,3 +58,29 @@ def test_ssd_example_draws_augmented_boxes(tmp_path):
     assert "augmented: 8 images (300, 300, 3)" in stdout
     assert "every box inside its image: True" in stdout
     assert "encoded boxes (8732, 4), labels (8732,)" in stdout
+
+
+def test_video_example_runs_both_slide_pipelines(tmp_path):
+    """The slides' video pipelines (examples/video) on generated clips: reader → crop gives the
+    frames asked for, reader → optical_flow/element_extract gives a flow field per pair of
+    frames and the first frame; both pictures are saved."""
+    pytest.importorskip("av")
+    pytest.importorskip("PIL")
+    out, flow_out = tmp_path / "video.png", tmp_path / "flow.png"
+    stdout = _run(
+        "video/show_video.py",
+        "--out",
+        str(out),
+        "--flow-out",
+        str(flow_out),
+        "--data",
+        str(tmp_path / "clips"),
+    )
+    from PIL import Image
+
+    assert "sequences: 2 x (8, 160, 224, 3) layout FHWC" in stdout
+    assert "frame numbers: [[0, 1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]]" in stdout
+    assert "label 0: first frame (192, 256, 3), flow (5, 48, 64, 2)" in stdout
+    assert "label 1: first frame (192, 256, 3), flow (5, 48, 64, 2)" in stdout
+    assert Image.open(out).size == (8 * 224, 2 * 160)
+    assert Image.open(flow_out).size == (2 * 256, 2 * 192)

@@ -254,6 +254,28 @@ class Workspace:
             return [v] * self.batch_size
         return [np.asarray(v, dtype=dtype).reshape(-1) for v in self.arg_samples(name)]
 
+    @property
+    def arg_inputs(self) -> dict[str, Any]:
+        """The arguments given per sample: name -> batch (do not change it)."""
+        return self._args
+
+    def with_batch(self, inputs: list[Any], args: dict[str, Any], meta: BatchMeta) -> Workspace:
+        """This run's services (thread pool, stream, key) over another batch: for an operator
+        that runs itself on a view of its batch (the frames of sequences, `dali._ops._sequences`).
+        """
+        return Workspace(
+            self.op,
+            inputs,
+            args,
+            meta,
+            self.iteration,
+            self.epoch,
+            self._pool,
+            self._key,
+            self.fed,
+            self._cuda,
+        )
+
     # -- services --------------------------------------------------------------------------
     @property
     def key(self) -> int | None:

@@ -24,6 +24,7 @@ _MODULES = (
     "generic.metadata",
     "generic.misc",
     "generic.normalize",
+    "generic.sequence",
     "generic.slice",
     "image.color",
     "image.crop",

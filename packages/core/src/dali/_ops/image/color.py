@@ -16,6 +16,8 @@ the output type (integers rounded half away from zero and saturated):
   on a uint8 input does not rescale.
 
 Arguments may be per sample; a uniform batch is still transformed in one batched matrix product.
+On sequences (FHWC) every argument may also be per frame (``fn.per_frame``): the frames are then
+transformed as one batch of images (`dali._ops._sequences`).
 On the GPU every batch, ragged or not, is one kernel launch (`dali._ops.image._color_gpu`).
 
 Example:
@@ -40,6 +42,7 @@ import numpy as np
 
 from dali._dtypes import DALIDataType
 from dali._graph.schema import Arg, register
+from dali._ops._sequences import unfold
 from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
 from dali._ops.image import _color_gpu
@@ -114,6 +117,8 @@ class _ColorBase(Operator):
     default_dtype: Any = None
     #: the transform is a full 3×3 matrix over RGB (False: per-element multiply-add)
     needs_rgb = True
+    #: the operator's tensor arguments (all of them may be given per frame)
+    knobs: tuple[str, ...] = ()
 
     def setup(self) -> None:
         from dali._dtypes import np_dtype, type_name
@@ -135,6 +140,14 @@ class _ColorBase(Operator):
     ) -> tuple[np.ndarray, np.ndarray]:
         """Per-sample float32 ``(n, 3, 3)`` matrices (or ``(n,)`` multipliers) and offsets."""
         raise NotImplementedError
+
+    def run(self, ws: Any) -> Any:
+        # per-frame `knobs` (DALI accepts them all per frame): the frames run as a batch of
+        # images, so the GPU still makes one launch
+        frames = unfold(self, ws, self.knobs)
+        if frames is not None:
+            return frames.fold(frames.run(super().run))
+        return super().run(ws)
 
     def run_cpu(self, ws: Any) -> Any:
         tl = ws.inputs[0]

@@ -11,6 +11,10 @@ Without ``size`` or ``keep_size`` the canvas is just large enough:
 added to an extent whose parity differs from the source extent it mostly comes from (W, H for
 angles within ±45° of 0° or 180°, swapped otherwise), which keeps the centre sharp.
 
+Sequences (FHWC, FDHWC) share one canvas per sample. With per-frame angles
+(``angle=fn.per_frame(...)``, `dali._ops._sequences`) it is DALI's `sequence_canvas`: the largest
+of the frames' canvases, extent by extent, with the parity most frames want.
+
 Example:
     >>> rotated_canvas_size(40, 60, 45.0), rotated_canvas_size(41, 60, 45.0)
     ((72, 72), (72, 73))
@@ -25,9 +29,16 @@ from typing import Any
 import numpy as np
 
 from dali._graph.schema import REQUIRED, Arg, register
+from dali._ops._sequences import Frames, unfold
 from dali._ops.image.warp_affine import WARP_ARGS, WarpBase
 
-__all__ = ["Rotate", "rotated_canvas_size", "rotation_matrix_2d", "rotation_matrix_3d"]
+__all__ = [
+    "Rotate",
+    "rotated_canvas_size",
+    "rotation_matrix_2d",
+    "rotation_matrix_3d",
+    "sequence_canvas",
+]
 
 _F32 = np.float32
 
@@ -39,17 +50,39 @@ def _rad(degrees: float) -> float:
 
 def rotated_canvas_size(height: int, width: int, angle: float) -> tuple[int, int]:
     """The smallest canvas ``(h, w)`` holding an ``height × width`` image rotated by ``angle``°."""
+    size, parity = _canvas_2d(height, width, angle)
+    h, w = _with_parity(size, parity)
+    return h, w
+
+
+def _with_parity(size: Sequence[int], parity: Sequence[int]) -> tuple[int, ...]:
+    """``size`` with one added to each extent whose parity is not the wanted one."""
+    return tuple(int(e + (e % 2 != p)) for e, p in zip(size, parity))
+
+
+def _canvas_2d(height: int, width: int, angle: float) -> tuple[list[int], list[int]]:
+    """The canvas ``(h, w)`` before the parity correction, and the parities it wants."""
     a = _rad(angle)
     c, s = abs(math.cos(a)), abs(math.sin(a))
     w_out = math.ceil(c * width + s * height - 1e-2)
     h_out = math.ceil(c * height + s * width - 1e-2)
     if s <= c:  # within ±45° of 0 or 180: keep the parity
-        w_out += (w_out % 2) != (width % 2)
-        h_out += (h_out % 2) != (height % 2)
-    else:  # within ±45° of 90 or 270: swap the parity
-        h_out += (h_out % 2) != (width % 2)
-        w_out += (w_out % 2) != (height % 2)
-    return int(h_out), int(w_out)
+        return [h_out, w_out], [height % 2, width % 2]
+    return [h_out, w_out], [width % 2, height % 2]  # within ±45° of 90 or 270: swap it
+
+
+def sequence_canvas(canvases: Sequence[tuple[Sequence[int], Sequence[int]]]) -> tuple[int, ...]:
+    """One canvas for all frames of a sequence rotated by per-frame angles (DALI's rule).
+
+    Each extent is the largest of the frames' extents (before the parity correction), then its
+    parity is made the one that more than half of the frames want.
+
+    Args:
+        canvases: Per frame, the ``(size, parity)`` of `_canvas_2d` / `_canvas_3d`.
+    """
+    size = np.max([c[0] for c in canvases], axis=0)
+    votes = np.sum([c[1] for c in canvases], axis=0)
+    return _with_parity(size.tolist(), (2 * votes > len(canvases)).astype(int).tolist())
 
 
 def _rotation3d(axis: Sequence[float], angle_rad: float) -> np.ndarray:
@@ -66,17 +99,25 @@ def rotated_canvas_size_3d(
     shape: Sequence[int], axis: Sequence[float], angle: float
 ) -> tuple[int, int, int]:
     """Canvas ``(d, h, w)`` for a ``(D, H, W)`` volume rotated by ``angle``° about ``axis``."""
+    d, h, w = _with_parity(*_canvas_3d(shape, axis, angle))
+    return d, h, w
+
+
+def _canvas_3d(
+    shape: Sequence[int], axis: Sequence[float], angle: float
+) -> tuple[list[int], list[int]]:
+    """The canvas ``(d, h, w)`` before the parity correction, and the parities it wants."""
     m = np.abs(_rotation3d(axis, _rad(angle)))
     in_xyz = np.array([shape[2], shape[1], shape[0]], dtype=_F32)
     out = [math.ceil(float(v)) for v in (m @ in_xyz - _F32(1e-2)).astype(_F32)]
+    parity = []
     for i in range(3):
         dominant = i  # the source axis contributing most to this extent (ties: keep i)
         for j in range(3):
             if m[i, j] > m[i, dominant]:
                 dominant = j
-        if out[i] % 2 != int(in_xyz[dominant]) % 2:
-            out[i] += 1
-    return out[2], out[1], out[0]
+        parity.append(int(in_xyz[dominant]) % 2)
+    return out[::-1], parity[::-1]
 
 
 def rotation_matrix_2d(in_hw: Sequence[int], out_hw: Sequence[int], angle: float) -> np.ndarray:
@@ -163,6 +204,14 @@ class Rotate(WarpBase):
         return self._run(ws)
 
     def _run(self, ws: Any) -> Any:
+        # per-frame angles/axes: the frames are rotated as a batch of images (one launch), each
+        # sequence on one canvas that holds all its frames
+        seqs = unfold(self, ws, ("angle", "axis"))
+        if seqs is not None:
+            return seqs.fold(seqs.run(lambda fws: self._rotate(fws, seqs)))
+        return self._rotate(ws, None)
+
+    def _rotate(self, ws: Any, seqs: Frames | None) -> Any:
         tl = ws.inputs[0]
         _, nsp, frames = self.layout_of(tl)
         angles = self._angles(ws)
@@ -171,17 +220,30 @@ class Rotate(WarpBase):
         sizes = self.explicit_sizes(ws, nsp)
         if nsp == 3:  # like DALI, `axis` is ignored for 2-D images
             axes = self._axes(ws)
+        canvases: list[Sequence[int]] | None = None
+        if sizes is None and not self.arg("keep_size"):
+            raw = [
+                _canvas_2d(shape[0], shape[1], angles[i])
+                if nsp == 2
+                else _canvas_3d(shape, axes[i], angles[i])
+                for i, shape in enumerate(in_shapes)
+            ]
+            if seqs is None:
+                canvases = [_with_parity(*r) for r in raw]
+            else:  # one canvas per sequence, for all its frames
+                canvases = [None] * len(raw)  # type: ignore[list-item]
+                for g in seqs.groups():
+                    if g.stop > g.start:
+                        canvases[g] = [sequence_canvas(raw[g])] * (g.stop - g.start)
         out_shapes: list[Sequence[int]] = []
         matrices = []
         for i, shape in enumerate(in_shapes):
             if sizes is not None:
                 out = tuple(sizes[i])
-            elif self.arg("keep_size"):
+            elif canvases is None:  # keep_size
                 out = tuple(shape)
-            elif nsp == 2:
-                out = rotated_canvas_size(shape[0], shape[1], angles[i])
             else:
-                out = rotated_canvas_size_3d(shape, axes[i], angles[i])
+                out = tuple(canvases[i])
             out_shapes.append(out)
             if nsp == 2:
                 matrices.append(rotation_matrix_2d(shape, out, angles[i]))

@@ -30,6 +30,7 @@ import numpy as np
 
 from dali._dtypes import np_dtype, type_name
 from dali._graph.schema import Arg, register
+from dali._ops._sequences import unfold
 from dali._ops.base import Operator
 from dali._ops.image._common import optional_cv2
 from dali._tensors import TensorListCPU
@@ -466,6 +467,9 @@ class WarpAffine(WarpBase):
     Example: ``fn.warp_affine(images, matrix=[1, 0, 5, 0, 1, 3])`` gives
     ``dst[y, x] = src[y + 3, x + 5]``.
 
+    On sequences (FHWC) ``matrix`` may be per frame (``fn.per_frame``, a ``(frames, 2, 3)``
+    value per sample): the frames are then warped as one batch of images.
+
     On the GPU all samples are warped by one kernel launch; a GPU ``mtx`` input is first copied
     to the host (the matrices drive the host-side geometry), which waits for the GPU.
     """
@@ -515,6 +519,13 @@ class WarpAffine(WarpBase):
         return out
 
     def run_cpu(self, ws: Any) -> TensorListCPU:
+        # a per-frame matrix: the frames are warped as a batch of images (one launch)
+        frames = unfold(self, ws, ("matrix",))
+        if frames is not None:
+            return frames.fold(frames.run(self._warp))
+        return self._warp(ws)
+
+    def _warp(self, ws: Any) -> TensorListCPU:
         tl = ws.inputs[0]
         _, nsp, frames = self.layout_of(tl)
         matrices = self.matrices(ws, nsp)
