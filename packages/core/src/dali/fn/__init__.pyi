@@ -12,6 +12,7 @@ from typing import Any, Literal, overload
 from numpy.typing import ArrayLike, DTypeLike
 
 from dali.fn import decoders as decoders
+from dali.fn import experimental as experimental
 from dali.fn import random as random
 from dali.fn import readers as readers
 from dali.pipeline import DataNode
@@ -32,6 +33,8 @@ __all__ = [
     "crop",
     "crop_mirror_normalize",
     "decoders",
+    "element_extract",
+    "experimental",
     "external_source",
     "flip",
     "get_property",
@@ -39,8 +42,10 @@ __all__ = [
     "hue",
     "normalize",
     "one_hot",
+    "optical_flow",
     "pad",
     "paste",
+    "per_frame",
     "python_function",
     "random",
     "random_bbox_crop",
@@ -937,6 +942,60 @@ def crop_mirror_normalize(
     """
 
 @overload
+def element_extract(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    element_map: Sequence[int] | int,
+    preserve: bool | None = ...,
+) -> DataNode | list[DataNode] | None:
+    """Extract frames from sequences: one output per index of ``element_map``.
+
+    ``fn.element_extract(video, element_map=[0, -1])`` is an error (no negative indices);
+    ``element_map=[2, 0]`` gives two ``HWC`` outputs, the frames 2 and 0 of every ``FHWC``
+    sequence.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        element_map (int_vec, required): Indices of the frames to extract.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def element_extract(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    element_map: Sequence[int] | int,
+    preserve: bool | None = ...,
+) -> list[DataNode | list[DataNode] | None]:
+    """Extract frames from sequences: one output per index of ``element_map``.
+
+    ``fn.element_extract(video, element_map=[0, -1])`` is an error (no negative indices);
+    ``element_map=[2, 0]`` gives two ``HWC`` outputs, the frames 2 and 0 of every ``FHWC``
+    sequence.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        element_map (int_vec, required): Indices of the frames to extract.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
 def external_source(
     source: Any = ...,
     num_outputs: Literal[0, 1] | None = ...,
@@ -1558,6 +1617,86 @@ def one_hot(
     """
 
 @overload
+def optical_flow(
+    input: DataNode | ArrayLike,
+    hints: DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    enable_external_hints: bool | None = ...,
+    enable_temporal_hints: bool | None = ...,
+    hint_grid: int | None = ...,
+    image_type: DALIImageType | int | None = ...,
+    output_format: int | None = ...,
+    output_grid: int | None = ...,
+    preserve: bool | None = ...,
+    preset: float | None = ...,
+) -> DataNode:
+    """Dense optical flow between consecutive frames of each sequence (FHWC uint8).
+
+    Our pyramidal block-matching estimator, not NVIDIA's hardware (module docstring): equal
+    results on CPU and GPU, DALI's argument and output format. On the GPU one kernel launch per
+    pyramid level covers the whole batch (per level and pair index with temporal hints).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        preset (float, default 0.0): Speed/quality: 0.0 best quality, 0.5 medium, 1.0 fastest.
+        output_grid (int, default 4): Pixels per output vector side: 1, 2 or 4.
+        hint_grid (int, default 4): Pixels per hint vector side: 1, 2, 4 or 8.
+        enable_temporal_hints (bool, default False): Start each frame pair from the previous pair's flow too.
+        enable_external_hints (bool, default False): Read hint flows from the second input (required then).
+        image_type (image_type, default <DALIImageType.RGB: 0>): RGB, BGR or GRAY.
+        output_format (int, default -1): Unused (DALI's legacy argument).
+
+    Devices: cpu, gpu. Inputs: 1..2.
+    """
+
+@overload
+def optical_flow(
+    input: list[DataNode] | DataNode | ArrayLike,
+    hints: list[DataNode] | DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    enable_external_hints: bool | None = ...,
+    enable_temporal_hints: bool | None = ...,
+    hint_grid: int | None = ...,
+    image_type: DALIImageType | int | None = ...,
+    output_format: int | None = ...,
+    output_grid: int | None = ...,
+    preserve: bool | None = ...,
+    preset: float | None = ...,
+) -> DataNode | list[DataNode]:
+    """Dense optical flow between consecutive frames of each sequence (FHWC uint8).
+
+    Our pyramidal block-matching estimator, not NVIDIA's hardware (module docstring): equal
+    results on CPU and GPU, DALI's argument and output format. On the GPU one kernel launch per
+    pyramid level covers the whole batch (per level and pair index with temporal hints).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        preset (float, default 0.0): Speed/quality: 0.0 best quality, 0.5 medium, 1.0 fastest.
+        output_grid (int, default 4): Pixels per output vector side: 1, 2 or 4.
+        hint_grid (int, default 4): Pixels per hint vector side: 1, 2, 4 or 8.
+        enable_temporal_hints (bool, default False): Start each frame pair from the previous pair's flow too.
+        enable_external_hints (bool, default False): Read hint flows from the second input (required then).
+        image_type (image_type, default <DALIImageType.RGB: 0>): RGB, BGR or GRAY.
+        output_format (int, default -1): Unused (DALI's legacy argument).
+
+    Devices: cpu, gpu. Inputs: 1..2.
+    """
+
+@overload
 def pad(
     input: DataNode | ArrayLike,
     /,
@@ -1693,6 +1832,58 @@ def paste(
         paste_y (float, default 0.5, per-sample): Vertical position, 0..1.
         min_canvas_size (float, default 0.0, per-sample): Minimum canvas extent.
         n_channels (int, default 3): Number of channels of the images.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def per_frame(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+    replace: bool | None = ...,
+) -> DataNode:
+    """Mark a batch as sequences (its layout starts with ``F``); the data is untouched.
+
+    ``fn.rotate(video, angle=fn.per_frame(angles))`` rotates frame ``k`` of a sample by
+    ``angles[k]`` of that sample.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        replace (bool, default False): Replace the first letter of an existing layout with 'F' (False: it must be 'F').
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def per_frame(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+    replace: bool | None = ...,
+) -> list[DataNode]:
+    """Mark a batch as sequences (its layout starts with ``F``); the data is untouched.
+
+    ``fn.rotate(video, angle=fn.per_frame(angles))`` rotates frame ``k`` of a sample by
+    ``angles[k]`` of that sample.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        replace (bool, default False): Replace the first letter of an existing layout with 'F' (False: it must be 'F').
 
     Devices: cpu, gpu. Inputs: 1..1.
     """
@@ -3005,6 +3196,9 @@ def warp_affine(
     Example: ``fn.warp_affine(images, matrix=[1, 0, 5, 0, 1, 3])`` gives
     ``dst[y, x] = src[y + 3, x + 5]``.
 
+    On sequences (FHWC) ``matrix`` may be per frame (``fn.per_frame``, a ``(frames, 2, 3)``
+    value per sample): the frames are then warped as one batch of images.
+
     On the GPU all samples are warped by one kernel launch; a GPU ``mtx`` input is first copied
     to the host (the matrices drive the host-side geometry), which waits for the GPU.
 
@@ -3050,6 +3244,9 @@ def warp_affine(
 
     Example: ``fn.warp_affine(images, matrix=[1, 0, 5, 0, 1, 3])`` gives
     ``dst[y, x] = src[y + 3, x + 5]``.
+
+    On sequences (FHWC) ``matrix`` may be per frame (``fn.per_frame``, a ``(frames, 2, 3)``
+    value per sample): the frames are then warped as one batch of images.
 
     On the GPU all samples are warped by one kernel launch; a GPU ``mtx`` input is first copied
     to the host (the matrices drive the host-side geometry), which waits for the GPU.

@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike, DTypeLike
 from typing_extensions import deprecated
 
 from dali.ops import decoders as decoders
+from dali.ops import experimental as experimental
 from dali.ops import random as random
 from dali.ops import readers as readers
 from dali.pipeline import DataNode
@@ -34,6 +35,7 @@ __all__ = [
     "Copy",
     "Crop",
     "CropMirrorNormalize",
+    "ElementExtract",
     "ExternalSource",
     "FileReader",
     "Flip",
@@ -52,8 +54,10 @@ __all__ = [
     "Normalize",
     "NumpyReader",
     "OneHot",
+    "OpticalFlow",
     "Pad",
     "Paste",
+    "PerFrame",
     "PythonFunction",
     "RandomBBoxCrop",
     "RandomResizedCrop",
@@ -66,8 +70,10 @@ __all__ = [
     "TFRecordReader",
     "Transpose",
     "Uniform",
+    "VideoReader",
     "WarpAffine",
     "decoders",
+    "experimental",
     "nvJPEGDecoder",
     "nvJPEGDecoderCrop",
     "nvJPEGDecoderRandomCrop",
@@ -2362,6 +2368,60 @@ class HostDecoderSlice:
     ) -> DataNode | list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class ElementExtract:
+    """Extract frames from sequences: one output per index of ``element_map``.
+
+    ``fn.element_extract(video, element_map=[0, -1])`` is an error (no negative indices);
+    ``element_map=[2, 0]`` gives two ``HWC`` outputs, the frames 2 and 0 of every ``FHWC``
+    sequence.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        element_map (int_vec, required): Indices of the frames to extract.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        element_map: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `ElementExtract`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        element_map: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode | list[DataNode] | None:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        element_map: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode | list[DataNode] | None]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class ExternalSource:
     """Data from Python: a callable, an iterable, a generator function, or `feed_input`.
 
@@ -2866,6 +2926,86 @@ class OneHot:
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class OpticalFlow:
+    """Dense optical flow between consecutive frames of each sequence (FHWC uint8).
+
+    Our pyramidal block-matching estimator, not NVIDIA's hardware (module docstring): equal
+    results on CPU and GPU, DALI's argument and output format. On the GPU one kernel launch per
+    pyramid level covers the whole batch (per level and pair index with temporal hints).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        preset (float, default 0.0): Speed/quality: 0.0 best quality, 0.5 medium, 1.0 fastest.
+        output_grid (int, default 4): Pixels per output vector side: 1, 2 or 4.
+        hint_grid (int, default 4): Pixels per hint vector side: 1, 2, 4 or 8.
+        enable_temporal_hints (bool, default False): Start each frame pair from the previous pair's flow too.
+        enable_external_hints (bool, default False): Read hint flows from the second input (required then).
+        image_type (image_type, default <DALIImageType.RGB: 0>): RGB, BGR or GRAY.
+        output_format (int, default -1): Unused (DALI's legacy argument).
+
+    Devices: cpu, gpu. Inputs: 1..2.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        enable_external_hints: bool | None = ...,
+        enable_temporal_hints: bool | None = ...,
+        hint_grid: int | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        output_format: int | None = ...,
+        output_grid: int | None = ...,
+        preserve: bool | None = ...,
+        preset: float | None = ...,
+    ) -> None:
+        """Set the arguments of `OpticalFlow`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        hints: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        enable_external_hints: bool | None = ...,
+        enable_temporal_hints: bool | None = ...,
+        hint_grid: int | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        output_format: int | None = ...,
+        output_grid: int | None = ...,
+        preserve: bool | None = ...,
+        preset: float | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode] | DataNode | ArrayLike,
+        hints: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        enable_external_hints: bool | None = ...,
+        enable_temporal_hints: bool | None = ...,
+        hint_grid: int | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        output_format: int | None = ...,
+        output_grid: int | None = ...,
+        preserve: bool | None = ...,
+        preset: float | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class Pad:
     """Pad samples at the end of ``axes`` with ``fill_value`` to a common or minimum shape.
 
@@ -3005,6 +3145,59 @@ class Paste:
         paste_y: float | DataNode | ArrayLike | None = ...,
         preserve: bool | None = ...,
         ratio: float | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class PerFrame:
+    """Mark a batch as sequences (its layout starts with ``F``); the data is untouched.
+
+    ``fn.rotate(video, angle=fn.per_frame(angles))`` rotates frame ``k`` of a sample by
+    ``angles[k]`` of that sample.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        replace (bool, default False): Replace the first letter of an existing layout with 'F' (False: it must be 'F').
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+        replace: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `PerFrame`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+        replace: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+        replace: bool | None = ...,
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
@@ -3737,6 +3930,90 @@ class TFRecordReader:
     ) -> dict[str, DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+@deprecated("ops.VideoReader is a deprecated alias of ops.readers.Video")
+class VideoReader:
+    """ops.VideoReader is a deprecated alias of ops.readers.Video."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        additional_decode_surfaces: int | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        channels: int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        enable_frame_num: Any = ...,
+        enable_timestamps: bool | None = ...,
+        file_list: str | PathLike[str] | None = ...,
+        file_list_frame_num: bool | None = ...,
+        file_list_include_preceding_frame: bool | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        filenames: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        initial_fill: int | None = ...,
+        labels: Sequence[int] | int | None = ...,
+        lazy_init: bool | None = ...,
+        normalized: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        pad_sequences: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        sequence_length: int | None = ...,
+        shard_id: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        skip_vfr_check: bool | None = ...,
+        step: int | None = ...,
+        stick_to_shard: bool | None = ...,
+        stride: int | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> None:
+        """Set the arguments of `VideoReader`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        additional_decode_surfaces: int | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        channels: int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        enable_frame_num: Any = ...,
+        enable_timestamps: bool | None = ...,
+        file_list: str | PathLike[str] | None = ...,
+        file_list_frame_num: bool | None = ...,
+        file_list_include_preceding_frame: bool | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        filenames: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        initial_fill: int | None = ...,
+        labels: Sequence[int] | int | None = ...,
+        lazy_init: bool | None = ...,
+        normalized: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        pad_sequences: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        sequence_length: int | None = ...,
+        shard_id: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        skip_vfr_check: bool | None = ...,
+        step: int | None = ...,
+        stick_to_shard: bool | None = ...,
+        stride: int | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> DataNode | list[DataNode] | None:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class Reshape:
     """Treat the data as having another shape and/or layout (no copy).
 
@@ -4331,6 +4608,9 @@ class WarpAffine:
 
     Example: ``fn.warp_affine(images, matrix=[1, 0, 5, 0, 1, 3])`` gives
     ``dst[y, x] = src[y + 3, x + 5]``.
+
+    On sequences (FHWC) ``matrix`` may be per frame (``fn.per_frame``, a ``(frames, 2, 3)``
+    value per sample): the frames are then warped as one batch of images.
 
     On the GPU all samples are warped by one kernel launch; a GPU ``mtx`` input is first copied
     to the host (the matrices drive the host-side geometry), which waits for the GPU.

@@ -8,13 +8,14 @@ from typing import Any
 from numpy.typing import ArrayLike, DTypeLike
 
 from dali.pipeline import DataNode
-from dali.types import DALIDataType
+from dali.types import DALIDataType, DALIImageType
 
 __all__ = [
     "COCO",
     "File",
     "Numpy",
     "TFRecord",
+    "Video",
     "Webdataset",
 ]
 
@@ -514,6 +515,130 @@ class TFRecord:
         tensor_init_bytes: int | None = ...,
         use_o_direct: bool | None = ...,
     ) -> dict[str, DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Video:
+    """DALI's ``readers.video`` (the legacy NVDEC reader), on the CPU and the GPU.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        filenames (str_vec, default []): Video files.
+        labels (int_vec, optional): A label per file of ``filenames``.
+        file_root (str, default ''): A class tree: one subdirectory per label.
+        file_list (str, default ''): Lines of ``path label [start [end]]``.
+        sequence_length (int, required): Frames per sequence.
+        stride (int, default 1): Distance between consecutive frames of a sequence.
+        step (int, default -1): Frames between the starts of consecutive sequences.
+        enable_frame_num (any, default 'none'): Output frame numbers (see above).
+        enable_timestamps (bool, default False): Output the frames' timestamps.
+        image_type (image_type, default <DALIImageType.RGB: 0>): RGB or YCbCr.
+        random_shuffle (bool, default False): Draw samples from a shuffle buffer.
+        initial_fill (int, default 1024): Size of the shuffle buffer.
+        shard_id (int, default 0): Index of this shard.
+        num_shards (int, default 1): Number of shards the dataset is split into.
+        pad_last_batch (bool, default False): Pad each shard with its last sample.
+        stick_to_shard (bool, default False): Read only this shard, for ever.
+        dont_use_mmap (bool, default False): Read every file (by default files of 1 MiB or more are mapped).
+        read_ahead (bool, default False): Page mapped files in at once.
+        lazy_init (bool, default False): Accepted (I/O tuning; no effect).
+        prefetch_queue_depth (int, default 1): Accepted (I/O tuning; no effect).
+        skip_cached_images (bool, default False): Accepted (no effect).
+        tensor_init_bytes (int, default 1048576): Accepted (memory hint).
+        pad_sequences (bool, default False): Add sequences padded past the end.
+        dtype (dtype, default <DALIDataType.UINT8: 0>): UINT8 or FLOAT.
+        normalized (bool, default False): FLOAT output in [0, 1].
+        channels (int, default 3): Colour channels (3).
+        skip_vfr_check (bool, default False): Accept variable-frame-rate files.
+        file_list_frame_num (bool, default False): file_list start/end are frames.
+        file_list_include_preceding_frame (bool, default False): Round file_list times outwards.
+        additional_decode_surfaces (int, default 2): Accepted (NVDEC tuning).
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu, gpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        additional_decode_surfaces: int | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        channels: int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        enable_frame_num: Any = ...,
+        enable_timestamps: bool | None = ...,
+        file_list: str | PathLike[str] | None = ...,
+        file_list_frame_num: bool | None = ...,
+        file_list_include_preceding_frame: bool | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        filenames: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        initial_fill: int | None = ...,
+        labels: Sequence[int] | int | None = ...,
+        lazy_init: bool | None = ...,
+        normalized: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        pad_sequences: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        sequence_length: int | None = ...,
+        shard_id: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        skip_vfr_check: bool | None = ...,
+        step: int | None = ...,
+        stick_to_shard: bool | None = ...,
+        stride: int | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> None:
+        """Set the arguments of `Video`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        additional_decode_surfaces: int | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        channels: int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        enable_frame_num: Any = ...,
+        enable_timestamps: bool | None = ...,
+        file_list: str | PathLike[str] | None = ...,
+        file_list_frame_num: bool | None = ...,
+        file_list_include_preceding_frame: bool | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        filenames: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        initial_fill: int | None = ...,
+        labels: Sequence[int] | int | None = ...,
+        lazy_init: bool | None = ...,
+        normalized: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        pad_sequences: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        sequence_length: int | None = ...,
+        shard_id: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        skip_vfr_check: bool | None = ...,
+        step: int | None = ...,
+        stick_to_shard: bool | None = ...,
+        stride: int | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> DataNode | list[DataNode] | None:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 class Webdataset:

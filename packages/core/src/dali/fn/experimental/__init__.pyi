@@ -1,0 +1,11 @@
+# Generated from the operator registry by `python -m dali._graph.stubs`; do not edit.
+"""`dali.fn.experimental` operators (generated from the registry)."""
+
+from dali.fn.experimental import decoders as decoders
+from dali.fn.experimental import readers as readers
+
+__all__ = [
+    "decoders",
+    "readers",
+]
+
