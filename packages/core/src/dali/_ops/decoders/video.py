@@ -26,7 +26,7 @@ from dali._dtypes import DALIDataType
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.video._clips import PAD_MODES, Clip, VideoFrames, pad_frames
+from dali._ops.video._clips import Clip, VideoFrames, pad_frames, padding_colour
 from dali._ops.video._container import VideoError, index_video
 from dali._tensors import TensorListCPU
 
@@ -45,15 +45,19 @@ _ARGS = [
 ]
 
 
-@register(
-    "decoders.video",
-    devices=("cpu", "mixed"),
-    inputs=1,
-    outputs=1,
-    class_name="Video",
-    input_names=("encoded",),
-    args=_ARGS,
-)
+def _register(fn_path: str) -> Any:
+    return register(
+        fn_path,
+        devices=("cpu", "mixed"),
+        inputs=1,
+        outputs=1,
+        class_name="Video",
+        input_names=("encoded",),
+        args=_ARGS,
+    )
+
+
+@_register("decoders.video")
 class VideoDecoder(Operator):
     """Decodes in-memory video files into frame sequences (CPU: PyAV; mixed: NVDEC)."""
 
@@ -67,13 +71,7 @@ class VideoDecoder(Operator):
             )
         if self.has_arg("end_frame") and self.has_arg("sequence_length"):
             raise self.arg_error("end_frame", "cannot be used together with `sequence_length`")
-        mode = self.arg("pad_mode")
-        if mode not in PAD_MODES:
-            raise self.arg_error("pad_mode", f"must be one of {', '.join(PAD_MODES)}, got {mode!r}")
-        fill = list(self.arg("fill_value"))
-        if len(fill) not in (1, 3) or not all(0 <= v <= 255 for v in fill):
-            raise self.arg_error("fill_value", f"must be 1 or 3 values in [0, 255], got {fill}")
-        self._fill = np.asarray(fill * 3 if len(fill) == 1 else fill, np.uint8)
+        self._fill = padding_colour(self)
         self._frames = VideoFrames(threads=self.pipeline.num_threads)
 
     def _clips(self, ws: Any) -> list[Clip]:
@@ -160,14 +158,6 @@ class VideoDecoder(Operator):
         ]
 
 
-@register(
-    "experimental.decoders.video",
-    devices=("cpu", "mixed"),
-    inputs=1,
-    outputs=1,
-    class_name="Video",
-    input_names=("encoded",),
-    args=_ARGS,
-)
+@_register("experimental.decoders.video")
 class ExperimentalVideoDecoder(VideoDecoder):
     """The deprecated ``experimental.decoders.video``: `VideoDecoder` under its old name."""

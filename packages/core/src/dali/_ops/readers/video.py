@@ -45,7 +45,7 @@ from dali._exec.workspace import SampleFailure
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.readers._indexed import NON_SEMANTIC, READER_ARGS, IndexedReader
 from dali._ops.readers._listing import list_file_root
-from dali._ops.video._clips import PAD_MODES, Clip, VideoFrames, pad_frames
+from dali._ops.video._clips import Clip, VideoFrames, pad_frames, padding_colour
 from dali._ops.video._container import VideoError, VideoIndex, index_video
 from dali._tensors import TensorListCPU
 
@@ -502,13 +502,7 @@ class ExperimentalVideoReader(_VideoReader):
     """DALI's ``experimental.readers.video``, on the CPU and the GPU for every codec."""
 
     def check_reader_arguments(self) -> None:
-        mode = self.arg("pad_mode")
-        if mode not in PAD_MODES:
-            raise self.arg_error("pad_mode", f"must be one of {', '.join(PAD_MODES)}, got {mode!r}")
-        fill = list(self.arg("fill_value"))
-        if len(fill) not in (1, 3) or not all(0 <= v <= 255 for v in fill):
-            raise self.arg_error("fill_value", f"must be 1 or 3 values in [0, 255], got {fill}")
-        self._fill_colour = np.asarray(fill * 3 if len(fill) == 1 else fill, np.uint8)
+        self._fill_colour = padding_colour(self)
         length, stride = int(self.arg("sequence_length")), int(self.arg("stride"))
         self._step = self.arg("step") if self.arg("step") > 0 else stride * length
         fmt = self.arg("file_list_format")

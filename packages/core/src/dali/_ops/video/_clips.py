@@ -31,7 +31,15 @@ from dali._ops.video._decode_cpu import CpuDecoder
 from dali._ops.video._decode_gpu import GpuDecoder
 from dali._ops.video._pool import DecoderPool
 
-__all__ = ["PAD_MODES", "Clip", "VideoFrames", "conversion_for", "pad_frames", "plan_runs"]
+__all__ = [
+    "PAD_MODES",
+    "Clip",
+    "VideoFrames",
+    "conversion_for",
+    "pad_frames",
+    "padding_colour",
+    "plan_runs",
+]
 
 
 #: how frames past the end of a video are padded (DALI's ``pad_mode``)
@@ -56,6 +64,22 @@ def pad_frames(frames: np.ndarray, n: int, mode: str) -> np.ndarray:
     elif mode == "reflect_101":
         frames[over] = np.maximum(2 * n - 2 - frames[over], 0)
     return frames
+
+
+def padding_colour(op: Any) -> np.ndarray:
+    """Check an operator's ``pad_mode`` and ``fill_value``; the fill colour (3 uint8).
+
+    Raises:
+        OperatorError: ``pad_mode`` is not one of `PAD_MODES`, or ``fill_value`` is not one or
+            three values in [0, 255].
+    """
+    mode = op.arg("pad_mode")
+    if mode not in PAD_MODES:
+        raise op.arg_error("pad_mode", f"must be one of {', '.join(PAD_MODES)}, got {mode!r}")
+    fill = list(op.arg("fill_value"))
+    if len(fill) not in (1, 3) or not all(0 <= v <= 255 for v in fill):
+        raise op.arg_error("fill_value", f"must be 1 or 3 values in [0, 255], got {fill}")
+    return np.asarray(fill * 3 if len(fill) == 1 else fill, np.uint8)
 
 
 @dataclasses.dataclass(frozen=True)
