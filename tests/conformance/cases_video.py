@@ -134,3 +134,55 @@ for kw in (
             atol=2,
         )
     )
+
+
+# -- experimental.inputs.video: fed videos streamed as batches of sequences --------------------
+
+
+def _inputs_video(policy: str) -> Callable[[Any, Callable[[Any], None]], dict[str, Any]]:
+    """A driver: feed two VP9 videos (23 and 12 frames), run until both are used up, keep every
+    batch (full, partial, the last sequence short or padded), and report the batch sizes."""
+
+    def driver(lib: Any, keep: Callable[[Any], None]) -> dict[str, Any]:
+        import tempfile
+
+        import numpy as np
+        from dali._testing.videos import write_clip
+
+        with tempfile.TemporaryDirectory(prefix="dali-video-conf-") as root:
+            videos = [
+                np.fromfile(
+                    write_clip(f"{root}/{n}.webm", frames=n, codec="vp9", width=160, height=128),
+                    np.uint8,
+                )
+                for n in (23, 12)
+            ]
+        pipe = lib.Pipeline(batch_size=2, num_threads=2, device_id=None, prefetch_queue_depth=1)
+        with pipe:
+            pipe.set_outputs(
+                lib.fn.experimental.inputs.video(
+                    sequence_length=5, name="V", last_sequence_policy=policy
+                )
+            )
+        pipe.build()
+        for v in videos:
+            pipe.feed_input("V", [v])
+        sizes = []
+        for _ in range(5):
+            out = pipe.run()
+            sizes.append(len(out[0]))
+            keep(out)
+        return {"batch sizes": sizes}
+
+    return driver
+
+
+for policy in ("partial", "pad"):
+    add(
+        Case(
+            name=f"experimental.inputs.video(sequence_length=5, last_sequence_policy={policy!r})",
+            graph=None,
+            driver=_inputs_video(policy),
+            atol=2,
+        )
+    )

@@ -46,6 +46,7 @@ _MODULES = (
     "readers.tfrecord",
     "readers.video",
     "readers.webdataset",
+    "video.input",
     "video.optical_flow",
 )
 

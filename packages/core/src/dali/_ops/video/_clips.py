@@ -120,7 +120,7 @@ def plan_runs(
     (``benchmarks/RESULTS.md`` "Video"). A file's segments are then grouped into up to
     ``threads // files`` runs. On the CPU (``keep_consecutive=False``) the colour conversion
     costs more than the decoding (7 against 1.5 ms a 720p frame): every sample may be its own
-    run, converted in parallel. In-memory videos (``decoders.video``) are one run each.
+    run, converted in parallel. In-memory videos count as files (one per bytes object).
 
     Example (key frames every 10 frames; samples of 4 frames):
         >>> from types import SimpleNamespace as N
@@ -131,7 +131,7 @@ def plan_runs(
     """
     by_file: dict[Any, list[int]] = {}
     for i, clip in enumerate(clips):
-        key = clip.index.path if clip.data is None else ("memory", i)
+        key = clip.index.path if clip.data is None else ("memory", id(clip.data))
         by_file.setdefault(key, []).append(i)
     share = max(1, threads // max(1, len(by_file)))
     runs: list[list[int]] = []
@@ -139,8 +139,8 @@ def plan_runs(
         members.sort(key=lambda i: _first(clips[i]))
         segments: list[list[int]] = [[members[0]]]
         for prev, i in itertools.pairwise(members):
-            if not keep_consecutive or clips[i].data is not None or share == 1:
-                split = not keep_consecutive or clips[i].data is not None
+            if not keep_consecutive or share == 1:
+                split = not keep_consecutive
             else:
                 start = _first(clips[i])
                 gap = start - 1 - (int(clips[prev].valid.max()) if len(clips[prev].valid) else 0)

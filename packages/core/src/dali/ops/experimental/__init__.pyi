@@ -2,10 +2,12 @@
 """`dali.ops.experimental` operators (generated from the registry)."""
 
 from dali.ops.experimental import decoders as decoders
+from dali.ops.experimental import inputs as inputs
 from dali.ops.experimental import readers as readers
 
 __all__ = [
     "decoders",
+    "inputs",
     "readers",
 ]
 
