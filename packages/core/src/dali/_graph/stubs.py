@@ -419,7 +419,8 @@ class _Module:
         for lines in groups:
             head += [*lines, ""] if lines else []
         head += ["__all__ = [", *(f'    "{n}",' for n in public), "]"]
-        return "\n".join(head) + "\n" + body + "\n"
+        # a package of submodules only has no body: end at `__all__`, as ruff formats it
+        return "\n".join(head) + "\n" + (body + "\n" if body else "")
 
 
 def _strip_docstrings(text: str) -> str:

@@ -126,7 +126,7 @@ class VideoInput(PythonSource):
     def _next_batch(self, fed: _Fed) -> list[Clip]:
         length, total = int(self.arg("sequence_length")), fed.index.num_frames
         pad = self.arg("last_sequence_policy") == "pad"
-        clips = []
+        clips: list[Clip] = []
         while len(clips) < self._max_batch and fed.next_frame < total:
             frames = fed.next_frame + np.arange(length, dtype=np.int64)
             if pad:
