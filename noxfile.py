@@ -218,11 +218,14 @@ def typecheck(session: nox.Session) -> None:
 
     dali-clu's dependencies are installed (the `clu` session's pins of JAX and clu): mypy
     reads clu's and etils' sources for their types (they ship no py.typed); and a CPU torch
-    for dali-torch's. TensorFlow ships no types (mypy's config ignores it): not installed.
+    for dali-torch's; PyAV (the `video` extra: it ships types) for the video operators.
+    TensorFlow ships no types (mypy's config ignores it): not installed.
     """
     # mypy pinned: each release finds new errors.
     plugins = ["-e", JAX_PLUGIN, "-e", CLU_PLUGIN, "-e", TORCH_PLUGIN, *CLU_PINS, TYPECHECK_TORCH]
-    _pytest(session, "tests/core/graph/test_stubs.py", "-e", CORE, *plugins, "mypy==2.4.1")
+    _pytest(
+        session, "tests/core/graph/test_stubs.py", "-e", f"{CORE}[video]", *plugins, "mypy==2.4.1"
+    )
     session.run("mypy")
 
 
