@@ -156,6 +156,14 @@ def plan_runs(
     return runs
 
 
+def _once(decoder: Any, work: Callable[[Any], list[Any]]) -> list[Any]:
+    """``work(decoder)`` with a decoder of an in-memory video, closed after (never pooled)."""
+    try:
+        return work(decoder)
+    finally:
+        decoder.close()
+
+
 def _first(clip: Clip) -> int:
     return int(clip.valid.min()) if len(clip.valid) else 0
 
@@ -237,22 +245,13 @@ class VideoFrames:
     def decode_cpu(self, clips: Sequence[Clip], fill: np.ndarray) -> list[np.ndarray]:
         """The samples ``(F, H, W, 3)`` uint8 of one run (`plan_runs`) on the CPU."""
         first = clips[0]
+
+        def work(decoder: CpuDecoder) -> list[np.ndarray]:
+            return [self._decode_clip(decoder, c, fill) for c in clips]
+
         if first.data is not None:
-            decoder = CpuDecoder(first.index, first.data)
-            try:
-                return [self._decode_clip(decoder, c, fill) for c in clips]
-            finally:
-                decoder.close()
-        pool = self._cpu_pool()
-        path = first.index.path
-        decoder = pool.take(path, _first(first))
-        try:
-            out = [self._decode_clip(decoder, c, fill) for c in clips]
-        except BaseException:
-            decoder.close()
-            raise
-        pool.give(path, decoder)
-        return out
+            return _once(CpuDecoder(first.index, first.data), work)
+        return self._cpu_pool().use(first.index.path, _first(first), work)
 
     def _decode_clip(self, decoder: CpuDecoder, clip: Clip, fill: np.ndarray) -> np.ndarray:
         index = clip.index
@@ -290,22 +289,13 @@ class VideoFrames:
     def decode_nv12(self, clips: Sequence[Clip], device_id: int) -> list[Any]:
         """The valid frames of each sample of one run as NV12 on the GPU (a task's part)."""
         first = clips[0]
+
+        def work(decoder: GpuDecoder) -> list[Any]:
+            return [decoder.decode(c.valid) for c in clips]
+
         if first.data is not None:
-            decoder = GpuDecoder(first.index, device_id, first.data, offsets={})
-            try:
-                return [decoder.decode(c.valid) for c in clips]
-            finally:
-                decoder.close()
-        pool = self._gpu_pool(device_id)
-        path = first.index.path
-        decoder = pool.take(path, _first(first))
-        try:
-            nv12 = [decoder.decode(c.valid) for c in clips]
-        except BaseException:
-            decoder.close()
-            raise
-        pool.give(path, decoder)
-        return nv12
+            return _once(GpuDecoder(first.index, device_id, first.data, offsets={}), work)
+        return self._gpu_pool(device_id).use(first.index.path, _first(first), work)
 
     def batch_gpu(
         self, clips: Sequence[Clip], nv12: Sequence[Any], fill: np.ndarray

@@ -149,7 +149,7 @@ def index_video(path: str, data: bytes | None = None) -> VideoIndex:
     except (av.FFmpegError, OSError, UnicodeDecodeError) as e:
         raise VideoError(f"cannot open video file '{path}': {e}") from e
     try:
-        index = _index(av, container, path)
+        index = _index(container, path)
     except av.FFmpegError as e:
         raise VideoError(f"corrupt video file '{path}': {e}") from e
     finally:
@@ -160,7 +160,7 @@ def index_video(path: str, data: bytes | None = None) -> VideoIndex:
     return index
 
 
-def _index(av: Any, container: Any, path: str) -> VideoIndex:
+def _index(container: Any, path: str) -> VideoIndex:
     if not container.streams.video:
         raise VideoError(f"no video stream in '{path}'")
     stream = container.streams.video[0]

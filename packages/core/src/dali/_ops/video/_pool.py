@@ -17,6 +17,7 @@ from typing import Generic, TypeVar
 __all__ = ["DecoderPool"]
 
 _D = TypeVar("_D")
+_R = TypeVar("_R")
 
 
 class DecoderPool(Generic[_D]):
@@ -50,6 +51,18 @@ class DecoderPool(Generic[_D]):
                 idle.remove(best)
                 return best
         return self._make(path)
+
+    def use(self, path: str, first_frame: int, work: Callable[[_D], _R]) -> _R:
+        """``work(decoder)`` with a decoder of ``path`` (`take`), given back after (`give`); a
+        decoder whose work failed is closed instead (its position is unknown)."""
+        decoder = self.take(path, first_frame)
+        try:
+            result = work(decoder)
+        except BaseException:
+            self._close(decoder)
+            raise
+        self.give(path, decoder)
+        return result
 
     def give(self, path: str, decoder: _D) -> None:
         closing: list[_D] = []
