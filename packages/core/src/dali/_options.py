@@ -43,6 +43,7 @@ __all__ = [
     "ROI_REMOTE_GAP_BYTES",
     "SOURCE_STAGE",
     "WALK_HEADERS",
+    "WORKER_PROCESS_PIPELINES",
 ]
 
 # -- the executor (dali._exec) -----------------------------------------------------------------
@@ -66,6 +67,12 @@ HELD_ELEMENTS = 500
 #: Files of this size or more are memory-mapped instead of read: below it, mapping and
 #: unmapping costs more GIL time than the copy. RESULTS.md "Reading files".
 MMAP_MIN_BYTES = 1 << 20
+
+#: From how many GPU pipelines on a framework iterator each runs in a worker process of its own
+#: (`dali._exec.process`; None: never): their host work shares no GIL then. Two pipelines in
+#: one process ran at 0.98x one; in worker processes at ~2x. RESULTS.md "One process, several
+#: GPUs".
+WORKER_PROCESS_PIPELINES: int | None = 2
 
 #: At most this many threads read the files of one batch: one, like DALI's file loader, since
 #: a pool of threads mostly queues for the GIL. RESULTS.md "Reading files".

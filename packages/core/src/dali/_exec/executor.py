@@ -582,6 +582,15 @@ class Executor:
             raise out.error
         return out
 
+    def restored(self, seed: int, states: dict[str, Any]) -> None:
+        """The pipeline restored its plan's operators (nothing is in flight). They are this
+        executor's own (the plan is shared): nothing to do. A `ProcessExecutor` sends them on."""
+
+    @property
+    def pid(self) -> int | None:
+        """The worker process running the iterations: None, this process runs them."""
+        return None
+
     def release(self) -> None:
         """What a dropped pipeline's finalizer calls: start no more iterations, and have the
         closing thread (`dali._exec.closer`) `close` the rest. Never blocks, takes no lock."""

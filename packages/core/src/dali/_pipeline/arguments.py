@@ -66,6 +66,7 @@ _TYPES = {
     "py_start_method": "str",
     "exec_dynamic": "flag?",
     "experimental_exec_dynamic": "flag?",
+    "worker_process": "flag?",
 }
 
 

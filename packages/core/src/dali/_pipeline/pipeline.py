@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import secrets
+import sys
 import textwrap
 import threading
 import warnings
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from dali._exec import closer as _closer
 from dali._exec.executor import Executor
+from dali._exec.process.executor import ProcessExecutor
 from dali._graph import context
 from dali._graph.build import BuildError, Plan, build_plan, reseed
 from dali._graph.node import DataNode, OpNode
@@ -119,6 +121,13 @@ class Pipeline(PipelineProperties):
     its GPU (its NUMA node, `dali._exec.affinity`), as DALI does; use it with one process
     per GPU.
 
+    ``worker_process=True`` (our extension) runs the pipeline's operators in a worker process
+    of its own, so that its host work does not share the GIL of the process that consumes
+    it: several GPU pipelines of one process then run in parallel. GPU outputs come back
+    through CUDA IPC without a copy, and everything else stays the same: the batches, errors,
+    checkpoints (`dali._exec.process`). None (the default) lets the framework iterators choose
+    (they use it for several GPU pipelines); False keeps the pipeline in-process.
+
     A GPU output stays valid, never overwritten by later iterations, for as long as you hold a
     reference to it (or to a framework tensor made from it through DLPack); once you drop it,
     its memory is reused by the pipeline's stream, so work on other streams that reads it must
@@ -166,6 +175,7 @@ class Pipeline(PipelineProperties):
         concurrency: Any = None,
         device_memory_limit: int | None = None,
         pinned_memory_limit: int | None = None,
+        worker_process: bool | None = None,
     ) -> None:
         check_types(
             batch_size=batch_size,
@@ -182,6 +192,7 @@ class Pipeline(PipelineProperties):
             py_start_method=py_start_method,
             exec_dynamic=exec_dynamic,
             experimental_exec_dynamic=experimental_exec_dynamic,
+            worker_process=worker_process,
         )
         if max_streams is not None:
             warnings.warn("`max_streams` is deprecated and has no effect", DeprecationWarning, 2)
@@ -251,7 +262,11 @@ class Pipeline(PipelineProperties):
         self._op_counter = 0
         self._graph_outputs: list[DataNode] | None = None
         self._plan: Plan | None = None
-        self._executor: Executor | None = None
+        self._executor: Executor | ProcessExecutor | None = None
+        #: run the operators in a worker process (None: not chosen; see `use_worker_process`)
+        self._worker_process = worker_process
+        #: the iterator chose the worker process (it falls back to in-process when it cannot)
+        self._worker_chosen = False
         self._finalizer: Any = None
         self._built = False
         self._api_type: str | None = None
@@ -525,6 +540,8 @@ class Pipeline(PipelineProperties):
         self._sched.first_scheduled = False
         self._sched.end_of_data = False
         self._consumed = self._position(self._plan)
+        if executor is not None:
+            executor.restored(self._resolved_seed, self._consumed[1])
 
     def _warn_unrestorable_sources(self, plan: Plan) -> None:
         for step in plan.callback_sources:
@@ -540,7 +557,7 @@ class Pipeline(PipelineProperties):
                     stacklevel=4,
                 )
 
-    def _note_consumed(self, executor: Executor) -> None:
+    def _note_consumed(self, executor: Executor | ProcessExecutor) -> None:
         """Move the consumer position to the iteration the executor just handed out."""
         taken, executor.taken = executor.taken, None
         if taken is not None:
@@ -627,20 +644,66 @@ class Pipeline(PipelineProperties):
 
         device.require(self._device_id)
 
-    def _start(self) -> Executor:
+    def _start(self) -> Executor | ProcessExecutor:
         if self._executor is None:
             assert self._plan is not None
-            ex = Executor(
-                self._plan,
-                num_threads=self._num_threads or 1,
-                asynchronous=self._exec_async and self._exec_pipelined,
-                cuda=self._cuda if self._plan.uses_gpu else None,
-                affinity=self._affinity(),
-            )
+            ex = self._process_executor() if self._worker_process else None
+            if ex is None:
+                ex = Executor(
+                    self._plan,
+                    num_threads=self._num_threads or 1,
+                    asynchronous=self._exec_async and self._exec_pipelined,
+                    cuda=self._cuda if self._plan.uses_gpu else None,
+                    affinity=self._affinity(),
+                )
             self._executor = ex
             # dropped without close(): closed on the closing thread, never in the collector
             self._finalizer = weakref.finalize(self, ex.release)
         return self._executor
+
+    def _process_executor(self) -> ProcessExecutor | None:
+        """The executor of ``worker_process=True``; None where the iterator chose it and the
+        pipeline cannot have one (then it runs in-process, with a warning)."""
+        from dali._exec.process.spec import NotShippable, WorkerSpec
+
+        why = None
+        if not (self._exec_async and self._exec_pipelined):
+            why = "it runs synchronously (exec_async=False or exec_pipelined=False)"
+        elif not sys.platform.startswith("linux"):
+            why = "worker processes need Linux"
+        if why is None:
+            name = "the pipeline" if self._device_id is None else f"the pipeline on GPU {self._device_id}"
+            try:
+                return ProcessExecutor.for_spec(WorkerSpec.of(self), name)
+            except NotShippable as e:
+                why = str(e)
+        if not self._worker_chosen:
+            raise RuntimeError(f"The pipeline cannot run in a worker process: {why}.")
+        warnings.warn(f"The pipeline runs in this process, not a worker process: {why}.", stacklevel=4)
+        return None
+
+    def use_worker_process(self, enable: bool = True, *, chosen: bool = False) -> bool:
+        """Run the pipeline's operators in a worker process (`dali._exec.process`), or not.
+
+        Our extension, for iterators and plugins: it can be set until the pipeline first runs
+        (later calls change nothing). ``chosen=True`` says that the caller chose it, not the
+        user: then it never overrides an explicit ``worker_process=`` of the constructor, and a
+        pipeline that cannot run in a worker process (a graph argument that does not pickle)
+        runs in-process with a warning rather than failing.
+
+        Returns:
+            Whether the pipeline will run in a worker process.
+        """
+        if self._executor is None and not (chosen and self._worker_process is not None):
+            self._worker_process = bool(enable)
+            self._worker_chosen = chosen
+        return bool(self._worker_process) and not isinstance(self._executor, Executor)
+
+    @property
+    def worker_pid(self) -> int | None:
+        """The process id of the pipeline's worker process (None: it runs in this process,
+        or has not started yet). Our extension."""
+        return None if self._executor is None else self._executor.pid
 
     def _affinity(self) -> frozenset[int] | None:
         """`set_affinity=True`: the cores nearest the pipeline's GPU (None: no pinning)."""

@@ -149,6 +149,19 @@ def _auto_reset_mode(auto_reset: Any) -> str:
     raise ValueError(f"Unsupported value for `auto_reset` {auto_reset}")
 
 
+def _choose_worker_processes(pipes: Sequence[Any]) -> None:
+    """Several GPU pipelines of one process: run each in a worker process of its own
+    (`dali._exec.process`), unless the user said otherwise (``worker_process=``) or they run
+    already. Their host work then shares no GIL (`options.WORKER_PROCESS_PIPELINES`)."""
+    from dali import _options as options
+
+    least = options.WORKER_PROCESS_PIPELINES
+    gpu = [p for p in pipes if p._plan is not None and p._plan.uses_gpu]
+    if least is not None and len(gpu) >= least:
+        for p in gpu:
+            p.use_worker_process(chosen=True)
+
+
 def _round_up(value: int, multiple: int) -> int:
     """``ceil(value / multiple) · multiple`` in integers (exact for any size, negative too)."""
     return -(-value // multiple) * multiple
@@ -270,6 +283,7 @@ class _DaliBaseIterator:
         for p in pipes:
             with p._check_api_type_scope(PipelineAPIType.ITERATOR):
                 p.build()
+        _choose_worker_processes(pipes)
         assert batch_size is not None  # build() rejects a pipeline without one
         # frameworks expect a public `batch_size` on their data iterators
         self.batch_size = batch_size

@@ -1,0 +1,347 @@
+"""An iteration's outputs across the process boundary: a ring of CUDA IPC buffers.
+
+The worker (`OutputRing`) copies every GPU output of an iteration, on the pipeline's stream,
+into one device buffer of a ring (each output at a 256-byte aligned offset; a ragged batch
+sample after sample), waits for the copy, and sends a `Packed` description: the slot, and per
+output its offset, dtype, shapes, layout and source info. A slot's buffer is a plain
+``cudaMalloc`` exported once (``cudaIpcGetMemHandle``); its handle travels with the first batch
+that uses it. CPU outputs travel in the description itself (pickled numpy).
+
+The consumer (`OutputViews`) maps each slot's buffer once (``cudaIpcOpenMemHandle``) and wraps
+the outputs as CuPy arrays on that memory, without a copy. The arrays' memory is owned by a
+`_SlotLease`: when the last view of the iteration's outputs is gone (JAX and torch keep the
+DLPack capsule, and with it the lease, as long as their arrays), the lease ends, events are
+recorded on the streams that read the outputs (DLPack consumers, ``run(cuda_stream=...)``,
+as for in-process outputs: `dali._tensors.order_after`), and once those have completed the
+slot goes back to the worker (``("release", slot)``). A slot is written again only after
+that, so an iteration is never overwritten while anyone can read it; the ring grows when the
+consumer holds more iterations than it has slots, and a slot too small for an iteration is
+replaced (the consumer unmaps the old buffer and says so, and only then is it freed).
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["OutputRing", "OutputViews", "Packed"]
+
+ALIGN = 256
+
+
+def _aligned(n: int) -> int:
+    return -(-n // ALIGN) * ALIGN
+
+
+@dataclass
+class Packed:
+    """One iteration's outputs as sent: where each GPU output lies in the slot, CPU ones as is."""
+
+    #: the ring slot holding the GPU outputs (None: the iteration has none)
+    slot: int | None = None
+    #: the slot's buffer generation (a new one when the buffer was replaced)
+    generation: int = 0
+    #: the buffer's IPC handle and size, sent with the first iteration in this generation
+    handle: tuple[bytes, int] | None = None
+    #: per output: ("gpu", offset, dtype, shapes, dense, layout, source_infos)
+    #: or ("cpu", data, layout, source_infos, dtype, ndim)
+    outputs: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+@dataclass
+class _Slot:
+    ptr: int
+    size: int
+    generation: int
+    handle: bytes
+    sent: bool = False
+
+
+class OutputRing:
+    """The worker's side: device buffers that iterations are copied into, reused when released.
+
+    Args:
+        cuda: The worker pipeline's `dali._exec.device.CudaContext` (None: a CPU pipeline).
+    """
+
+    def __init__(self, cuda: Any) -> None:
+        self._cuda = cuda
+        self._slots: list[_Slot] = []
+        self._free: collections.deque[int] = collections.deque()
+        #: (slot, generation) -> pointer of replaced buffers the consumer may still map
+        self._retired: dict[tuple[int, int], int] = {}
+        self._lock = threading.Lock()
+
+    def pack(self, outputs: tuple[Any, ...]) -> Packed:
+        """Copy the GPU outputs into a free slot (waits for the copy) and describe them."""
+        from dali._tensors import TensorListGPU
+
+        packed = Packed()
+        layout: list[tuple[int, Any]] = []
+        total = 0
+        for tl in outputs:
+            if isinstance(tl, TensorListGPU):
+                layout.append((total, tl))
+                total += _aligned(sum(_nbytes(s, tl.np_dtype) for s in tl.shape()))
+        if not layout:
+            packed.outputs = [_cpu(tl) for tl in outputs]
+            return packed
+        k = self._take(max(total, ALIGN))
+        slot = self._slots[k]
+        packed.slot, packed.generation = k, slot.generation
+        if not slot.sent:
+            packed.handle, slot.sent = (slot.handle, slot.size), True
+        self._copy(slot.ptr, layout)
+        offsets = {id(tl): off for off, tl in layout}
+        packed.outputs = [
+            _gpu(tl, offsets[id(tl)]) if id(tl) in offsets else _cpu(tl) for tl in outputs
+        ]
+        return packed
+
+    def _copy(self, base: int, layout: list[tuple[int, Any]]) -> None:
+        import cupy
+
+        from dali._tensors import order_after
+
+        cuda = self._cuda
+        runtime = cupy.cuda.runtime
+        with cuda.activate():
+            stream = cuda.stream.ptr
+            for offset, tl in layout:
+                order_after(tl)
+                dst = base + offset
+                dense = tl.held_dense
+                parts = [dense] if dense is not None else tl.samples()
+                for arr in parts:
+                    arr = cupy.ascontiguousarray(arr)
+                    if arr.nbytes:
+                        runtime.memcpyAsync(dst, arr.data.ptr, arr.nbytes, 3, stream)  # D2D
+                    dst += arr.nbytes
+            done = cuda.record()
+        done.synchronize()  # synchronize! (this sending thread only: the batch must be there)
+
+    def _take(self, nbytes: int) -> int:
+        """A free slot of at least ``nbytes`` (a new one, or a replaced buffer, if needed)."""
+        import cupy
+
+        with self._lock:
+            k = self._free.popleft() if self._free else None
+        with cupy.cuda.Device(self._cuda.device_id):
+            if k is None:
+                k = len(self._slots)
+                self._slots.append(_new_slot(nbytes, 0))
+            elif self._slots[k].size < nbytes:
+                old = self._slots[k]
+                with self._lock:
+                    self._retired[(k, old.generation)] = old.ptr
+                self._slots[k] = _new_slot(nbytes + nbytes // 4, old.generation + 1)
+        return k
+
+    def release(self, k: int) -> None:
+        """The consumer no longer reads slot ``k``."""
+        with self._lock:
+            self._free.append(k)
+
+    def unmapped(self, k: int, generation: int) -> None:
+        """The consumer unmapped a replaced buffer: free it."""
+        import cupy
+
+        with self._lock:
+            ptr = self._retired.pop((k, generation), None)
+        if ptr is not None:
+            with cupy.cuda.Device(self._cuda.device_id):
+                cupy.cuda.runtime.free(ptr)
+
+    def close(self) -> None:
+        """Free every buffer (the process is ending; the consumer's mappings keep theirs)."""
+        if not self._slots and not self._retired:
+            return
+        import cupy
+
+        with cupy.cuda.Device(self._cuda.device_id):
+            for ptr in [s.ptr for s in self._slots] + list(self._retired.values()):
+                try:
+                    cupy.cuda.runtime.free(ptr)
+                except Exception:  # noqa: BLE001,S110 - best effort on shutdown
+                    pass
+        self._slots.clear()
+        self._retired.clear()
+
+
+def _new_slot(nbytes: int, generation: int) -> _Slot:
+    import cupy
+
+    runtime = cupy.cuda.runtime
+    size = _aligned(nbytes)
+    ptr = runtime.malloc(size)
+    return _Slot(ptr, size, generation, bytes(runtime.ipcGetMemHandle(ptr)))
+
+
+def _nbytes(shape: tuple[int, ...], dtype: np.dtype[Any]) -> int:
+    return int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+
+
+def _gpu(tl: Any, offset: int) -> tuple[Any, ...]:
+    dense = tl.held_dense is not None or tl.is_dense_tensor()
+    return ("gpu", offset, tl.np_dtype.str, tl.shape(), dense, tl.layout(), tl.source_infos)
+
+
+def _cpu(tl: Any) -> tuple[Any, ...]:
+    dense = tl.held_dense
+    data = dense if dense is not None else tl.samples()
+    return ("cpu", data, tl.layout(), tl.source_infos, tl.np_dtype.str, tl.sample_ndim)
+
+
+class _SlotLease:
+    """Owns the memory of one iteration's GPU outputs in the consumer (see the module doc)."""
+
+    __slots__ = ("__weakref__", "consumers", "slot", "views")
+
+    def __init__(self, views: OutputViews, slot: int) -> None:
+        self.views = views
+        self.slot = slot
+        self.consumers: dict[int, Any] = {}
+
+    def add_consumer(self, stream: int, keep: Any = None) -> None:
+        if self.consumers.get(int(stream)) is None:
+            self.consumers[int(stream)] = keep
+
+    def __del__(self) -> None:
+        try:
+            self.views.ended(self.slot, self.consumers)
+        except Exception:  # noqa: BLE001,S110 - interpreter shutdown
+            pass
+
+
+class OutputViews:
+    """The consumer's side: the slots mapped once each, outputs wrapped as CuPy arrays.
+
+    Args:
+        device_id: The GPU the worker's pipeline runs on.
+    """
+
+    def __init__(self, device_id: int | None) -> None:
+        self.device_id = device_id
+        #: slot -> (generation, mapped pointer, size)
+        self._mapped: dict[int, tuple[int, int, int]] = {}
+        #: slots whose leases ended: (slot, events on their consumer streams), oldest first
+        self._ended: collections.deque[tuple[int, list[Any]]] = collections.deque()
+        #: slots with a live lease (their mapping must stay)
+        self._leased: set[int] = set()
+        self._closed = False
+
+    def unpack(self, packed: Packed) -> tuple[list[Any], list[tuple[Any, ...]]]:
+        """The outputs of ``packed`` as TensorLists, and the messages for the worker (an
+        unmapped buffer)."""
+        from dali._tensors import TensorListCPU, TensorListGPU
+
+        messages: list[tuple[Any, ...]] = []
+        mem = event = None
+        if packed.slot is not None:
+            import cupy
+
+            k = packed.slot
+            with cupy.cuda.Device(self.device_id):
+                if packed.handle is not None:
+                    old = self._mapped.pop(k, None)
+                    if old is not None:
+                        cupy.cuda.runtime.ipcCloseMemHandle(old[1])
+                        messages.append(("unmapped", k, old[0]))
+                    handle, size = packed.handle
+                    ptr = cupy.cuda.runtime.ipcOpenMemHandle(handle)
+                    self._mapped[k] = (packed.generation, ptr, size)
+                _, ptr, size = self._mapped[k]
+                lease = _SlotLease(self, k)
+                self._leased.add(k)
+                mem = cupy.cuda.UnownedMemory(ptr, size, lease, self.device_id)
+                # The data is there (the worker waited for its copy); the event gives the
+                # outputs' readers a stream to be recorded as consumers (`order_after`).
+                event = cupy.cuda.Event(disable_timing=True)
+                event.record(cupy.cuda.get_current_stream())
+        out: list[Any] = []
+        for desc in packed.outputs:
+            if desc[0] == "cpu":
+                _, data, layout, infos, dtype, ndim = desc
+                out.append(
+                    TensorListCPU.wrap(data, layout, infos, dtype=np.dtype(dtype), ndim=ndim)
+                )
+                continue
+            _, offset, dtype, shapes, dense, layout, infos = desc
+            out.append(_wrap_gpu(mem, offset, np.dtype(dtype), shapes, dense, layout, infos))
+            out[-1].ready_event = event
+            assert isinstance(out[-1], TensorListGPU)
+        return out, messages
+
+    def ended(self, k: int, consumers: dict[int, Any]) -> None:
+        """A lease ended (any thread, the garbage collector's too): release the slot once the
+        work its readers queued is done."""
+        events = []
+        if consumers:
+            import cupy
+
+            with cupy.cuda.Device(self.device_id):
+                for stream in consumers:
+                    ev = cupy.cuda.Event(disable_timing=True)
+                    cupy.cuda.runtime.eventRecord(ev.ptr, stream)
+                    events.append(ev)
+        self._ended.append((k, events))
+
+    def releases(self) -> list[tuple[Any, ...]]:
+        """The slots to give back now (their readers' work is done), as messages."""
+        out = []
+        ended = self._ended
+        for _ in range(len(ended)):
+            k, events = ended.popleft()
+            if all(ev.done for ev in events):
+                self._leased.discard(k)
+                out.append(("release", k))
+                if self._closed:
+                    self._unmap(k)
+            else:
+                ended.append((k, events))
+        return out
+
+    def _unmap(self, k: int) -> None:
+        import cupy
+
+        mapped = self._mapped.pop(k, None)
+        if mapped is not None:
+            with cupy.cuda.Device(self.device_id):
+                cupy.cuda.runtime.ipcCloseMemHandle(mapped[1])
+
+    def close(self) -> None:
+        """Unmap every buffer no output uses; the others when their leases end."""
+        self._closed = True
+        self.releases()
+        for k in list(self._mapped):
+            if k not in self._leased:
+                self._unmap(k)
+
+
+def _wrap_gpu(
+    mem: Any,
+    offset: int,
+    dtype: np.dtype[Any],
+    shapes: list[tuple[int, ...]],
+    dense: bool,
+    layout: str,
+    infos: Any,
+) -> Any:
+    import cupy
+
+    from dali._tensors import TensorListGPU
+
+    sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
+    ptr = cupy.cuda.MemoryPointer(mem, offset)
+    flat = cupy.ndarray((sum(sizes),), dtype, ptr)
+    if dense and shapes:
+        return TensorListGPU.wrap(flat.reshape(len(shapes), *shapes[0]), layout, infos)
+    if not shapes:
+        return TensorListGPU.wrap(flat.reshape(0), layout, infos)
+    tl = TensorListGPU.wrap_flat(flat, [tuple(s) for s in shapes], layout)
+    tl.source_infos = infos
+    return tl

@@ -1,0 +1,165 @@
+"""What a pipeline's worker process is given once: the traced graph and the settings.
+
+The graph travels as the `OpNode` records the pipeline traced (all of them: the operators'
+identities, which seed their random numbers, are computed over every traced call), pickled
+with three substitutions:
+
+* an operator's `Schema` travels as its registered name and the module that registers it
+  (a plugin's operators are registered when that module is imported in the worker);
+* the weak reference of each record to its `Pipeline` travels as nothing (the worker has no
+  Pipeline: it builds a plan and runs an `Executor`);
+* a Python source (``external_source`` with a ``source``) travels without its callback: the
+  consumer calls it when it schedules an iteration, as in-process, and the iteration request
+  carries the batch (`IterationRequest.fed`).
+
+Every other argument must pickle as it is (a module-level function for a ``source`` kept by
+another operator, say); `NotShippable` says which operator's argument does not, and the
+pipeline then runs in-process.
+
+Example:
+    >>> from dali import fn, pipeline_def
+    >>> @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    ... def pipe():
+    ...     return fn.random.uniform(shape=[2])
+    >>> p = pipe()
+    >>> p.build()
+    >>> spec = WorkerSpec.of(p)
+    >>> len(spec.ops), spec.info.max_batch_size
+    (1, 2)
+    >>> ops = load(dump(spec)).ops
+    >>> ops[0].name == p._ops[0].name, ops[0].pipeline is None
+    (True, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import io
+import pickle
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from dali._graph.node import OpNode
+from dali._graph.schema import Schema, get_schema
+
+if TYPE_CHECKING:
+    from dali._pipeline.pipeline import Pipeline
+
+__all__ = ["NotShippable", "WorkerSpec", "dump", "load"]
+
+#: The arguments of a Python source that stay with the consumer (it calls the callback).
+_CONSUMER_ARGS = ("source", "parallel")
+
+
+class NotShippable(TypeError):
+    """The graph cannot be sent to a worker process (an argument does not pickle)."""
+
+
+@dataclass
+class WorkerSpec:
+    """Everything the worker needs to run the pipeline's iterations."""
+
+    #: every traced operator, in creation order (`Pipeline._ops`)
+    ops: list[OpNode]
+    #: the pipeline's outputs (`Pipeline._graph_outputs`)
+    outputs: list[Any]
+    #: `dali._pipeline.pipeline.PipelineInfo` without its CUDA context (the worker makes one)
+    info: Any
+    #: the resolved pipeline seed
+    seed: int
+    #: operator name -> state, for the stateful operators (a restored checkpoint's)
+    states: dict[str, Any]
+    num_threads: int
+    device_id: int | None
+    device_memory_limit: int | None
+    pinned_memory_limit: int | None
+    #: pin the worker's threads to the GPU's cores (``set_affinity``)
+    set_affinity: bool
+    #: names of the operators that are Python sources (fed by the consumer)
+    fed: frozenset[str]
+
+    @classmethod
+    def of(cls, pipeline: Pipeline) -> WorkerSpec:
+        """The spec of a built pipeline, where its consumer stands now."""
+        plan = pipeline._plan
+        assert plan is not None and pipeline._graph_outputs is not None
+        cuda = pipeline._cuda
+        return cls(
+            ops=list(pipeline._ops),
+            outputs=list(pipeline._graph_outputs),
+            info=dataclasses.replace(pipeline._info(), cuda=None),
+            seed=pipeline._resolved_seed,
+            states=dict(pipeline._consumed[1]),
+            num_threads=pipeline._num_threads or 1,
+            device_id=pipeline._device_id,
+            device_memory_limit=None if cuda is None else cuda.device_memory_limit,
+            pinned_memory_limit=None if cuda is None else cuda.pinned_memory_limit,
+            set_affinity=bool(pipeline._set_affinity),
+            fed=frozenset(s.node.name for s in plan.callback_sources),
+        )
+
+
+def _schema(fn_path: str, module: str) -> Schema:
+    importlib.import_module(module)  # registers the operator (a plugin's, say)
+    return get_schema(fn_path)
+
+
+def _detached() -> None:
+    return None
+
+
+def _new_opnode() -> OpNode:
+    return OpNode.__new__(OpNode)
+
+
+class _GraphPickler(pickle.Pickler):
+    def __init__(self, file: io.BytesIO, fed: frozenset[str]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._fed = fed
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, Schema):
+            return _schema, (obj.fn_path, obj.impl.__module__)
+        if isinstance(obj, weakref.ReferenceType):
+            return _detached, ()
+        if isinstance(obj, OpNode) and obj.name in self._fed:
+            state = dict(vars(obj))
+            state["scalar_args"] = {
+                k: v for k, v in obj.scalar_args.items() if k not in _CONSUMER_ARGS
+            }
+            return _new_opnode, (), state
+        return NotImplemented
+
+
+def dump(spec: WorkerSpec) -> bytes:
+    """``spec`` as bytes for the worker.
+
+    Raises:
+        NotShippable: An operator's argument does not pickle; the message names it.
+    """
+    buf = io.BytesIO()
+    try:
+        _GraphPickler(buf, spec.fed).dump(spec)
+    except (pickle.PicklingError, TypeError, AttributeError) as e:
+        raise NotShippable(f"{_culprit(spec)}{e}") from e
+    return buf.getvalue()
+
+
+def _culprit(spec: WorkerSpec) -> str:
+    """The first operator argument that does not pickle, as words ("" if none is found)."""
+    for op in spec.ops:
+        if op.name in spec.fed:
+            continue
+        for name, value in op.scalar_args.items():
+            try:
+                pickle.dumps(value)
+            except Exception:  # noqa: BLE001 - any failure names the culprit
+                return f"the argument `{name}` of {op.display_name} ({op.name}) does not pickle: "
+    return ""
+
+
+def load(data: bytes) -> WorkerSpec:
+    spec: WorkerSpec = pickle.loads(data)  # noqa: S301 - from our own consumer process
+    return spec

@@ -1,0 +1,192 @@
+"""The worker process of a pipeline: ``python -m dali._exec.process.worker FD``.
+
+``FD`` is one end of a Unix socket pair; messages are pickles framed by
+`multiprocessing.connection.Connection`. The consumer (`ProcessExecutor`) sends first its
+``sys.path`` (so that the modules its graph names import here as they do there), then the
+`WorkerSpec`; the worker builds the plan, restores the operators' states and answers
+``("ready", pid)`` or ``("failed", message)``. Then:
+
+========================  ===================================================================
+consumer -> worker        what it does
+========================  ===================================================================
+``("submit", request)``   run one iteration (`IterationRequest`, the sources' batches in it)
+``("release", k)``        the consumer no longer reads ring slot ``k``
+``("unmapped", k, g)``    the consumer unmapped generation ``g`` of slot ``k``: free it
+``("restore", seed, s)``  reseed and set the operators' states (nothing is in flight)
+``("close",)``            stop; the end of the socket means the same
+========================  ===================================================================
+
+The worker answers each iteration, in order, with ``("batch", packed, states)`` (`Packed`
+outputs; the operators' states after it, for checkpoints) or ``("error", message, cause,
+states)``. It ignores SIGINT (a Ctrl-C in the terminal reaches the consumer, which closes
+it) and is killed by the kernel if the consumer dies (``PR_SET_PDEATHSIG``); its socket's end
+ends it too.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import os
+import pickle
+import signal
+import sys
+import threading
+from multiprocessing.connection import Connection
+from typing import Any
+
+__all__ = ["main"]
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """Have the kernel kill this process when the process that started it dies (Linux)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the socket's end still stops it
+        pass
+
+
+def describe(error: BaseException) -> tuple[str, bytes | None]:
+    """An error as (message, the pickled cause or None) for the consumer."""
+    cause = error.__cause__ if error.__cause__ is not None else error
+    try:
+        pickled: bytes | None = pickle.dumps(cause)
+        pickle.loads(pickled)  # noqa: S301 - our own bytes; some errors pickle but not back
+    except Exception:  # noqa: BLE001 - the message still names operator and sample
+        pickled = None
+    return str(error) or f"{type(error).__name__}", pickled
+
+
+class _Worker:
+    def __init__(self, spec: Any, conn: Connection) -> None:
+        from dali._exec.device import CudaContext
+        from dali._exec.executor import Executor
+        from dali._exec.process.buffers import OutputRing
+        from dali._graph.build import build_plan
+
+        self.conn = conn
+        cuda = None
+        if spec.device_id is not None:
+            cuda = CudaContext(
+                spec.device_id,
+                device_memory_limit=spec.device_memory_limit,
+                pinned_memory_limit=spec.pinned_memory_limit,
+            )
+        info = dataclasses.replace(spec.info, cuda=cuda)
+        plan = build_plan(spec.outputs, spec.ops, pipeline_info=info, seed=spec.seed)
+        self.plan = plan
+        self.restore(spec.seed, spec.states, reseed=False)
+        affinity = None
+        if spec.set_affinity and spec.device_id is not None and plan.uses_gpu:
+            from dali._exec.affinity import gpu_local_cpus
+
+            affinity = gpu_local_cpus(spec.device_id)
+        cuda = cuda if plan.uses_gpu else None
+        self.executor = Executor(
+            plan, num_threads=spec.num_threads, asynchronous=True, cuda=cuda, affinity=affinity
+        )
+        self.ring = OutputRing(cuda)
+        self.submitted = threading.Semaphore(0)
+        self.send_lock = threading.Lock()
+        self.stopping = False
+        self.sender = threading.Thread(target=self._send_loop, name="dali-worker-send")
+
+    def restore(self, seed: int, states: dict[str, Any], *, reseed: bool = True) -> None:
+        if reseed:
+            from dali._graph.build import reseed as reseed_plan
+
+            reseed_plan(self.plan, seed)
+        for step in self.plan.steps:
+            if step.stateful and step.node.name in states:
+                step.impl.set_state(states[step.node.name])
+
+    def send(self, message: Any) -> None:
+        with self.send_lock:
+            self.conn.send(message)
+
+    def serve(self) -> None:
+        self.sender.start()
+        try:
+            while True:
+                try:
+                    message = self.conn.recv()
+                except (EOFError, OSError):
+                    return
+                kind = message[0]
+                if kind == "submit":
+                    self.executor.submit(message[1])
+                    self.submitted.release()
+                elif kind == "release":
+                    self.ring.release(message[1])
+                elif kind == "unmapped":
+                    self.ring.unmapped(message[1], message[2])
+                elif kind == "restore":
+                    self.restore(message[1], message[2])
+                elif kind == "close":
+                    return
+        finally:
+            self.stopping = True
+            self.submitted.release()
+            self.executor.close()
+            self.sender.join(timeout=10)
+            self.ring.close()
+
+    def _send_loop(self) -> None:
+        from dali._exec.executor import PipelineError
+
+        executor = self.executor
+        while True:
+            self.submitted.acquire()
+            if self.stopping:
+                return
+            try:
+                out = executor.get()
+            except PipelineError as e:
+                states = executor.taken[1] if executor.taken else {}
+                self.send(("error", *describe(e), states))
+                continue
+            except BaseException as e:  # noqa: BLE001 - the pipeline was closed, or broke
+                if self.stopping:
+                    return
+                self.send(("error", *describe(e), {}))
+                continue
+            states = executor.taken[1] if executor.taken else {}
+            try:
+                packed = self.ring.pack(out)
+            except BaseException as e:  # noqa: BLE001 - e.g. out of device memory for the ring
+                self.send(("error", *describe(e), states))
+                continue
+            del out  # the pipeline's own buffers go back to its pool
+            try:
+                self.send(("batch", packed, states))
+            except (OSError, ValueError):  # the consumer is gone
+                return
+
+
+def main(fd: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    conn = Connection(fd)
+    try:
+        sys.path[:] = conn.recv()
+        from dali._exec.process.spec import load
+
+        spec = load(conn.recv_bytes())
+        worker = _Worker(spec, conn)
+    except BaseException as e:  # noqa: BLE001 - reported to the consumer, which raises it
+        message, cause = describe(e)
+        try:
+            conn.send(("failed", message, cause))
+        finally:
+            conn.close()
+        return
+    conn.send(("ready", os.getpid()))
+    worker.serve()
+    conn.close()
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))

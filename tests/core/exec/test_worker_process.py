@@ -1,0 +1,282 @@
+"""Pipelines run by worker processes (`dali._exec.process`, ``worker_process=True``).
+
+The same batches as in-process (the same seed: the same values, epochs and checkpoints), an
+operator error raised in the caller naming operator and file, a killed worker raised (never a
+hang), and no process left after ``close()``, after the pipeline is dropped, or after the
+consumer dies. Each body runs on the CPU and, marked ``gpu``, on the GPU (CUDA IPC outputs).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from dali import fn, pipeline_def, types
+from dali._exec.executor import PipelineError
+from dali._exec.process.executor import WorkerDied, worker_pids
+from parity import device_id
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
+
+DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+BATCH = 4
+
+
+def _resnet_like(root: Path, device: str, **kwargs: Any) -> Any:
+    """readers.file -> decode -> random crop/resize -> random mirror normalize, and labels."""
+
+    @pipeline_def(batch_size=BATCH, num_threads=2, device_id=device_id(device), seed=7)
+    def pipe() -> Any:
+        jpegs, labels = fn.readers.file(file_root=str(root), random_shuffle=True, name="reader")
+        images = fn.decoders.image(jpegs, device="mixed" if device == "gpu" else "cpu")
+        images = fn.random_resized_crop(images, size=(32, 32))
+        images = fn.crop_mirror_normalize(
+            images, dtype=types.FLOAT, mean=[128.0], std=[64.0], mirror=fn.random.coin_flip()
+        )
+        return images, labels
+
+    return pipe(**kwargs)
+
+
+def _host(outputs: tuple[Any, ...]) -> list[np.ndarray]:
+    return [np.asarray(tl.as_cpu().as_array() if hasattr(tl, "as_cpu") else tl.as_array()) for tl in outputs]
+
+
+def _wait_gone(pid: int, seconds: float = 20.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        try:  # a zombie of ours: reap it
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return True
+        except ChildProcessError:
+            pass
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_same_batches_as_in_process(image_tree: Path, device: str) -> None:
+    ours = _resnet_like(image_tree, device, worker_process=True)
+    theirs = _resnet_like(image_tree, device, worker_process=False)
+    try:
+        for _ in range(12):  # two epochs and a bit of 21 images
+            a, b = ours.run(), theirs.run()
+            assert type(a[0]) is type(b[0])
+            for x, y in zip(_host(a), _host(b)):
+                np.testing.assert_array_equal(x, y)
+        assert ours.worker_pid is not None and ours.worker_pid != os.getpid()
+        assert theirs.worker_pid is None
+        assert ours.epoch_size("reader") == theirs.epoch_size("reader")
+    finally:
+        ours.close()
+        theirs.close()
+    assert worker_pids() == []
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_checkpoints_restore_into_a_worker(image_tree: Path, device: str) -> None:
+    first = _resnet_like(image_tree, device, worker_process=True, enable_checkpointing=True)
+    for _ in range(3):
+        first.run()
+    cpt = first.checkpoint()
+    expected = [_host(first.run()) for _ in range(4)]
+    # restored at construction, in a new worker
+    second = _resnet_like(image_tree, device, worker_process=True, checkpoint=cpt,
+                          enable_checkpointing=True)
+    for want in expected:
+        for x, y in zip(_host(second.run()), want):
+            np.testing.assert_array_equal(x, y)
+    # restored in place: the worker takes the restored states
+    first.restore(cpt)
+    for want in expected:
+        for x, y in zip(_host(first.run()), want):
+            np.testing.assert_array_equal(x, y)
+    first.close()
+    second.close()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_operator_error_names_operator_and_file(edge_images: dict[str, Path], device: str, tmp_path: Path) -> None:
+    root = tmp_path / "data" / "0"
+    root.mkdir(parents=True)
+    good, bad = edge_images["jpeg_444"], edge_images["corrupt"]
+    for i in range(3):
+        (root / f"good_{i}.jpg").write_bytes(Path(good).read_bytes())
+    (root / "zz_bad.jpg").write_bytes(Path(bad).read_bytes())
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=device_id(device), worker_process=True)
+    def pipe() -> Any:
+        jpegs, _ = fn.readers.file(file_root=str(tmp_path / "data"))
+        return fn.decoders.image(jpegs, device="mixed" if device == "gpu" else "cpu")
+
+    p = pipe()
+    try:
+        p.run()  # good_0, good_1
+        with pytest.raises(PipelineError) as info:
+            p.run()  # good_2, zz_bad
+        message = str(info.value)
+        assert "decoders.image" in message and "zz_bad.jpg" in message
+        p.run()  # the next iteration is fine (a new epoch)
+    finally:
+        p.close()
+
+
+def test_killed_worker_is_an_error_not_a_hang(image_tree: Path) -> None:
+    p = _resnet_like(image_tree, "cpu", worker_process=True)
+    p.run()
+    pid = p.worker_pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    t0 = time.monotonic()
+    with pytest.raises(WorkerDied, match="killed by signal 9"):
+        for _ in range(5):
+            p.run()
+    assert time.monotonic() - t0 < 30
+    with pytest.raises(WorkerDied):  # and every later call
+        p.run()
+    p.close()
+    assert _wait_gone(pid)
+
+
+def test_worker_ignores_ctrl_c(image_tree: Path) -> None:
+    p = _resnet_like(image_tree, "cpu", worker_process=True)
+    p.run()
+    assert p.worker_pid is not None
+    os.kill(p.worker_pid, signal.SIGINT)  # a terminal's Ctrl-C reaches the whole group
+    time.sleep(0.2)
+    p.run()
+    p.close()
+
+
+def test_no_process_left_after_close_or_drop(image_tree: Path) -> None:
+    from dali._exec import closer
+
+    p = _resnet_like(image_tree, "cpu", worker_process=True)
+    p.run()
+    pid = p.worker_pid
+    p.close()
+    assert pid is not None and _wait_gone(pid)
+    p.close()  # idempotent
+
+    q = _resnet_like(image_tree, "cpu", worker_process=True)
+    q.run()
+    pid = q.worker_pid
+    del q
+    gc.collect()
+    done = __import__("threading").Event()
+    closer.defer(done.set)  # the drop's close was queued before this
+    assert done.wait(30)
+    assert pid is not None and _wait_gone(pid)
+    assert worker_pids() == []
+
+
+def test_worker_dies_with_its_consumer(image_tree: Path, tmp_path: Path) -> None:
+    script = tmp_path / "consumer.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import os, signal, sys
+            from dali import fn, pipeline_def
+
+            @pipeline_def(batch_size=2, num_threads=1, device_id=None, worker_process=True)
+            def pipe():
+                jpegs, labels = fn.readers.file(file_root={str(image_tree)!r})
+                return fn.decoders.image(jpegs), labels
+
+            p = pipe()
+            p.run()
+            print(p.worker_pid, flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
+            """
+        )
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    pid = int(proc.stdout.split()[0])
+    assert _wait_gone(pid), "the worker outlived its consumer"
+
+
+def test_python_sources_stay_with_the_consumer() -> None:
+    """A lambda source does not travel: the consumer calls it and sends the batch."""
+    calls: list[int] = []
+
+    def batches(info: Any) -> list[np.ndarray]:
+        calls.append(info.iteration)
+        return [np.full((2,), info.iteration * 10 + k, np.int32) for k in range(BATCH)]
+
+    @pipeline_def(batch_size=BATCH, num_threads=1, device_id=None, worker_process=True)
+    def pipe() -> Any:
+        data = fn.external_source(lambda info: batches(info), batch_info=True)
+        return data * 2 + fn.random.uniform(range=(0, 0), dtype=types.INT32)
+
+    p = pipe()
+    out = [p.run()[0].as_array() for _ in range(3)]
+    p.close()
+    assert calls[:3] == [0, 1, 2]
+    np.testing.assert_array_equal(out[2][3], [2 * 23, 2 * 23])
+
+
+def test_synchronous_pipelines_cannot_use_a_worker() -> None:
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, exec_async=False,
+                  exec_pipelined=False, worker_process=True)
+    def pipe() -> Any:
+        return fn.random.uniform()
+
+    p = pipe()
+    with pytest.raises(RuntimeError, match="runs synchronously"):
+        p.run()
+
+
+def test_chosen_by_an_iterator_falls_back_with_a_warning() -> None:
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, exec_async=False,
+                  exec_pipelined=False)
+    def pipe() -> Any:
+        return fn.random.uniform()
+
+    p = pipe()
+    p.build()
+    assert p.use_worker_process(chosen=True)
+    with pytest.warns(UserWarning, match="not a worker process"):
+        p.run()
+    assert p.worker_pid is None
+    assert not p.use_worker_process(chosen=True)
+
+    explicit = pipe(worker_process=False)
+    assert not explicit.use_worker_process(chosen=True)  # the user's choice stands
+
+
+def test_build_error_in_the_worker_is_raised(image_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that cannot build says why (here: its reader's files vanished meanwhile)."""
+    import shutil
+
+    root = image_tree.parent / "vanishing"
+    shutil.copytree(image_tree, root)
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, worker_process=True)
+    def pipe() -> Any:
+        jpegs, labels = fn.readers.file(file_root=str(root))
+        return jpegs, labels
+
+    p = pipe()
+    p.build()
+    shutil.rmtree(root)
+    with pytest.raises(WorkerDied, match="could not start"):
+        p.run()
+    p.close()
