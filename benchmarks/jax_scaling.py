@@ -8,16 +8,21 @@ One process, one pipeline per GPU (what ``data_iterator`` with a ``NamedSharding
 sharded over the ``n`` GPUs; the rate counts images of finished global batches (the last
 batch is waited for with ``block_until_ready``). Issue 5's target: 2 GPUs ≥ 1.9 × 1 GPU.
 
-``--processes`` runs one process per GPU instead (``jax.distributed`` on localhost, each
-process's iterator feeding its own GPU's shard of the same global array), the multi-host layout
-on one host: each process then has its own interpreter and GIL, where one process's pipelines
-share one GIL. The rate is the sum of the processes' rates.
+``--layouts`` names the layouts measured, each for every GPU count, alternating:
+
+* ``threads``: one process, the pipelines in it (``worker_process=False``): they share its GIL;
+* ``workers``: one process, each pipeline in a worker process of its own
+  (``worker_process=True``, what the iterator chooses for several GPU pipelines;
+  `dali._exec.process`): the consumer only wraps the CUDA IPC buffers into ``jax.Array``s;
+* ``processes``: one process per GPU (``jax.distributed`` on localhost, each process's
+  iterator feeding its own GPU's shard of the same global array), the multi-host layout on
+  one host. The rate is the sum of the processes' rates.
 
 ``--pin`` passes ``set_affinity=True`` (pipeline threads on the GPU's NUMA cores);
 ``--repeat N`` measures every GPU count N times, alternating, and reports medians.
 
 Run: ``python benchmarks/jax_scaling.py [--images 4096] [--gpus 1,2] [--threads 8]
-[--processes] [--pin] [--repeat 3]``
+[--layouts threads,workers,processes] [--pin] [--repeat 3]``
 """
 
 from __future__ import annotations
@@ -35,7 +40,9 @@ MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 
-def make_iterator(root: Path, n: int, threads: int, pin: bool = False) -> Any:
+def make_iterator(
+    root: Path, n: int, threads: int, pin: bool = False, worker: bool | None = None
+) -> Any:
     import jax
     import numpy as np
     from dali import fn, types
@@ -71,7 +78,9 @@ def make_iterator(root: Path, n: int, threads: int, pin: bool = False) -> Any:
         )
         return images, labels.gpu()
 
-    return resnet50(batch_size=BATCH * n, num_threads=threads, seed=1, set_affinity=pin)
+    return resnet50(
+        batch_size=BATCH * n, num_threads=threads, seed=1, set_affinity=pin, worker_process=worker
+    )
 
 
 def step(iterator: Any) -> Any:
@@ -112,7 +121,7 @@ def worker(
     warmup = max(2, images // (BATCH * n) // 2)
     r, batch = rate(it, seconds, warmup)
     local = [s.data.shape for s in batch["images"].addressable_shards]
-    cores = it._pipes[0]._executor._state.affinity
+    cores = getattr(getattr(it._pipes[0]._executor, "_state", None), "affinity", None)
     pinned = f"pinned to {len(cores)} cores" if cores else "not pinned"
     print(f"RATE {rank} {r / n:.1f} {pinned}; {batch['images'].shape} {local}", flush=True)
 
@@ -145,6 +154,13 @@ def processes(n: int, root: Path, images: int, threads: int, seconds: float, pin
     return total
 
 
+LAYOUTS = {
+    "threads": "one process, pipelines in-process (threads)",
+    "workers": "one process, a worker process per pipeline",
+    "processes": "one process per GPU (jax.distributed)",
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--images", type=int, default=4096)
@@ -152,7 +168,8 @@ def main() -> None:
     parser.add_argument("--gpus", default="1,2", help="GPU counts to measure")
     parser.add_argument("--threads", type=int, default=8, help="num_threads per pipeline")
     parser.add_argument("--seconds", type=float, default=6.0)
-    parser.add_argument("--processes", action="store_true", help="one process per GPU")
+    parser.add_argument("--layouts", default="workers,processes", help=f"of {', '.join(LAYOUTS)}")
+    parser.add_argument("--processes", action="store_true", help="--layouts processes")
     parser.add_argument(
         "--pin", action="store_true", help="set_affinity=True: threads on the GPU's NUMA cores"
     )
@@ -180,6 +197,7 @@ def main() -> None:
     import jax
     from dali._testing.images import make_imagenet_like
 
+    layouts = ["processes"] if args.processes else args.layouts.split(",")
     root = Path(args.root)
     files = make_imagenet_like(root, args.images, seed=0, processes=os.cpu_count())
     gpus = [int(v) for v in args.gpus.split(",") if int(v) <= len(jax.devices())]
@@ -187,44 +205,58 @@ def main() -> None:
         f"{len(files)} ImageNet-like JPEGs; devices: {jax.devices()}; {os.cpu_count()} CPU "
         f"cores; batch {BATCH} per GPU; {args.threads} threads per pipeline"
     )
-    rows: dict[int, list[float]] = {n: [] for n in gpus}
+    rows: dict[tuple[str, int], list[float]] = {(lay, n): [] for lay in layouts for n in gpus}
     for _trial in range(args.repeat):
-        for n in gpus:
-            rows[n].append(measure(n, root, len(files), args))
-    mode = "one process per GPU" if args.processes else "one process"
+        for lay in layouts:
+            for n in gpus:
+                rows[(lay, n)].append(measure(lay, n, root, len(files), args))
     pinned = ", set_affinity=True" if args.pin else ""
     print(
-        f"\nJAX sharded iterator, ResNet-50 pipeline, {mode}{pinned} "
-        f"({jax.devices()[0].device_kind}); trials in the order run, alternating GPU counts"
+        f"\nJAX sharded iterator, ResNet-50 pipeline{pinned} ({jax.devices()[0].device_kind}); "
+        f"trials in the order run, alternating layouts and GPU counts"
     )
-    print(f"{'GPUs':>6}{'median img/s':>14}{'vs 1 GPU':>10}  trials")
-    base = statistics.median(rows[1]) if 1 in rows else None
-    for n, rates in rows.items():
-        r = statistics.median(rates)
-        ratio = f"{r / base:.2f}x" if base else ""
-        trials = ", ".join(f"{v:.0f}" for v in rates)
-        print(f"{n:>6}{r:>14.0f}{ratio:>10}  {trials}")
-    if base and args.repeat > 1:
-        per_trial = [rows[n][t] / rows[1][t] for n in gpus for t in range(args.repeat) if n > 1]
-        print(
-            "per-trial ratios (each against the 1-GPU run just before it): "
-            + ", ".join(f"{v:.2f}x" for v in per_trial)
-        )
+    print(f"{'layout':<46}{'GPUs':>5}{'median img/s':>14}{'vs 1 GPU':>10}  trials")
+    for lay in layouts:
+        base = statistics.median(rows[(lay, 1)]) if (lay, 1) in rows else None
+        for n in gpus:
+            rates = rows[(lay, n)]
+            r = statistics.median(rates)
+            ratio = f"{r / base:.2f}x" if base else ""
+            trials = ", ".join(f"{v:.0f}" for v in rates)
+            print(f"{LAYOUTS[lay]:<46}{n:>5}{r:>14.0f}{ratio:>10}  {trials}")
+        if base and args.repeat > 1:
+            per_trial = [
+                rows[(lay, n)][t] / rows[(lay, 1)][t]
+                for n in gpus
+                for t in range(args.repeat)
+                if n > 1
+            ]
+            print(
+                "  per-trial ratios (each against the 1-GPU trial just before it): "
+                + ", ".join(f"{v:.2f}x" for v in per_trial)
+            )
 
 
-def measure(n: int, root: Path, images: int, args: argparse.Namespace) -> float:
-    """One measurement of ``n`` GPUs: total img/s."""
-    if args.processes:
+def measure(layout: str, n: int, root: Path, images: int, args: argparse.Namespace) -> float:
+    """One measurement of ``n`` GPUs in ``layout``: total img/s."""
+    if layout == "processes":
         print(f"  {n} process(es), one GPU each:")
         r = processes(n, root, images, args.threads, args.seconds, args.pin)
         print(f"  {n} GPU(s): {r:8.0f} img/s")
         return r
-    it = make_iterator(root, n, args.threads, args.pin)
+    it = make_iterator(root, n, args.threads, args.pin, worker=layout == "workers")
     warmup = max(2, images // (BATCH * n) // 2)
     r, batch = rate(it, args.seconds, warmup)
     shards = {s.device.id: s.data.shape for s in batch["images"].addressable_shards}
-    print(f"  {n} GPU(s): {r:8.0f} img/s; global batch {batch['images'].shape}, shards {shards}")
-    del it, batch
+    pids = [p.worker_pid for p in it._pipes]
+    print(
+        f"  [{layout}] {n} GPU(s): {r:8.0f} img/s; global batch {batch['images'].shape}, "
+        f"shards {shards}; worker pids {pids}"
+    )
+    del batch
+    for p in it._pipes:
+        p.close()
+    del it
     return r
 
 

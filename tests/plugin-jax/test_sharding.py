@@ -296,3 +296,82 @@ def test_checkpoints_that_are_not_checkpoints_are_refused(image_tree, cpu_device
     # one checkpoint for 4 devices is an elastic restore (any count is), but b"x" is no checkpoint
     with pytest.raises(CheckpointError, match="not valid JSON"):
         iterator_fn(batch_size=8, enable_checkpointing=True, checkpoints=[b"x"])
+
+
+# -- pipelines in worker processes (dali._exec.process) ------------------------------------------
+
+
+def _random_graph(root):
+    """`_graph` with random crops and mirrors: the seed must give the same in a worker."""
+
+    def iterator_fn(num_shards=1, shard_id=0):
+        jpegs, labels = fn.readers.file(
+            file_list=str(root / "list.txt"),
+            name="reader",
+            num_shards=num_shards,
+            shard_id=shard_id,
+            random_shuffle=True,
+        )
+        images = fn.decoders.image(jpegs, device="mixed" if _on_gpu() else "cpu")
+        images = fn.random_resized_crop(images, size=(SIZE, SIZE))
+        return fn.flip(
+            images, horizontal=fn.random.coin_flip()
+        ), labels.gpu() if _on_gpu() else labels
+
+    return iterator_fn
+
+
+def _on_gpu() -> bool:
+    return jax.default_backend() == "gpu"
+
+
+def _two_epochs(iterator_fn, sharding, **kwargs):
+    it = iterator_fn(batch_size=8, seed=5, **kwargs)
+    out = []
+    for _ in range(2):
+        out += [{k: np.asarray(v) for k, v in b.items()} for b in it]
+        it.reset()
+    pids = [p.worker_pid for p in it._pipes]
+    for p in it._pipes:
+        p.close()
+    return out, pids
+
+
+def test_worker_processes_give_the_batches_of_in_process_pipelines(image_tree, cpu_devices):
+    sharding = _batch_sharding(cpu_devices[:2])
+    iterator_fn = data_iterator(
+        _random_graph(image_tree),
+        output_map=["images", "labels"],
+        reader_name="reader",
+        sharding=sharding,
+    )
+    ours, pids = _two_epochs(iterator_fn, sharding, worker_process=True)
+    theirs, none = _two_epochs(iterator_fn, sharding, worker_process=False)
+    assert all(pids) and len(set(pids)) == 2 and none == [None, None]
+    assert len(ours) == len(theirs) == 6
+    for a, b in zip(ours, theirs):
+        for k in a:
+            np.testing.assert_array_equal(a[k], b[k])
+
+
+@pytest.mark.gpu
+def test_several_gpu_pipelines_run_in_worker_processes(image_tree):
+    """On a GPU machine the iterator chooses worker processes for two or more GPU pipelines
+    (one GPU: forced), and the global arrays are those of in-process pipelines."""
+    if not _on_gpu():
+        pytest.skip("this JAX has no GPU backend")
+    gpus = jax.devices("gpu")[:2]
+    sharding = _batch_sharding(gpus)
+    iterator_fn = data_iterator(
+        _random_graph(image_tree),
+        output_map=["images", "labels"],
+        reader_name="reader",
+        sharding=sharding,
+    )
+    chosen = None if len(gpus) > 1 else True
+    ours, pids = _two_epochs(iterator_fn, sharding, worker_process=chosen)
+    theirs, none = _two_epochs(iterator_fn, sharding, worker_process=False)
+    assert all(pids) and none == [None] * len(gpus)
+    for a, b in zip(ours, theirs):
+        for k in a:
+            np.testing.assert_array_equal(a[k], b[k])

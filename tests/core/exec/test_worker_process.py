@@ -48,7 +48,10 @@ def _resnet_like(root: Path, device: str, **kwargs: Any) -> Any:
 
 
 def _host(outputs: tuple[Any, ...]) -> list[np.ndarray]:
-    return [np.asarray(tl.as_cpu().as_array() if hasattr(tl, "as_cpu") else tl.as_array()) for tl in outputs]
+    return [
+        np.asarray(tl.as_cpu().as_array() if hasattr(tl, "as_cpu") else tl.as_array())
+        for tl in outputs
+    ]
 
 
 def _wait_gone(pid: int, seconds: float = 20.0) -> bool:
@@ -95,8 +98,9 @@ def test_checkpoints_restore_into_a_worker(image_tree: Path, device: str) -> Non
     cpt = first.checkpoint()
     expected = [_host(first.run()) for _ in range(4)]
     # restored at construction, in a new worker
-    second = _resnet_like(image_tree, device, worker_process=True, checkpoint=cpt,
-                          enable_checkpointing=True)
+    second = _resnet_like(
+        image_tree, device, worker_process=True, checkpoint=cpt, enable_checkpointing=True
+    )
     for want in expected:
         for x, y in zip(_host(second.run()), want):
             np.testing.assert_array_equal(x, y)
@@ -110,7 +114,9 @@ def test_checkpoints_restore_into_a_worker(image_tree: Path, device: str) -> Non
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_operator_error_names_operator_and_file(edge_images: dict[str, Path], device: str, tmp_path: Path) -> None:
+def test_operator_error_names_operator_and_file(
+    edge_images: dict[str, Path], device: str, tmp_path: Path
+) -> None:
     root = tmp_path / "data" / "0"
     root.mkdir(parents=True)
     good, bad = edge_images["jpeg_444"], edge_images["corrupt"]
@@ -206,7 +212,12 @@ def test_worker_dies_with_its_consumer(image_tree: Path, tmp_path: Path) -> None
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     proc = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=env
+        [sys.executable, str(script)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     pid = int(proc.stdout.split()[0])
@@ -234,8 +245,14 @@ def test_python_sources_stay_with_the_consumer() -> None:
 
 
 def test_synchronous_pipelines_cannot_use_a_worker() -> None:
-    @pipeline_def(batch_size=2, num_threads=1, device_id=None, exec_async=False,
-                  exec_pipelined=False, worker_process=True)
+    @pipeline_def(
+        batch_size=2,
+        num_threads=1,
+        device_id=None,
+        exec_async=False,
+        exec_pipelined=False,
+        worker_process=True,
+    )
     def pipe() -> Any:
         return fn.random.uniform()
 
@@ -245,8 +262,9 @@ def test_synchronous_pipelines_cannot_use_a_worker() -> None:
 
 
 def test_chosen_by_an_iterator_falls_back_with_a_warning() -> None:
-    @pipeline_def(batch_size=2, num_threads=1, device_id=None, exec_async=False,
-                  exec_pipelined=False)
+    @pipeline_def(
+        batch_size=2, num_threads=1, device_id=None, exec_async=False, exec_pipelined=False
+    )
     def pipe() -> Any:
         return fn.random.uniform()
 
@@ -262,7 +280,9 @@ def test_chosen_by_an_iterator_falls_back_with_a_warning() -> None:
     assert not explicit.use_worker_process(chosen=True)  # the user's choice stands
 
 
-def test_build_error_in_the_worker_is_raised(image_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_build_error_in_the_worker_is_raised(
+    image_tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A worker that cannot build says why (here: its reader's files vanished meanwhile)."""
     import shutil
 
@@ -280,3 +300,63 @@ def test_build_error_in_the_worker_is_raised(image_tree: Path, monkeypatch: pyte
     with pytest.raises(WorkerDied, match="could not start"):
         p.run()
     p.close()
+
+
+# -- GPU outputs through CUDA IPC ----------------------------------------------------------------
+
+
+@pytest.mark.gpu
+def test_gpu_outputs_stay_valid_while_held_and_the_ring_stays_small(image_tree: Path) -> None:
+    from dali.tensors import TensorListGPU
+
+    p = _resnet_like(image_tree, "gpu", worker_process=True)
+    held = []
+    for _ in range(6):
+        images, labels = p.run()
+        assert isinstance(images, TensorListGPU) and images.device_id == 0
+        held.append((images, _host((images, labels))))
+    for _ in range(10):  # the worker runs on; the held batches' slots are not reused
+        p.run()
+    for images, (want, _) in held:
+        np.testing.assert_array_equal(_host((images,))[0], want)
+    mapped = len(p._executor._views._mapped)
+    assert mapped <= len(held) + 4, mapped  # held, prefetched, and one being handed back
+    held.clear()
+    gc.collect()
+    for _ in range(10):
+        p.run()
+    assert len(p._executor._views._mapped) == mapped  # released slots are reused
+    p.close()
+
+
+@pytest.mark.gpu
+def test_gpu_outputs_go_to_torch_and_cupy_without_a_copy(image_tree: Path) -> None:
+    cupy = pytest.importorskip("cupy")
+    torch = pytest.importorskip("torch")
+    p = _resnet_like(image_tree, "gpu", worker_process=True)
+    images, _ = p.run()
+    arr = cupy.asarray(images.as_tensor())
+    t = torch.from_dlpack(images.as_tensor())
+    assert t.data_ptr() == arr.data.ptr
+    np.testing.assert_array_equal(t.cpu().numpy(), cupy.asnumpy(arr))
+    p.close()
+
+
+@pytest.mark.gpu
+def test_gpu_outputs_outlive_the_worker_and_its_memory_goes(image_tree: Path) -> None:
+    cupy = pytest.importorskip("cupy")
+    free_before = cupy.cuda.runtime.memGetInfo()[0]
+    p = _resnet_like(image_tree, "gpu", worker_process=True)
+    images, labels = p.run()
+    want = _host((images, labels))
+    pid = p.worker_pid
+    p.close()
+    assert pid is not None and _wait_gone(pid)
+    got = _host((images, labels))  # read after the worker exited
+    for x, y in zip(got, want):
+        np.testing.assert_array_equal(x, y)
+    del images, labels, got
+    gc.collect()
+    time.sleep(0.5)
+    free_after = cupy.cuda.runtime.memGetInfo()[0]
+    assert free_after >= free_before - (64 << 20), (free_before, free_after)

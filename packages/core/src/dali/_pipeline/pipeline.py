@@ -672,14 +672,20 @@ class Pipeline(PipelineProperties):
         elif not sys.platform.startswith("linux"):
             why = "worker processes need Linux"
         if why is None:
-            name = "the pipeline" if self._device_id is None else f"the pipeline on GPU {self._device_id}"
+            name = (
+                "the pipeline"
+                if self._device_id is None
+                else f"the pipeline on GPU {self._device_id}"
+            )
             try:
                 return ProcessExecutor.for_spec(WorkerSpec.of(self), name)
             except NotShippable as e:
                 why = str(e)
         if not self._worker_chosen:
             raise RuntimeError(f"The pipeline cannot run in a worker process: {why}.")
-        warnings.warn(f"The pipeline runs in this process, not a worker process: {why}.", stacklevel=4)
+        warnings.warn(
+            f"The pipeline runs in this process, not a worker process: {why}.", stacklevel=4
+        )
         return None
 
     def use_worker_process(self, enable: bool = True, *, chosen: bool = False) -> bool:

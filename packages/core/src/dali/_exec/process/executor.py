@@ -252,7 +252,7 @@ def _cause(pickled: bytes | None) -> BaseException | None:
     import pickle
 
     try:
-        cause = pickle.loads(pickled)  # noqa: S301 - from our own worker process
+        cause = pickle.loads(pickled)
     except Exception:  # noqa: BLE001 - the message is still there
         return None
     return cause if isinstance(cause, BaseException) else None

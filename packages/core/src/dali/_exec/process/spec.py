@@ -161,5 +161,5 @@ def _culprit(spec: WorkerSpec) -> str:
 
 
 def load(data: bytes) -> WorkerSpec:
-    spec: WorkerSpec = pickle.loads(data)  # noqa: S301 - from our own consumer process
+    spec: WorkerSpec = pickle.loads(data)
     return spec

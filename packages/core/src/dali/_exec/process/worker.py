@@ -54,7 +54,7 @@ def describe(error: BaseException) -> tuple[str, bytes | None]:
     cause = error.__cause__ if error.__cause__ is not None else error
     try:
         pickled: bytes | None = pickle.dumps(cause)
-        pickle.loads(pickled)  # noqa: S301 - our own bytes; some errors pickle but not back
+        pickle.loads(pickled)
     except Exception:  # noqa: BLE001 - the message still names operator and sample
         pickled = None
     return str(error) or f"{type(error).__name__}", pickled
