@@ -41,7 +41,7 @@ STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 
 def make_iterator(
-    root: Path, n: int, threads: int, pin: bool = False, worker: bool | None = None
+    root: Path, n: int, threads: int, pin: bool = False, worker: bool | None = None, depth: int = 2
 ) -> Any:
     import jax
     import numpy as np
@@ -79,7 +79,12 @@ def make_iterator(
         return images, labels.gpu()
 
     return resnet50(
-        batch_size=BATCH * n, num_threads=threads, seed=1, set_affinity=pin, worker_process=worker
+        batch_size=BATCH * n,
+        num_threads=threads,
+        seed=1,
+        set_affinity=pin,
+        worker_process=worker,
+        prefetch_queue_depth=depth,
     )
 
 
@@ -168,6 +173,7 @@ def main() -> None:
     parser.add_argument("--gpus", default="1,2", help="GPU counts to measure")
     parser.add_argument("--threads", type=int, default=8, help="num_threads per pipeline")
     parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--depth", type=int, default=2, help="prefetch_queue_depth")
     parser.add_argument("--layouts", default="workers,processes", help=f"of {', '.join(LAYOUTS)}")
     parser.add_argument("--processes", action="store_true", help="--layouts processes")
     parser.add_argument(
@@ -244,7 +250,9 @@ def measure(layout: str, n: int, root: Path, images: int, args: argparse.Namespa
         r = processes(n, root, images, args.threads, args.seconds, args.pin)
         print(f"  {n} GPU(s): {r:8.0f} img/s")
         return r
-    it = make_iterator(root, n, args.threads, args.pin, worker=layout == "workers")
+    it = make_iterator(
+        root, n, args.threads, args.pin, worker=layout == "workers", depth=args.depth
+    )
     warmup = max(2, images // (BATCH * n) // 2)
     r, batch = rate(it, args.seconds, warmup)
     shards = {s.device.id: s.data.shape for s in batch["images"].addressable_shards}

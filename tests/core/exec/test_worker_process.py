@@ -313,7 +313,7 @@ def test_gpu_outputs_stay_valid_while_held_and_the_ring_stays_small(image_tree: 
     held = []
     for _ in range(6):
         images, labels = p.run()
-        assert isinstance(images, TensorListGPU) and images.device_id == 0
+        assert isinstance(images, TensorListGPU) and images.device_id() == 0
         held.append((images, _host((images, labels))))
     for _ in range(10):  # the worker runs on; the held batches' slots are not reused
         p.run()

@@ -41,7 +41,7 @@ import contextlib
 import dataclasses
 import queue
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -359,8 +359,17 @@ def _take_samples(tl: Any, index: list[int]) -> Any:
     return take_samples(tl, np.asarray(index, dtype=np.int64), device)
 
 
-def _fill(req: IterationRequest, out: Any) -> None:
+#: Where a finished iteration goes instead of its slot (`Executor(deliver=...)`): called on
+#: the last stage's thread with the request and the outputs, or None and the error.
+Deliver = Callable[[IterationRequest, tuple[Any, ...] | None, BaseException | None], None]
+
+
+def _fill(req: IterationRequest, out: Any, deliver: Deliver | None = None) -> None:
     """Hand a finished iteration (outputs or `_Failure`) to the consumer."""
+    if deliver is not None:
+        failed = isinstance(out, _Failure)
+        deliver(req, None if failed else out, out.error if failed else None)
+        return
     assert req.slot is not None
     req.slot.fill(out)
 
@@ -409,6 +418,8 @@ class _Stages:
             else None
         )
         self.profile = _profile.from_env()  # None unless DALI_PROFILE is set
+        #: where finished iterations go instead of their slots (`Executor`'s ``deliver``)
+        self.deliver: Deliver | None = None
         #: set when the pipeline was dropped (`Executor.release`): start no more iterations
         self.stopping = False
 
@@ -459,7 +470,7 @@ class _Stages:
                 except BaseException as e:  # noqa: BLE001 - handed on, to the consumer thread
                     it = _Failure(e)
             if outbox is None:
-                _fill(req, it)
+                _fill(req, it, self.deliver)
             else:
                 outbox.put((req, it))
             with span(stage.label, req.iteration, "<drop the iteration's inputs>"):
@@ -476,7 +487,7 @@ class _Stages:
                     self.inboxes[k + 1].put(None)
                 return
             if last:
-                _fill(item[0], _Failure(error))
+                _fill(item[0], _Failure(error), self.deliver)
             else:
                 self.inboxes[k + 1].put((item[0], _Failure(error)))
 
@@ -494,6 +505,9 @@ class Executor:
         asynchronous: Run ahead on worker threads (else each `get` runs one iteration inline).
         cuda: The pipeline's `dali._exec.device.CudaContext` when the plan has GPU work.
         affinity: Cores every pipeline thread pins itself to (`dali._exec.affinity`), or None.
+        deliver: Hand each finished iteration to this function, on the last stage's thread, in
+            order, instead of keeping it for `get` (asynchronous only): a worker process sends
+            it from there (`dali._exec.process.worker`) without waking another thread.
     """
 
     def __init__(
@@ -504,8 +518,10 @@ class Executor:
         asynchronous: bool = True,
         cuda: CudaContext | None = None,
         affinity: frozenset[int] | None = None,
+        deliver: Deliver | None = None,
     ) -> None:
         self._state = _Stages(plan, num_threads, cuda, affinity)
+        self._state.deliver = deliver
         self._async = asynchronous
         #: one slot per submitted iteration not yet taken by `get`, oldest first
         self._slots: collections.deque[_Slot] = collections.deque()
@@ -536,7 +552,8 @@ class Executor:
         # Queued before it is counted: an interrupt between the two loses one iteration's
         # outputs but never leaves `get` waiting for an iteration that was never queued.
         self._state.inboxes[0].put((dataclasses.replace(req, slot=slot), None))
-        self._slots.append(slot)
+        if self._state.deliver is None:
+            self._slots.append(slot)
 
     @property
     def stages(self) -> list[Stage]:

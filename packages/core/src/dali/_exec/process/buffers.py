@@ -2,13 +2,16 @@
 
 The worker (`OutputRing`) copies every GPU output of an iteration, on the pipeline's stream,
 into one device buffer of a ring (each output at a 256-byte aligned offset; a ragged batch
-sample after sample), waits for the copy, and sends a `Packed` description: the slot, and per
-output its offset, dtype, shapes, layout and source info. A slot's buffer is a plain
-``cudaMalloc`` exported once (``cudaIpcGetMemHandle``); its handle travels with the first batch
-that uses it. CPU outputs travel in the description itself (pickled numpy).
+sample after sample), records the slot's event after the copy and sends a `Packed`
+description at once: the slot, and per output its offset, dtype, shapes, layout and source
+info. A slot's buffer is a plain ``cudaMalloc`` exported once (``cudaIpcGetMemHandle``), its
+event an interprocess event (``cudaIpcGetEventHandle``); their handles travel with the first
+batch that uses them. CPU outputs travel in the description itself (pickled numpy).
 
-The consumer (`OutputViews`) maps each slot's buffer once (``cudaIpcOpenMemHandle``) and wraps
-the outputs as CuPy arrays on that memory, without a copy. The arrays' memory is owned by a
+The consumer (`OutputViews`) maps each slot's buffer and opens its event once
+(``cudaIpcOpenMemHandle``, ``cudaIpcOpenEventHandle``) and wraps the outputs as CuPy arrays on
+that memory, without a copy, with the slot's event as their ``ready_event``: whoever reads them
+waits for the worker's copy on the GPU, as for the outputs of a pipeline in-process. The arrays' memory is owned by a
 `_SlotLease`: when the last view of the iteration's outputs is gone (JAX and torch keep the
 DLPack capsule, and with it the lease, as long as their arrays), the lease ends, events are
 recorded on the streams that read the outputs (DLPack consumers, ``run(cuda_stream=...)``,
@@ -45,8 +48,9 @@ class Packed:
     slot: int | None = None
     #: the slot's buffer generation (a new one when the buffer was replaced)
     generation: int = 0
-    #: the buffer's IPC handle and size, sent with the first iteration in this generation
-    handle: tuple[bytes, int] | None = None
+    #: the buffer's IPC handle, its size and the slot event's IPC handle, sent with the first
+    #: iteration in this generation
+    handle: tuple[bytes, int, bytes] | None = None
     #: per output: ("gpu", offset, dtype, shapes, dense, layout, source_infos)
     #: or ("cpu", data, layout, source_infos, dtype, ndim)
     outputs: list[tuple[Any, ...]] = field(default_factory=list)
@@ -58,6 +62,9 @@ class _Slot:
     size: int
     generation: int
     handle: bytes
+    #: an interprocess event, recorded after each copy into the slot
+    event: Any
+    event_handle: bytes
     sent: bool = False
 
 
@@ -94,35 +101,35 @@ class OutputRing:
         slot = self._slots[k]
         packed.slot, packed.generation = k, slot.generation
         if not slot.sent:
-            packed.handle, slot.sent = (slot.handle, slot.size), True
-        self._copy(slot.ptr, layout)
+            packed.handle, slot.sent = (slot.handle, slot.size, slot.event_handle), True
+        self._copy(slot, layout)
         offsets = {id(tl): off for off, tl in layout}
         packed.outputs = [
             _gpu(tl, offsets[id(tl)]) if id(tl) in offsets else _cpu(tl) for tl in outputs
         ]
         return packed
 
-    def _copy(self, base: int, layout: list[tuple[int, Any]]) -> None:
+    def _copy(self, slot: _Slot, layout: list[tuple[int, Any]]) -> None:
+        """Queue the copies into ``slot`` on the pipeline stream, then record its event.
+
+        Called on the pipeline's last stage (the GPU stage, its device current), after the
+        outputs' work on the same stream: the copies are ordered after it without a wait. The
+        calls keep the GIL (`held`)."""
         import cupy
 
-        from dali._tensors import order_after
+        from dali._exec.process import held
 
-        cuda = self._cuda
-        runtime = cupy.cuda.runtime
-        with cuda.activate():
-            stream = cuda.stream.ptr
-            for offset, tl in layout:
-                order_after(tl)
-                dst = base + offset
-                dense = tl.held_dense
-                parts = [dense] if dense is not None else tl.samples()
-                for arr in parts:
-                    arr = cupy.ascontiguousarray(arr)
-                    if arr.nbytes:
-                        runtime.memcpyAsync(dst, arr.data.ptr, arr.nbytes, 3, stream)  # D2D
-                    dst += arr.nbytes
-            done = cuda.record()
-        done.synchronize()  # synchronize! (this sending thread only: the batch must be there)
+        stream = self._cuda.stream.ptr
+        for offset, tl in layout:
+            dst = slot.ptr + offset
+            dense = tl.held_dense
+            parts = [dense] if dense is not None else tl.samples()
+            for arr in parts:
+                arr = cupy.ascontiguousarray(arr)
+                if arr.nbytes:
+                    held.copy_async(dst, arr.data.ptr, arr.nbytes, stream)
+                dst += arr.nbytes
+        held.record(slot.event.ptr, stream)
 
     def _take(self, nbytes: int) -> int:
         """A free slot of at least ``nbytes`` (a new one, or a replaced buffer, if needed)."""
@@ -178,7 +185,15 @@ def _new_slot(nbytes: int, generation: int) -> _Slot:
     runtime = cupy.cuda.runtime
     size = _aligned(nbytes)
     ptr = runtime.malloc(size)
-    return _Slot(ptr, size, generation, bytes(runtime.ipcGetMemHandle(ptr)))
+    event = cupy.cuda.Event(block=False, disable_timing=True, interprocess=True)
+    return _Slot(
+        ptr,
+        size,
+        generation,
+        bytes(runtime.ipcGetMemHandle(ptr)),
+        event,
+        bytes(runtime.ipcGetEventHandle(event.ptr)),
+    )
 
 
 def _nbytes(shape: tuple[int, ...], dtype: np.dtype[Any]) -> int:
@@ -194,6 +209,32 @@ def _cpu(tl: Any) -> tuple[Any, ...]:
     dense = tl.held_dense
     data = dense if dense is not None else tl.samples()
     return ("cpu", data, tl.layout(), tl.source_infos, tl.np_dtype.str, tl.sample_ndim)
+
+
+class _IpcEvent:
+    """A slot's event opened from its IPC handle: what `dali._tensors.order_after` and host
+    waits use of a CuPy event (``ptr``, ``synchronize``, ``done``)."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr: int) -> None:
+        self.ptr = ptr
+
+    def synchronize(self) -> None:
+        import cupy
+
+        cupy.cuda.runtime.eventSynchronize(self.ptr)  # synchronize!
+
+    @property
+    def done(self) -> bool:
+        import cupy
+
+        return bool(cupy.cuda.runtime.eventQuery(self.ptr) == 0)
+
+    def destroy(self) -> None:
+        import cupy
+
+        cupy.cuda.runtime.eventDestroy(self.ptr)
 
 
 class _SlotLease:
@@ -226,8 +267,8 @@ class OutputViews:
 
     def __init__(self, device_id: int | None) -> None:
         self.device_id = device_id
-        #: slot -> (generation, mapped pointer, size)
-        self._mapped: dict[int, tuple[int, int, int]] = {}
+        #: slot -> (generation, mapped pointer, size, its opened event)
+        self._mapped: dict[int, tuple[int, int, int, _IpcEvent]] = {}
         #: slots whose leases ended: (slot, events on their consumer streams), oldest first
         self._ended: collections.deque[tuple[int, list[Any]]] = collections.deque()
         #: slots with a live lease (their mapping must stay)
@@ -247,21 +288,18 @@ class OutputViews:
             k = packed.slot
             with cupy.cuda.Device(self.device_id):
                 if packed.handle is not None:
-                    old = self._mapped.pop(k, None)
+                    old = self._mapped.get(k)
                     if old is not None:
-                        cupy.cuda.runtime.ipcCloseMemHandle(old[1])
+                        self._unmap(k)
                         messages.append(("unmapped", k, old[0]))
-                    handle, size = packed.handle
+                    handle, size, event_handle = packed.handle
                     ptr = cupy.cuda.runtime.ipcOpenMemHandle(handle)
-                    self._mapped[k] = (packed.generation, ptr, size)
-                _, ptr, size = self._mapped[k]
+                    opened = _IpcEvent(cupy.cuda.runtime.ipcOpenEventHandle(event_handle))
+                    self._mapped[k] = (packed.generation, ptr, size, opened)
+                _, ptr, size, event = self._mapped[k]
                 lease = _SlotLease(self, k)
                 self._leased.add(k)
                 mem = cupy.cuda.UnownedMemory(ptr, size, lease, self.device_id)
-                # The data is there (the worker waited for its copy); the event gives the
-                # outputs' readers a stream to be recorded as consumers (`order_after`).
-                event = cupy.cuda.Event(disable_timing=True)
-                event.record(cupy.cuda.get_current_stream())
         out: list[Any] = []
         for desc in packed.outputs:
             if desc[0] == "cpu":
@@ -312,6 +350,7 @@ class OutputViews:
         if mapped is not None:
             with cupy.cuda.Device(self.device_id):
                 cupy.cuda.runtime.ipcCloseMemHandle(mapped[1])
+                mapped[3].destroy()
 
     def close(self) -> None:
         """Unmap every buffer no output uses; the others when their leases end."""

@@ -55,7 +55,7 @@ class WorkerDied(RuntimeError):
 
 def _stop(proc: subprocess.Popen[bytes], conn: Connection, timeout: float) -> None:
     try:
-        conn.send(("close",))
+        conn.send([("close",)])
     except (OSError, ValueError):
         pass
     try:
@@ -89,6 +89,8 @@ class ProcessExecutor:
         self._closed = False
         self._close_lock = threading.Lock()
         self._finalizer: Any = None
+        #: messages for the worker, sent together by `_flush`
+        self._outbox: list[tuple[Any, ...]] = []
         self.taken: tuple[Any, dict[str, Any]] | None = None
         _closer.track(self)
 
@@ -158,6 +160,7 @@ class ProcessExecutor:
         assert conn is not None and self._proc is not None
         while True:
             self._hand_back()
+            self._flush()
             try:
                 if conn.poll(_POLL):
                     return conn.recv()
@@ -167,13 +170,16 @@ class ProcessExecutor:
                 raise self._died()
 
     def _hand_back(self) -> None:
-        for message in self._views.releases():
-            self._send(message)
+        self._outbox += self._views.releases()
 
-    def _send(self, message: Any) -> None:
+    def _flush(self) -> None:
+        """Send the queued messages, as one list (one wake-up of the worker)."""
+        if not self._outbox:
+            return
         assert self._conn is not None
+        messages, self._outbox = self._outbox, []
         try:
-            self._conn.send(message)
+            self._conn.send(messages)
         except (OSError, ValueError) as e:
             raise self._died() from e
 
@@ -189,7 +195,8 @@ class ProcessExecutor:
             raise WorkerDied(self._death)
         self._start()
         self._hand_back()
-        self._send(("submit", req))
+        self._outbox.append(("submit", req))
+        self._flush()
         self._cursors.append(req.cursor)
 
     def get(self) -> tuple[Any, ...]:
@@ -222,14 +229,14 @@ class ProcessExecutor:
         _, packed, states = message
         self.taken = cursor, states
         out, notes = self._views.unpack(packed)
-        for note in notes:
-            self._send(note)
+        self._outbox += notes  # sent with the next request
         return tuple(out)
 
     def restored(self, seed: int, states: dict[str, Any]) -> None:
         """The pipeline was restored (nothing in flight): the worker takes the same state."""
         if self._conn is not None and self._death is None:
-            self._send(("restore", seed, states))
+            self._outbox.append(("restore", seed, states))
+            self._flush()
 
     def release(self) -> None:
         """A dropped pipeline's finalizer: close on the closing thread (never blocks)."""

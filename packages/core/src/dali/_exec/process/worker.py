@@ -16,9 +16,11 @@ consumer -> worker        what it does
 ``("close",)``            stop; the end of the socket means the same
 ========================  ===================================================================
 
+The consumer sends a list of such messages at a time (slots handed back with the next request).
 The worker answers each iteration, in order, with ``("batch", packed, states)`` (`Packed`
 outputs; the operators' states after it, for checkpoints) or ``("error", message, cause,
-states)``. It ignores SIGINT (a Ctrl-C in the terminal reaches the consumer, which closes
+states)``, sent by the executor's last stage as the iteration finishes (`Executor`'s
+``deliver``; the copies, the event and the send keep the GIL: `held`). It ignores SIGINT (a Ctrl-C in the terminal reaches the consumer, which closes
 it) and is killed by the kernel if the consumer dies (``PR_SET_PDEATHSIG``); its socket's end
 ends it too.
 """
@@ -30,6 +32,7 @@ import dataclasses
 import os
 import pickle
 import signal
+import struct
 import sys
 import threading
 from multiprocessing.connection import Connection
@@ -85,14 +88,16 @@ class _Worker:
 
             affinity = gpu_local_cpus(spec.device_id)
         cuda = cuda if plan.uses_gpu else None
-        self.executor = Executor(
-            plan, num_threads=spec.num_threads, asynchronous=True, cuda=cuda, affinity=affinity
-        )
         self.ring = OutputRing(cuda)
-        self.submitted = threading.Semaphore(0)
         self.send_lock = threading.Lock()
-        self.stopping = False
-        self.sender = threading.Thread(target=self._send_loop, name="dali-worker-send")
+        self.executor = Executor(
+            plan,
+            num_threads=spec.num_threads,
+            asynchronous=True,
+            cuda=cuda,
+            affinity=affinity,
+            deliver=self.deliver,
+        )
 
     def restore(self, seed: int, states: dict[str, Any], *, reseed: bool = True) -> None:
         if reseed:
@@ -104,66 +109,59 @@ class _Worker:
                 step.impl.set_state(states[step.node.name])
 
     def send(self, message: Any) -> None:
+        """Send one message the way `Connection.recv` reads it (a 4-byte big-endian length,
+        then the pickle), without giving up the GIL where the socket takes it at once."""
+        from dali._exec.process import held
+
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        frame = struct.pack("!i", len(data)) + data
         with self.send_lock:
-            self.conn.send(message)
+            fd = self.conn.fileno()
+            sent = held.send(fd, frame)
+            view = memoryview(frame)[sent:]
+            while view:
+                view = view[os.write(fd, view) :]
+
+    def deliver(self, req: Any, out: tuple[Any, ...] | None, error: BaseException | None) -> None:
+        """A finished iteration, on the executor's last stage thread: its outputs copied into
+        the ring and described, or its error, sent in order."""
+        states = req.states
+        try:
+            if error is not None:
+                self.send(("error", *describe(error), states))
+                return
+            assert out is not None
+            try:
+                packed = self.ring.pack(out)
+            except Exception as e:  # noqa: BLE001 - e.g. out of device memory for the ring
+                self.send(("error", *describe(e), states))
+                return
+            self.send(("batch", packed, states))
+        except OSError:  # the consumer is gone; the main thread sees the socket's end
+            pass
 
     def serve(self) -> None:
-        self.sender.start()
         try:
             while True:
                 try:
-                    message = self.conn.recv()
+                    messages = self.conn.recv()
                 except (EOFError, OSError):
                     return
-                kind = message[0]
-                if kind == "submit":
-                    self.executor.submit(message[1])
-                    self.submitted.release()
-                elif kind == "release":
-                    self.ring.release(message[1])
-                elif kind == "unmapped":
-                    self.ring.unmapped(message[1], message[2])
-                elif kind == "restore":
-                    self.restore(message[1], message[2])
-                elif kind == "close":
-                    return
+                for message in messages:
+                    kind = message[0]
+                    if kind == "submit":
+                        self.executor.submit(message[1])
+                    elif kind == "release":
+                        self.ring.release(message[1])
+                    elif kind == "unmapped":
+                        self.ring.unmapped(message[1], message[2])
+                    elif kind == "restore":
+                        self.restore(message[1], message[2])
+                    elif kind == "close":
+                        return
         finally:
-            self.stopping = True
-            self.submitted.release()
             self.executor.close()
-            self.sender.join(timeout=10)
             self.ring.close()
-
-    def _send_loop(self) -> None:
-        from dali._exec.executor import PipelineError
-
-        executor = self.executor
-        while True:
-            self.submitted.acquire()
-            if self.stopping:
-                return
-            try:
-                out = executor.get()
-            except PipelineError as e:
-                states = executor.taken[1] if executor.taken else {}
-                self.send(("error", *describe(e), states))
-                continue
-            except BaseException as e:  # noqa: BLE001 - the pipeline was closed, or broke
-                if self.stopping:
-                    return
-                self.send(("error", *describe(e), {}))
-                continue
-            states = executor.taken[1] if executor.taken else {}
-            try:
-                packed = self.ring.pack(out)
-            except BaseException as e:  # noqa: BLE001 - e.g. out of device memory for the ring
-                self.send(("error", *describe(e), states))
-                continue
-            del out  # the pipeline's own buffers go back to its pool
-            try:
-                self.send(("batch", packed, states))
-            except (OSError, ValueError):  # the consumer is gone
-                return
 
 
 def main(fd: int) -> None:
