@@ -321,11 +321,15 @@ def test_gpu_outputs_stay_valid_while_held_and_the_ring_stays_small(image_tree: 
         np.testing.assert_array_equal(_host((images,))[0], want)
     mapped = len(p._executor._views._mapped)
     assert mapped <= len(held) + 4, mapped  # held, prefetched, and one being handed back
+    del images
     held.clear()
     gc.collect()
     for _ in range(10):
         p.run()
-    assert len(p._executor._views._mapped) == mapped  # released slots are reused
+    steady = len(p._executor._views._mapped)
+    for _ in range(20):
+        p.run()
+    assert len(p._executor._views._mapped) == steady <= mapped + 1  # released slots are reused
     p.close()
 
 

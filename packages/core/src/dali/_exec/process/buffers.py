@@ -25,6 +25,7 @@ replaced (the consumer unmaps the old buffer and says so, and only then is it fr
 from __future__ import annotations
 
 import collections
+import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,7 +52,8 @@ class Packed:
     #: the buffer's IPC handle, its size and the slot event's IPC handle, sent with the first
     #: iteration in this generation
     handle: tuple[bytes, int, bytes] | None = None
-    #: per output: ("gpu", offset, dtype, shapes, dense, layout, source_infos)
+    #: per output: ("gpu", offset, dtype, batch shape or sample shapes, dense, layout,
+    #: source_infos)
     #: or ("cpu", data, layout, source_infos, dtype, ndim)
     outputs: list[tuple[Any, ...]] = field(default_factory=list)
 
@@ -93,7 +95,7 @@ class OutputRing:
         for tl in outputs:
             if isinstance(tl, TensorListGPU):
                 layout.append((total, tl))
-                total += _aligned(sum(_nbytes(s, tl.np_dtype) for s in tl.shape()))
+                total += _aligned(sum(int(a.nbytes) for a in _parts(tl)))
         if not layout:
             packed.outputs = [_cpu(tl) for tl in outputs]
             return packed
@@ -122,9 +124,7 @@ class OutputRing:
         stream = self._cuda.stream.ptr
         for offset, tl in layout:
             dst = slot.ptr + offset
-            dense = tl.held_dense
-            parts = [dense] if dense is not None else tl.samples()
-            for arr in parts:
+            for arr in _parts(tl):
                 arr = cupy.ascontiguousarray(arr)
                 if arr.nbytes:
                     held.copy_async(dst, arr.data.ptr, arr.nbytes, stream)
@@ -196,13 +196,23 @@ def _new_slot(nbytes: int, generation: int) -> _Slot:
     )
 
 
-def _nbytes(shape: tuple[int, ...], dtype: np.dtype[Any]) -> int:
-    return int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+def _parts(tl: Any) -> list[Any]:
+    """The arrays holding a batch's data, in sample order: one where the batch is one array
+    (dense, or a flat buffer of ragged samples), else its samples."""
+    if tl.held_dense is not None:
+        return [tl.held_dense]
+    flat = tl.flat()
+    if flat is None:
+        return tl.samples()
+    buf, shapes = flat
+    return [buf.reshape(-1)[: sum(math.prod(s) for s in shapes)]]
 
 
 def _gpu(tl: Any, offset: int) -> tuple[Any, ...]:
-    dense = tl.held_dense is not None or tl.is_dense_tensor()
-    return ("gpu", offset, tl.np_dtype.str, tl.shape(), dense, tl.layout(), tl.source_infos)
+    """A GPU output's description: the dense batch's shape, or the samples' shapes."""
+    dense = tl.held_dense
+    shape = tuple(dense.shape) if dense is not None else [tuple(s) for s in tl.shape()]
+    return ("gpu", offset, tl.np_dtype.str, shape, dense is not None, tl.layout(), tl.source_infos)
 
 
 def _cpu(tl: Any) -> tuple[Any, ...]:
@@ -308,8 +318,8 @@ class OutputViews:
                     TensorListCPU.wrap(data, layout, infos, dtype=np.dtype(dtype), ndim=ndim)
                 )
                 continue
-            _, offset, dtype, shapes, dense, layout, infos = desc
-            out.append(_wrap_gpu(mem, offset, np.dtype(dtype), shapes, dense, layout, infos))
+            _, offset, dtype, shape, dense, layout, infos = desc
+            out.append(_wrap_gpu(mem, offset, np.dtype(dtype), shape, dense, layout, infos))
             out[-1].ready_event = event
             assert isinstance(out[-1], TensorListGPU)
         return out, messages
@@ -362,25 +372,18 @@ class OutputViews:
 
 
 def _wrap_gpu(
-    mem: Any,
-    offset: int,
-    dtype: np.dtype[Any],
-    shapes: list[tuple[int, ...]],
-    dense: bool,
-    layout: str,
-    infos: Any,
+    mem: Any, offset: int, dtype: np.dtype[Any], shape: Any, dense: bool, layout: str, infos: Any
 ) -> Any:
+    """A TensorListGPU on the slot's memory at ``offset`` (see `Packed.outputs`)."""
     import cupy
 
     from dali._tensors import TensorListGPU
 
-    sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
     ptr = cupy.cuda.MemoryPointer(mem, offset)
-    flat = cupy.ndarray((sum(sizes),), dtype, ptr)
-    if dense and shapes:
-        return TensorListGPU.wrap(flat.reshape(len(shapes), *shapes[0]), layout, infos)
-    if not shapes:
-        return TensorListGPU.wrap(flat.reshape(0), layout, infos)
-    tl = TensorListGPU.wrap_flat(flat, [tuple(s) for s in shapes], layout)
+    if dense:
+        return TensorListGPU.wrap(cupy.ndarray(shape, dtype, ptr), layout, infos)
+    shapes = [tuple(s) for s in shape]
+    size = sum(math.prod(s) for s in shapes)
+    tl = TensorListGPU.wrap_flat(cupy.ndarray((size,), dtype, ptr), shapes, layout)
     tl.source_infos = infos
     return tl
