@@ -364,3 +364,24 @@ def test_gpu_outputs_outlive_the_worker_and_its_memory_goes(image_tree: Path) ->
     time.sleep(0.5)
     free_after = cupy.cuda.runtime.memGetInfo()[0]
     assert free_after >= free_before - (64 << 20), (free_before, free_after)
+
+
+def test_skipped_samples_are_counted_by_the_worker(
+    edge_images: dict[str, Path], tmp_path: Path
+) -> None:
+    root = tmp_path / "data" / "0"
+    root.mkdir(parents=True)
+    for i in range(3):
+        (root / f"good_{i}.jpg").write_bytes(edge_images["jpeg_444"].read_bytes())
+    (root / "zz_bad.jpg").write_bytes(edge_images["corrupt"].read_bytes())
+
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None, worker_process=True)
+    def pipe() -> Any:
+        jpegs, _ = fn.readers.file(file_root=str(tmp_path / "data"))
+        return fn.decoders.image(jpegs, on_error="skip", name="decoder")
+
+    p = pipe()
+    (images,) = p.run()
+    assert len(images) == 3
+    assert p.skipped_samples("decoder") == 1
+    p.close()

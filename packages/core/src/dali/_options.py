@@ -43,6 +43,7 @@ __all__ = [
     "ROI_REMOTE_GAP_BYTES",
     "SOURCE_STAGE",
     "WALK_HEADERS",
+    "WORKER_EXTRA_DEPTH",
     "WORKER_PROCESS_PIPELINES",
 ]
 
@@ -73,6 +74,12 @@ MMAP_MIN_BYTES = 1 << 20
 #: one process ran at 0.98x one; in worker processes at ~2x. RESULTS.md "One process, several
 #: GPUs".
 WORKER_PROCESS_PIPELINES: int | None = 2
+
+#: How many iterations more than ``prefetch_queue_depth`` a pipeline in a worker process keeps
+#: in flight: the one on its way to the consumer, whose next request comes a round trip later.
+#: Two GPUs at depth 2: 1.71x one GPU; with one more, 2.06x. RESULTS.md "One process, several
+#: GPUs".
+WORKER_EXTRA_DEPTH = 1
 
 #: At most this many threads read the files of one batch: one, like DALI's file loader, since
 #: a pool of threads mostly queues for the GIL. RESULTS.md "Reading files".

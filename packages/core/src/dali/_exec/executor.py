@@ -608,6 +608,10 @@ class Executor:
         """The worker process running the iterations: None, this process runs them."""
         return None
 
+    #: What a worker process's operators skipped (`ProcessExecutor.skipped`); here the plan's
+    #: operators count for themselves.
+    skipped: dict[str, int] = {}  # noqa: RUF012 - read-only, shared
+
     def release(self) -> None:
         """What a dropped pipeline's finalizer calls: start no more iterations, and have the
         closing thread (`dali._exec.closer`) `close` the rest. Never blocks, takes no lock."""

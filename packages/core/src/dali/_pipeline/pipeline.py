@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from dali import _options as options
 from dali._exec import closer as _closer
 from dali._exec.executor import Executor
 from dali._exec.process.executor import ProcessExecutor
@@ -647,7 +648,9 @@ class Pipeline(PipelineProperties):
     def _start(self) -> Executor | ProcessExecutor:
         if self._executor is None:
             assert self._plan is not None
-            ex = self._process_executor() if self._worker_process else None
+            ex: Executor | ProcessExecutor | None = None
+            if self._worker_process:
+                ex = self._process_executor()
             if ex is None:
                 ex = Executor(
                     self._plan,
@@ -678,9 +681,13 @@ class Pipeline(PipelineProperties):
                 else f"the pipeline on GPU {self._device_id}"
             )
             try:
-                return ProcessExecutor.for_spec(WorkerSpec.of(self), name)
+                executor = ProcessExecutor.for_spec(WorkerSpec.of(self), name)
             except NotShippable as e:
                 why = str(e)
+            else:
+                # the iteration being handed over to this process is one more in flight
+                self._sched.depth += options.WORKER_EXTRA_DEPTH
+                return executor
         if not self._worker_chosen:
             raise RuntimeError(f"The pipeline cannot run in a worker process: {why}.")
         warnings.warn(
@@ -777,6 +784,7 @@ class Pipeline(PipelineProperties):
 
     def _schedule(self) -> None:
         self.build()
+        self._start()  # (a worker process schedules deeper: `_process_executor`)
         for _ in range(self._sched.count()):
             if not self._schedule_one():
                 break
@@ -934,6 +942,8 @@ class Pipeline(PipelineProperties):
         counts = {
             s.node.name: n for s in self._plan.steps if (n := s.impl.skipped_samples()) is not None
         }
+        if self._executor is not None:
+            counts.update(self._executor.skipped)  # (the operators of a worker process)
         if name is not None:
             if name not in counts:
                 raise RuntimeError(f"No operator named {name!r} can skip samples.")

@@ -203,7 +203,8 @@ def _parts(tl: Any) -> list[Any]:
         return [tl.held_dense]
     flat = tl.flat()
     if flat is None:
-        return tl.samples()
+        samples: list[Any] = tl.samples()
+        return samples
     buf, shapes = flat
     return [buf.reshape(-1)[: sum(math.prod(s) for s in shapes)]]
 

@@ -91,6 +91,8 @@ class ProcessExecutor:
         self._finalizer: Any = None
         #: messages for the worker, sent together by `_flush`
         self._outbox: list[tuple[Any, ...]] = []
+        #: the samples each ``on_error="skip"`` operator of the worker skipped so far
+        self.skipped: dict[str, int] = {}
         self.taken: tuple[Any, dict[str, Any]] | None = None
         _closer.track(self)
 
@@ -226,7 +228,7 @@ class ProcessExecutor:
             _, text, cause, states = message
             self.taken = cursor, states
             raise PipelineError(text) from _cause(cause)
-        _, packed, states = message
+        _, packed, states, self.skipped = message
         self.taken = cursor, states
         out, notes = self._views.unpack(packed)
         self._outbox += notes  # sent with the next request

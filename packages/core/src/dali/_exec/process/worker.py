@@ -17,8 +17,9 @@ consumer -> worker        what it does
 ========================  ===================================================================
 
 The consumer sends a list of such messages at a time (slots handed back with the next request).
-The worker answers each iteration, in order, with ``("batch", packed, states)`` (`Packed`
-outputs; the operators' states after it, for checkpoints) or ``("error", message, cause,
+The worker answers each iteration, in order, with ``("batch", packed, states, skipped)``
+(`Packed` outputs; the operators' states after it, for checkpoints; the samples skipped so
+far by operator) or ``("error", message, cause,
 states)``, sent by the executor's last stage as the iteration finishes (`Executor`'s
 ``deliver``; the copies, the event and the send keep the GIL: `held`). It ignores SIGINT (a Ctrl-C in the terminal reaches the consumer, which closes
 it) and is killed by the kernel if the consumer dies (``PR_SET_PDEATHSIG``); its socket's end
@@ -55,9 +56,11 @@ def _die_with_parent() -> None:
 def describe(error: BaseException) -> tuple[str, bytes | None]:
     """An error as (message, the pickled cause or None) for the consumer."""
     cause = error.__cause__ if error.__cause__ is not None else error
+    pickled: bytes | None
     try:
-        pickled: bytes | None = pickle.dumps(cause)
-        pickle.loads(pickled)
+        data = pickle.dumps(cause)
+        pickle.loads(data)  # some errors pickle but do not load back
+        pickled = data
     except Exception:  # noqa: BLE001 - the message still names operator and sample
         pickled = None
     return str(error) or f"{type(error).__name__}", pickled
@@ -122,6 +125,12 @@ class _Worker:
             while view:
                 view = view[os.write(fd, view) :]
 
+    def skipped(self) -> dict[str, int]:
+        """How many samples each ``on_error="skip"`` operator dropped so far."""
+        return {
+            s.node.name: n for s in self.plan.steps if (n := s.impl.skipped_samples()) is not None
+        }
+
     def deliver(self, req: Any, out: tuple[Any, ...] | None, error: BaseException | None) -> None:
         """A finished iteration, on the executor's last stage thread: its outputs copied into
         the ring and described, or its error, sent in order."""
@@ -136,7 +145,7 @@ class _Worker:
             except Exception as e:  # noqa: BLE001 - e.g. out of device memory for the ring
                 self.send(("error", *describe(e), states))
                 return
-            self.send(("batch", packed, states))
+            self.send(("batch", packed, states, self.skipped()))
         except OSError:  # the consumer is gone; the main thread sees the socket's end
             pass
 
