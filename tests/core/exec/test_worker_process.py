@@ -385,3 +385,44 @@ def test_skipped_samples_are_counted_by_the_worker(
     assert len(images) == 3
     assert p.skipped_samples("decoder") == 1
     p.close()
+
+
+def test_ctrl_c_in_the_consumer_leaves_no_worker(image_tree: Path, tmp_path: Path) -> None:
+    """Ctrl-C while the consumer iterates: KeyboardInterrupt ends it, and its exit closes the
+    worker (the terminal's SIGINT reaches the worker too, which ignores it)."""
+    script = tmp_path / "consumer.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import os, sys, time
+            from dali import fn, pipeline_def
+
+            @pipeline_def(batch_size=2, num_threads=1, device_id=None, worker_process=True)
+            def pipe():
+                jpegs, labels = fn.readers.file(file_root={str(image_tree)!r})
+                return fn.decoders.image(jpegs), labels
+
+            p = pipe()
+            p.run()
+            print(p.worker_pid, flush=True)
+            while True:
+                p.run()
+            """
+        )
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    proc = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    pid = int(proc.stdout.readline())
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)  # the whole group, as a terminal does
+    _, err = proc.communicate(timeout=60)
+    assert "KeyboardInterrupt" in err
+    assert _wait_gone(pid), "the worker outlived a Ctrl-C'd consumer"

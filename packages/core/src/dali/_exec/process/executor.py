@@ -54,16 +54,18 @@ class WorkerDied(RuntimeError):
 
 
 def _stop(proc: subprocess.Popen[bytes], conn: Connection, timeout: float) -> None:
+    """Ask the worker to stop and close our end at once: a worker blocked sending outputs
+    nobody reads any more (the socket full) gets an error instead of waiting, and stops too."""
     try:
         conn.send([("close",)])
     except (OSError, ValueError):
         pass
+    conn.close()
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
-    conn.close()
 
 
 class ProcessExecutor:
