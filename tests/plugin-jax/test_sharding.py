@@ -19,8 +19,11 @@ SHARD_STARTS = [0, 5, 10, 15]
 SIZE = 16  # images are resized to SIZE×SIZE
 
 
-def _graph(root):
-    """The graph function of the sharded iterators: images and labels of shard ``shard_id``."""
+def _graph(root, randomized=False):
+    """The graph function of the sharded iterators: images and labels of shard ``shard_id``.
+
+    ``randomized``: shuffled, random crops and mirrors, decoded on the GPU where JAX has one
+    (what a seed must reproduce in a worker process)."""
 
     def iterator_fn(num_shards=1, shard_id=0):
         jpegs, labels = fn.readers.file(
@@ -28,9 +31,16 @@ def _graph(root):
             name="reader",
             num_shards=num_shards,
             shard_id=shard_id,
+            random_shuffle=randomized,
         )
-        images = fn.decoders.image(jpegs)
-        return fn.resize(images, resize_x=SIZE, resize_y=SIZE), labels
+        if not randomized:
+            images = fn.decoders.image(jpegs)
+            return fn.resize(images, resize_x=SIZE, resize_y=SIZE), labels
+        gpu = _on_gpu()
+        images = fn.decoders.image(jpegs, device="mixed" if gpu else "cpu")
+        images = fn.random_resized_crop(images, size=(SIZE, SIZE))
+        images = fn.flip(images, horizontal=fn.random.coin_flip())
+        return images, labels.gpu() if gpu else labels
 
     return iterator_fn
 
@@ -301,26 +311,6 @@ def test_checkpoints_that_are_not_checkpoints_are_refused(image_tree, cpu_device
 # -- pipelines in worker processes (dali._exec.process) ------------------------------------------
 
 
-def _random_graph(root):
-    """`_graph` with random crops and mirrors: the seed must give the same in a worker."""
-
-    def iterator_fn(num_shards=1, shard_id=0):
-        jpegs, labels = fn.readers.file(
-            file_list=str(root / "list.txt"),
-            name="reader",
-            num_shards=num_shards,
-            shard_id=shard_id,
-            random_shuffle=True,
-        )
-        images = fn.decoders.image(jpegs, device="mixed" if _on_gpu() else "cpu")
-        images = fn.random_resized_crop(images, size=(SIZE, SIZE))
-        return fn.flip(
-            images, horizontal=fn.random.coin_flip()
-        ), labels.gpu() if _on_gpu() else labels
-
-    return iterator_fn
-
-
 def _on_gpu() -> bool:
     return jax.default_backend() == "gpu"
 
@@ -340,7 +330,7 @@ def _two_epochs(iterator_fn, sharding, **kwargs):
 def test_worker_processes_give_the_batches_of_in_process_pipelines(image_tree, cpu_devices):
     sharding = _batch_sharding(cpu_devices[:2])
     iterator_fn = data_iterator(
-        _random_graph(image_tree),
+        _graph(image_tree, randomized=True),
         output_map=["images", "labels"],
         reader_name="reader",
         sharding=sharding,
@@ -363,7 +353,7 @@ def test_several_gpu_pipelines_run_in_worker_processes(image_tree):
     gpus = jax.devices("gpu")[:2]
     sharding = _batch_sharding(gpus)
     iterator_fn = data_iterator(
-        _random_graph(image_tree),
+        _graph(image_tree, randomized=True),
         output_map=["images", "labels"],
         reader_name="reader",
         sharding=sharding,

@@ -71,6 +71,39 @@ def _wait_gone(pid: int, seconds: float = 20.0) -> bool:
     return False
 
 
+def _consumer(image_tree: Path, tmp_path: Path, then: str, **popen: Any) -> subprocess.Popen[str]:
+    """A consumer process with a worker pipeline: it prints the worker's pid, then runs
+    ``then`` (Python source)."""
+    script = tmp_path / "consumer.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import os, signal, sys
+            from dali import fn, pipeline_def
+
+            @pipeline_def(batch_size=2, num_threads=1, device_id=None, worker_process=True)
+            def pipe():
+                jpegs, labels = fn.readers.file(file_root={str(image_tree)!r})
+                return fn.decoders.image(jpegs), labels
+
+            p = pipe()
+            p.run()
+            print(p.worker_pid, flush=True)
+            """
+        )
+        + textwrap.dedent(then)
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    return subprocess.Popen(
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        **popen,
+    )
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_same_batches_as_in_process(image_tree: Path, device: str) -> None:
     ours = _resnet_like(image_tree, device, worker_process=True)
@@ -191,37 +224,10 @@ def test_no_process_left_after_close_or_drop(image_tree: Path) -> None:
 
 
 def test_worker_dies_with_its_consumer(image_tree: Path, tmp_path: Path) -> None:
-    script = tmp_path / "consumer.py"
-    script.write_text(
-        textwrap.dedent(
-            f"""
-            import os, signal, sys
-            from dali import fn, pipeline_def
-
-            @pipeline_def(batch_size=2, num_threads=1, device_id=None, worker_process=True)
-            def pipe():
-                jpegs, labels = fn.readers.file(file_root={str(image_tree)!r})
-                return fn.decoders.image(jpegs), labels
-
-            p = pipe()
-            p.run()
-            print(p.worker_pid, flush=True)
-            os.kill(os.getpid(), signal.SIGKILL)
-            """
-        )
-    )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    proc = subprocess.run(
-        [sys.executable, str(script)],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
-    assert proc.returncode == -signal.SIGKILL, proc.stderr
-    pid = int(proc.stdout.split()[0])
-    assert _wait_gone(pid), "the worker outlived its consumer"
+    proc = _consumer(image_tree, tmp_path, "os.kill(os.getpid(), signal.SIGKILL)\n")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL, err
+    assert _wait_gone(int(out.split()[0])), "the worker outlived its consumer"
 
 
 def test_python_sources_stay_with_the_consumer() -> None:
@@ -390,35 +396,7 @@ def test_skipped_samples_are_counted_by_the_worker(
 def test_ctrl_c_in_the_consumer_leaves_no_worker(image_tree: Path, tmp_path: Path) -> None:
     """Ctrl-C while the consumer iterates: KeyboardInterrupt ends it, and its exit closes the
     worker (the terminal's SIGINT reaches the worker too, which ignores it)."""
-    script = tmp_path / "consumer.py"
-    script.write_text(
-        textwrap.dedent(
-            f"""
-            import os, sys, time
-            from dali import fn, pipeline_def
-
-            @pipeline_def(batch_size=2, num_threads=1, device_id=None, worker_process=True)
-            def pipe():
-                jpegs, labels = fn.readers.file(file_root={str(image_tree)!r})
-                return fn.decoders.image(jpegs), labels
-
-            p = pipe()
-            p.run()
-            print(p.worker_pid, flush=True)
-            while True:
-                p.run()
-            """
-        )
-    )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    proc = subprocess.Popen(
-        [sys.executable, str(script)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
-    )
+    proc = _consumer(image_tree, tmp_path, "while True:\n    p.run()\n", start_new_session=True)
     assert proc.stdout is not None
     pid = int(proc.stdout.readline())
     time.sleep(0.5)

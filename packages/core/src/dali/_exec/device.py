@@ -33,7 +33,7 @@ Memory:
   iteration drops them; the pool reuses a block only for later work on the same stream, so that
   needs no sync.
 * Outputs are also safe from *consumers' pending work*: `lease` re-points each GPU output at
-  memory owned by a `_Lease`, which records every stream made to wait for the data (DLPack's
+  memory owned by a `Lease`, which records every stream made to wait for the data (DLPack's
   consumer stream, the stream that read ``__cuda_array_interface__``, ``run(cuda_stream=)``).
   When the last reference to the output goes, the lease records an event on each of those
   streams and the memory returns to the pool only once they have completed (`reap`), so a
@@ -73,13 +73,14 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-__all__ = ["CudaContext", "current", "require", "size_class", "stream_ptr"]
+__all__ = ["CudaContext", "Lease", "current", "require", "size_class", "stream_ptr"]
 
 _local = threading.local()
 
@@ -142,13 +143,15 @@ def stream_ptr(stream: Any) -> int:
     return int(stream)
 
 
-class _Lease:
-    """Owns the pool memory of one GPU output while it is used, then hands it back in order.
+class Lease:
+    """Owns the memory of one GPU output while it is used, then says which streams read it.
 
     The output's arrays are views of ``UnownedMemory`` whose owner is the lease, so the lease
     lives exactly as long as any view of the output (CuPy, DLPack capsules) does. ``consumers``
-    are the streams made to wait for the data; the memory returns to the pool only after the
-    work queued on them by the time the last view goes has completed.
+    are the streams made to wait for the data (`dali._tensors.order_after` records them); when
+    the last view goes, ``on_end(consumers)`` is called, and the memory must be reused only
+    after the work queued on them by then has completed: a pipeline's pool memory
+    (`CudaContext.lease`), a worker process's ring slot (`dali._exec.process.buffers`).
 
     An event is recorded on each consumer stream when the lease ends, so the stream must still
     exist then: the CuPy stream objects we are given are kept alive here; torch's and JAX's
@@ -156,11 +159,10 @@ class _Lease:
     outlive the data read on it.
     """
 
-    __slots__ = ("__weakref__", "arrays", "consumers", "ctx")
+    __slots__ = ("__weakref__", "consumers", "on_end")
 
-    def __init__(self, ctx: CudaContext) -> None:
-        self.ctx = ctx
-        self.arrays: list[Any] = []
+    def __init__(self, on_end: Callable[[dict[int, Any]], None]) -> None:
+        self.on_end = on_end
         self.consumers: dict[int, Any] = {}
 
     def add_consumer(self, stream: int, keep: Any = None) -> None:
@@ -170,7 +172,7 @@ class _Lease:
 
     def __del__(self) -> None:
         try:
-            self.ctx._release(self.arrays, self.consumers)
+            self.on_end(self.consumers)
         except Exception:  # noqa: BLE001,S110 - interpreter shutdown; nothing left to order
             pass
 
@@ -382,14 +384,15 @@ class CudaContext:
 
     # -- outputs -----------------------------------------------------------------------------
     def lease(self, tl: Any) -> None:
-        """Re-point the arrays of a GPU output at memory owned by a new `_Lease` (no copy)."""
+        """Re-point the arrays of a GPU output at memory owned by a new `Lease` (no copy)."""
         import cupy
 
-        lease = _Lease(self)
+        arrays: list[Any] = []
+        lease = Lease(functools.partial(self._release, arrays))
         owned: dict[int, Any] = {}
 
         def wrap(arr: Any) -> Any:
-            lease.arrays.append(arr)
+            arrays.append(arr)
             mem = arr.data.mem
             um = owned.get(id(mem))
             if um is None:

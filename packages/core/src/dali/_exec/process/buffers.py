@@ -11,26 +11,30 @@ batch that uses them. CPU outputs travel in the description itself (pickled nump
 The consumer (`OutputViews`) maps each slot's buffer and opens its event once
 (``cudaIpcOpenMemHandle``, ``cudaIpcOpenEventHandle``) and wraps the outputs as CuPy arrays on
 that memory, without a copy, with the slot's event as their ``ready_event``: whoever reads them
-waits for the worker's copy on the GPU, as for the outputs of a pipeline in-process. The arrays' memory is owned by a
-`_SlotLease`: when the last view of the iteration's outputs is gone (JAX and torch keep the
-DLPack capsule, and with it the lease, as long as their arrays), the lease ends, events are
-recorded on the streams that read the outputs (DLPack consumers, ``run(cuda_stream=...)``,
-as for in-process outputs: `dali._tensors.order_after`), and once those have completed the
-slot goes back to the worker (``("release", slot)``). A slot is written again only after
-that, so an iteration is never overwritten while anyone can read it; the ring grows when the
-consumer holds more iterations than it has slots, and a slot too small for an iteration is
-replaced (the consumer unmaps the old buffer and says so, and only then is it freed).
+waits for the worker's copy on the GPU, as for the outputs of a pipeline in-process. The
+arrays' memory is owned by a `dali._exec.device.Lease`: when the last view of the iteration's
+outputs is gone (JAX and torch keep the DLPack capsule, and with it the lease, as long as
+their arrays), the lease ends, events are recorded on the streams that read the outputs
+(DLPack consumers, ``run(cuda_stream=...)``, as for in-process outputs:
+`dali._tensors.order_after`), and once those have completed the slot goes back to the worker
+(``("release", slot)``). A slot is written again only after that, so an iteration is never
+overwritten while anyone can read it; the ring grows when the consumer holds more iterations
+than it has slots, and a slot too small for an iteration is replaced (the consumer unmaps the
+old buffer and says so, and only then is it freed).
 """
 
 from __future__ import annotations
 
 import collections
+import functools
 import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from dali._exec.device import Lease
 
 __all__ = ["OutputRing", "OutputViews", "Packed"]
 
@@ -248,27 +252,6 @@ class _IpcEvent:
         cupy.cuda.runtime.eventDestroy(self.ptr)
 
 
-class _SlotLease:
-    """Owns the memory of one iteration's GPU outputs in the consumer (see the module doc)."""
-
-    __slots__ = ("__weakref__", "consumers", "slot", "views")
-
-    def __init__(self, views: OutputViews, slot: int) -> None:
-        self.views = views
-        self.slot = slot
-        self.consumers: dict[int, Any] = {}
-
-    def add_consumer(self, stream: int, keep: Any = None) -> None:
-        if self.consumers.get(int(stream)) is None:
-            self.consumers[int(stream)] = keep
-
-    def __del__(self) -> None:
-        try:
-            self.views.ended(self.slot, self.consumers)
-        except Exception:  # noqa: BLE001,S110 - interpreter shutdown
-            pass
-
-
 class OutputViews:
     """The consumer's side: the slots mapped once each, outputs wrapped as CuPy arrays.
 
@@ -308,7 +291,7 @@ class OutputViews:
                     opened = _IpcEvent(cupy.cuda.runtime.ipcOpenEventHandle(event_handle))
                     self._mapped[k] = (packed.generation, ptr, size, opened)
                 _, ptr, size, event = self._mapped[k]
-                lease = _SlotLease(self, k)
+                lease = Lease(functools.partial(self.ended, k))
                 self._leased.add(k)
                 mem = cupy.cuda.UnownedMemory(ptr, size, lease, self.device_id)
         out: list[Any] = []
