@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from dali import fn, pipeline_def, types
 from dali._exec.executor import PipelineError
-from dali._exec.process.executor import WorkerDied, worker_pids
+from dali._exec.process.executor import WorkerDied
 from parity import device_id
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
@@ -52,6 +52,24 @@ def _host(outputs: tuple[Any, ...]) -> list[np.ndarray]:
         np.asarray(tl.as_cpu().as_array() if hasattr(tl, "as_cpu") else tl.as_array())
         for tl in outputs
     ]
+
+
+def worker_pids() -> list[int]:
+    """The pipeline worker processes this process started that still run (from /proc)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                ours = b"dali._exec.process.worker" in f.read()
+        except OSError:
+            continue
+        if parent == os.getpid() and ours:
+            pids.append(int(entry))
+    return pids
 
 
 def _wait_gone(pid: int, seconds: float = 20.0) -> bool:

@@ -90,7 +90,7 @@ class OutputRing:
         self._lock = threading.Lock()
 
     def pack(self, outputs: tuple[Any, ...]) -> Packed:
-        """Copy the GPU outputs into a free slot (waits for the copy) and describe them."""
+        """Queue the GPU outputs' copies into a free slot and describe the outputs."""
         from dali._tensors import TensorListGPU
 
         packed = Packed()
@@ -141,11 +141,13 @@ class OutputRing:
 
         with self._lock:
             k = self._free.popleft() if self._free else None
+        if k is not None and self._slots[k].size >= nbytes:
+            return k  # the usual case: no CUDA call
         with cupy.cuda.Device(self._cuda.device_id):
             if k is None:
                 k = len(self._slots)
                 self._slots.append(_new_slot(nbytes, 0))
-            elif self._slots[k].size < nbytes:
+            else:
                 old = self._slots[k]
                 with self._lock:
                     self._retired[(k, old.generation)] = old.ptr

@@ -110,9 +110,10 @@ class ProcessExecutor:
         """The worker's process id (None before the first iteration)."""
         return None if self._proc is None else self._proc.pid
 
-    def _start(self) -> Connection:
+    def _start(self) -> None:
+        """Start the worker (once) and send it the spec."""
         if self._conn is not None:
-            return self._conn
+            return
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         # `-m` must find this package before the consumer's sys.path arrives
         core = str(Path(__file__).resolve().parents[3])
@@ -136,7 +137,6 @@ class ProcessExecutor:
         self._finalizer = weakref.finalize(self, _stop, proc, conn, options.JOIN_TIMEOUT)
         conn.send(list(sys.path))
         conn.send_bytes(self._spec)
-        return conn
 
     def _died(self) -> WorkerDied:
         if self._death is None:
@@ -267,23 +267,3 @@ def _cause(pickled: bytes | None) -> BaseException | None:
     except Exception:  # noqa: BLE001 - the message is still there
         return None
     return cause if isinstance(cause, BaseException) else None
-
-
-def worker_pids() -> list[int]:
-    """The worker processes this process started and that still run (for tests)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == os.getpid():
-                try:
-                    with open(f"/proc/{entry}/cmdline", "rb") as f:
-                        if b"dali._exec.process.worker" in f.read():
-                            pids.append(int(entry))
-                except OSError:
-                    continue
-    return pids

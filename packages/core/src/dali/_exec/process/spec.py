@@ -75,8 +75,8 @@ class WorkerSpec:
     device_id: int | None
     device_memory_limit: int | None
     pinned_memory_limit: int | None
-    #: pin the worker's threads to the GPU's cores (``set_affinity``)
-    set_affinity: bool
+    #: the cores the worker's threads pin themselves to (``set_affinity``), or None
+    affinity: frozenset[int] | None
     #: names of the operators that are Python sources (fed by the consumer)
     fed: frozenset[str]
 
@@ -96,7 +96,7 @@ class WorkerSpec:
             device_id=pipeline._device_id,
             device_memory_limit=None if cuda is None else cuda.device_memory_limit,
             pinned_memory_limit=None if cuda is None else cuda.pinned_memory_limit,
-            set_affinity=bool(pipeline._set_affinity),
+            affinity=pipeline._affinity(),
             fed=frozenset(s.node.name for s in plan.callback_sources),
         )
 

@@ -16,14 +16,14 @@ consumer -> worker        what it does
 ``("close",)``            stop; the end of the socket means the same
 ========================  ===================================================================
 
-The consumer sends a list of such messages at a time (slots handed back with the next request).
-The worker answers each iteration, in order, with ``("batch", packed, states, skipped)``
-(`Packed` outputs; the operators' states after it, for checkpoints; the samples skipped so
-far by operator) or ``("error", message, cause,
-states)``, sent by the executor's last stage as the iteration finishes (`Executor`'s
-``deliver``; the copies, the event and the send keep the GIL: `held`). It ignores SIGINT (a Ctrl-C in the terminal reaches the consumer, which closes
-it) and is killed by the kernel if the consumer dies (``PR_SET_PDEATHSIG``); its socket's end
-ends it too.
+The consumer sends a list of such messages at a time (slots handed back with the next
+request). The worker answers each iteration, in order, with ``("batch", packed, states,
+skipped)`` (`Packed` outputs; the operators' states after it, for checkpoints; the samples
+skipped so far by operator) or ``("error", message, cause, states)``, sent by the executor's
+last stage as the iteration finishes (`Executor`'s ``deliver``; the copies, the event and the
+send keep the GIL: `held`). It ignores SIGINT (a Ctrl-C in the terminal reaches the consumer,
+which closes it) and is killed by the kernel if the consumer dies (``PR_SET_PDEATHSIG``); its
+socket's end ends it too.
 """
 
 from __future__ import annotations
@@ -85,11 +85,6 @@ class _Worker:
         plan = build_plan(spec.outputs, spec.ops, pipeline_info=info, seed=spec.seed)
         self.plan = plan
         self.restore(spec.seed, spec.states, reseed=False)
-        affinity = None
-        if spec.set_affinity and spec.device_id is not None and plan.uses_gpu:
-            from dali._exec.affinity import gpu_local_cpus
-
-            affinity = gpu_local_cpus(spec.device_id)
         cuda = cuda if plan.uses_gpu else None
         self.ring = OutputRing(cuda)
         self.send_lock = threading.Lock()
@@ -98,7 +93,7 @@ class _Worker:
             num_threads=spec.num_threads,
             asynchronous=True,
             cuda=cuda,
-            affinity=affinity,
+            affinity=spec.affinity,
             deliver=self.deliver,
         )
 
