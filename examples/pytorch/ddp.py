@@ -135,13 +135,24 @@ def train(args: argparse.Namespace) -> None:
         )
 
 
+def leave_group() -> None:
+    """Destroy the process group once every rank's collectives are done with.
+
+    The barrier is not ceremony. Gloo (torch 2.4 at least) frees a finished collective on its
+    worker thread, under the group's lock, and freeing its tensors takes the GIL; the
+    destructor that ``destroy_process_group`` runs holds the GIL and waits for that lock. Right
+    after the last collective (``all_gather_object`` here) the two deadlock, now and then.
+    A barrier first gives the worker threads a full round trip to finish their frees.
+    """
+    dist.barrier()
+    dist.destroy_process_group()
+
+
 def spawned(rank: int, world: int, args: argparse.Namespace) -> None:
     """The entry of a process started by ``torch.multiprocessing.spawn``."""
     dist.init_process_group("gloo", rank=rank, world_size=world)
-    try:
-        train(args)
-    finally:
-        dist.destroy_process_group()
+    train(args)
+    leave_group()  # only after success: a rank that failed leaves the others in a collective
 
 
 def free_port() -> int:
@@ -166,11 +177,9 @@ def main() -> None:
         if int(os.environ["RANK"]) == 0:
             make_image_tree(args.images, args.n_images, classes=args.classes)
         dist.init_process_group("gloo")  # MASTER_ADDR/PORT, RANK, WORLD_SIZE from torchrun
-        try:
-            dist.barrier()  # rank 0 has written the images
-            train(args)
-        finally:
-            dist.destroy_process_group()
+        dist.barrier()  # rank 0 has written the images
+        train(args)
+        leave_group()
         return
 
     args.images = args.images or tempfile.mkdtemp(prefix="ddp_images_")
