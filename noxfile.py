@@ -66,6 +66,19 @@ TF_VERSIONS = ["2.12.0", "2.21.0"]
 # decodes every JPEG instead of nvImageCodec's libjpeg-turbo decoder (same pixels).
 FAST_PATHS = ["numba", "llvmlite", "nvidia-nvimgcodec-cu13"]
 LINT_PATHS = ["packages", "tests", "benchmarks", "examples", "noxfile.py"]
+# pytest-xdist for the two sessions of core's ~2,800 tests: on the 2-core CI machine two
+# pytest processes take them in 2.5 minutes instead of 5.3 (many tests wait on threads and
+# processes). The plugin sessions gain little (their time is a few multi-process jobs) and
+# stay serial. Pinned: CI must not change under us.
+PARALLEL = ["pytest-xdist==3.8.0"]
+PARALLEL_ARGS = ["--numprocesses", "auto", "--maxprocesses", "4"]
+
+
+def _install(session: nox.Session, *args: str) -> None:
+    """``pip install`` into the session's venv, without byte-compiling: pip compiles every
+    module of what it installs (torch, TensorFlow and JAX have tens of thousands), ~20 s of a
+    torch install on the 2-core CI machine; Python compiles the few the tests import."""
+    session.install("--no-compile", *args)
 
 
 def _pytest(
@@ -74,15 +87,18 @@ def _pytest(
     *install: str,
     uninstall: Sequence[str] = (),
     doctest: str | None = None,
+    parallel: bool = False,
 ) -> None:
     """Install ``install`` plus pytest, remove ``uninstall`` (pulled in as dependencies), then
     run pytest on ``tests`` with ``-- args`` appended; with ``doctest``, the docstring examples
-    of the modules there run in the same pytest (``--doctest-modules``)."""
-    session.install(*install, "pytest")
+    of the modules there run in the same pytest (``--doctest-modules``); ``parallel``: in
+    several pytest processes (`PARALLEL`)."""
+    _install(session, *install, "pytest", *(PARALLEL if parallel else []))
     if uninstall:
         session.run("python", "-m", "pip", "uninstall", "--yes", *uninstall)
     doctests = [doctest, "--doctest-modules"] if doctest else []
-    session.run("pytest", tests, *doctests, *session.posargs)
+    xdist = PARALLEL_ARGS if parallel else []
+    session.run("pytest", tests, *doctests, *xdist, *session.posargs)
 
 
 @nox.session(python=PYTHONS)
@@ -106,6 +122,7 @@ def core(session: nox.Session) -> None:
         "moto[server]==5.2.1",
         "s3fs==2026.9.0",
         doctest=f"{CORE}/src/dali",
+        parallel=True,
     )
 
 
@@ -117,8 +134,8 @@ def interop(session: nox.Session) -> None:
     Numba and nvImageCodec are default dependencies but have no wheels on some platforms (and
     nvImageCodec none off Linux), where dali-core falls back to these paths: uninstalling them
     here keeps the fallbacks tested."""
-    session.install("torch==2.13.0", "jax==0.10.2")  # pinned: CI must not change under us
-    _pytest(session, "tests/core", "-e", CORE, "hypothesis", uninstall=FAST_PATHS)
+    _install(session, "torch==2.13.0", "jax==0.10.2")  # pinned: CI must not change under us
+    _pytest(session, "tests/core", "-e", CORE, "hypothesis", uninstall=FAST_PATHS, parallel=True)
 
 
 @nox.session(python=PYTHONS)
@@ -126,7 +143,7 @@ def interop(session: nox.Session) -> None:
 def jax(session: nox.Session, jax_version: str) -> None:
     """dali-jax tests (4 fake CPU devices, a 2-process jax.distributed job) and the docstring
     examples of dali-jax, on each JAX."""
-    session.install(f"jax=={jax_version}", f"jaxlib=={jax_version}")
+    _install(session, f"jax=={jax_version}", f"jaxlib=={jax_version}")
     _pytest(session, "tests/plugin-jax", "-e", CORE, "-e", JAX_PLUGIN)
     # The docstring examples in a pytest of their own: `dali` is a namespace package across
     # distributions (STYLE.md §2), and pytest names the plugin's modules `dali.plugin.jax.*`
@@ -189,8 +206,8 @@ def tf(session: nox.Session, tf_version: str) -> None:
     """dali-tf tests on CPU TensorFlow (datasets, input datasets, tf.distribute over 2 logical
     CPUs, tf.train.Checkpoint, Keras fit, the example and the benchmark's quick mode) and the
     docstring examples of dali-tf, on each TensorFlow."""
-    session.install("-e", CORE, f"tensorflow-cpu=={tf_version}", "pytest")
-    session.install("--no-deps", "-e", TF_PLUGIN)
+    _install(session, "-e", CORE, f"tensorflow-cpu=={tf_version}", "pytest")
+    _install(session, "--no-deps", "-e", TF_PLUGIN)
     session.run("pytest", "tests/plugin-tf", *session.posargs)
     # as in `jax`: the namespace package needs consider_namespace_packages for the doctests
     session.run(
@@ -205,7 +222,7 @@ def tf(session: nox.Session, tf_version: str) -> None:
 @nox.session(python=PYTHONS)
 def lint(session: nox.Session) -> None:
     """ruff lint and format check (settings in the root pyproject.toml)."""
-    session.install("ruff==0.17.6")  # pinned: ruff's default rules change between releases
+    _install(session, "ruff==0.17.6")  # pinned: ruff's default rules change between releases
     session.run("ruff", "check", *LINT_PATHS)
     session.run("ruff", "format", "--check", *LINT_PATHS)
 
@@ -239,7 +256,7 @@ def packaging(session: nox.Session) -> None:
 @nox.session(python=PYTHONS)
 def demo(session: nox.Session) -> None:
     """Run the demo pipeline; it saves a picture of one batch to demo_batch.png."""
-    session.install("-e", CORE)
+    _install(session, "-e", CORE)
     session.run("python", "examples/demo.py", *session.posargs)
 
 
@@ -250,7 +267,7 @@ def conformance(session: nox.Session) -> None:
     DALI runs CPU-only (device_id=None), so no GPU is needed. Prints one line per case and ends
     with ``N passed, M failed``; ``-- -k resize`` selects cases (tests/conformance/README.md).
     """
-    session.install("-e", f"{CORE}[video]", "nvidia-dali-cuda130==2.4.0")
+    _install(session, "-e", f"{CORE}[video]", "nvidia-dali-cuda130==2.4.0")
     session.run("python", "tests/conformance/run.py", *session.posargs)
 
 
@@ -263,7 +280,7 @@ def bench(session: nox.Session) -> None:
     default install; NVIDIA DALI adds only its own dependencies (nvImageCodec's GPU
     extensions among them, which the CPU pipelines do not load).
     """
-    session.install(CORE, "nvidia-dali-cuda130==2.4.0")
+    _install(session, CORE, "nvidia-dali-cuda130==2.4.0")
     session.run("python", "benchmarks/overhead.py", *session.posargs)
     # decode / quickstart / ResNet-50 on an ImageNet-like JPEG set (generated and cached once)
     session.run("python", "benchmarks/image_cpu.py")
@@ -276,5 +293,5 @@ def bench_gpu(session: nox.Session) -> None:
     Raw nvImageCodec batch decode (the ceiling), this library's pipeline and torchvision, in one
     process on the same generated JPEGs; ``-- --sweep`` adds the ``hw_decoder_load`` sweep.
     """
-    session.install("-e", f"{CORE}[cuda13]", "nvidia-nvjpeg", "torch", "torchvision")
+    _install(session, "-e", f"{CORE}[cuda13]", "nvidia-nvjpeg", "torch", "torchvision")
     session.run("python", "benchmarks/gpu_resnet.py", *session.posargs)

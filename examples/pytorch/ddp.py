@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import sys
 import tempfile
 
 import torch
@@ -136,16 +137,22 @@ def train(args: argparse.Namespace) -> None:
 
 
 def leave_group() -> None:
-    """Destroy the process group once every rank's collectives are done with.
+    """Destroy the process group; on torch before 2.8, exit without it.
 
-    The barrier is not ceremony. Gloo (torch 2.4 at least) frees a finished collective on its
-    worker thread, under the group's lock, and freeing its tensors takes the GIL; the
-    destructor that ``destroy_process_group`` runs holds the GIL and waits for that lock. Right
-    after the last collective (``all_gather_object`` here) the two deadlock, now and then.
-    A barrier first gives the worker threads a full round trip to finish their frees.
+    Before 2.8, torch destroys a gloo group holding the GIL while it waits for the group's
+    worker threads, and a worker thread freeing a finished collective's tensors (those of
+    ``all_gather_object``) waits for the GIL: now and then the two deadlock
+    (pytorch/pytorch#154976, "Release GIL in PG destructor"). Exiting without destroying the
+    group aborts in the interpreter's shutdown instead ("terminate called without an active
+    exception"). So there the rank flushes its output and leaves with ``os._exit``, which
+    runs neither.
     """
-    dist.barrier()
-    dist.destroy_process_group()
+    if torch.__version__ >= "2.8":
+        dist.destroy_process_group()
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def spawned(rank: int, world: int, args: argparse.Namespace) -> None:
