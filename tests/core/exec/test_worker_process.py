@@ -165,6 +165,52 @@ def test_checkpoints_restore_into_a_worker(image_tree: Path, device: str) -> Non
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_memory_calls_reach_the_worker_between_iterations(image_tree: Path, device: str) -> None:
+    ours = _resnet_like(image_tree, device, worker_process=True, prefetch_queue_depth=3)
+    theirs = _resnet_like(image_tree, device, worker_process=False)
+    zero = theirs.memory_stats()  # before any run: zeros (and the limits)
+    assert ours.memory_stats() == zero  # no worker yet: the consumer answers
+    try:
+        for k in range(8):  # calls while iterations are in flight: batches stay in order
+            a, b = ours.run(), theirs.run()
+            for x, y in zip(_host(a), _host(b)):
+                np.testing.assert_array_equal(x, y)
+            stats = ours.memory_stats()
+            assert set(stats) == set(zero)
+            if device == "cpu":
+                assert stats == zero
+            else:  # the worker's pools, and the ring slot of the outputs held here
+                images = _host(a)[0]  # (the GPU output, as its host copy)
+                assert stats["device_used_bytes"] >= images.nbytes > 0
+                assert stats["device_total_bytes"] >= stats["device_used_bytes"]
+                assert theirs.memory_stats()["device_total_bytes"] > 0
+            if k % 3 == 2:
+                before = ours.memory_stats()["device_total_bytes"]
+                ours.release_memory()
+                assert ours.memory_stats()["device_total_bytes"] <= before
+    finally:
+        ours.close()
+        theirs.close()
+    assert ours.memory_stats() == zero  # closed: the consumer answers again
+
+
+def test_a_failed_call_is_raised_and_the_iterations_go_on(image_tree: Path) -> None:
+    ours = _resnet_like(image_tree, "cpu", worker_process=True)
+    theirs = _resnet_like(image_tree, "cpu", worker_process=False)
+    try:
+        for k in range(4):
+            a, b = ours.run(), theirs.run()
+            for x, y in zip(_host(a), _host(b)):
+                np.testing.assert_array_equal(x, y)
+            if k == 1:  # with iterations in flight
+                with pytest.raises(RuntimeError, match="no_such_call in the worker process"):
+                    ours._executor.call("no_such_call")
+    finally:
+        ours.close()
+        theirs.close()
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_operator_error_names_operator_and_file(
     edge_images: dict[str, Path], device: str, tmp_path: Path
 ) -> None:

@@ -954,10 +954,14 @@ class Pipeline(PipelineProperties):
         """Free the device and pinned memory that the pipeline's pools cache but no array uses.
 
         Our extension (DALI has none). Outputs you still hold stay valid. It synchronises the
-        device (``cudaFree`` does), so call it between epochs, not every iteration.
+        device (``cudaFree`` does), so call it between epochs, not every iteration. A pipeline
+        in a worker process (``worker_process``) frees the worker's (its output ring stays:
+        every batch reuses it).
         """
         if self._cuda is not None:
             self._cuda.release_memory()
+        if isinstance(self._executor, ProcessExecutor):
+            self._executor.call("release_memory")
 
     def memory_stats(self) -> dict[str, Any]:
         """How much memory the pipeline's pools use and hold (our extension).
@@ -965,13 +969,19 @@ class Pipeline(PipelineProperties):
         Returns:
             ``device_used_bytes`` (in arrays), ``device_total_bytes`` (in use or cached),
             ``pinned_staged_bytes`` (staging copies in flight), ``device_memory_limit`` and
-            ``pinned_memory_limit``; all zero before the pipeline has run GPU work.
+            ``pinned_memory_limit``; all zero before the pipeline has run GPU work. A
+            pipeline in a worker process (``worker_process``) reports the worker's pools and
+            its output ring (in use: the slots whose outputs you still hold).
 
         Example:
             >>> pipe = Pipeline(batch_size=1, num_threads=1)
             >>> pipe.memory_stats()["device_total_bytes"]
             0
         """
+        if isinstance(self._executor, ProcessExecutor):
+            stats: dict[str, Any] | None = self._executor.call("memory_stats")
+            if stats is not None:
+                return stats
         if self._cuda is None:
             return {
                 "device_used_bytes": 0,

@@ -154,6 +154,14 @@ class OutputRing:
                 self._slots[k] = _new_slot(nbytes + nbytes // 4, old.generation + 1)
         return k
 
+    def held_bytes(self) -> tuple[int, int]:
+        """Bytes of the slots the consumer reads, and of every slot (replaced ones not
+        counted: they are freed once the consumer unmaps them)."""
+        with self._lock:
+            free = set(self._free)
+            sizes = [s.size for s in self._slots]
+        return sum(n for k, n in enumerate(sizes) if k not in free), sum(sizes)
+
     def release(self, k: int) -> None:
         """The consumer no longer reads slot ``k``."""
         with self._lock:

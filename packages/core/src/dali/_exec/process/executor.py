@@ -2,7 +2,9 @@
 
 It has the interface of `dali._exec.executor.Executor` (`submit`, `get`, `in_flight`,
 `taken`, `release`, `close`), so `Pipeline` schedules, checkpoints and restores as it does
-in-process; `restored` passes a restore on to the worker.
+in-process; `restored` passes a restore on to the worker, and `call` asks it for its memory
+statistics or to release cached memory (the iterations' messages that come meanwhile wait
+for `get`).
 
 * **Start.** The worker is started with the first iteration (``python -m
   dali._exec.process.worker``, a fresh interpreter that imports nothing of the consumer's
@@ -93,6 +95,8 @@ class ProcessExecutor:
         self._finalizer: Any = None
         #: messages for the worker, sent together by `_flush`
         self._outbox: list[tuple[Any, ...]] = []
+        #: the worker's messages that came while `call` waited for its reply, oldest first
+        self._inbox: collections.deque[Any] = collections.deque()
         #: the samples each ``on_error="skip"`` operator of the worker skipped so far
         self.skipped: dict[str, int] = {}
         self.taken: tuple[Any, dict[str, Any]] | None = None
@@ -173,6 +177,13 @@ class ProcessExecutor:
             if self._proc.poll() is not None and not conn.poll(0):
                 raise self._died()
 
+    def _next(self) -> Any:
+        """The worker's next message about an iteration (or its start)."""
+        while True:
+            message = self._inbox.popleft() if self._inbox else self._receive()
+            if message[0] != "reply":  # (one whose `call` was interrupted)
+                return message
+
     def _hand_back(self) -> None:
         self._outbox += self._views.releases()
 
@@ -218,13 +229,13 @@ class ProcessExecutor:
         if self._death is not None:
             raise WorkerDied(self._death)
         if not self._ready:
-            first = self._receive()
+            first = self._next()
             if first[0] == "failed":
                 self._death = f"The worker process of {self._name} could not start: {first[1]}"
                 error = WorkerDied(self._death)
                 raise error from _cause(first[2])
             self._ready = True
-        message = self._receive()
+        message = self._next()
         cursor = self._cursors.popleft()
         if message[0] == "error":
             _, text, cause, states = message
@@ -235,6 +246,32 @@ class ProcessExecutor:
         out, notes = self._views.unpack(packed)
         self._outbox += notes  # sent with the next request
         return tuple(out)
+
+    def call(self, name: str) -> Any:
+        """Run the worker's ``name`` (``"memory_stats"``, ``"release_memory"``) and return
+        what it returns; None before the worker started, after close, or when it could not
+        start (the next `get` raises that).
+
+        Raises:
+            WorkerDied: The worker process is gone.
+            RuntimeError: The call failed in the worker (its message).
+        """
+        if self._closed or self._conn is None:
+            return None
+        if self._death is not None:
+            raise WorkerDied(self._death)
+        self._outbox.append(("call", name))
+        self._flush()
+        while True:
+            message = self._receive()
+            if message[0] == "reply":
+                _, result, error = message
+                if error is not None:
+                    raise RuntimeError(f"{name} in the worker process of {self._name}: {error}")
+                return result
+            self._inbox.append(message)  # an iteration's, for `get`
+            if message[0] == "failed":
+                return None
 
     def restored(self, seed: int, states: dict[str, Any]) -> None:
         """The pipeline was restored (nothing in flight): the worker takes the same state."""

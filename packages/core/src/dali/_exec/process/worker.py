@@ -13,6 +13,8 @@ consumer -> worker        what it does
 ``("release", k)``        the consumer no longer reads ring slot ``k``
 ``("unmapped", k, g)``    the consumer unmapped generation ``g`` of slot ``k``: free it
 ``("restore", seed, s)``  reseed and set the operators' states (nothing is in flight)
+``("call", name)``        answer ``("reply", result, error)``: `CALLS` (memory statistics,
+                          releasing cached memory), on the receiving thread
 ``("close",)``            stop; the end of the socket means the same
 ========================  ===================================================================
 
@@ -86,6 +88,7 @@ class _Worker:
         self.plan = plan
         self.restore(spec.seed, spec.states, reseed=False)
         cuda = cuda if plan.uses_gpu else None
+        self.cuda = cuda
         self.ring = OutputRing(cuda)
         self.send_lock = threading.Lock()
         self.executor = Executor(
@@ -126,6 +129,32 @@ class _Worker:
             s.node.name: n for s in self.plan.steps if (n := s.impl.skipped_samples()) is not None
         }
 
+    def memory_stats(self) -> dict[str, Any] | None:
+        """`Pipeline.memory_stats` of this process: the pools, and the output ring's buffers
+        (in use: those the consumer still reads); None for a CPU pipeline."""
+        if self.cuda is None:
+            return None
+        stats = self.cuda.memory_stats()
+        used, total = self.ring.held_bytes()
+        stats["device_used_bytes"] = (stats["device_used_bytes"] or 0) + used
+        stats["device_total_bytes"] = (stats["device_total_bytes"] or 0) + total
+        return stats
+
+    def release_memory(self) -> None:
+        """`Pipeline.release_memory` here: the pools' cached blocks (the ring's buffers stay,
+        every batch reuses them)."""
+        if self.cuda is not None:
+            self.cuda.release_memory()
+
+    def call(self, name: str) -> None:
+        """Answer the consumer's ``("call", name)`` with ``("reply", result, error)``."""
+        result, error = None, None
+        try:
+            result = CALLS[name](self)
+        except Exception as e:  # noqa: BLE001 - raised in the consumer
+            error = describe(e)[0]
+        self.send(("reply", result, error))
+
     def deliver(self, req: Any, out: tuple[Any, ...] | None, error: BaseException | None) -> None:
         """A finished iteration, on the executor's last stage thread: its outputs copied into
         the ring and described, or its error, sent in order."""
@@ -161,11 +190,17 @@ class _Worker:
                         self.ring.unmapped(message[1], message[2])
                     elif kind == "restore":
                         self.restore(message[1], message[2])
+                    elif kind == "call":
+                        self.call(message[1])
                     elif kind == "close":
                         return
         finally:
             self.executor.close()
             self.ring.close()
+
+
+#: what the consumer may ``("call", name)``: `ProcessExecutor.call`
+CALLS = {"memory_stats": _Worker.memory_stats, "release_memory": _Worker.release_memory}
 
 
 def main(fd: int) -> None:
