@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from cases import GENERATORS, Case, Iters, Value, _short, add, random_checks
+from cases import GENERATORS, Case, Iters, Value, _short, add, epoch_problems, random_checks
 
 N_IMAGES = 12  # of the generated set
 
@@ -309,18 +309,12 @@ def _boxes_by_id(iters: Iters) -> dict[int, bytes]:
     }
 
 
-def _shuffled_check(epoch: int | None) -> Callable[[Iters, Iters], list[str]]:
-    """Every epoch (``epoch`` samples) a permutation; the same boxes behind each image id."""
+def _shuffled_check(epoch: int) -> Callable[[Iters, Iters], list[str]]:
+    """Every epoch (``epoch`` samples) a permutation, a shuffle buffer's too; the same boxes
+    behind each image id."""
 
     def predicate(iters: Iters) -> list[str]:
-        ids = _ids_of(iters)
-        problems = []
-        if epoch is not None:
-            for e in range(len(ids) // epoch):
-                chunk = ids[e * epoch : (e + 1) * epoch]
-                if len(set(chunk)) != epoch:
-                    problems.append(f"epoch {e} repeats images: {sorted(chunk)}")
-        return problems
+        return epoch_problems(_ids_of(iters), epoch)
 
     def check(ours: Iters, theirs: Iters) -> list[str]:
         problems = random_checks(predicate)(ours, theirs)
@@ -346,7 +340,7 @@ add(
         {"random_shuffle": True, "initial_fill": 5, "image_ids": True},
         batch_size=4,
         iters=6,
-        check=_shuffled_check(None),
+        check=_shuffled_check(N_IMAGES),
     ),
 )
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cases import GENERATORS, Case, Iters, Value, add, structure_problems
+from cases import GENERATORS, Case, Iters, Value, add, epoch_problems, structure_problems
 
 N_INET = 21  # records of the ImageNet-style set (3 files)
 N_PLAIN = 11  # records of the plain set (2 files)
@@ -237,19 +237,19 @@ for shards, shard_id, batch in ((2, 0, 4), (2, 1, 3), (3, 2, 4), (4, 3, 5)):
 # -- shuffling: orders differ by design; compare epochs and the record behind each source -------
 
 
-def _shuffle_check(epoch: int | None) -> Callable[[Iters, Iters], list[str]]:
-    """Every epoch of ``epoch`` samples is a permutation of the records (None: every record is
-    read), and a record (by ``source_info``) has the same bytes in both libraries."""
+def _archive_of(info: str) -> tuple[str, int]:
+    path, offset = info.rsplit(" at index ", 1)
+    return path, int(offset)
+
+
+def _shuffle_check(epoch: int, whole_files: bool = False) -> Callable[[Iters, Iters], list[str]]:
+    """Every epoch of ``epoch`` samples is a permutation of the records (with
+    ``whole_files``: of the files, each read whole and in order), and a record (by
+    ``source_info``) has the same bytes in both libraries."""
 
     def predicate(iters: Iters) -> list[str]:
         infos = [i for it in iters for i in (it[0].infos or [])]
-        if epoch is None:
-            return [] if len(set(infos)) == N_INET else [f"not every record read: {len(infos)}"]
-        return [
-            f"epoch {e} is not a permutation"
-            for e in range(len(infos) // epoch)
-            if len(set(infos[e * epoch : (e + 1) * epoch])) != epoch
-        ]
+        return epoch_problems(infos, epoch, _archive_of if whole_files else None)
 
     def content(iters: Iters) -> dict[str, bytes]:
         return {
@@ -272,14 +272,35 @@ def _shuffle_check(epoch: int | None) -> Callable[[Iters, Iters], list[str]]:
 
 
 add(
+    # shuffle_after_epoch permutes the files, each read whole and in order
     tfrecord_case(
-        {"shuffle_after_epoch": True}, batch_size=7, iters=6, check=_shuffle_check(N_INET)
+        {"shuffle_after_epoch": True}, batch_size=7, iters=6, check=_shuffle_check(N_INET, True)
     ),
+    tfrecord_case(
+        {"shuffle_after_epoch": True, "shuffle_after_epoch_seed": 5},
+        batch_size=5,
+        iters=9,
+        check=_shuffle_check(N_INET, True),
+    ),
+    # the shuffle buffer reads the records in order and never mixes epochs
     tfrecord_case(
         {"random_shuffle": True, "initial_fill": 5},
         batch_size=7,
         iters=9,
-        check=_shuffle_check(None),
+        check=_shuffle_check(N_INET),
+    ),
+    tfrecord_case(
+        {"random_shuffle": True, "initial_fill": 5, "num_shards": 3, "shard_id": 1},
+        batch_size=7,
+        iters=6,
+        check=_shuffle_check(7),  # (a visit of a shard is the epoch)
+    ),
+    # both together: permuted files, drawn through the buffer
+    tfrecord_case(
+        {"random_shuffle": True, "initial_fill": 4, "shuffle_after_epoch": True},
+        batch_size=7,
+        iters=9,
+        check=_shuffle_check(N_INET),
     ),
 )
 

@@ -10,8 +10,8 @@ every output, ``reader_meta`` and ``epoch_size`` (sharding, padding), with and w
 files, and that both libraries raise on the error cases. Known differences: DALI 2.4 scans
 hidden files inside directories as samples and makes an empty sample of a leading hidden file
 (both contrary to its documentation and to its own ``wds2idx``), cannot read pax headers (the
-default format of Python's `tarfile`), skips every sample with ``"skip"`` when a component
-serves two outputs, and accepts ``shuffle_after_epoch`` without shuffling.
+default format of Python's `tarfile`), and skips every sample with ``"skip"`` when a component
+serves two outputs.
 """
 
 from __future__ import annotations
@@ -20,7 +20,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cases import GENERATORS, Case, Iters, Ty, Value, _short, add, structure_problems
+from cases import (
+    GENERATORS,
+    Case,
+    Iters,
+    Ty,
+    Value,
+    _short,
+    add,
+    epoch_problems,
+    structure_problems,
+)
 
 N = 20
 SHARDS = 3
@@ -161,19 +171,33 @@ def _pairs(iters: Iters) -> list[tuple[bytes, bytes]]:
     return [(j.tobytes(), c.tobytes()) for it in iters for j, c in zip(*[o.samples for o in it])]
 
 
-def _shuffled_check(ours: Iters, theirs: Iters) -> list[str]:
-    """Same structure; every (jpg, cls) pair read is one of the dataset's, in both libraries
-    (DALI's shuffle buffer may repeat or hold back samples, so sets are not compared)."""
-    problems = structure_problems(ours, theirs)
-    # the first epoch of DALI's buffer reads samples in an order; their pairs are the truth
-    o, t = _pairs(ours), _pairs(theirs)
-    truth = dict(t)
-    for jpg, cls in o:
-        if jpg in truth and truth[jpg] != cls:
-            problems.append("a JPEG comes with another label than in DALI")
-    if len(set(o)) < min(8, len(o)):
-        problems.append(f"dali read only {len(set(o))} distinct samples")
-    return problems
+def _archive_of(info: str) -> tuple[str, int]:
+    tar, offset, _ = info.split(":")
+    return tar, int(offset)
+
+
+def _shuffled_check(
+    epoch: int, whole_archives: bool = False
+) -> Callable[[Iters, Iters], list[str]]:
+    """Same structure; every epoch of ``epoch`` samples holds each sample once (with
+    ``whole_archives``: each archive read whole and in order), in both libraries, and every
+    (jpg, cls) pair is one of the dataset's."""
+
+    def predicate(iters: Iters) -> list[str]:
+        infos = [i for it in iters for i in (it[0].infos or [])]
+        return epoch_problems(infos, epoch, _archive_of if whole_archives else None)
+
+    def check(ours: Iters, theirs: Iters) -> list[str]:
+        problems = structure_problems(ours, theirs)
+        problems += [f"dali: {p}" for p in predicate(ours)]
+        problems += [f"real DALI: {p}" for p in predicate(theirs)]
+        truth = dict(_pairs(theirs))
+        for jpg, cls in _pairs(ours):
+            if jpg in truth and truth[jpg] != cls:
+                problems.append("a JPEG comes with another label than in DALI")
+        return problems
+
+    return check
 
 
 add(
@@ -181,19 +205,26 @@ add(
         {"ext": ["jpg", "cls"], "random_shuffle": True, "initial_fill": 6},
         indices=["ds"],
         batch_size=5,
-        iters=6,
-        check=_shuffled_check,
+        iters=12,
+        check=_shuffled_check(N),
     ),
     wds_case(
         {"ext": ["jpg", "cls"], "shuffle_after_epoch": True, "name": "Reader"},
         indices=["ds"],
         batch_size=5,
-        iters=4,
+        iters=12,
         meta="Reader",
-        known="DALI 2.4 accepts shuffle_after_epoch for readers.webdataset but reads in order; "
-        "dali shuffles each epoch (a permutation, as its other readers do)",
+        check=_shuffled_check(N, whole_archives=True),
     ),
-)
+    wds_case(
+        {"ext": ["jpg", "cls"], "shuffle_after_epoch": True, "random_shuffle": True,
+         "initial_fill": 3},
+        indices=["ds"],
+        batch_size=4,
+        iters=10,
+        check=_shuffled_check(N),
+    ),
+)  # fmt: skip
 
 # -- edge-case archives -----------------------------------------------------------------------
 add(

@@ -7,6 +7,7 @@ protobuf's own decoding of random ``tf.train.Example`` messages.
 
 from __future__ import annotations
 
+import itertools
 import json
 import uuid
 import warnings
@@ -513,19 +514,49 @@ def test_pad_last_batch_repeats_the_last_record(inet):
     assert pipe.reader_meta("Reader")["epoch_size_padded"] == N
 
 
-def test_random_shuffle_and_shuffle_after_epoch_permute_the_records(inet):
+def test_random_shuffle_draws_the_records_read_in_order(inet):
     paths, indexes, records = inet
-    every = sorted(_info(inet, i) for i in range(N))
+    every = [_info(inet, i) for i in range(N)]
     pipe = _pipeline(N, path=paths, index_path=indexes, random_shuffle=True, initial_fill=4)
     (batch,), infos = _read(pipe)
-    assert infos != [_info(inet, i) for i in range(N)]
+    assert infos != every and sorted(infos) == sorted(every)  # the epoch, each record once
     for k, info in enumerate(infos):
-        i = [_info(inet, j) for j in range(N)].index(info)
-        assert batch[1][k].tolist() == records[i]["image/class/label"]
+        # the buffer reads the records in file order (no shuffle of the list first, as DALI):
+        # the k-th record returned is one of the first 4 + k
+        assert every.index(info) < 4 + k
+        assert batch[1][k].tolist() == records[every.index(info)]["image/class/label"]
+    # a buffer of one record reads in order
+    pipe = _pipeline(N, path=paths, index_path=indexes, random_shuffle=True, initial_fill=1)
+    assert _read(pipe)[1] == every
+
+
+def _files_in_order(infos):
+    """The files of an epoch's ``source_info``s, each in one run of increasing offsets."""
+    runs = [infos[0]]
+    for a, b in itertools.pairwise(infos):
+        (fa, oa), (fb, ob) = (x.rsplit(" at index ", 1) for x in (a, b))
+        if fa == fb:
+            assert int(ob) > int(oa)
+        else:
+            runs.append(b)
+    files = [r.rsplit(" at index ", 1)[0] for r in runs]
+    assert len(files) == len(set(files)), infos
+    return files
+
+
+def test_shuffle_after_epoch_permutes_whole_files(inet):
+    paths, indexes, _ = inet
+    every = sorted(_info(inet, i) for i in range(N))
     pipe = _pipeline(N, path=paths, index_path=indexes, shuffle_after_epoch=True)
-    epochs = [_read(pipe)[1] for _ in range(3)]
+    epochs = [_read(pipe)[1] for _ in range(4)]
     assert all(sorted(e) == every for e in epochs)
-    assert epochs[0] != epochs[1]
+    orders = [_files_in_order(e) for e in epochs]
+    assert len({tuple(o) for o in orders}) > 1  # a new order of the files in some epoch
+    # with a shuffle buffer on top (allowed, as in DALI): every epoch is each record once
+    pipe = _pipeline(
+        N, path=paths, index_path=indexes, shuffle_after_epoch=True, random_shuffle=True
+    )
+    assert all(sorted(_read(pipe)[1]) == every for _ in range(3))
 
 
 @pytest.mark.parametrize(
@@ -535,6 +566,7 @@ def test_random_shuffle_and_shuffle_after_epoch_permute_the_records(inet):
         {"num_shards": 2, "shard_id": 1, "pad_last_batch": True},
         {"random_shuffle": True, "initial_fill": 5},
         {"shuffle_after_epoch": True},
+        {"shuffle_after_epoch": True, "random_shuffle": True, "initial_fill": 4},
     ],
 )
 def test_checkpoint_round_trip(inet, kw):

@@ -530,18 +530,40 @@ def test_pad_last_batch_repeats_the_last_sample(ds):
     assert got[24:] == got[:8]  # then the next epoch starts
 
 
-def test_random_shuffle_and_shuffle_after_epoch_permute_the_samples(ds):
+def test_random_shuffle_draws_the_samples_read_in_order(ds):
     pipe = _pipeline(N, paths=ds.tars, ext=["jpg", "json"], random_shuffle=True, initial_fill=4)
     got = _epoch(pipe, N)
     order = [ds.samples.index(next(s for s in ds.samples if s["jpg"] == d[0])) for d, _ in got]
-    assert order != list(range(N))
-    for i, (d, _) in zip(order, got):
+    assert order != list(range(N)) and sorted(order) == list(range(N))
+    for k, (i, (d, _)) in enumerate(zip(order, got)):
+        assert i < 4 + k  # read in order (no shuffle of the list first, as DALI)
         assert d[1] == ds.samples[i].get("json", b"")
+
+
+def test_shuffle_after_epoch_permutes_whole_archives(ds):
     pipe = _pipeline(N, paths=ds.tars, ext=["jpg"], shuffle_after_epoch=True)
-    epochs = [[d for d, _ in _epoch(pipe, N)] for _ in range(2)]
-    for e in epochs:
-        assert sorted(e) == sorted((s["jpg"],) for s in ds.samples)
-    assert epochs[0] != epochs[1]
+    index = {s["jpg"]: i for i, s in enumerate(ds.samples)}
+    orders = []
+    for _ in range(4):
+        epoch = [index[d[0]] for d, _ in _epoch(pipe, N)]
+        assert sorted(epoch) == list(range(N))
+        tars = [info[0].split(":")[0] for _, info in _epoch_infos(epoch, ds)]
+        runs = [t for k, t in enumerate(tars) if k == 0 or tars[k - 1] != t]
+        assert len(runs) == len(set(runs)) == SHARDS  # each archive whole, in one run
+        assert all(a < b for a, b, ta, tb in zip(epoch, epoch[1:], tars, tars[1:]) if ta == tb)
+        orders.append(runs)
+    assert len({tuple(o) for o in orders}) > 1
+    # with a shuffle buffer on top (allowed, as in DALI): every epoch is each sample once
+    pipe = _pipeline(N, paths=ds.tars, ext=["jpg"], shuffle_after_epoch=True, random_shuffle=True)
+    for _ in range(3):
+        assert sorted(index[d[0]] for d, _ in _epoch(pipe, N)) == list(range(N))
+
+
+def _epoch_infos(order, ds):
+    """``(sample, (source_info,))`` of samples ``order`` read in order (by a plain reader)."""
+    pipe = _pipeline(N, paths=ds.tars, ext=["jpg"])
+    plain = _epoch(pipe, N)
+    return [plain[i] for i in order]
 
 
 @pytest.mark.parametrize(
@@ -550,6 +572,7 @@ def test_random_shuffle_and_shuffle_after_epoch_permute_the_samples(ds):
         {},
         {"num_shards": 2, "shard_id": 1, "pad_last_batch": True},
         {"random_shuffle": True, "initial_fill": 5},
+        {"shuffle_after_epoch": True, "random_shuffle": True, "initial_fill": 3},
         {"missing_component_behavior": "skip"},
     ],
 )

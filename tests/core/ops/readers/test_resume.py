@@ -16,11 +16,12 @@ import json
 import numpy as np
 import pytest
 from dali._ops.readers._resume import Layout, ResumeError, resume_info, resume_stream
-from dali._ops.readers._sharding import epoch_permutation
+from dali._ops.readers._sharding import ReaderCursor, epoch_permutation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 SHUFFLE = {"epoch": 7}  # shuffle_after_epoch's seed
+KEY = 1234  # a shuffle buffer's random key
 
 _SHARDS = {1: 2, 2: 3, 3: 4, 4: 1}
 _BATCH = {8: 6, 7: 3, 6: 8, 5: 2, 4: 7, 3: 5, 2: 4}
@@ -350,16 +351,71 @@ def test_another_dataset_is_refused():
         assert "21" in str(info.value) and str(layout.n) in str(info.value)
 
 
-def test_random_shuffle_cannot_be_restored_elastically():
-    order = {"order": np.random.default_rng(0).permutation(21)}
-    state = _state(Layout(21, 2, 4), 8)
-    for layout in (Layout(21, 3, 4), Layout(21, 2, 5), Layout(21, 2, 4, pad_last_batch=True)):
-        with pytest.raises(ResumeError, match="shuffle_after_epoch") as info:
-            resume_stream(state, layout, shard_id=0, shuffle=order)
-        assert "random_shuffle" in str(info.value)
-    # the same layout is fine
-    stream, position = resume_stream(state, Layout(21, 2, 4), shard_id=1, shuffle=order)
-    assert position == 8 and stream.order is not None
+def _shuffled(stream, fill, count, key=KEY):
+    """What a shuffle buffer over ``stream`` returns in ``count`` positions: the ids and
+    passes of the real samples (padding left out), and the passes of every position."""
+    ids, passes = ReaderCursor(stream, fill, key).next_batch(count)
+    real = ~stream.is_padding(np.arange(count))
+    return ids[real], passes[real], passes
+
+
+@pytest.mark.parametrize("fill", [1, 5, 64])
+@pytest.mark.parametrize("change", list(NEW_LAYOUTS))
+def test_elastic_restore_of_a_shuffle_buffer_reads_the_interrupted_epoch_once(change, fill):
+    n = 21
+    shuffle = {"order": np.random.default_rng(0).permutation(n), "fill": fill}
+    restores = remainders = 0
+    for shards, batch, pad, stick in itertools.product(
+        (1, 2, 3), (2, 5), (False, True), (False, True)
+    ):
+        old = Layout(n, shards, batch, pad, stick)
+        new = dataclasses.replace(old, **NEW_LAYOUTS[change](old))
+        streams, cuts = _cuts(old, shuffle)
+        for position in cuts:
+            outs = [_shuffled(s, fill, position) for s in streams]
+            state = _state(old, position)
+            restored = [
+                resume_stream(state, new, shard_id=j, shuffle=shuffle, key=KEY)
+                for j in range(new.num_shards)
+            ]
+            epoch = resume_info(*restored[0])["epoch"]
+
+            def read(e, outs=outs):
+                return [k for ids, passes, _ in outs for k in ids[passes == e].tolist()]
+
+            for e in range(epoch):  # the epochs before were returned whole, once
+                assert sorted(read(e)) == list(range(n)), (old, position, e)
+            rest = restored[0][0].rest
+            restores += 1
+            if rest is None:  # nothing of the epoch was returned: the new layout starts it
+                assert read(epoch) == []
+                continue
+            remainders += 1
+            pieces = []
+            for stream, start in restored:
+                assert start == 0
+                ids, passes, every = _shuffled(stream, fill, rest.length + 3 * new.batch_size)
+                assert every[: rest.length].tolist() == [epoch] * rest.length
+                assert every[rest.length] == epoch + 1  # then the next epoch
+                pieces += ids[passes == epoch].tolist()
+            assert sorted(read(epoch) + pieces) == list(range(n)), (old, new, position)
+    assert remainders > restores // 3
+
+
+def test_the_same_layout_continues_a_shuffle_buffer_exactly():
+    n, fill = 21, 6
+    shuffle = {"order": np.random.default_rng(0).permutation(n), "fill": fill}
+    old = Layout(n, 3, 4, pad_last_batch=True)
+    for j in range(3):
+        stream = old.stream(j, shuffle)
+        whole = ReaderCursor(stream, fill, KEY).next_batch(60)[0].tolist()
+        for position in range(0, 40, 4):
+            restored, start = resume_stream(
+                _state(old, position), old, shard_id=j, shuffle=shuffle, key=KEY
+            )
+            cursor = ReaderCursor(restored, fill, KEY)
+            cursor.set_state(start)
+            assert cursor.next_batch(20)[0].tolist() == whole[position : position + 20]
 
 
 @pytest.mark.parametrize(

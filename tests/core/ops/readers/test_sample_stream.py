@@ -13,6 +13,7 @@ import itertools
 
 import numpy as np
 import pytest
+from dali._exec.rng import SampleRNG, combine
 from dali._ops.readers._sharding import (
     ReaderCursor,
     Remainder,
@@ -255,8 +256,51 @@ def test_stream_reads_its_remainder_then_the_next_epoch(mode):
         assert ids[rest.length :].tolist() == after_ids.tolist()
         assert passes[rest.length :].tolist() == after_passes.tolist()
         assert passes[rest.length] == epoch + 1
-        assert stream.with_rest(None).take(0, 30)[0].tolist() == plain.take(0, 30)[0].tolist()
-        assert stream.with_rest(rest).take(0, 30)[0].tolist() == ids[:30].tolist()
+        # the remainder's padding, and the unpadded stream of the real samples alone
+        real = [q < rest.part_sizes()[shard] for q in range(rest.length)]
+        padding = stream.is_padding(np.arange(rest.length + 30))
+        assert (
+            padding.tolist()
+            == [not r for r in real] + plain.is_padding(np.arange(start, start + 30)).tolist()
+        )
+        real_ids = ids[~padding].tolist()
+        assert stream.unpadded().take(0, len(real_ids))[0].tolist() == real_ids
+
+
+# -- padding and the real samples -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [10, 21])
+@pytest.mark.parametrize("mode", list(MODES))
+def test_padding_positions_and_the_unpadded_stream(mode, n):
+    for shards in (1, 3):
+        for shard in range(shards):
+            for batch in (1, 4):
+                kw = _kw(mode, n)
+                stream = SampleStream(n, num_shards=shards, shard_id=shard, batch_size=batch, **kw)
+                visits = _by_hand(n, shards, shard, batch, kw, VISITS)
+                real = [r for v in visits for r in v[2]]
+                end = len(real)
+                assert stream.is_padding(np.arange(end)).tolist() == [not r for r in real]
+                assert [stream.real_before(p) for p in range(end + 1)] == np.cumsum(
+                    [0, *real]
+                ).tolist()
+                ids, passes = stream.take(0, end)
+                unpadded = stream.unpadded()
+                count = sum(real)
+                u_ids, u_passes = unpadded.take(0, count)
+                assert u_ids.tolist() == ids[np.array(real)].tolist()
+                assert u_passes.tolist() == passes[np.array(real)].tolist()
+                # a pass's bounds, in both streams
+                starts = np.cumsum([0] + [len(v[0]) for v in visits]).tolist()
+                real_starts = np.cumsum([0] + [sum(v[2]) for v in visits]).tolist()
+                for v in range(VISITS):
+                    for p in (starts[v], starts[v + 1] - 1):
+                        assert stream.pass_bounds(p) == (starts[v], starts[v + 1])
+                    assert unpadded.pass_bounds(real_starts[v]) == (
+                        real_starts[v],
+                        real_starts[v + 1],
+                    )
 
 
 # -- the cursor and its shuffle buffer ---------------------------------------------------------
@@ -268,69 +312,174 @@ def test_cursor_without_buffer_is_the_stream_batch_by_batch():
     out = [cursor.next_batch(5) for _ in range(6)]
     assert np.concatenate([i for i, _ in out]).tolist() == stream.take(0, 30)[0].tolist()
     assert np.concatenate([p for _, p in out]).tolist() == stream.take(0, 30)[1].tolist()
-    assert cursor.get_state() == {"position": 30, "draws": 0}
+    assert cursor.get_state() == {"position": 30}
     other = ReaderCursor(stream)
     other.set_state(**cursor.get_state())
     assert other.next_batch(5)[0].tolist() == cursor.next_batch(5)[0].tolist()
 
 
-def _check_rebuild(live, key, chunk=None):
-    """A cursor restored from ``live``'s state rebuilds ``live``'s buffer and continues alike."""
-    state = live.get_state()
-    assert set(state) == {"position", "draws"}
-    restored = ReaderCursor(live.stream, live.shuffle_buffer)
-    if chunk is not None:
-        restored._REBUILD_CHUNK = chunk  # many chunks: the newest draw of a slot wins
-    restored.set_state(**state)
-    assert restored._buf_ids is None  # rebuilt on the next batch, not kept
-    if live.draws:
-        restored._fill(key)
-        assert restored.get_state() == state
-        assert restored._buf_ids == live._buf_ids
-        assert restored._buf_passes == live._buf_passes
-    ahead = live.copy()
-    for count in (1, 7, 3):
-        a, b = ahead.next_batch(count, key), restored.next_batch(count, key)
-        assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
+def _offset(key, t, length):
+    """The buffer's random choice for draw ``t`` among ``length`` candidates."""
+    bits = int(SampleRNG(combine(key, np.array([t]))).bits(1)[0, 0])
+    return ((bits >> 32) * length) >> 32
 
 
-@pytest.mark.parametrize("fill", [1, 7, 1024])
-def test_cursor_rebuilds_its_shuffle_buffer_from_the_draws(fill):
-    order = np.random.default_rng(0).permutation(21)
-    stream = SampleStream(21, num_shards=2, shard_id=1, batch_size=5, order=order)
-    key = 12345 + fill
-    live = ReaderCursor(stream, fill)
+def _dali_loader(stream, fill, key, count):
+    """DALI's loader (``Loader::ReadOne``), transcribed with its data structures: a circular
+    buffer of ``fill`` reads and a deque of per-pass ``[start, end)`` ranges of read numbers,
+    the choice of a draw made by `_offset`. Returns the ``(ids, passes)`` of ``count`` samples
+    of ``stream`` (a padding position returns the last sample again)."""
+    reads = stream.unpadded()
+    buffer, ranges, read = [], collections.deque(), 0
+    read_pass = None
+
+    def read_one():
+        nonlocal read, read_pass
+        _, p = reads.at(np.array([read]))
+        if p[0] != read_pass:  # the reader crossed into the next pass: a new range
+            start = ranges[-1][1] if ranges else 0
+            ranges.append([start, start])
+            read_pass = int(p[0])
+        ranges[-1][1] += 1
+        read += 1
+        return read - 1
+
+    for _ in range(fill):
+        buffer.append(read_one())
+    out, last, t = [], None, 0
+    for position in range(count):
+        if stream.is_padding(np.array([position]))[0]:
+            out.append(last)
+            continue
+        if ranges[0][0] == ranges[0][1]:
+            ranges.popleft()
+        front = ranges[0]
+        offset = _offset(key, t, front[1] - front[0])
+        idx = (front[0] + offset) % fill
+        here = front[0] % fill
+        buffer[idx], buffer[here] = buffer[here], buffer[idx]
+        last = buffer[here]
+        buffer[here] = read_one()  # the new read enters where the drawn sample was
+        front[0] += 1
+        out.append(last)
+        t += 1
+    return reads.at(np.array(out))
+
+
+STREAMS = {
+    "one shard": {"n": 21},
+    "shard 1 of 3": {"n": 21, "num_shards": 3, "shard_id": 1, "batch_size": 4},
+    "padded": {"n": 21, "num_shards": 5, "shard_id": 0, "batch_size": 3, "pad_last_batch": True},
+    "sticky": {"n": 24, "num_shards": 5, "shard_id": 0, "stick_to_shard": True},
+    "with a remainder": {
+        "n": 21,
+        "num_shards": 3,
+        "shard_id": 2,
+        "batch_size": 4,
+        "rest": Remainder(2, [(15, 21), (3, 8)], parts=3, batch_size=4),
+    },
+    "empty remainder piece": {
+        "n": 21,
+        "num_shards": 3,
+        "shard_id": 1,
+        "batch_size": 2,
+        "rest": Remainder(0, [(20, 21)], parts=3, batch_size=2),
+    },
+    "epoch shuffle": {"n": 21, "num_shards": 2, "shard_id": 1, "epoch_shuffle_seed": SEED},
+}
+
+
+@pytest.mark.parametrize("fill", [1, 2, 5, 24, 1024])
+@pytest.mark.parametrize("name", [k for k in STREAMS if k != "empty remainder piece"])
+def test_the_shuffle_buffer_is_dalis_loader(name, fill):
+    stream = SampleStream(**STREAMS[name])
+    count = 3 * 24 + 5
+    ids, passes = _dali_loader(stream, fill, 77, count)
+    cursor = ReaderCursor(stream, fill, key=77)
+    batches = [cursor.next_batch(k) for k in (5, 1, 7, 0, 64)]
+    assert np.concatenate([b[0] for b in batches]).tolist() == ids.tolist()
+    assert np.concatenate([b[1] for b in batches]).tolist() == passes.tolist()
+
+
+@pytest.mark.parametrize("fill", [1, 3, 8, 1024])
+@pytest.mark.parametrize("name", list(STREAMS))
+def test_every_pass_gives_its_samples_once_each(name, fill):
+    stream = SampleStream(**STREAMS[name])
+    count = 100
+    cursor = ReaderCursor(stream, fill, key=5)
+    ids, passes = cursor.next_batch(count)
+    plain_ids, plain_passes = stream.take(0, count)
+    padding = stream.is_padding(np.arange(count))
+    assert passes.tolist() == plain_passes.tolist()  # the passes come in the stream's order
+    for v in np.unique(passes).tolist():
+        mine = (passes == v) & ~padding
+        full = stream.pass_bounds(int(np.flatnonzero(passes == v)[-1]))[1] <= count
+        if full:  # a whole pass: the same samples as the stream's, each once
+            assert sorted(ids[mine].tolist()) == sorted(plain_ids[mine].tolist())
+    # padding repeats the sample returned before it
+    for p in np.flatnonzero(padding).tolist():
+        if p and stream.real_before(p):
+            assert ids[p] == ids[p - 1]
+
+
+def test_an_empty_remainder_piece_repeats_the_streams_sample():
+    # (only an elastic restore makes a piece with no sample: a shard of a 1-sample rest)
+    stream = SampleStream(**STREAMS["empty remainder piece"])
+    ids, passes = ReaderCursor(stream, 4, key=1).next_batch(2)
+    assert (ids.tolist(), passes.tolist()) == tuple(a.tolist() for a in stream.take(0, 2))
+
+
+@pytest.mark.parametrize("fill", [1, 4, 9])
+def test_sample_k_comes_from_the_first_fill_plus_k_reads(fill):
+    stream = SampleStream(30, num_shards=2, shard_id=0, batch_size=4)
+    reads = stream.unpadded().take(0, 200)[0].tolist()
+    cursor = ReaderCursor(stream, fill, key=3)
+    ids = cursor.next_batch(120)[0].tolist()
+    seen: collections.Counter = collections.Counter()
+    for k, sample in enumerate(ids):
+        # the k-th sample is one of the reads not returned yet among the first fill + k
+        available = collections.Counter(reads[: fill + k]) - seen
+        assert available[sample] > 0, k
+        seen[sample] += 1
+
+
+def test_shuffle_depends_on_the_key_and_mixes_within_the_epoch():
+    stream = SampleStream(1000)
+    a = ReaderCursor(stream, 1024, key=1).next_batch(1000)[0]
+    b = ReaderCursor(stream, 1024, key=2).next_batch(1000)[0]
+    assert sorted(a.tolist()) == sorted(b.tolist()) == list(range(1000))
+    assert a.tolist() != b.tolist()
+    # with a buffer as large as the epoch, the order is a uniform shuffle: no sample stays
+    # near its place, on average
+    assert abs(np.mean(np.abs(a - np.arange(1000))) - 333) < 40
+
+
+@pytest.mark.parametrize("fill", [1, 6, 1024])
+@pytest.mark.parametrize("name", list(STREAMS))
+def test_a_restored_cursor_continues_exactly(name, fill):
+    stream = SampleStream(**STREAMS[name])
+    live = ReaderCursor(stream, fill, key=11)
     rng = np.random.default_rng(fill)
-    _check_rebuild(live, key)  # nothing read yet
-    cuts = 0
-    # 34 cuts after random numbers of draws, up to ~2 buffers' worth (1024: past a chunk)
-    while cuts < 34:
-        live.next_batch(int(rng.integers(1, max(2, fill // 2) + 40)), key)
-        _check_rebuild(live, key, chunk=int(rng.integers(1, 50)) if cuts % 3 == 0 else None)
-        cuts += 1
-    assert live.draws > 2 * fill
-    assert live.get_state() == {"position": fill + live.draws, "draws": live.draws}
+    for _ in range(25):
+        live.next_batch(int(rng.integers(0, 9)))
+        state = live.get_state()
+        assert set(state) == {"position"}
+        restored = ReaderCursor(stream, fill, key=11)
+        restored.set_state(**state)
+        ahead = live.copy()
+        for count in (1, 7, 3, 30):
+            a, b = ahead.next_batch(count), restored.next_batch(count)
+            assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
 
 
-def test_cursor_rebuild_looks_back_past_one_chunk():
-    # a buffer slot last refilled more than _REBUILD_CHUNK draws ago
-    stream = SampleStream(50, batch_size=8)
-    live = ReaderCursor(stream, 64)
-    for _ in range(40):
-        live.next_batch(8, 7)
-    for chunk in (1, 5, 64, 8192):
-        _check_rebuild(live, 7, chunk)
-
-
-def test_cursor_shuffle_buffer_passes_follow_their_samples():
-    stream = SampleStream(10, batch_size=4)
-    cursor = ReaderCursor(stream, 6)
-    ids, passes = zip(*(cursor.next_batch(4, 3) for _ in range(20)))
-    ids, passes = np.concatenate(ids), np.concatenate(passes)
-    # every (id, pass) comes from the stream, and each is drawn at most once
-    source = set(zip(*(a.tolist() for a in stream.take(0, cursor.position))))
-    pairs = list(zip(ids.tolist(), passes.tolist()))
-    assert set(pairs) <= source and len(set(pairs)) == len(pairs)
+def test_a_copy_moves_on_its_own():
+    stream = SampleStream(21, batch_size=4)
+    live = ReaderCursor(stream, 8, key=1)
+    live.next_batch(10)
+    copy = live.copy()
+    first = copy.next_batch(15)[0].tolist()
+    assert live.get_state() == {"position": 10}
+    assert live.next_batch(15)[0].tolist() == first
 
 
 def test_cursor_state_errors():
@@ -338,28 +487,12 @@ def test_cursor_state_errors():
     plain = ReaderCursor(stream)
     with pytest.raises(ValueError, match="must not be negative"):
         plain.set_state(-1)
-    with pytest.raises(ValueError, match="must not be negative"):
-        plain.set_state(4, -2)
-    with pytest.raises(ValueError, match="random_shuffle"):
-        plain.set_state(20, 4)  # a shuffling reader's state into a plain one
-    shuffling = ReaderCursor(stream, 16)
-    with pytest.raises(ValueError, match="does not follow 4 draws from a buffer of 16"):
-        shuffling.set_state(21, 4)
     with pytest.raises(ValueError, match="random key"):
-        shuffling.next_batch(4)
+        ReaderCursor(stream, 16)
     with pytest.raises(ValueError, match="must be positive"):
-        ReaderCursor(stream, 0)
+        ReaderCursor(stream, 0, key=1)
     # a failed set_state leaves the cursor where it was
     plain.next_batch(4)
     with pytest.raises(ValueError):
-        plain.set_state(20, 4)
-    assert plain.get_state() == {"position": 4, "draws": 0}
-
-
-def test_cursor_state_after_an_empty_batch_round_trips():
-    stream = SampleStream(21, batch_size=4)
-    live = ReaderCursor(stream, 4)
-    live.next_batch(0, 3)  # fills the buffer, draws nothing
-    restored = ReaderCursor(stream, 4)
-    restored.set_state(**live.get_state())
-    assert restored.next_batch(4, 3)[0].tolist() == live.next_batch(4, 3)[0].tolist()
+        plain.set_state(-3)
+    assert plain.get_state() == {"position": 4}

@@ -42,7 +42,6 @@ class Step:
     args: dict[str, int]
     batch: int | None
     outputs: list[int]
-    key: int | None = None
     callback_source: bool = False
     #: the operator implements ``get_state``: its state is recorded after every batch
     stateful: bool = False
@@ -52,6 +51,11 @@ class Step:
     @property
     def node(self) -> OpNode:
         return self.impl.node
+
+    @property
+    def key(self) -> int | None:
+        """The operator's random key (`Operator.random_key`)."""
+        return self.impl.random_key
 
 
 @dataclass(eq=False)
@@ -169,7 +173,7 @@ def reseed(plan: Plan, seed: int) -> None:
     restored into a built pipeline brings its own); explicit operator seeds stay."""
     for step in plan.steps:
         if step.identity is not None:
-            step.key = int(combine(seed, step.identity))
+            step.impl.random_key = int(combine(seed, step.identity))
 
 
 def _check_required(op: OpNode) -> None:
@@ -250,8 +254,19 @@ def build_plan(
         return new
 
     for op in ops:
+        key_val = identity = None
+        if op.schema.random:
+            op_seed = op.scalar_args.get("seed", -1)
+            if op_seed is not None and op_seed >= 0:
+                # An explicit seed keys on the seed alone, as in DALI: two operators given the
+                # same seed draw the same values (e.g. aligned random crops of image and mask).
+                key_val = int(combine(op_seed, _EXPLICIT_SEED))
+            else:
+                identity = idents[id(op)]
+                key_val = int(combine(seed, identity))
         try:
             impl = op.schema.impl(op, pipeline_info)
+            impl.random_key = key_val
             impl.setup()
         except BuildError:
             raise
@@ -273,16 +288,6 @@ def build_plan(
             key = (id(op), i, "gpu" if op.device in ("gpu", "mixed") else "cpu")
             slots[key] = len(slots)
             outs.append(slots[key])
-        key_val = identity = None
-        if op.schema.random:
-            op_seed = op.scalar_args.get("seed", -1)
-            if op_seed is not None and op_seed >= 0:
-                # An explicit seed keys on the seed alone, as in DALI: two operators given the
-                # same seed draw the same values (e.g. aligned random crops of image and mask).
-                key_val = int(combine(op_seed, _EXPLICIT_SEED))
-            else:
-                identity = idents[id(op)]
-                key_val = int(combine(seed, identity))
         steps.append(
             Step(
                 impl=impl,
@@ -291,7 +296,6 @@ def build_plan(
                 args=args,
                 batch=batch,
                 outputs=outs,
-                key=key_val,
                 callback_source=isinstance(impl, PythonSource),
                 stateful=impl.implements("get_state"),
                 identity=identity,

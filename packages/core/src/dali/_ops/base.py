@@ -59,6 +59,11 @@ class Operator:
         self.pipeline = pipeline
         self.device = node.device
         self.name = node.name
+        #: the key of the operator's random values (the pipeline seed and the operator's
+        #: identity, or its own ``seed``), the ``ws.key`` of its batches; set at build, before
+        #: `setup`, and again before `set_state` when a checkpoint brings another seed. None
+        #: unless the schema is declared ``random=True``.
+        self.random_key: int | None = None
 
     # -- arguments -------------------------------------------------------------------------
     @property

@@ -36,7 +36,7 @@ A reader built on it (outline; `readers.file` is the full example)::
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -114,6 +114,15 @@ class IndexedReader(Operator):
     They must not override `setup`, ``reader_meta``, ``get_state`` or ``set_state``.
     """
 
+    #: How the reader shuffles, as DALI's loader of it does. ``"list"`` (files, numpy, COCO,
+    #: video): ``random_shuffle`` permutes the sample list once at start (the same on every
+    #: shard) before the shuffle buffer draws from it, ``shuffle_after_epoch`` permutes the
+    #: samples every epoch, and the two are refused together. ``"archive"`` (TFRecord,
+    #: WebDataset): the shuffle buffer reads the samples in order, ``shuffle_after_epoch``
+    #: permutes whole archive files every epoch (each file's samples stay in order, see
+    #: `archive_starts`), and the two may be combined.
+    shuffle_kind: ClassVar[str] = "list"
+
     # -- the subclass's part ------------------------------------------------------------------
     def check_arguments(self) -> None:
         """Reader-specific argument checks, before the dataset is listed (default: none)."""
@@ -130,6 +139,11 @@ class IndexedReader(Operator):
         """The ``source_info`` of sample ``index`` (a file path, ``archive:member``...)."""
         raise NotImplementedError
 
+    def archive_starts(self) -> np.ndarray:
+        """``"archive"`` readers: the first sample of every archive file, ascending from 0
+        (what ``shuffle_after_epoch`` permutes whole)."""
+        raise NotImplementedError
+
     # -- the loader ---------------------------------------------------------------------------
     def setup(self) -> None:
         self._check_loader_arguments()
@@ -141,19 +155,26 @@ class IndexedReader(Operator):
         self._batch_size = int(self.pipeline.max_batch_size)
         shuffle_after = self.has_shuffle_after_epoch() and bool(self.arg("shuffle_after_epoch"))
         #: how the stream is shuffled (`_resume.resume_stream`), and its tag in the state
-        self._shuffle: dict[str, Any] | None = None
-        self._shuffle_tag = ""
+        shuffle: dict[str, Any] = {}
+        tags = []
         if shuffle_after:
             epoch_seed = DEFAULT_SHUFFLE_SEED
             if self.has_arg("shuffle_after_epoch_seed"):
                 epoch_seed = int(self.arg("shuffle_after_epoch_seed"))
-            self._shuffle, self._shuffle_tag = {"epoch": epoch_seed}, f"epoch:{epoch_seed}"
+            shuffle["epoch"] = epoch_seed
+            tags.append(f"epoch:{epoch_seed}")
+            if self.shuffle_kind == "archive":
+                shuffle["groups"] = np.asarray(self.archive_starts(), dtype=np.int64)
         self._fill: int | None = None
         if self.arg("random_shuffle"):
-            # one fixed permutation, the same on every shard, so the shards stay disjoint
-            self._shuffle = {"order": epoch_permutation(n, DEFAULT_SHUFFLE_SEED, 0)}
             self._fill = int(self.arg("initial_fill"))
-            self._shuffle_tag = f"buffer:{self._fill}"
+            shuffle["fill"] = self._fill
+            tags.append(f"buffer:{self._fill}")
+            if self.shuffle_kind == "list":
+                # one fixed permutation, the same on every shard, so the shards stay disjoint
+                shuffle["order"] = epoch_permutation(n, DEFAULT_SHUFFLE_SEED, 0)
+        self._shuffle = shuffle or None
+        self._shuffle_tag = ",".join(tags)
         self._layout = Layout(
             n,
             num_shards=num_shards,
@@ -162,8 +183,7 @@ class IndexedReader(Operator):
             stick_to_shard=bool(self.arg("stick_to_shard")),
         )
         self._shard_id = shard_id
-        self._cursor = ReaderCursor(self._layout.stream(shard_id, self._shuffle), self._fill)
-        self._key: int | None = None
+        self._cursor = self._new_cursor(self._layout.stream(shard_id, self._shuffle))
         self._resumed: dict[str, Any] | None = None
         self._meta = reader_meta(
             n,
@@ -174,13 +194,16 @@ class IndexedReader(Operator):
             stick_to_shard=bool(self.arg("stick_to_shard")) or shuffle_after,
         )
 
+    def _new_cursor(self, stream: Any) -> ReaderCursor:
+        return ReaderCursor(stream, self._fill, self.random_key)
+
     def has_shuffle_after_epoch(self) -> bool:
         """Whether this reader's schema has ``shuffle_after_epoch`` (`SHUFFLE_AFTER_EPOCH_ARGS`)."""
         return "shuffle_after_epoch" in self.schema.args
 
     def _check_loader_arguments(self) -> None:
         if self.has_shuffle_after_epoch() and self.arg("shuffle_after_epoch"):
-            if self.arg("random_shuffle"):
+            if self.arg("random_shuffle") and self.shuffle_kind == "list":
                 raise self.arg_error(
                     "shuffle_after_epoch", "cannot be used together with `random_shuffle`"
                 )
@@ -207,20 +230,17 @@ class IndexedReader(Operator):
 
         Also records the batch's identity (``ws.out_meta``) with `source_info`.
         """
-        ids, passes = self._cursor.next_batch(self._batch_size, ws.key)
-        self._key = ws.key
+        ids, passes = self._cursor.next_batch(self._batch_size)
         ws.out_meta = BatchMeta(ids, passes, tuple(self.batch_source_info(ids)))
         return ids
 
     def upcoming_samples(self, batches: int = 1) -> list[np.ndarray]:
         """The indices of the ``batches`` batches after the last one `next_samples` gave.
 
-        For read-ahead: the cursor is copied, never moved. (With ``random_shuffle`` the draws
-        are keyed on the pipeline's iteration, which is known only for the batch being made;
-        the prediction uses the last key and may then differ: use it as a hint only.)
+        For read-ahead: the cursor is copied, never moved.
         """
         cursor = self._cursor.copy()
-        return [cursor.next_batch(self._batch_size, self._key)[0] for _ in range(batches)]
+        return [cursor.next_batch(self._batch_size)[0] for _ in range(batches)]
 
     def hint_ahead(self, extents_of: Callable[[np.ndarray], Iterable[_storage.Extent]]) -> None:
         """Tell `_storage` what the next ``options.READ_AHEAD`` batches will read.
@@ -246,8 +266,6 @@ class IndexedReader(Operator):
         state = self._layout.to_json(self._shard_id)
         cursor = self._cursor
         state["position"] = cursor.position
-        if cursor.draws:
-            state["draws"] = cursor.draws
         if cursor.stream.rest is not None:
             state["rest"] = cursor.stream.rest.to_json()
         if self._shuffle_tag:
@@ -264,11 +282,19 @@ class IndexedReader(Operator):
                     f"{self._shuffle_tag or 'none'!r} (random_shuffle/initial_fill and "
                     "shuffle_after_epoch/shuffle_after_epoch_seed must be the same)"
                 )
+            if "draws" in state:
+                raise ResumeError(
+                    "the state was saved by an earlier dali, whose shuffle buffer mixed epochs"
+                )
             stream, position = resume_stream(
-                state, self._layout, shard_id=self._shard_id, shuffle=self._shuffle
+                state,
+                self._layout,
+                shard_id=self._shard_id,
+                shuffle=self._shuffle,
+                key=self.random_key,
             )
-            cursor = ReaderCursor(stream, self._fill)
-            cursor.set_state(position, int(state.get("draws", 0)))
+            cursor = self._new_cursor(stream)
+            cursor.set_state(position)
         except (KeyError, TypeError, ValueError) as e:
             what = f"missing field {e}" if isinstance(e, KeyError) else str(e)
             raise self.error(f"cannot restore the reader state: {what}") from e

@@ -11,8 +11,9 @@ epoch — the samples of that epoch that no old shard has read yet, in the old s
 is spread over the new shards in near-equal contiguous pieces, each padded to whole batches
 with its last sample; then every new shard starts the next epoch of its own layout. Per epoch,
 every sample is read once (what the iterators' last-batch policy then does with padding and
-partial batches is theirs). ``random_shuffle`` cannot be restored elastically: its shuffle
-buffer mixes samples of several epochs.
+partial batches is theirs). With ``random_shuffle``, the rest of the epoch is what the old
+shards' shuffle buffers had not returned yet (`_shuffle.ShuffleBuffer.unread`): a buffer
+never mixes epochs, so it is known from the saved position alone.
 
 Example:
     >>> old = Layout(n=10, num_shards=2, batch_size=2)
@@ -29,7 +30,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from dali._ops.readers._sharding import Remainder, SampleStream
+from dali._ops.readers._shuffle import ShuffleBuffer
 
 __all__ = ["Layout", "ResumeError", "resume_info", "resume_stream"]
 
@@ -75,8 +79,7 @@ class Layout:
     def stream(
         self, shard_id: int, shuffle: dict[str, Any] | None, rest: Remainder | None = None
     ) -> SampleStream:
-        epoch_seed = shuffle.get("epoch") if shuffle else None
-        order = shuffle.get("order") if shuffle else None
+        shuffle = shuffle or {}
         return SampleStream(
             self.n,
             num_shards=self.num_shards,
@@ -84,8 +87,9 @@ class Layout:
             batch_size=self.batch_size,
             pad_last_batch=self.pad_last_batch,
             stick_to_shard=self.stick_to_shard,
-            order=order,
-            epoch_shuffle_seed=epoch_seed,
+            order=shuffle.get("order"),
+            epoch_shuffle_seed=shuffle.get("epoch"),
+            epoch_groups=shuffle.get("groups"),
             rest=rest,
         )
 
@@ -159,12 +163,45 @@ def _remainder(
     return epoch, _merge(ranges)
 
 
+def _buffered_remainder(
+    old: Layout, state: dict[str, Any], shuffle: dict[str, Any], key: int
+) -> tuple[int, list[tuple[int, int]]]:
+    """`_remainder` of readers with a shuffle buffer: what the old buffers had not returned."""
+    position = int(state["position"])
+    rest = _rest_from_json(state, old)
+    streams = [old.stream(i, shuffle, rest) for i in range(old.num_shards)]
+    passes = [int(s.at(np.array([position]))[1][0]) for s in streams]
+    epoch = min(passes)
+    slots: list[np.ndarray] = []
+    started = False
+    for stream, v in zip(streams, passes):
+        begin, end = stream.pass_bounds(position)
+        if v != epoch:
+            started = True  # this shard returned its whole pass (and some of the next)
+            continue
+        started = started or position > begin
+        drawn = stream.real_before(position)
+        if drawn < stream.real_before(end):  # (else only padding was left of it)
+            buffer = ShuffleBuffer(stream.unpadded(), int(shuffle["fill"]), key)
+            buffer.seek(drawn)
+            slots.append(buffer.reads.slots_at(buffer.unread())[0])
+    if not started:
+        return epoch, []
+    if not slots:
+        return epoch + 1, []
+    order = np.sort(np.concatenate(slots))
+    breaks = np.flatnonzero(np.diff(order) != 1) + 1
+    ranges = [(int(r[0]), int(r[-1]) + 1) for r in np.split(order, breaks)]
+    return epoch, ranges
+
+
 def resume_stream(
     state: dict[str, Any],
     layout: Layout,
     *,
     shard_id: int,
     shuffle: dict[str, Any] | None,
+    key: int | None = None,
 ) -> tuple[SampleStream, int]:
     """The stream and position a reader of ``layout`` resumes at from a saved ``state``.
 
@@ -172,15 +209,17 @@ def resume_stream(
         state: The saved reader state (`Layout.to_json` plus ``position``, maybe ``rest``).
         layout: The restored reader's layout.
         shard_id: The restored reader's shard.
-        shuffle: ``{"epoch": seed}`` for ``shuffle_after_epoch``, ``{"order": permutation}``
-            for ``random_shuffle``, None otherwise (the same for the saved reader: checked by
-            the caller).
+        shuffle: How the reader shuffles, the same for the saved reader (checked by the
+            caller), None for not at all: ``"epoch"`` (``shuffle_after_epoch``'s seed) and
+            ``"groups"`` (what it permutes whole), ``"order"`` (the one-off permutation of
+            ``random_shuffle``) and ``"fill"`` (its shuffle buffer's size).
+        key: The reader's random key (for a shuffle buffer).
 
     Returns:
         ``(stream, position)``; an elastic restore's stream starts with a `Remainder`.
 
     Raises:
-        ResumeError: Another dataset size, or an elastic restore of ``random_shuffle``.
+        ResumeError: Another dataset size.
         KeyError, ValueError, TypeError: A malformed state.
     """
     old = Layout.from_json(state)
@@ -190,14 +229,12 @@ def resume_stream(
         )
     if old == layout:
         return layout.stream(shard_id, shuffle, _rest_from_json(state, old)), int(state["position"])
-    if shuffle is not None and "order" in shuffle:
-        raise ResumeError(
-            f"a random_shuffle reader saved with {old.num_shards} shard(s) and batch size "
-            f"{old.batch_size} cannot be restored with {layout.num_shards} shard(s) and batch "
-            f"size {layout.batch_size}: its shuffle buffer mixes epochs (use "
-            "shuffle_after_epoch=True for elastic jobs)"
-        )
-    epoch, ranges = _remainder(old, state, shuffle)
+    if shuffle is not None and "fill" in shuffle:
+        if key is None:
+            raise ValueError("a shuffle buffer needs the reader's random key")
+        epoch, ranges = _buffered_remainder(old, state, shuffle, key)
+    else:
+        epoch, ranges = _remainder(old, state, shuffle)
     if not ranges:
         fresh = layout.stream(shard_id, shuffle)
         return fresh, fresh.visit_start(epoch)

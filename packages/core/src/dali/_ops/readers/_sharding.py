@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from dali._exec.rng import SampleRNG, combine
+from dali._exec.rng import combine
 
 __all__ = [
     "DEFAULT_SHUFFLE_SEED",
@@ -119,10 +119,34 @@ def check_sharding(op: Any, shard_id: int, num_shards: int, n: int | None = None
         )
 
 
-def epoch_permutation(n: int, seed: int, epoch: int) -> np.ndarray:
-    """The global permutation of ``range(n)`` for one epoch (identical on every shard)."""
+def epoch_permutation(
+    n: int, seed: int, epoch: int, groups: np.ndarray | None = None
+) -> np.ndarray:
+    """The global permutation of ``range(n)`` for one epoch (identical on every shard).
+
+    Args:
+        n: The number of samples.
+        seed: The ``shuffle_after_epoch_seed``.
+        epoch: The epoch.
+        groups: The first sample of every group (a file of records), ascending from 0: the
+            groups are permuted whole and each keeps its samples in order. None: the samples
+            are permuted.
+
+    Example:
+        >>> order = epoch_permutation(5, 7, 0, groups=np.array([0, 2]))
+        >>> order.tolist() in ([0, 1, 2, 3, 4], [2, 3, 4, 0, 1])
+        True
+    """
     gen = np.random.Generator(np.random.Philox(key=int(combine(seed, epoch))))
-    return gen.permutation(n).astype(np.int64)
+    if groups is None:
+        return gen.permutation(n).astype(np.int64)
+    starts = np.asarray(groups, dtype=np.int64)
+    sizes = np.diff(np.append(starts, n))
+    chosen = gen.permutation(len(starts))
+    # sample k of the permuted order: its group's first sample plus its offset in the group
+    first_out = np.cumsum(sizes[chosen]) - sizes[chosen]
+    out: np.ndarray = np.repeat(starts[chosen] - first_out, sizes[chosen]) + np.arange(n)
+    return out
 
 
 class Remainder:
@@ -201,6 +225,10 @@ class Remainder:
 class SampleStream:
     """The endless stream of one reader's sample indices, as a function of the position.
 
+    Some positions are *padding*: the repeats that fill a visit up to ``visit_length`` with
+    ``pad_last_batch``, and those that fill a `Remainder`'s piece. The others are the stream's
+    *real* samples; `unpadded` is the stream of those alone, which a shuffle buffer reads.
+
     Args:
         n: Number of samples in the dataset.
         num_shards: Number of shards.
@@ -211,9 +239,13 @@ class SampleStream:
         order: A fixed permutation applied to the stream's indices (``random_shuffle``'s
             one-off shuffle); the shards are contiguous ranges of the permuted list.
         epoch_shuffle_seed: Not None for ``shuffle_after_epoch``: pass ``v`` over the shard
-            reads the shard's slice of ``epoch_permutation(n, seed, v)``; implies sticking.
+            reads the shard's slice of ``epoch_permutation(n, seed, v, epoch_groups)``;
+            implies sticking.
+        epoch_groups: The groups ``shuffle_after_epoch`` permutes whole (`epoch_permutation`).
         rest: A `Remainder` read first (its ``length`` positions), for this shard; the
             regular stream then starts at the visit of epoch ``rest.epoch + 1``.
+        pad_rest: Whether the remainder's piece is padded to ``rest.length`` (False: only its
+            real samples, as `unpadded` reads it).
     """
 
     def __init__(
@@ -227,7 +259,9 @@ class SampleStream:
         stick_to_shard: bool = False,
         order: np.ndarray | None = None,
         epoch_shuffle_seed: int | None = None,
+        epoch_groups: np.ndarray | None = None,
         rest: Remainder | None = None,
+        pad_rest: bool = True,
     ) -> None:
         if n < num_shards or not 0 <= shard_id < num_shards or batch_size < 1:
             raise ValueError(f"invalid stream: n={n}, shard {shard_id} of {num_shards}")
@@ -239,6 +273,7 @@ class SampleStream:
         self.stick_to_shard = stick_to_shard or epoch_shuffle_seed is not None
         self.order = None if order is None else np.asarray(order, dtype=np.int64)
         self.epoch_shuffle_seed = epoch_shuffle_seed
+        self.epoch_groups = epoch_groups
         self._bounds = np.array(
             [i * n // num_shards for i in range(num_shards + 1)], dtype=np.int64
         )
@@ -248,21 +283,36 @@ class SampleStream:
         self.visit_length = -(-largest // batch_size) * batch_size
         self._perms: dict[int, np.ndarray] = {}
         self.rest = rest
+        self.pad_rest = pad_rest
+        #: the remainder's positions, and how many of them are real samples
+        self._rest_real = 0 if rest is None else rest.part_sizes()[shard_id]
+        self._rest_length = 0
+        if rest is not None:
+            self._rest_length = rest.length if pad_rest else self._rest_real
         #: where the regular stream starts, after the remainder
         self._regular_start = 0 if rest is None else self.visit_start(rest.epoch + 1)
 
-    def with_rest(self, rest: Remainder | None) -> SampleStream:
-        """The same stream (same shards and batch), starting with ``rest``."""
+    def unpadded(self) -> SampleStream:
+        """The stream of this one's real samples alone, in order (no padding).
+
+        Example:
+            >>> stream = SampleStream(5, num_shards=2, batch_size=2, pad_last_batch=True)
+            >>> stream.take(0, 8)[0].tolist(), stream.unpadded().take(0, 5)[0].tolist()
+            ([0, 1, 1, 1, 2, 3, 4, 4], [0, 1, 2, 3, 4])
+        """
+        if not self.pad_last_batch and (self.rest is None or not self.pad_rest):
+            return self
         return SampleStream(
             self.n,
             num_shards=self.num_shards,
             shard_id=self.shard_id,
             batch_size=self.batch_size,
-            pad_last_batch=self.pad_last_batch,
             stick_to_shard=self.stick_to_shard and self.epoch_shuffle_seed is None,
             order=self.order,
             epoch_shuffle_seed=self.epoch_shuffle_seed,
-            rest=rest,
+            epoch_groups=self.epoch_groups,
+            rest=self.rest,
+            pad_rest=False,
         )
 
     # -- visits -----------------------------------------------------------------------------
@@ -274,9 +324,6 @@ class SampleStream:
         shard = int(self._shard_of_visit(v))
         return int(self._bounds[shard + 1] - self._bounds[shard])
 
-    def _visit_length(self, v: int) -> int:
-        return self.visit_length if self.pad_last_batch else self.visit_size(v)
-
     def visit_start(self, v: int) -> int:
         """The regular stream's position where visit (epoch) ``v`` starts.
 
@@ -287,6 +334,10 @@ class SampleStream:
         """
         if self.pad_last_batch:
             return v * self.visit_length
+        return self._real_visit_start(v)
+
+    def _real_visit_start(self, v: int) -> int:
+        """The real samples of the visits before visit ``v`` (the regular stream's)."""
         if self.stick_to_shard:
             return v * self.visit_size(0)
         cycles, u = divmod(v, self.num_shards)
@@ -303,6 +354,15 @@ class SampleStream:
         """The visit (epoch) of the regular stream's ``position``."""
         return int(self._regular(np.array([position], dtype=np.int64))[1][0])
 
+    def pass_bounds(self, position: int) -> tuple[int, int]:
+        """The ``[begin, end)`` positions of the pass (epoch) that ``position`` is in."""
+        if position < self._rest_length:
+            return 0, self._rest_length
+        regular = position - self._rest_length + self._regular_start
+        v = self.visit_of(regular)
+        shift = self._rest_length - self._regular_start
+        return self.visit_start(v) + shift, self.visit_start(v + 1) + shift
+
     # -- positions --------------------------------------------------------------------------
     def take(self, position: int, count: int) -> tuple[np.ndarray, np.ndarray]:
         """The indices and passes of stream positions ``[position, position + count)``.
@@ -314,23 +374,62 @@ class SampleStream:
 
     def at(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The indices and passes of any stream positions (an int64 array)."""
-        p = np.asarray(positions, dtype=np.int64)
-        rest = self.rest
-        if rest is None:
-            slots, passes = self._regular(p)
-        else:
-            early = p < rest.length
-            late_slots, late_passes = self._regular(p[~early] - rest.length + self._regular_start)
-            slots = np.empty_like(p)
-            passes = np.empty_like(p)
-            slots[early] = rest.slots(self.shard_id, p[early])
-            passes[early] = rest.epoch
-            slots[~early], passes[~early] = late_slots, late_passes
+        slots, passes = self.slots_at(positions)
         if self.epoch_shuffle_seed is not None:
             return self._epoch_ids(slots, passes), passes
         if self.order is not None:
             return self.order[slots], passes
         return slots, passes
+
+    def slots_at(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The slots (indices before `order` or the epoch's permutation) and passes."""
+        p = np.asarray(positions, dtype=np.int64)
+        if self.rest is None:
+            return self._regular(p)
+        early = p < self._rest_length
+        late_slots, late_passes = self._regular(p[~early] - self._rest_length + self._regular_start)
+        slots = np.empty_like(p)
+        passes = np.empty_like(p)
+        slots[early] = self.rest.slots(self.shard_id, p[early])
+        passes[early] = self.rest.epoch
+        slots[~early], passes[~early] = late_slots, late_passes
+        return slots, passes
+
+    def is_padding(self, positions: np.ndarray) -> np.ndarray:
+        """Which of ``positions`` repeat a sample to pad a visit or the remainder (bool)."""
+        p = np.asarray(positions, dtype=np.int64)
+        out = np.zeros(p.shape, dtype=bool)
+        early = p < self._rest_length
+        out[early] = p[early] >= self._rest_real
+        if self.pad_last_batch:
+            visit, q = np.divmod(
+                p[~early] - self._rest_length + self._regular_start, self.visit_length
+            )
+            shard = self._shard_of_visit(visit)
+            out[~early] = q >= self._bounds[shard + 1] - self._bounds[shard]
+        return out
+
+    def real_before(self, position: int) -> int:
+        """How many of the positions before ``position`` are real samples (not padding).
+
+        Example:
+            >>> stream = SampleStream(5, num_shards=2, batch_size=2, pad_last_batch=True)
+            >>> [stream.real_before(p) for p in range(7)]
+            [0, 1, 2, 2, 2, 3, 4]
+        """
+        if position <= self._rest_length:
+            return min(position, self._rest_real)
+        regular = position - self._rest_length + self._regular_start
+        return (
+            self._rest_real + self._regular_real(regular) - self._regular_real(self._regular_start)
+        )
+
+    def _regular_real(self, p: int) -> int:
+        """How many of the regular stream's positions before ``p`` are real samples."""
+        if not self.pad_last_batch:
+            return p
+        v, q = divmod(p, self.visit_length)
+        return self._real_visit_start(v) + min(q, self.visit_size(v))
 
     def _regular(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The slots and passes (visits) of positions of the regular stream."""
@@ -359,7 +458,7 @@ class SampleStream:
                 for old in [k for k in self._perms if k < v - 1]:
                     del self._perms[old]
                 assert self.epoch_shuffle_seed is not None
-                perm = epoch_permutation(self.n, self.epoch_shuffle_seed, v)
+                perm = epoch_permutation(self.n, self.epoch_shuffle_seed, v, self.epoch_groups)
                 self._perms[v] = perm
             mask = passes == v
             ids[mask] = perm[slots[mask]]
@@ -367,130 +466,83 @@ class SampleStream:
 
 
 class ReaderCursor:
-    """A reader's position in its `SampleStream`, plus ``random_shuffle``'s shuffle buffer.
+    """A reader's position in its `SampleStream`, drawn through a shuffle buffer or not.
 
-    Without shuffling, batch ``b`` is simply the stream's positions ``[b·B, (b+1)·B)``. With a
-    shuffle buffer of ``initial_fill`` samples (as DALI's loaders do), the buffer is first
-    filled from the stream; then each sample is drawn from a random slot of the buffer, and
-    the slot is refilled with the next sample of the stream. The random slot of the ``t``-th
-    draw is a pure function of the reader's key and ``t``, so the buffer after ``t`` draws is
-    too: each slot holds the sample put there by the last draw that picked it. The state is
-    therefore two integers (`get_state`), and a restored cursor rebuilds its buffer from them.
+    Without shuffling, batch ``b`` is simply the stream's positions ``[b·B, (b+1)·B)``. With
+    ``random_shuffle``'s buffer (`dali._ops.readers._shuffle.ShuffleBuffer`), every real
+    position of the stream is drawn from the buffer, which reads the stream's real samples in
+    order; a padding position repeats the sample drawn last, as DALI's loaders repeat it.
+
+    The state is the position alone (`get_state`): the buffer follows from it.
 
     Args:
         stream: The stream to read.
         shuffle_buffer: The buffer size for ``random_shuffle`` (``initial_fill``), or None.
+        key: The reader's random key (needed with a shuffle buffer).
 
     Example:
         >>> cursor = ReaderCursor(SampleStream(5, batch_size=3))
         >>> [cursor.next_batch(3)[0].tolist() for _ in range(2)]
         [[0, 1, 2], [3, 4, 0]]
         >>> cursor.get_state()
-        {'position': 6, 'draws': 0}
+        {'position': 6}
     """
 
-    #: draws examined at a time when a buffer is rebuilt, newest first
-    _REBUILD_CHUNK = 8192
+    def __init__(
+        self, stream: SampleStream, shuffle_buffer: int | None = None, key: int | None = None
+    ) -> None:
+        from dali._ops.readers._shuffle import ShuffleBuffer
 
-    def __init__(self, stream: SampleStream, shuffle_buffer: int | None = None) -> None:
-        if shuffle_buffer is not None and shuffle_buffer < 1:
-            raise ValueError(f"shuffle buffer size must be positive, got {shuffle_buffer}")
         self.stream = stream
         self.shuffle_buffer = shuffle_buffer
         self.position = 0
-        self.draws = 0
-        self._buf_ids: list[int] | None = None
-        self._buf_passes: list[int] | None = None
+        self._buffer: ShuffleBuffer | None = None
+        if shuffle_buffer is not None:
+            if key is None:
+                raise ValueError("a shuffling reader needs a random key")
+            self._buffer = ShuffleBuffer(stream.unpadded(), shuffle_buffer, key)
 
-    def _slots(self, key: int, draws: np.ndarray) -> np.ndarray:
-        """The buffer slot of each draw in ``draws``."""
-        assert self.shuffle_buffer is not None
-        u = SampleRNG(combine(key, draws)).uniform(1)[:, 0]
-        out: np.ndarray = (u * self.shuffle_buffer).astype(np.int64)
-        return out
-
-    def _fill(self, key: int) -> None:
-        """Fill the buffer: from the stream, or as it was after ``draws`` draws."""
-        fill = self.shuffle_buffer
-        assert fill is not None
-        first = self.position - fill - self.draws  # where the buffer's first fill started
-        if self.draws == 0:
-            first = self.position
-            self.position += fill
-        # the draw that last refilled each slot (-1: none, it holds its first sample)
-        owner = np.full(fill, -1, dtype=np.int64)
-        hi = self.draws
-        while hi > 0 and (owner < 0).any():
-            lo = max(0, hi - self._REBUILD_CHUNK)
-            draws = np.arange(hi - 1, lo - 1, -1, dtype=np.int64)  # newest first
-            slots, newest = np.unique(self._slots(key, draws), return_index=True)
-            unset = owner[slots] < 0
-            owner[slots[unset]] = draws[newest[unset]]
-            hi = lo
-        positions = np.where(owner >= 0, first + fill + owner, first + np.arange(fill))
-        ids, passes = self.stream.at(positions)
-        self._buf_ids, self._buf_passes = ids.tolist(), passes.tolist()
-
-    def next_batch(self, count: int, key: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """The ids and passes of the next ``count`` samples; advances the cursor.
-
-        Args:
-            count: The batch size.
-            key: The reader's random key (needed with a shuffle buffer).
-        """
-        if self.shuffle_buffer is None:
+    def next_batch(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ids and passes of the next ``count`` samples; advances the cursor."""
+        buffer = self._buffer
+        if buffer is None:
             out = self.stream.take(self.position, count)
             self.position += count
             return out
-        if key is None:
-            raise ValueError("a shuffling reader needs a random key")
-        if count == 0:  # (not even the buffer's fill: the state must still say "not filled")
-            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-        if self._buf_ids is None:
-            self._fill(key)
-        buf_ids, buf_passes = self._buf_ids, self._buf_passes
-        assert buf_ids is not None and buf_passes is not None
-        refill_ids, refill_passes = self.stream.take(self.position, count)
+        positions = np.arange(self.position, self.position + count, dtype=np.int64)
         self.position += count
-        slots = self._slots(key, np.arange(self.draws, self.draws + count, dtype=np.int64))
-        self.draws += count
-        # (Python lists: an item assignment into a numpy array costs ten times a list's)
-        out_ids: list[int] = []
-        out_passes: list[int] = []
-        for j, new_id, new_pass in zip(slots.tolist(), refill_ids.tolist(), refill_passes.tolist()):
-            out_ids.append(buf_ids[j])
-            out_passes.append(buf_passes[j])
-            buf_ids[j] = new_id
-            buf_passes[j] = new_pass
-        return np.array(out_ids, dtype=np.int64), np.array(out_passes, dtype=np.int64)
+        padding = self.stream.is_padding(positions)
+        before = -1 if buffer.last is None else buffer.last
+        drawn = buffer.draw(count - int(padding.sum()))
+        if not padding.any():
+            return buffer.reads.at(drawn)
+        # a padding position repeats the last sample drawn before it (-1: none yet)
+        reads = np.concatenate([[before], drawn])[np.cumsum(~padding)]
+        ids, passes = buffer.reads.at(np.maximum(reads, 0))
+        none = reads < 0  # nothing drawn yet (an empty remainder piece): the stream's own
+        if none.any():
+            ids[none], passes[none] = self.stream.at(positions[none])
+        return ids, passes
 
     def copy(self) -> ReaderCursor:
         """An independent cursor at the same place (the stream is shared, not copied)."""
-        other = ReaderCursor(self.stream, self.shuffle_buffer)
-        other.position, other.draws = self.position, self.draws
-        if self._buf_ids is not None:
-            other._buf_ids = list(self._buf_ids)
-            other._buf_passes = list(self._buf_passes or ())
+        other = ReaderCursor(self.stream)
+        other.shuffle_buffer, other.position = self.shuffle_buffer, self.position
+        other._buffer = None if self._buffer is None else self._buffer.copy()
         return other
 
     def get_state(self) -> dict[str, int]:
-        """The cursor as two integers: the stream position and the buffer's draws."""
-        return {"position": self.position, "draws": self.draws}
+        """The cursor's position in its stream."""
+        return {"position": self.position}
 
-    def set_state(self, position: int, draws: int = 0) -> None:
-        """Move to what `get_state` returned; a shuffle buffer is rebuilt on the next batch.
+    def set_state(self, position: int) -> None:
+        """Move to what `get_state` returned (a shuffle buffer is rebuilt: `ShuffleBuffer.seek`).
 
         Raises:
-            ValueError: Negative values, or draws without a shuffle buffer.
+            ValueError: A negative position.
         """
-        if position < 0 or draws < 0:
-            raise ValueError(f"position {position} and draws {draws} must not be negative")
-        if draws and self.shuffle_buffer is None:
-            raise ValueError("the saved reader shuffled (random_shuffle), this one does not")
-        if self.shuffle_buffer is not None and draws and position != draws + self.shuffle_buffer:
-            raise ValueError(
-                f"position {position} does not follow {draws} draws from a buffer of "
-                f"{self.shuffle_buffer}"
-            )
-        self.position, self.draws = int(position), int(draws)
-        self._buf_ids = self._buf_passes = None
+        if position < 0:
+            raise ValueError(f"position {position} must not be negative")
+        self.position = int(position)
+        if self._buffer is not None:
+            self._buffer.seek(self.stream.real_before(self.position))

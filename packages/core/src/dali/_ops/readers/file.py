@@ -420,7 +420,7 @@ class File(IndexedReader):
             if self._ahead_cursor is None:
                 self._ahead_cursor = self._cursor.copy()
             while len(ahead) < max(1, options.READ_AHEAD):
-                nxt, _ = self._ahead_cursor.next_batch(self._batch_size, self._key)
+                nxt, _ = self._ahead_cursor.next_batch(self._batch_size)
                 ahead.append([self._full[k] for k in nxt.tolist()])
                 worker.send(ahead[-1], map_min, options.WALK_HEADERS)
         except _read_worker.WorkerDied as e:

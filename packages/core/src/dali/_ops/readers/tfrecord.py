@@ -28,10 +28,9 @@ the file, the record's offset and the feature. A malformed record, or an index e
 not frame a record, is an error naming the file and the offset.
 
 ``source_info`` is DALI's: ``"<path> at index <offset>"``, the record's byte offset.
-``shuffle_after_epoch`` is a fresh permutation of all records each epoch (as in
-`readers.file`, and like it exclusive with ``random_shuffle``); DALI 2.4 shuffles the order of
-the files instead, keeping each file's records in sequence, and allows ``random_shuffle`` with
-it.
+Shuffling is DALI's: ``random_shuffle`` draws from a buffer filled with the records in order,
+``shuffle_after_epoch`` permutes the files every epoch (each file's records stay in order, so
+reads stay sequential), and the two may be combined.
 """
 
 from __future__ import annotations
@@ -183,6 +182,8 @@ class TFRecord(IndexedReader):
         'data.tfrecord at index 50'
     """
 
+    shuffle_kind = "archive"
+
     def check_arguments(self) -> None:
         if self.arg("use_o_direct") and not self.arg("dont_use_mmap"):
             raise self.arg_error(
@@ -203,6 +204,10 @@ class TFRecord(IndexedReader):
                 check_feature(name, f)
         except (TypeError, ValueError) as e:
             raise self.arg_error("features", str(e)) from e
+
+    def archive_starts(self) -> np.ndarray:
+        files = self._files
+        return np.concatenate([[0], np.flatnonzero(np.diff(files)) + 1])
 
     def list_samples(self) -> int:
         self._paths = list(self.arg("path"))

@@ -32,8 +32,11 @@ it takes a hidden file inside a directory (``sub/.keep``) for a sample when it s
 (its ``wds2idx`` skips it), makes an empty sample of a shard's leading hidden file and of an
 archive without files (an error here), cannot read pax headers (Python's default tar format),
 treats every sample as incomplete when one extension is in two outputs' sets (``"skip"`` then
-skips them all), and accepts ``shuffle_after_epoch`` without shuffling (here it shuffles, as
-the other readers do).
+skips them all).
+
+Shuffling is DALI's: ``random_shuffle`` draws from a buffer filled with the samples in order,
+``shuffle_after_epoch`` permutes the archives every epoch (each archive's samples stay in
+order), and the two may be combined.
 
 Example:
     >>> import io, os, tarfile, tempfile
@@ -182,6 +185,8 @@ class Webdataset(IndexedReader):
         (['0', '1', '2'], 6)
     """
 
+    shuffle_kind = "archive"
+
     # -- listing ------------------------------------------------------------------------------
     def check_arguments(self) -> None:
         paths = tuple(self.arg("paths"))
@@ -221,6 +226,10 @@ class Webdataset(IndexedReader):
         self._dtypes = [NP_BY_DALI[dt] for dt in dtypes] or [np.dtype(np.uint8)] * len(exts)
         self._case_sensitive = bool(self.arg("case_sensitive_extensions"))
         self._exts = _ext_sets(exts, self._case_sensitive)
+
+    def archive_starts(self) -> np.ndarray:
+        files = np.asarray(self._ctar, dtype=np.int64)[self._first]
+        return np.concatenate([[0], np.flatnonzero(np.diff(files)) + 1])
 
     def list_samples(self) -> int:
         self._paths = [str(p) for p in self.arg("paths")]
