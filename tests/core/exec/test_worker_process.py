@@ -24,6 +24,7 @@ from dali import fn, pipeline_def, types
 from dali._exec.executor import PipelineError
 from dali._exec.process.executor import WorkerDied
 from parity import device_id
+from processes import consumer, wait_gone, worker_pids
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
 
@@ -54,72 +55,23 @@ def _host(outputs: tuple[Any, ...]) -> list[np.ndarray]:
     ]
 
 
-def worker_pids() -> list[int]:
-    """The pipeline worker processes this process started that still run (from /proc)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                parent = int(f.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                ours = b"dali._exec.process.worker" in f.read()
-        except OSError:
-            continue
-        if parent == os.getpid() and ours:
-            pids.append(int(entry))
-    return pids
-
-
-def _wait_gone(pid: int, seconds: float = 20.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        try:  # a zombie of ours: reap it
-            done, _ = os.waitpid(pid, os.WNOHANG)
-            if done:
-                return True
-        except ChildProcessError:
-            pass
-        time.sleep(0.05)
-    return False
-
-
 def _consumer(image_tree: Path, tmp_path: Path, then: str, **popen: Any) -> subprocess.Popen[str]:
     """A consumer process with a worker pipeline: it prints the worker's pid, then runs
     ``then`` (Python source)."""
-    script = tmp_path / "consumer.py"
-    script.write_text(
-        textwrap.dedent(
-            f"""
-            import os, signal, sys
-            from dali import fn, pipeline_def
+    script = f"""
+import os, signal, sys
+from dali import fn, pipeline_def
 
-            @pipeline_def(batch_size=2, num_threads=1, device_id=None, worker_process=True)
-            def pipe():
-                jpegs, labels = fn.readers.file(file_root={str(image_tree)!r})
-                return fn.decoders.image(jpegs), labels
+@pipeline_def(batch_size=2, num_threads=1, device_id=None, worker_process=True)
+def pipe():
+    jpegs, labels = fn.readers.file(file_root={str(image_tree)!r})
+    return fn.decoders.image(jpegs), labels
 
-            p = pipe()
-            p.run()
-            print(p.worker_pid, flush=True)
-            """
-        )
-        + textwrap.dedent(then)
-    )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    return subprocess.Popen(
-        [sys.executable, str(script)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        **popen,
-    )
+p = pipe()
+p.run()
+print(p.worker_pid, flush=True)
+"""
+    return consumer(script + textwrap.dedent(then), tmp_path, **popen)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -252,7 +204,7 @@ def test_killed_worker_is_an_error_not_a_hang(image_tree: Path) -> None:
     with pytest.raises(WorkerDied):  # and every later call
         p.run()
     p.close()
-    assert _wait_gone(pid)
+    assert wait_gone(pid)
 
 
 def test_worker_ignores_ctrl_c(image_tree: Path) -> None:
@@ -272,7 +224,7 @@ def test_no_process_left_after_close_or_drop(image_tree: Path) -> None:
     p.run()
     pid = p.worker_pid
     p.close()
-    assert pid is not None and _wait_gone(pid)
+    assert pid is not None and wait_gone(pid)
     p.close()  # idempotent
 
     q = _resnet_like(image_tree, "cpu", worker_process=True)
@@ -283,7 +235,7 @@ def test_no_process_left_after_close_or_drop(image_tree: Path) -> None:
     done = __import__("threading").Event()
     closer.defer(done.set)  # the drop's close was queued before this
     assert done.wait(30)
-    assert pid is not None and _wait_gone(pid)
+    assert pid is not None and wait_gone(pid)
     assert worker_pids() == []
 
 
@@ -291,7 +243,7 @@ def test_worker_dies_with_its_consumer(image_tree: Path, tmp_path: Path) -> None
     proc = _consumer(image_tree, tmp_path, "os.kill(os.getpid(), signal.SIGKILL)\n")
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == -signal.SIGKILL, err
-    assert _wait_gone(int(out.split()[0])), "the worker outlived its consumer"
+    assert wait_gone(int(out.split()[0])), "the worker outlived its consumer"
 
 
 def test_python_sources_stay_with_the_consumer() -> None:
@@ -425,7 +377,7 @@ def test_gpu_outputs_outlive_the_worker_and_its_memory_goes(image_tree: Path) ->
     want = _host((images, labels))
     pid = p.worker_pid
     p.close()
-    assert pid is not None and _wait_gone(pid)
+    assert pid is not None and wait_gone(pid)
     got = _host((images, labels))  # read after the worker exited
     for x, y in zip(got, want):
         np.testing.assert_array_equal(x, y)
@@ -467,4 +419,4 @@ def test_ctrl_c_in_the_consumer_leaves_no_worker(image_tree: Path, tmp_path: Pat
     os.killpg(proc.pid, signal.SIGINT)  # the whole group, as a terminal does
     _, err = proc.communicate(timeout=60)
     assert "KeyboardInterrupt" in err
-    assert _wait_gone(pid), "the worker outlived a Ctrl-C'd consumer"
+    assert wait_gone(pid), "the worker outlived a Ctrl-C'd consumer"

@@ -28,6 +28,8 @@ __all__ = [
     "MMAP_MIN_BYTES",
     "ONE_THREAD_MACS",
     "PARALLEL_DECODES",
+    "POOL_DEPTH_PER_WORKER",
+    "POOL_MIN_THREADS",
     "PREFETCH_BYTES",
     "READ_AHEAD",
     "READ_PROCESSES",
@@ -80,6 +82,18 @@ WORKER_PROCESS_PIPELINES: int | None = 2
 #: Two GPUs at depth 2: 1.71x one GPU; with one more, 2.06x. RESULTS.md "One process, several
 #: GPUs".
 WORKER_EXTRA_DEPTH = 1
+
+#: From how many threads (``num_threads``, and usable cores) a CPU pipeline runs on worker
+#: processes instead of threads (`dali._exec.process.pool`, ``Pipeline.cpu_workers``): one
+#: interpreter lock holds threads to a few cores, and processes cost a start (~1 s each, in
+#: parallel) and a copy of each batch into shared memory. RESULTS.md "CPU pipelines on many
+#: cores".
+POOL_MIN_THREADS = 4
+
+#: Iterations each CPU worker process keeps in flight beyond the pipeline's
+#: ``prefetch_queue_depth``: one, so that a worker starts its next batch while the consumer
+#: takes the last one. RESULTS.md "CPU pipelines on many cores".
+POOL_DEPTH_PER_WORKER = 1
 
 #: At most this many threads read the files of one batch: one, like DALI's file loader, since
 #: a pool of threads mostly queues for the GIL. RESULTS.md "Reading files".

@@ -1,4 +1,5 @@
-"""CPU affinity: the cores nearest a pipeline's GPU (``Pipeline(set_affinity=True)``).
+"""CPU affinity: the cores this process may use, and those nearest a pipeline's GPU
+(``Pipeline(set_affinity=True)``).
 
 DALI's ``set_affinity`` pins its worker threads to the cores NVML reports as closest to the
 GPU. Here the same set comes from the kernel: the GPU's PCI bus id (from the CUDA runtime)
@@ -46,6 +47,13 @@ def gpu_local_cpus(device_id: int, sysfs: Path = SYSFS_PCI) -> frozenset[int] | 
     if hasattr(os, "sched_getaffinity"):
         local &= frozenset(os.sched_getaffinity(0))
     return local or None
+
+
+def usable_cores() -> int:
+    """How many cores this process may run on (a container's or ``taskset``'s limit)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def pin_current_thread(cpus: frozenset[int] | None) -> None:

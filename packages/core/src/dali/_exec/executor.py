@@ -92,6 +92,9 @@ class IterationRequest:
     fed: dict[int, tuple[Any, BatchMeta]]
     max_batch_size: int
     stream_start: int
+    #: step index -> (ids, passes) of a reader's batch, planned by the consumer
+    #: (`Operator.plan_samples`; CPU-stage worker processes, `dali._exec.process.pool`)
+    planned: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: where the iteration's outputs (or its `_Failure`) go; set by `Executor.submit`
     slot: _Slot | None = None
     #: where the pipeline stands once this iteration is consumed (opaque here; checkpoints)
@@ -202,6 +205,7 @@ def _workspace(
         cuda if cuda is not None and step.device != "cpu" else None,
     )
     ws.prepared = it.prepared.pop(si, None)
+    ws.planned = req.planned.get(si)
     return ws, meta
 
 
@@ -257,8 +261,9 @@ def _run_steps(
                     with prof.span(stage, req.iteration, step.node.name):
                         result = step.impl.run(ws)
             finally:
-                if step.stateful:
+                if step.stateful and si not in req.planned:
                     # after every batch, failed ones too: a reader moved on all the same
+                    # (a planned one did not: the consumer recorded its state)
                     req.states[step.node.name] = step.impl.get_state()
         except SampleFailure as f:
             hint = cuda.error_hint(f.error) if cuda is not None else ""

@@ -125,6 +125,7 @@ class Workspace:
         "meta",
         "op",
         "out_meta",
+        "planned",
         "prepared",
         "stream",
     )
@@ -153,6 +154,9 @@ class Workspace:
         #: what the operator's ``prepare`` returned for this iteration in the CPU stage (or
         #: the exception it raised there), for mixed operators that have one; else None
         self.prepared: Any = None
+        #: the batch's sample identities (ids, passes) the consumer planned for a reader
+        #: (`Operator.plan_samples`), or None: the reader takes its own next batch
+        self.planned: tuple[np.ndarray, np.ndarray] | None = None
         self._args = args
         self._pool = pool
         self._key = key

@@ -13,6 +13,8 @@ hook               called
 ``prepare_cpu``    CPU operators: the host planning of a batch, in the source stage, ahead
 ``prepare``        mixed operators: the host part of a batch, in the CPU stage, ahead
 ``reader_meta``    readers: epoch size, shards (``Pipeline.reader_meta``)
+``plan_samples``   readers: the next batch's sample identities, in the consumer, for worker
+                   processes that run the CPU stage (``ws.planned``)
 ``skipped_samples``  ``on_error="skip"`` operators: samples dropped (``Pipeline.skipped_samples``)
 ``on_reset``       after an epoch of a Python source ended (``Pipeline.reset``)
 ``get_state``      after each batch it ran, in its stage's thread: its state for checkpoints
@@ -29,6 +31,8 @@ Python sources (``fn.external_source``) are `PythonSource` operators: the pipeli
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
 
 from dali._graph.schema import REQUIRED, UNSET, Schema
 
@@ -137,6 +141,18 @@ class Operator:
         """Readers: ``epoch_size``, ``epoch_size_padded``, ``number_of_shards``, ``shard_id``
         ... (DALI's reader metadata); None: not a reader."""
         return None
+
+    def plan_samples(self) -> tuple[np.ndarray, np.ndarray]:
+        """Readers whose samples follow from their position: the identities of the next
+        batch (sample ids and passes, int64), advancing the operator's state as a run would.
+
+        When the CPU stage runs on several worker processes (`dali._exec.process.pool`), the
+        consumer plans every batch of such a source here, in iteration order, and the worker
+        that runs the iteration gets them as ``ws.planned`` and produces exactly those
+        samples, leaving its own state alone: the batches (and checkpoints) are those of one
+        process, whichever worker makes them.
+        """
+        raise NotImplementedError
 
     def skipped_samples(self) -> int | None:
         """Operators that drop samples (``on_error="skip"``): how many so far; None: never."""

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "CPU_PARALLELISM",
     "check_batch_settings",
     "check_memory_limit",
     "check_output_spec",
@@ -67,7 +68,11 @@ _TYPES = {
     "exec_dynamic": "flag?",
     "experimental_exec_dynamic": "flag?",
     "worker_process": "flag?",
+    "cpu_parallelism": "str",
 }
+
+#: `Pipeline`'s ``cpu_parallelism``: how a CPU pipeline spreads its work (`Pipeline.cpu_workers`)
+CPU_PARALLELISM = ("auto", "threads", "processes")
 
 
 def check_types(**args: Any) -> None:

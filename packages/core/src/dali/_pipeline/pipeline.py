@@ -17,10 +17,11 @@ import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from dali import _options as options
 from dali._exec import closer as _closer
+from dali._exec.affinity import usable_cores
 from dali._exec.executor import Executor
 from dali._exec.process.executor import ProcessExecutor
 from dali._graph import context
@@ -29,6 +30,7 @@ from dali._graph.node import DataNode, OpNode
 from dali._ops.base import PythonSource
 from dali._pipeline import checkpoint as _cpt
 from dali._pipeline.arguments import (
+    CPU_PARALLELISM,
     check_batch_settings,
     check_memory_limit,
     check_output_spec,
@@ -44,6 +46,10 @@ if TYPE_CHECKING:
 
     from dali._dtypes import PipelineAPIType
     from dali._exec.device import CudaContext
+    from dali._exec.process.pool import PoolExecutor
+
+    #: what runs a pipeline's iterations: threads here, one worker process, or a pool of them
+    _AnyExecutor: TypeAlias = "Executor | ProcessExecutor | PoolExecutor"
 
 __all__ = ["Pipeline", "PipelineInfo"]
 
@@ -177,6 +183,7 @@ class Pipeline(PipelineProperties):
         device_memory_limit: int | None = None,
         pinned_memory_limit: int | None = None,
         worker_process: bool | None = None,
+        cpu_parallelism: str = "auto",
     ) -> None:
         check_types(
             batch_size=batch_size,
@@ -194,7 +201,13 @@ class Pipeline(PipelineProperties):
             exec_dynamic=exec_dynamic,
             experimental_exec_dynamic=experimental_exec_dynamic,
             worker_process=worker_process,
+            cpu_parallelism=cpu_parallelism,
         )
+        if cpu_parallelism not in CPU_PARALLELISM:
+            raise ValueError(
+                f"`cpu_parallelism` must be one of {', '.join(map(repr, CPU_PARALLELISM))}, "
+                f"got {cpu_parallelism!r}"
+            )
         if max_streams is not None:
             warnings.warn("`max_streams` is deprecated and has no effect", DeprecationWarning, 2)
         if default_cuda_stream_priority is not None:
@@ -263,11 +276,13 @@ class Pipeline(PipelineProperties):
         self._op_counter = 0
         self._graph_outputs: list[DataNode] | None = None
         self._plan: Plan | None = None
-        self._executor: Executor | ProcessExecutor | None = None
+        self._executor: _AnyExecutor | None = None
         #: run the operators in a worker process (None: not chosen; see `use_worker_process`)
         self._worker_process = worker_process
         #: the iterator chose the worker process (it falls back to in-process when it cannot)
         self._worker_chosen = False
+        #: how a CPU pipeline spreads its work: "auto", "threads" or "processes" (`_pool`)
+        self._cpu_parallelism = cpu_parallelism
         self._finalizer: Any = None
         self._built = False
         self._api_type: str | None = None
@@ -558,7 +573,7 @@ class Pipeline(PipelineProperties):
                     stacklevel=4,
                 )
 
-    def _note_consumed(self, executor: Executor | ProcessExecutor) -> None:
+    def _note_consumed(self, executor: _AnyExecutor) -> None:
         """Move the consumer position to the iteration the executor just handed out."""
         taken, executor.taken = executor.taken, None
         if taken is not None:
@@ -645,12 +660,14 @@ class Pipeline(PipelineProperties):
 
         device.require(self._device_id)
 
-    def _start(self) -> Executor | ProcessExecutor:
+    def _start(self) -> _AnyExecutor:
         if self._executor is None:
             assert self._plan is not None
-            ex: Executor | ProcessExecutor | None = None
+            ex: _AnyExecutor | None = None
             if self._worker_process:
                 ex = self._process_executor()
+            else:
+                ex = self._pool_executor()
             if ex is None:
                 ex = Executor(
                     self._plan,
@@ -694,6 +711,74 @@ class Pipeline(PipelineProperties):
             f"The pipeline runs in this process, not a worker process: {why}.", stacklevel=4
         )
         return None
+
+    def _pool_executor(self) -> PoolExecutor | None:
+        """The executor of a CPU pipeline run on worker processes (`cpu_parallelism`), or
+        None: it runs on threads here (`cpu_workers` says why)."""
+        workers, why = self.cpu_workers()
+        if not workers:
+            if self._cpu_parallelism == "processes":
+                raise RuntimeError(f"The pipeline cannot run on worker processes: {why}.")
+            return None
+        from dali._exec.process.pool import PoolExecutor
+        from dali._exec.process.spec import NotShippable, WorkerSpec, dump
+
+        try:
+            spec = dump(WorkerSpec.of(self, threads=1, pooled=True))
+        except NotShippable as e:
+            if self._cpu_parallelism == "processes":
+                raise RuntimeError(f"The pipeline cannot run on worker processes: {e}.") from e
+            return None
+        assert self._plan is not None
+        # every worker one iteration ahead, beyond the user's queue
+        self._sched.depth += workers * options.POOL_DEPTH_PER_WORKER
+        return PoolExecutor(self._plan, spec, workers, "the pipeline")
+
+    def cpu_workers(self) -> tuple[int, str]:
+        """How many worker processes the pipeline's CPU work runs on, and why (our extension).
+
+        A CPU pipeline with ``num_threads`` of ``options.POOL_MIN_THREADS`` or more runs on
+        that many worker processes (at most one per usable core), each producing whole
+        batches, rather than on threads of this process: one interpreter lock caps threads at
+        a few cores. The batches are the same either way. ``cpu_parallelism="threads"`` or
+        ``"processes"`` decides instead of the rule.
+
+        Returns:
+            ``(workers, reason)``: 0 workers when the pipeline runs on threads here, and the
+            reason in words.
+        """
+        self.build()
+        plan = self._plan
+        assert plan is not None
+        choice = self._cpu_parallelism
+        threads = self._num_threads or 1
+        if choice == "threads":
+            return 0, "cpu_parallelism='threads'"
+        if plan.uses_gpu:
+            return 0, "it has GPU work (its CPU stage runs on threads of the GPU's process)"
+        if self._worker_process:
+            return 0, "it runs in one worker process (worker_process=True)"
+        if not (self._exec_async and self._exec_pipelined):
+            return 0, "it runs synchronously (exec_async=False or exec_pipelined=False)"
+        if not sys.platform.startswith("linux"):
+            return 0, "worker processes need Linux"
+        for step in plan.steps:
+            if step.stateful and not step.impl.implements("plan_samples"):
+                return 0, f"{step.node.name} keeps a state that only one process can follow"
+        if choice == "processes":
+            return threads, "cpu_parallelism='processes'"
+        from dali._ops.python.python_function import PythonFunction
+
+        for step in plan.steps:
+            if isinstance(step.impl, PythonFunction):
+                return 0, f"{step.node.name} runs Python code, which may have side effects"
+        cores = usable_cores()
+        if threads < options.POOL_MIN_THREADS or cores < options.POOL_MIN_THREADS:
+            return 0, (
+                f"num_threads={threads} on {cores} usable cores (worker processes from "
+                f"{options.POOL_MIN_THREADS} of both)"
+            )
+        return min(threads, cores), f"num_threads={threads} on {cores} usable cores"
 
     def use_worker_process(self, enable: bool = True, *, chosen: bool = False) -> bool:
         """Run the pipeline's operators in a worker process (`dali._exec.process`), or not.

@@ -6,7 +6,7 @@ sample after sample), records the slot's event after the copy and sends a `Packe
 description at once: the slot, and per output its offset, dtype, shapes, layout and source
 info. A slot's buffer is a plain ``cudaMalloc`` exported once (``cudaIpcGetMemHandle``), its
 event an interprocess event (``cudaIpcGetEventHandle``); their handles travel with the first
-batch that uses them. CPU outputs travel in the description itself (pickled numpy).
+batch that uses them. CPU outputs go through host shared memory (`dali._exec.process.shm`).
 
 The consumer (`OutputViews`) maps each slot's buffer and opens its event once
 (``cudaIpcOpenMemHandle``, ``cudaIpcOpenEventHandle``) and wraps the outputs as CuPy arrays on
@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from dali._exec.device import Lease
+from dali._exec.process.shm import HostPacked, HostRing, HostViews
 
 __all__ = ["OutputRing", "OutputViews", "Packed"]
 
@@ -57,9 +58,10 @@ class Packed:
     #: iteration in this generation
     handle: tuple[bytes, int, bytes] | None = None
     #: per output: ("gpu", offset, dtype, batch shape or sample shapes, dense, layout,
-    #: source_infos)
-    #: or ("cpu", data, layout, source_infos, dtype, ndim)
+    #: source_infos), or ("host", k): the ``k``-th output of `host`
     outputs: list[tuple[Any, ...]] = field(default_factory=list)
+    #: the CPU outputs, in a host shared-memory slot (None: the iteration has none)
+    host: HostPacked | None = None
 
 
 @dataclass
@@ -89,19 +91,25 @@ class OutputRing:
         self._retired: dict[tuple[int, int], int] = {}
         self._lock = threading.Lock()
 
-    def pack(self, outputs: tuple[Any, ...]) -> Packed:
-        """Queue the GPU outputs' copies into a free slot and describe the outputs."""
+    def pack(self, outputs: tuple[Any, ...], host: HostRing) -> Packed:
+        """Queue the GPU outputs' copies into a free slot, copy the CPU outputs into a slot of
+        ``host``, and describe the outputs."""
         from dali._tensors import TensorListGPU
 
         packed = Packed()
         layout: list[tuple[int, Any]] = []
+        cpu: list[Any] = []
         total = 0
         for tl in outputs:
             if isinstance(tl, TensorListGPU):
                 layout.append((total, tl))
                 total += _aligned(sum(int(a.nbytes) for a in _parts(tl)))
+            else:
+                packed.outputs.append(("host", len(cpu)))
+                cpu.append(tl)
+        if cpu:
+            packed.host = host.pack(cpu)
         if not layout:
-            packed.outputs = [_cpu(tl) for tl in outputs]
             return packed
         k = self._take(max(total, ALIGN))
         slot = self._slots[k]
@@ -110,8 +118,10 @@ class OutputRing:
             packed.handle, slot.sent = (slot.handle, slot.size, slot.event_handle), True
         self._copy(slot, layout)
         offsets = {id(tl): off for off, tl in layout}
+        host_index = iter(range(len(cpu)))
         packed.outputs = [
-            _gpu(tl, offsets[id(tl)]) if id(tl) in offsets else _cpu(tl) for tl in outputs
+            _gpu(tl, offsets[id(tl)]) if id(tl) in offsets else ("host", next(host_index))
+            for tl in outputs
         ]
         return packed
 
@@ -230,12 +240,6 @@ def _gpu(tl: Any, offset: int) -> tuple[Any, ...]:
     return ("gpu", offset, tl.np_dtype.str, shape, dense is not None, tl.layout(), tl.source_infos)
 
 
-def _cpu(tl: Any) -> tuple[Any, ...]:
-    dense = tl.held_dense
-    data = dense if dense is not None else tl.samples()
-    return ("cpu", data, tl.layout(), tl.source_infos, tl.np_dtype.str, tl.sample_ndim)
-
-
 class _IpcEvent:
     """A slot's event opened from its IPC handle: what `dali._tensors.order_after` and host
     waits use of a CuPy event (``ptr``, ``synchronize``, ``done``)."""
@@ -271,6 +275,8 @@ class OutputViews:
 
     def __init__(self, device_id: int | None) -> None:
         self.device_id = device_id
+        #: the host shared-memory slots of the CPU outputs
+        self.host = HostViews()
         #: slot -> (generation, mapped pointer, size, its opened event)
         self._mapped: dict[int, tuple[int, int, int, _IpcEvent]] = {}
         #: slots whose leases ended: (slot, events on their consumer streams), oldest first
@@ -282,7 +288,7 @@ class OutputViews:
     def unpack(self, packed: Packed) -> tuple[list[Any], list[tuple[Any, ...]]]:
         """The outputs of ``packed`` as TensorLists, and the messages for the worker (an
         unmapped buffer)."""
-        from dali._tensors import TensorListCPU, TensorListGPU
+        from dali._tensors import TensorListGPU
 
         messages: list[tuple[Any, ...]] = []
         mem = event = None
@@ -304,13 +310,11 @@ class OutputViews:
                 lease = Lease(functools.partial(self.ended, k))
                 self._leased.add(k)
                 mem = cupy.cuda.UnownedMemory(ptr, size, lease, self.device_id)
+        cpu = [] if packed.host is None else self.host.unpack(packed.host)
         out: list[Any] = []
         for desc in packed.outputs:
-            if desc[0] == "cpu":
-                _, data, layout, infos, dtype, ndim = desc
-                out.append(
-                    TensorListCPU.wrap(data, layout, infos, dtype=np.dtype(dtype), ndim=ndim)
-                )
+            if desc[0] == "host":
+                out.append(cpu[desc[1]])
                 continue
             _, offset, dtype, shape, dense, layout, infos = desc
             out.append(_wrap_gpu(mem, offset, np.dtype(dtype), shape, dense, layout, infos))
@@ -334,7 +338,7 @@ class OutputViews:
 
     def releases(self) -> list[tuple[Any, ...]]:
         """The slots to give back now (their readers' work is done), as messages."""
-        out = []
+        out = self.host.releases()
         ended = self._ended
         for _ in range(len(ended)):
             k, events = ended.popleft()
@@ -359,6 +363,7 @@ class OutputViews:
     def close(self) -> None:
         """Unmap every buffer no output uses; the others when their leases end."""
         self._closed = True
+        self.host.close()
         self.releases()
         for k in list(self._mapped):
             if k not in self._leased:

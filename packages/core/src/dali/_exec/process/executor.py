@@ -40,6 +40,7 @@ from dali import _options as options
 from dali._exec import closer as _closer
 from dali._exec.executor import IterationRequest, PipelineError
 from dali._exec.process.buffers import OutputViews
+from dali._exec.process.shm import recv_fd
 
 if TYPE_CHECKING:
     from dali._exec.process.spec import WorkerSpec
@@ -55,7 +56,9 @@ class WorkerDied(RuntimeError):
     """The worker process of a pipeline ended while the pipeline was open."""
 
 
-def _stop(proc: subprocess.Popen[bytes], conn: Connection, timeout: float) -> None:
+def _stop(
+    proc: subprocess.Popen[bytes], conn: Connection, sock: socket.socket, timeout: float
+) -> None:
     """Ask the worker to stop and close our end at once: a worker blocked sending outputs
     nobody reads any more (the socket full) gets an error instead of waiting, and stops too."""
     try:
@@ -63,6 +66,7 @@ def _stop(proc: subprocess.Popen[bytes], conn: Connection, timeout: float) -> No
     except (OSError, ValueError):
         pass
     conn.close()
+    sock.close()
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -86,6 +90,7 @@ class ProcessExecutor:
         self._views = OutputViews(device_id)
         self._proc: subprocess.Popen[bytes] | None = None
         self._conn: Connection | None = None
+        self._sock: socket.socket | None = None
         self._ready = False
         self._death: str | None = None
         #: the cursors of the iterations submitted and not yet taken, oldest first
@@ -137,8 +142,10 @@ class ProcessExecutor:
         finally:
             theirs.close()
         conn = Connection(ours.detach())
-        self._proc, self._conn = proc, conn
-        self._finalizer = weakref.finalize(self, _stop, proc, conn, options.JOIN_TIMEOUT)
+        # the socket again, for the host slots' descriptors (`shm.recv_fd`)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=os.dup(conn.fileno()))
+        self._proc, self._conn, self._sock = proc, conn, sock
+        self._finalizer = weakref.finalize(self, _stop, proc, conn, sock, options.JOIN_TIMEOUT)
         conn.send(list(sys.path))
         conn.send_bytes(self._spec)
 
@@ -171,7 +178,13 @@ class ProcessExecutor:
             self._flush()
             try:
                 if conn.poll(_POLL):
-                    return conn.recv()
+                    message = conn.recv()
+                    if message[0] == "batch" and message[1].host is not None:
+                        host = message[1].host
+                        if host.new:  # its slot's descriptor follows
+                            assert self._sock is not None
+                            self._views.host.map(host, recv_fd(self._sock))
+                    return message
             except (EOFError, OSError) as e:
                 raise self._died() from e
             if self._proc.poll() is not None and not conn.poll(0):

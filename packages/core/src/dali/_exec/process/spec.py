@@ -79,10 +79,21 @@ class WorkerSpec:
     affinity: frozenset[int] | None
     #: names of the operators that are Python sources (fed by the consumer)
     fed: frozenset[str]
+    #: one of several workers of a CPU pipeline (`dali._exec.process.pool`): the consumer
+    #: plans the readers' batches, and the worker starts no processes of its own
+    pooled: bool = False
 
     @classmethod
-    def of(cls, pipeline: Pipeline) -> WorkerSpec:
-        """The spec of a built pipeline, where its consumer stands now."""
+    def of(
+        cls, pipeline: Pipeline, *, threads: int | None = None, pooled: bool = False
+    ) -> WorkerSpec:
+        """The spec of a built pipeline, where its consumer stands now.
+
+        Args:
+            pipeline: The pipeline.
+            threads: The worker's ``num_threads`` (default: the pipeline's).
+            pooled: One of several workers of a CPU pipeline.
+        """
         plan = pipeline._plan
         assert plan is not None and pipeline._graph_outputs is not None
         cuda = pipeline._cuda
@@ -92,12 +103,13 @@ class WorkerSpec:
             info=dataclasses.replace(pipeline._info(), cuda=None),
             seed=pipeline._resolved_seed,
             states=dict(pipeline._consumed[1]),
-            num_threads=pipeline._num_threads or 1,
+            num_threads=threads or pipeline._num_threads or 1,
             device_id=pipeline._device_id,
             device_memory_limit=None if cuda is None else cuda.device_memory_limit,
             pinned_memory_limit=None if cuda is None else cuda.pinned_memory_limit,
             affinity=pipeline._affinity(),
             fed=frozenset(s.node.name for s in plan.callback_sources),
+            pooled=pooled,
         )
 
 

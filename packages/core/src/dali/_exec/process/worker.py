@@ -11,6 +11,7 @@ consumer -> worker        what it does
 ========================  ===================================================================
 ``("submit", request)``   run one iteration (`IterationRequest`, the sources' batches in it)
 ``("release", k)``        the consumer no longer reads ring slot ``k``
+``("hrelease", k)``       the consumer no longer reads host slot ``k`` (`shm`)
 ``("unmapped", k, g)``    the consumer unmapped generation ``g`` of slot ``k``: free it
 ``("restore", seed, s)``  reseed and set the operators' states (nothing is in flight)
 ``("call", name)``        answer ``("reply", result, error)``: `CALLS` (memory statistics,
@@ -21,7 +22,8 @@ consumer -> worker        what it does
 The consumer sends a list of such messages at a time (slots handed back with the next
 request). The worker answers each iteration, in order, with ``("batch", packed, states,
 skipped)`` (`Packed` outputs; the operators' states after it, for checkpoints; the samples
-skipped so far by operator) or ``("error", message, cause, states)``, sent by the executor's
+skipped so far by operator; a new host slot's descriptor follows the message, `shm.send_fd`)
+or ``("error", message, cause, states)``, sent by the executor's
 last stage as the iteration finishes (`Executor`'s ``deliver``; the copies, the event and the
 send keep the GIL: `held`). It ignores SIGINT (a Ctrl-C in the terminal reaches the consumer,
 which closes it) and is killed by the kernel if the consumer dies (``PR_SET_PDEATHSIG``); its
@@ -35,6 +37,7 @@ import dataclasses
 import os
 import pickle
 import signal
+import socket
 import struct
 import sys
 import threading
@@ -73,9 +76,15 @@ class _Worker:
         from dali._exec.device import CudaContext
         from dali._exec.executor import Executor
         from dali._exec.process.buffers import OutputRing
+        from dali._exec.process.shm import HostRing
         from dali._graph.build import build_plan
 
         self.conn = conn
+        if spec.pooled:
+            from dali import _options as options
+
+            # one of many workers, each making whole batches: no read workers of its own
+            options.READ_WORKER = False
         cuda = None
         if spec.device_id is not None:
             cuda = CudaContext(
@@ -90,6 +99,9 @@ class _Worker:
         cuda = cuda if plan.uses_gpu else None
         self.cuda = cuda
         self.ring = OutputRing(cuda)
+        self.host = HostRing()
+        #: the socket again, for the shared-memory slots' descriptors (`shm.send_fd`)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=os.dup(conn.fileno()))
         self.send_lock = threading.Lock()
         self.executor = Executor(
             plan,
@@ -109,19 +121,26 @@ class _Worker:
             if step.stateful and step.node.name in states:
                 step.impl.set_state(states[step.node.name])
 
-    def send(self, message: Any) -> None:
+    def send(self, message: Any, fd: int | None = None) -> None:
         """Send one message the way `Connection.recv` reads it (a 4-byte big-endian length,
-        then the pickle), without giving up the GIL where the socket takes it at once."""
+        then the pickle), without giving up the GIL where the socket takes it at once; then
+        the descriptor ``fd``, if any (`shm.send_fd`: the consumer reads it right after)."""
         from dali._exec.process import held
+        from dali._exec.process.shm import send_fd
 
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         frame = struct.pack("!i", len(data)) + data
         with self.send_lock:
-            fd = self.conn.fileno()
-            sent = held.send(fd, frame)
+            fileno = self.conn.fileno()
+            sent = held.send(fileno, frame)
             view = memoryview(frame)[sent:]
             while view:
-                view = view[os.write(fd, view) :]
+                view = view[os.write(fileno, view) :]
+            if fd is not None:
+                try:
+                    send_fd(self.sock, fd)
+                finally:
+                    os.close(fd)
 
     def skipped(self) -> dict[str, int]:
         """How many samples each ``on_error="skip"`` operator dropped so far."""
@@ -165,11 +184,12 @@ class _Worker:
                 return
             assert out is not None
             try:
-                packed = self.ring.pack(out)
+                packed = self.ring.pack(out, self.host)
             except Exception as e:  # noqa: BLE001 - e.g. out of device memory for the ring
                 self.send(("error", *describe(e), states))
                 return
-            self.send(("batch", packed, states, self.skipped()))
+            fd = None if packed.host is None else self.host.sent(packed.host.slot)
+            self.send(("batch", packed, states, self.skipped()), fd)
         except OSError:  # the consumer is gone; the main thread sees the socket's end
             pass
 
@@ -186,6 +206,8 @@ class _Worker:
                         self.executor.submit(message[1])
                     elif kind == "release":
                         self.ring.release(message[1])
+                    elif kind == "hrelease":
+                        self.host.release(message[1])
                     elif kind == "unmapped":
                         self.ring.unmapped(message[1], message[2])
                     elif kind == "restore":
@@ -197,6 +219,8 @@ class _Worker:
         finally:
             self.executor.close()
             self.ring.close()
+            self.host.close()
+            self.sock.close()
 
 
 #: what the consumer may ``("call", name)``: `ProcessExecutor.call`

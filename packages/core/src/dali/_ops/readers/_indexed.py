@@ -184,6 +184,7 @@ class IndexedReader(Operator):
         )
         self._shard_id = shard_id
         self._cursor = self._new_cursor(self._layout.stream(shard_id, self._shuffle))
+        self._planned = False
         self._resumed: dict[str, Any] | None = None
         self._meta = reader_meta(
             n,
@@ -230,15 +231,25 @@ class IndexedReader(Operator):
 
         Also records the batch's identity (``ws.out_meta``) with `source_info`.
         """
-        ids, passes = self._cursor.next_batch(self._batch_size)
+        planned = ws.planned
+        ids, passes = self._cursor.next_batch(self._batch_size) if planned is None else planned
+        #: the consumer plans the batches (worker processes): this cursor knows nothing ahead
+        self._planned = planned is not None
         ws.out_meta = BatchMeta(ids, passes, tuple(self.batch_source_info(ids)))
         return ids
+
+    def plan_samples(self) -> tuple[np.ndarray, np.ndarray]:
+        """The next batch's ids and passes, advancing the cursor (`Operator.plan_samples`)."""
+        return self._cursor.next_batch(self._batch_size)
 
     def upcoming_samples(self, batches: int = 1) -> list[np.ndarray]:
         """The indices of the ``batches`` batches after the last one `next_samples` gave.
 
-        For read-ahead: the cursor is copied, never moved.
+        For read-ahead: the cursor is copied, never moved. None are known when the consumer
+        plans the batches (`plan_samples`): this process runs only some of them.
         """
+        if self._planned:
+            return []
         cursor = self._cursor.copy()
         return [cursor.next_batch(self._batch_size)[0] for _ in range(batches)]
 

@@ -1,0 +1,140 @@
+"""`PoolExecutor`: a CPU pipeline's iterations spread over several worker processes.
+
+One interpreter lock caps a pipeline's CPU work at a few cores, whatever ``num_threads`` says
+(numpy, OpenCV and the codecs release it, but the Python between their calls does not). So a
+CPU pipeline that buys many threads runs on ``P`` worker processes instead, batch-parallel as
+a PyTorch ``DataLoader`` is: iteration ``k`` (in the order they are submitted) runs on worker
+``k mod P``, each worker being the worker process of `dali._exec.process.executor` (the whole
+plan, its own executor and threads) and its outputs coming back through host shared memory
+(`dali._exec.process.shm`), without a copy.
+
+The batches are those of the pipeline in one process:
+
+* the consumer keeps every reader's position and *plans* each batch's samples itself, in
+  iteration order, when it submits the iteration (`Operator.plan_samples`): the worker that
+  runs it produces exactly those samples, and the readers' states recorded with the iteration
+  (checkpoints) are the consumer's;
+* random numbers are keyed by the samples' identities, not by who draws them;
+* the Python sources are called by the consumer, as in one process (their batches travel with
+  the request).
+
+Everything else is the worker processes' behaviour: errors fail their iteration in order, a
+dead worker raises `WorkerDied` at once and on every later call, `close` stops them all, the
+kernel kills them when the consumer dies.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from dali._exec.executor import PipelineError
+from dali._exec.process.executor import ProcessExecutor
+
+if TYPE_CHECKING:
+    from dali._exec.executor import IterationRequest
+    from dali._graph.build import Plan
+
+__all__ = ["PoolExecutor"]
+
+
+class PoolExecutor:
+    """Runs a CPU pipeline's iterations on ``workers`` processes (see the module doc); it has
+    the interface of `dali._exec.executor.Executor`.
+
+    Args:
+        plan: The consumer's plan (its readers are the ones that plan the batches).
+        spec: The pickled `WorkerSpec` every worker runs (`dali._exec.process.spec.dump`).
+        workers: How many worker processes.
+        name: How errors call the pipeline.
+    """
+
+    def __init__(self, plan: Plan, spec: bytes, workers: int, name: str) -> None:
+        if workers < 1:
+            raise ValueError(f"a pool needs at least one worker, got {workers}")
+        self._planners = [
+            (si, step) for si, step in enumerate(plan.steps) if step.impl.implements("plan_samples")
+        ]
+        self._workers = [
+            ProcessExecutor(spec, None, f"{name} (worker {k} of {workers})") for k in range(workers)
+        ]
+        #: the worker of each iteration in flight, oldest first
+        self._order: collections.deque[int] = collections.deque()
+        self._next = 0
+        self.taken: tuple[Any, dict[str, Any]] | None = None
+
+    @property
+    def workers(self) -> int:
+        return len(self._workers)
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._order)
+
+    @property
+    def pid(self) -> int | None:
+        """The first worker's process id (None before the first iteration); all: `pids`."""
+        return self._workers[0].pid
+
+    @property
+    def pids(self) -> list[int | None]:
+        return [w.pid for w in self._workers]
+
+    @property
+    def skipped(self) -> dict[str, int]:
+        """The samples each ``on_error="skip"`` operator skipped, over every worker."""
+        total: dict[str, int] = {}
+        for w in self._workers:
+            for name, n in w.skipped.items():
+                total[name] = total.get(name, 0) + n
+        return total
+
+    def submit(self, req: IterationRequest) -> None:
+        """Plan the iteration's reader batches here, then send it to its worker."""
+        planned = {}
+        states = dict(req.states)
+        for si, step in self._planners:
+            planned[si] = step.impl.plan_samples()
+            if step.stateful:
+                states[step.node.name] = step.impl.get_state()
+        k = self._next
+        self._workers[k].submit(dataclasses.replace(req, planned=planned, states=states))
+        self._next = (k + 1) % len(self._workers)
+        self._order.append(k)
+
+    def get(self) -> tuple[Any, ...]:
+        """The outputs of the oldest iteration in flight (see `Executor.get`): a failed
+        iteration is consumed; an interrupt while waiting, or a dead worker, leaves it."""
+        if not self._order:
+            raise RuntimeError("No iteration was scheduled.")
+        worker = self._workers[self._order[0]]
+        try:
+            out: tuple[Any, ...] = worker.get()
+        except PipelineError:
+            self._take(worker)
+            raise
+        self._take(worker)
+        return out
+
+    def _take(self, worker: ProcessExecutor) -> None:
+        self._order.popleft()
+        self.taken, worker.taken = worker.taken, None
+
+    def restored(self, seed: int, states: dict[str, Any]) -> None:
+        """The pipeline was restored (nothing in flight): every worker reseeds; the readers'
+        positions are the consumer's, already restored."""
+        for w in self._workers:
+            w.restored(seed, states)
+
+    def call(self, name: str) -> Any:
+        """A CPU pipeline's memory calls: nothing to report or release."""
+        return None
+
+    def release(self) -> None:
+        for w in self._workers:
+            w.release()
+
+    def close(self) -> None:
+        for w in self._workers:
+            w.close()
