@@ -66,8 +66,8 @@ class HostPacked:
     #: the slot's size: with a new generation, its descriptor follows the message (`send_fd`)
     size: int
     new: bool
-    #: per output: (offset, dtype, dense batch shape or sample shapes, dense, layout,
-    #: source_infos, sample ndim)
+    #: per output: (offset, dtype, dense shape or sample shapes, dense, extra), ``extra`` a
+    #: batch's (layout, source_infos, sample ndim), None for a plain array
     outputs: list[tuple[Any, ...]] = field(default_factory=list)
 
 
@@ -98,28 +98,42 @@ class HostRing:
 
     def pack(self, outputs: list[Any]) -> HostPacked:
         """Copy the CPU batches ``outputs`` into a free slot and describe them."""
+        return self._pack(
+            [
+                (
+                    _parts(tl),
+                    tl.held_dense is not None,
+                    tl.np_dtype.str,
+                    (tl.layout(), tl.source_infos, tl.sample_ndim),
+                )
+                for tl in outputs
+            ]
+        )
+
+    def pack_arrays(self, arrays: list[np.ndarray]) -> HostPacked:
+        """Copy plain numpy arrays into a free slot and describe them (`HostViews.unpack_arrays`)."""
+        return self._pack([([a], True, a.dtype.str, None) for a in arrays])
+
+    def _pack(self, items: list[tuple[list[np.ndarray], bool, str, Any]]) -> HostPacked:
+        """Copy each item's arrays (one dense array, or its samples) into a free slot, each
+        item at an aligned offset, and describe them."""
         placed = []
         total = 0
-        for tl in outputs:
-            parts = _parts(tl)
-            placed.append((total, tl, parts))
+        for parts, dense, dtype, extra in items:
+            placed.append((total, parts, dense, dtype, extra))
             total += _aligned(sum(int(a.nbytes) for a in parts))
         k = self._take(max(total, ALIGN))
         slot = self._slots[k]
         described = []
-        for offset, tl, parts in placed:
+        for offset, parts, dense, dtype, extra in placed:
             at = offset
             for a in parts:
                 if a.nbytes:
                     dst = np.frombuffer(slot.view, a.dtype, a.size, at).reshape(a.shape)
                     np.copyto(dst, a, casting="no")
                 at += a.nbytes
-            dense = tl.held_dense is not None
             shape = tuple(parts[0].shape) if dense else [tuple(a.shape) for a in parts]
-            described.append(
-                (offset, tl.np_dtype.str, shape, dense, tl.layout(), tl.source_infos,
-                 tl.sample_ndim)
-            )  # fmt: skip
+            described.append((offset, dtype, shape, dense, extra))
         return HostPacked(k, slot.generation, slot.size, slot.fd is not None, described)
 
     def sent(self, k: int) -> int | None:
@@ -202,15 +216,44 @@ class HostViews:
         self._mapped[packed.slot] = (packed.generation, view)
 
     def unpack(self, packed: HostPacked) -> list[Any]:
-        """The outputs of ``packed`` as TensorListCPU views of the slot."""
+        """The outputs of `HostRing.pack` as TensorListCPU views of the slot."""
         from dali._tensors import TensorListCPU
 
+        out = []
+        for data, dtype, (layout, infos, ndim) in self._views(packed):
+            out.append(TensorListCPU.wrap(data, layout, infos, dtype=dtype, ndim=ndim))
+        return out
+
+    def unpack_arrays(self, packed: HostPacked) -> list[np.ndarray]:
+        """The arrays of `HostRing.pack_arrays`, as views of the slot."""
+        return [data for data, _, _ in self._views(packed)]
+
+    def unpack_stacked(self, packed: HostPacked) -> np.ndarray | None:
+        """The arrays of `HostRing.pack_arrays` as one ``(n, *shape)`` view, when they have
+        one shape and dtype and lie back to back (a batch of samples); else None."""
+        items = packed.outputs
+        if not items or any(not dense or extra is not None for _, _, _, dense, extra in items):
+            return None
+        first, dtype, shape = items[0][0], items[0][1], items[0][2]
+        nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+        for k, (offset, dt, sh, _, _) in enumerate(items):
+            if dt != dtype or sh != shape or offset != first + k * nbytes:
+                return None
+        generation, view = self._mapped[packed.slot]
+        assert generation == packed.generation, "a slot's new generation came without its fd"
+        owner: Any = (ctypes.c_char * packed.size).from_buffer(view)
+        weakref.finalize(owner, self._ended.append, packed.slot)
+        n = len(items)
+        return np.frombuffer(owner, dtype, n * math.prod(shape), first).reshape(n, *shape)
+
+    def _views(self, packed: HostPacked) -> list[tuple[Any, np.dtype[Any], Any]]:
+        """Per item: its dense array or its samples, viewed on the slot; its dtype; its extra."""
         generation, view = self._mapped[packed.slot]
         assert generation == packed.generation, "a slot's new generation came without its fd"
         owner: Any = (ctypes.c_char * packed.size).from_buffer(view)
         weakref.finalize(owner, self._ended.append, packed.slot)
         out = []
-        for offset, dtype, shape, dense, layout, infos, ndim in packed.outputs:
+        for offset, dtype, shape, dense, extra in packed.outputs:
             dt = np.dtype(dtype)
             if dense:
                 data: Any = np.frombuffer(owner, dt, math.prod(shape), offset).reshape(shape)
@@ -220,7 +263,7 @@ class HostViews:
                     n = math.prod(s)
                     data.append(np.frombuffer(owner, dt, n, at).reshape(s))
                     at += n * dt.itemsize
-            out.append(TensorListCPU.wrap(data, layout, infos, dtype=dt, ndim=ndim))
+            out.append((data, dt, extra))
         return out
 
     def releases(self) -> list[tuple[Any, ...]]:

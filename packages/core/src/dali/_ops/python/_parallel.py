@@ -4,14 +4,20 @@ All parallel sources of one pipeline share one `WorkerPool` of ``py_num_workers`
 started with the pipeline's ``py_start_method`` (``"fork"`` or ``"spawn"``):
 
 * a per-sample callback (``batch=False``) has each batch split into contiguous slices of
-  samples, one slice per worker;
+  samples, as many as it takes to keep every worker busy with the batches in flight (one,
+  when there are as many batches in flight as workers: the batch then comes back as one
+  array), the slices of successive batches going round the workers;
 * a batch callback sends each batch, whole, to the least busy worker, so that with a
   ``prefetch_queue_depth`` above 1 several batches are computed at once;
 * an iterable or a generator function has state, so it lives in one dedicated worker that calls
   ``next`` in the order the batches were asked for.
 
-Tasks and results travel through pipes (results are numpy arrays, pickled). Every task has an id;
-results are put back together in task order, so the data never depends on which worker finished
+Tasks travel through pipes; results through shared memory: a worker copies the arrays a
+callback returned into a slot of its ring (`dali._exec.process.shm`, the descriptor passed
+once over its socket) and sends their description, and the pipeline's process wraps them as
+numpy arrays on the slot, without a copy, handing the slot back when the last of them is
+dropped. (A result that is not plain numpy arrays is pickled.) Every task has an id; results
+are put back together in task order, so the data never depends on which worker finished
 first. A task carries the epoch it was scheduled in: a worker restarts an exhausted iterable
 (``cycle="raise"``) when it sees a task of a later epoch, and the main process drops the results
 of tasks scheduled before `Pipeline.reset`.
@@ -42,12 +48,17 @@ import multiprocessing
 import os
 import pickle
 import signal
+import socket
 import time
 import traceback
 import weakref
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any
+
+import numpy as np
+
+from dali._exec.process.shm import HostViews, recv_fd
 
 __all__ = ["SourceSpec", "WorkerError", "WorkerPool", "WorkerTimeout", "is_generator_function"]
 
@@ -175,6 +186,42 @@ def _error_payload(e: BaseException) -> tuple[bytes | None, str, str]:
     return pickled, f"{type(e).__name__}: {e}", tb
 
 
+@dataclass
+class _Shared:
+    """A result whose arrays are in a shared-memory slot: ``tree`` is the result with every
+    array replaced by its index in ``packed``'s outputs."""
+
+    tree: Any
+    packed: Any
+
+
+def _flatten(value: Any, arrays: list[Any]) -> Any:
+    """``value`` with its numpy arrays (in lists and tuples) replaced by their index."""
+    if isinstance(value, np.ndarray) and value.dtype != object:
+        arrays.append(value)
+        return len(arrays) - 1
+    if isinstance(value, (list, tuple)):
+        return type(value)(_flatten(v, arrays) for v in value)
+    raise TypeError("not plain arrays")  # pickled as it is
+
+
+def _unflatten(tree: Any, arrays: list[Any]) -> Any:
+    if isinstance(tree, int):
+        return arrays[tree]
+    return type(tree)(_unflatten(t, arrays) for t in tree)
+
+
+def _shared(value: Any, ring: Any) -> Any:
+    """``value`` (a callback's numpy result) copied into ``ring``: a `_Shared`, or ``value``
+    itself when it is not only numpy arrays (then it is pickled)."""
+    arrays: list[Any] = []
+    try:
+        tree = _flatten(value, arrays)
+    except TypeError:
+        return value
+    return _Shared(tree, ring.pack_arrays(arrays))
+
+
 def _worker_main(
     worker_id: int,
     specs: dict[int, SourceSpec],
@@ -183,6 +230,10 @@ def _worker_main(
     inherited: list[Any],
 ) -> None:
     """Entry point of a worker process: run tasks until told to stop or orphaned."""
+    import socket
+
+    from dali._exec.process.shm import HostRing, send_fd
+
     # Ctrl-C is for the main process; it stops the workers through `WorkerPool.close`.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for conn in inherited:  # with "fork" we got the parent's ends of every pipe: drop them
@@ -191,6 +242,8 @@ def _worker_main(
     runners: dict[int, Any] = {
         i: _IterableRunner(s) if s.stateful else _CallableRunner(s) for i, s in specs.items()
     }
+    ring = HostRing()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=os.dup(results.fileno()))
     while True:
         try:
             if not tasks.poll(1.0):
@@ -202,9 +255,16 @@ def _worker_main(
             return
         if msg is None:
             return
+        if msg[0] == "hrelease":
+            ring.release(msg[1])
+            continue
         ctx, task_id, part, epoch, payload = msg
+        fd = None
         try:
-            reply = (ctx, task_id, part, _OK, runners[ctx](epoch, payload))
+            result = _shared(runners[ctx](epoch, payload), ring)
+            if isinstance(result, _Shared):
+                fd = ring.sent(result.packed.slot)
+            reply = (ctx, task_id, part, _OK, result)
         except StopIteration:
             reply = (ctx, task_id, part, _STOP, None)
         except BaseException as e:  # noqa: BLE001 - reported to the main process
@@ -215,8 +275,13 @@ def _worker_main(
             except (pickle.PicklingError, TypeError, AttributeError) as e:
                 # Nothing was written: Connection.send pickles before writing.
                 results.send((ctx, task_id, part, _ERROR, _error_payload(e)))
+            if fd is not None:  # the slot's descriptor follows its first result
+                send_fd(sock, fd)
         except (BrokenPipeError, EOFError, OSError):
             return
+        finally:
+            if fd is not None:
+                os.close(fd)
 
 
 # --------------------------------------------------------------------------------------------
@@ -231,11 +296,13 @@ class _Task:
     workers: dict[int, int] = field(default_factory=dict)  # part -> the worker computing it
 
 
-def _shutdown(procs: list[Any], task_conns: list[Any], result_conns: list[Any]) -> None:
+def _shutdown(
+    procs: list[Any], task_conns: list[Any], result_conns: list[Any], socks: list[Any] = ()
+) -> None:
     """Stop the workers: ask politely, then terminate whatever is still running."""
     procs = [p for p in procs if p.pid is not None]  # never started: nothing to stop
     # Closing our read ends first unblocks a worker stuck sending a large result.
-    for conn in result_conns:
+    for conn in [*result_conns, *socks]:
         conn.close()
     for conn in task_conns:
         try:
@@ -286,9 +353,13 @@ class WorkerPool:
         self._procs: list[Any] = []
         self._task_conns: list[Any] = []
         self._result_conns: list[Any] = []
+        #: per worker: its result socket again (for the slots' descriptors) and its slots
+        self._socks: list[Any] = []
+        self._views: list[HostViews] = []
         self._outstanding: list[int] = []
         self._tasks: dict[tuple[int, int], _Task] = {}
         self._next_task = 0
+        self._next_worker = 0
         self._started = False
         self._closed = False
         self._broken: str | None = None
@@ -336,7 +407,7 @@ class WorkerPool:
         try:
             for w in range(n):
                 task_r, task_w = mp.Pipe(duplex=False)
-                res_r, res_w = mp.Pipe(duplex=False)
+                res_r, res_w = mp.Pipe(duplex=True)  # a socket pair: descriptors pass
                 parent_ends += [task_w, res_r]
                 specs = {i: s for i, s in enumerate(self._specs) if self._dedicated[i] in (None, w)}
                 inherited = list(parent_ends) if self.start_method == "fork" else []
@@ -351,6 +422,10 @@ class WorkerPool:
                 self._procs.append(proc)
                 self._task_conns.append(task_w)
                 self._result_conns.append(res_r)
+                self._socks.append(
+                    socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=os.dup(res_r.fileno()))
+                )
+                self._views.append(HostViews())
                 self._outstanding.append(0)
                 try:
                     proc.start()
@@ -370,7 +445,7 @@ class WorkerPool:
                 ) from e
             raise
         self._finalizer = weakref.finalize(
-            self, _shutdown, self._procs, self._task_conns, self._result_conns
+            self, _shutdown, self._procs, self._task_conns, self._result_conns, self._socks
         )
 
     # -- running ---------------------------------------------------------------------------
@@ -389,15 +464,18 @@ class WorkerPool:
         """
         self.start()
         self._check_usable()
+        self._hand_back()
         task_id = self._next_task
         self._next_task += 1
         task = self._tasks[(ctx, task_id)] = _Task(len(parts))
         dedicated = self._dedicated[ctx]
+        first = self._next_worker  # the parts of successive batches go round the workers
+        self._next_worker = (first + len(parts)) % len(self._procs)
         for part, payload in enumerate(parts):
             if dedicated is not None:
                 w = dedicated
             elif len(parts) > 1:
-                w = part % len(self._procs)
+                w = (first + part) % len(self._procs)
             else:
                 w = min(range(len(self._procs)), key=lambda i: self._outstanding[i])
             self._outstanding[w] += 1
@@ -423,6 +501,7 @@ class WorkerPool:
             RuntimeError: A worker died or the pool was closed.
         """
         self._check_usable()
+        self._hand_back()
         key = (ctx, task_id)
         task = self._tasks[key]
         timeout = self._specs[ctx].timeout
@@ -471,6 +550,17 @@ class WorkerPool:
             try:
                 # `r` itself: `wait` types what it returns as any waitable
                 ctx, task_id, part, status, data = self._result_conns[w].recv()
+                if isinstance(data, _Shared):
+                    views = self._views[w]
+                    if data.packed.new:  # its slot's descriptor follows
+                        views.map(data.packed, recv_fd(self._socks[w]))
+                    stacked = None
+                    if data.tree == list(range(len(data.packed.outputs))):  # samples
+                        stacked = views.unpack_stacked(data.packed)
+                    if stacked is not None:
+                        data = stacked  # (iterating it gives the samples, as the list would)
+                    else:
+                        data = _unflatten(data.tree, views.unpack_arrays(data.packed))
             except (EOFError, OSError):
                 self._worker_died(w)
             got_result = True
@@ -483,6 +573,15 @@ class WorkerPool:
                 if r in sentinels:
                     self._worker_died(sentinels[r])
         return True
+
+    def _hand_back(self) -> None:
+        """Tell every worker which of its slots no result uses any more."""
+        for w, views in enumerate(self._views):
+            for message in views.releases():
+                try:
+                    self._task_conns[w].send(message)
+                except OSError:
+                    return  # the worker is gone: `receive` finds out
 
     def _sources_of(self, w: int) -> str:
         """The names of the sources worker ``w`` runs, for messages."""

@@ -384,10 +384,13 @@ class ExternalSource(PythonSource):
         else:
             n = self._max_batch
             infos = [SampleInfo(iteration * n + i, i, iteration, epoch) for i in range(n)]
-            workers = self._pool.size
-            size, extra = divmod(n, workers)
+            # Enough pieces for every worker to be busy with the batches in flight; a batch
+            # made by one worker comes back as one array in shared memory, with no copy.
+            in_flight = self._depth + 1
+            pieces = min(n, -(-self._pool.size // in_flight))
+            size, extra = divmod(n, pieces)
             parts, start = [], 0
-            for w in range(workers):
+            for w in range(pieces):
                 count = size + (w < extra)
                 if count == 0:
                     break
@@ -424,8 +427,8 @@ class ExternalSource(PythonSource):
             raise PipelineError(
                 self._where() + f"While waiting for {waiting}: {type(e).__name__}: {e}"
             ) from e
-        if self._batch:
-            return parts[0]
+        if self._batch or (len(parts) == 1 and isinstance(parts[0], np.ndarray)):
+            return parts[0]  # (one worker's samples, stacked in shared memory)
         return [sample for part in parts for sample in part]
 
     # -- data ------------------------------------------------------------------------------
