@@ -52,6 +52,7 @@ import socket
 import time
 import traceback
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any
@@ -297,7 +298,7 @@ class _Task:
 
 
 def _shutdown(
-    procs: list[Any], task_conns: list[Any], result_conns: list[Any], socks: list[Any] = ()
+    procs: list[Any], task_conns: list[Any], result_conns: list[Any], socks: Sequence[Any] = ()
 ) -> None:
     """Stop the workers: ask politely, then terminate whatever is still running."""
     procs = [p for p in procs if p.pid is not None]  # never started: nothing to stop
