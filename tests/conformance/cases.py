@@ -184,7 +184,8 @@ class Case:
         dali_skip: Real DALI is not run (it crashes); ``reference`` gives the expected output.
         reference: ``reference(ctx) -> list of arrays`` for the first output of the first
             iteration, used when ``dali_skip`` is set.
-        expect_error: Both libraries must raise.
+        expect_error: Both libraries must raise (with ``dali_skip``: ours must).
+        expect_error_text: What our error must say (``expect_error`` with ``dali_skip``).
         source_info: The outputs whose ``source_info()`` is compared too (per sample).
         meta: A reader name: compare ``reader_meta`` and ``epoch_size`` too.
         labels: Names of the outputs, for messages.
@@ -211,6 +212,7 @@ class Case:
     dali_skip: str | None = None
     reference: Callable[[Context], list[np.ndarray]] | None = None
     expect_error: bool = False
+    expect_error_text: str = ""
     source_info: tuple[int, ...] = ()
     meta: str | None = None
     labels: tuple[str, ...] | None = None
@@ -393,7 +395,14 @@ def epoch_problems(
 
 
 def check_reference(case: Case, ours: Any, ctx: Context) -> list[str]:
-    """For cases that real DALI cannot run: compare our first output with ``case.reference``."""
+    """For cases that real DALI cannot run: compare our first output with ``case.reference``
+    (or, with ``expect_error``, check that we raise, naming ``case.expect_error_text``)."""
+    if case.expect_error:
+        if ours.error is None:
+            return ["dali did not raise"]
+        if case.expect_error_text and case.expect_error_text not in ours.error:
+            return [f"dali's error does not say {case.expect_error_text!r}: {ours.error}"]
+        return []
     if ours.error:
         return [f"dali: {ours.error}"]
     if case.reference is None:
@@ -1508,6 +1517,83 @@ for inp, kw in (
 ):
     add(op("pad", [inp], kw))
 add(op("pad", [_RAG1, per_sample([0.0, 1.0, 2.0])], {"fill_value": In(1)}))
+
+
+def _positional_slice(anchor: Any, shape: Any, **kw: Any) -> Callable[..., Any]:
+    """``fn.slice(images, anchor, shape)`` with Python values as the positional inputs: a
+    tuple, or a list of numbers, is a constant input, not a multiple input set."""
+
+    def graph(fn: Any, types: Any, images: Any) -> Any:
+        return fn.slice(images, anchor, shape, **kw)
+
+    return graph
+
+
+add(
+    Case(
+        name="slice(imgs, (0.1, 0.2), (0.5, 0.5)) [positional tuples: constants]",
+        graph=_positional_slice((0.1, 0.2), (0.5, 0.5)),
+        inputs=(IMGS,),
+    ),
+    Case(
+        name="slice(imgs, [3, 5], [20, 30], normalized_*=False) [positional lists: constants]",
+        graph=_positional_slice([3, 5], [20, 30], normalized_anchor=False, normalized_shape=False),
+        inputs=(IMGS,),
+    ),
+)
+
+# sizes that make no image: errors naming the argument (DALI 2.4 crashes on a NaN resize
+# size and makes 1x1 images of an infinite one, so those are checked on our side only)
+_NAN, _INF = float("nan"), float("inf")
+add(
+    op("rotate", [IMGS], {"angle": 10.0, "size": (-5.0, 10.0)}, expect_error=True),
+    op("rotate", [IMGS], {"angle": 10.0, "size": (_NAN, 10.0)}, expect_error=True),
+    op(
+        "rotate",
+        [IMGS, per_sample([[5.0, 10.0], [-5.0, 10.0], [5.0, 5.0], [5.0, 5.0]])],
+        {"angle": 10.0, "size": In(1)},
+        expect_error=True,
+    ),
+    op(
+        "warp_affine",
+        [IMGS],
+        {"matrix": (1, 0, 0, 0, 1, 0), "size": (-1.0, 10.0)},
+        expect_error=True,
+    ),
+    op(
+        "warp_affine",
+        [IMGS],
+        {"matrix": (1, 0, 0, 0, 1, 0), "size": (_INF, 10.0)},
+        expect_error=True,
+        expect_error_text="`dali.fn.warp_affine`",
+        dali_skip="it makes images of one row of an infinite size",
+    ),
+    op(
+        "resize",
+        [IMGS],
+        {"resize_x": _NAN},
+        expect_error=True,
+        expect_error_text="argument `resize_x`: must be a finite number, got nan",
+        dali_skip="it crashes (segmentation fault) on a NaN size",
+    ),
+    op(
+        "resize",
+        [IMGS, per_sample([4.0, _NAN, 4.0, 4.0])],
+        {"resize_x": In(1)},
+        name="resize(imgs; resize_x=<per sample, sample 1 NaN>)",
+        expect_error=True,
+        expect_error_text="`dali.fn.resize`",  # (the argument and sample: a later line)
+        dali_skip="it crashes (segmentation fault) on a NaN size",
+    ),
+    op(
+        "resize",
+        [IMGS],
+        {"size": (_INF, 8.0)},
+        expect_error=True,
+        expect_error_text="argument `size`: must be a finite number, got [inf, 8.0]",
+        dali_skip="it makes 1x1 images of an infinite size",
+    ),
+)
 
 _ANCHOR = per_sample([[0.1, 0.2], [0.0, 0.5], [0.3, 0.3], [0.5, 0.0]])
 _SHAPE = per_sample([[0.5, 0.5], [0.2, 0.3], [0.4, 0.4], [0.5, 1.0]])

@@ -130,6 +130,22 @@ def test_multiple_input_sets():
     assert isinstance(outs, list) and len(outs) == 2
 
 
+def test_positional_tuples_and_lists_of_numbers_are_constants():
+    """DALI's rule: only a list holding DataNodes is a multiple input set; a tuple or a list of
+    numbers is a constant input (``fn.slice(x, (0.1, 0.2), (0.5, 0.5))``)."""
+    pipe = dali.Pipeline(batch_size=2, num_threads=1, device_id=None)
+    with pipe:
+        x = fn.external_source(lambda: [np.arange(300, dtype=np.uint8).reshape(10, 10, 3)] * 2)
+        tupled = fn.slice(x, (0.1, 0.2), (0.5, 0.5), axes=(0, 1))
+        listed = fn.slice(x, [0.1, 0.2], [0.5, 0.5], axes=(0, 1))
+        assert not isinstance(tupled, list) and not isinstance(listed, list)
+        pipe.set_outputs(tupled, listed)
+    tupled, listed = (o.as_array() for o in pipe.run())
+    np.testing.assert_array_equal(tupled, listed)
+    want = np.arange(300, dtype=np.uint8).reshape(10, 10, 3)[1:6, 2:7]
+    np.testing.assert_array_equal(tupled[0], want)
+
+
 def test_ops_api_define_graph():
     class P(dali.Pipeline):
         def __init__(self):

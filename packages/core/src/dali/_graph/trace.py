@@ -84,6 +84,18 @@ def _promote_positional(value: Any, device: str) -> DataNode:
     return constant_node(np.asarray(value), device=device)
 
 
+def _is_input_set(value: Any) -> bool:
+    """DALI's rule: a positional input is a multiple input set when it is a list holding at
+    least one DataNode and nothing but DataNodes and scalar constants."""
+    from dali.types import ScalarConstant
+
+    return (
+        isinstance(value, list)
+        and any(isinstance(x, DataNode) for x in value)
+        and all(isinstance(x, (DataNode, ScalarConstant)) for x in value)
+    )
+
+
 def call_operator(
     schema: Schema,
     inputs: tuple[Any, ...],
@@ -95,8 +107,9 @@ def call_operator(
     op_display = schema.display_name
     kwargs = {k: v for k, v in kwargs.items() if v is not None}  # None means "not given"
 
-    # A list input is a "multiple input set": the operator is applied to each element.
-    list_sets = [x for x in inputs if isinstance(x, (list, tuple))]
+    # A list of DataNodes is a "multiple input set": the operator is applied to each element.
+    # Any other positional value (a tuple, a list of numbers) is a constant (`types.Constant`).
+    list_sets = [x for x in inputs if _is_input_set(x)]
     if list_sets:
         n = len(list_sets[0])
         if any(len(x) != n for x in list_sets):
@@ -106,7 +119,7 @@ def call_operator(
             )
         results = []
         for i in range(n):
-            one = tuple(x[i] if isinstance(x, (list, tuple)) else x for x in inputs)
+            one = tuple(x[i] if _is_input_set(x) else x for x in inputs)
             results.append(call_operator(schema, one, kwargs, name_hint=name_hint))
         return results
 

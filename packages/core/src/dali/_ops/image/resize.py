@@ -237,6 +237,9 @@ class Resize(ResamplingOperator):
             raise self.arg_error(
                 name, "`resize_shorter`, `resize_longer` and `mode` are mutually exclusive"
             )
+        for name in ("resize_x", "resize_y", "resize_z", "size", "resize_shorter", "resize_longer"):
+            if self.has_arg(name) and not self.is_tensor_arg(name):
+                self._check_finite(name, np.asarray(self.arg(name), np.float64).reshape(1, -1))
         for name in ("resize_shorter", "resize_longer"):
             if self.has_arg(name) and not self.is_tensor_arg(name):
                 self._check_side(name, [float(self.arg(name))])
@@ -275,6 +278,17 @@ class Resize(ResamplingOperator):
                 name, f"{where}must not be negative, got {values[bad[0]]:g} (0: not given)"
             )
 
+    def _check_finite(self, name: str, rows: np.ndarray) -> None:
+        """A size argument's values (one row per sample) must be finite: NaN or infinity
+        makes no extent (DALI crashes on NaN and makes 1x1 of infinity)."""
+        bad = ~np.isfinite(rows)
+        if bad.any():
+            i = int(np.flatnonzero(bad.any(axis=1))[0])
+            where = f"sample {i}: " if self.is_tensor_arg(name) else ""
+            values = rows[i].tolist()
+            got = values[0] if len(values) == 1 else values
+            raise self.arg_error(name, f"{where}must be a finite number, got {got}")
+
     # -- per-sample argument values ------------------------------------------------------------
     def _scalars(self, ws: Any, name: str) -> list[float]:
         if not ws.is_tensor_arg(name):
@@ -310,17 +324,7 @@ class Resize(ResamplingOperator):
 
     def requested_sizes(self, ws: Any, n: int) -> list[list[float]]:
         """The requested output extents of every sample, outermost axis first."""
-        b = ws.batch_size
-        if self.has_arg("size"):
-            return self._vectors(ws, "size", n)
-        if self.has_arg("resize_shorter") or self.has_arg("resize_longer"):
-            name = "resize_shorter" if self.has_arg("resize_shorter") else "resize_longer"
-            sides = self._scalars(ws, name)
-            self._check_side(name, sides)
-            return [[v] * n for v in sides]
-        names = ["resize_z", "resize_y", "resize_x"][3 - n :]
-        cols = [self._scalars(ws, a) if self.has_arg(a) else [0.0] * b for a in names]
-        return [[cols[d][i] for d in range(n)] for i in range(b)]
+        return self.requested_array(ws, n).tolist()  # type: ignore[no-any-return]
 
     def _arg_rows(self, ws: Any, name: str) -> np.ndarray | None:
         """A tensor argument as ``(batch, k)`` float64 rows; None when the samples differ in
@@ -358,16 +362,23 @@ class Resize(ResamplingOperator):
     def requested_array(self, ws: Any, n: int) -> np.ndarray:
         """`requested_sizes` as a ``(batch, n)`` float64 array."""
         if self.has_arg("size"):
-            return self._vector_array(ws, "size", n)
+            out = self._vector_array(ws, "size", n)
+            self._check_finite("size", out)
+            return out
         if self.has_arg("resize_shorter") or self.has_arg("resize_longer"):
             name = "resize_shorter" if self.has_arg("resize_shorter") else "resize_longer"
             sides = self._scalar_array(ws, name)
+            self._check_finite(name, sides[:, None])
             if (sides < 0).any():
                 self._check_side(name, sides.tolist())
             return np.repeat(sides[:, None], n, axis=1)
         names = ["resize_z", "resize_y", "resize_x"][3 - n :]
         b = ws.batch_size
-        cols = [self._scalar_array(ws, a) if self.has_arg(a) else np.zeros(b) for a in names]
+        cols = []
+        for a in names:
+            col = self._scalar_array(ws, a) if self.has_arg(a) else np.zeros(b)
+            self._check_finite(a, col[:, None])
+            cols.append(col)
         return np.stack(cols, axis=1)
 
     def _max_size(self, n: int) -> list[float] | None:
@@ -610,7 +621,7 @@ def static_sizes(
     out: list[int | None] = []
     for d in range(n):
         r = requested[d]
-        if r is None:
+        if r is None or not math.isfinite(r):  # (a non-finite size: an error at build)
             out.append(None)
             continue
         size = abs(f32(r))

@@ -339,6 +339,8 @@ class WarpBase(Operator):
 
     def _check_size(self, size: list[float], i: int | None) -> list[int]:
         where = "" if i is None else f"sample {i}: "
+        if not all(np.isfinite(size)):
+            raise self.arg_error("size", f"{where}sizes must be finite numbers, got {size}")
         if any(s < 0 for s in size):
             raise self.arg_error("size", f"{where}sizes must not be negative, got {size}")
         return [int(np.floor(float(s) + 0.5)) for s in size]
