@@ -993,3 +993,91 @@ def test_torch_cuda_tensors_on_cpu_and_gpu_sources():
     assert cpu.as_array().tolist() == [[0, 1, 2], [3, 4, 5]]
     gpu = make_pipe(lambda: fn.external_source(lambda: t, device="gpu"), 2, device_id=0)
     assert gpu.run()[0].as_cpu().as_array().tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+# --------------------------------------------------------------------------------------------
+# timeout: a stuck source is an error naming it and the iteration, never a hang
+# --------------------------------------------------------------------------------------------
+
+
+def _stuck_at(iteration, release):
+    """A source that waits for ``release`` (an Event) at ``iteration``."""
+
+    def src(info):
+        if info.iteration == iteration:
+            release.wait()
+        return np.full((3, 2), info.iteration, np.int32)
+
+    return src
+
+
+def test_a_stuck_callback_times_out_naming_the_source_and_the_iteration():
+    import threading
+    import time
+
+    release = threading.Event()
+    pipe = make_pipe(
+        lambda: fn.external_source(
+            _stuck_at(2, release), batch_info=True, timeout=0.5, name="slow"
+        ),
+        depth=1,  # (run k calls the source for iteration k)
+    )
+    try:
+        assert first_values(pipe, 2) == [[0] * 6, [1] * 6]
+        t0 = time.monotonic()
+        with pytest.raises(TimeoutError) as info:
+            for _ in range(3):
+                pipe.run()
+        assert time.monotonic() - t0 < 10
+        message = str(info.value)
+        assert "`slow`" in message and "iteration 2 (epoch 0)" in message
+        assert "Timed out after 0.5 s" in message
+        with pytest.raises(RuntimeError, match="Timed out"):  # and later runs: not a hang
+            for _ in range(3):
+                pipe.run()
+    finally:
+        release.set()
+        pipe.close()
+    names = [t.name for t in threading.enumerate()]
+    assert all(not n.startswith("dali-source-slow") for n in names) or release.is_set()
+
+
+def test_a_source_with_a_timeout_gives_the_same_batches():
+    def src(info):
+        return np.full((3, 2), info.iteration * 10 + info.epoch_idx, np.int32)
+
+    timed = make_pipe(lambda: fn.external_source(src, batch_info=True, timeout=30.0))
+    plain = make_pipe(lambda: fn.external_source(src, batch_info=True))
+    assert first_values(timed, 5) == first_values(plain, 5)
+    timed.close()
+
+
+def test_a_blocking_source_times_out_waiting_for_feed_input():
+    pipe = make_pipe(lambda: fn.external_source(name="fed", blocking=True, timeout=0.3), depth=1)
+    pipe.feed_input("fed", [np.zeros(2, np.int32)] * 3)
+    pipe.run()
+    with pytest.raises(TimeoutError, match="blocking external source 'fed' within its timeout"):
+        pipe.run()
+    pipe.close()
+
+
+def test_the_iterator_error_names_the_stuck_source():
+    import threading
+
+    from iterator_utils import NumpyIterator
+
+    release = threading.Event()
+    pipe = make_pipe(
+        lambda: fn.external_source(
+            _stuck_at(2, release), batch_info=True, timeout=0.3, name="stuck_reader"
+        ),
+        depth=1,
+    )
+    try:
+        with pytest.raises(TimeoutError, match="`stuck_reader`.*iteration 2"):
+            it = NumpyIterator([pipe], ["data"], size=30)
+            for _ in range(5):
+                next(it)
+    finally:
+        release.set()
+        pipe.close()

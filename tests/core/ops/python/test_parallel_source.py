@@ -464,12 +464,12 @@ def test_a_timeout_that_does_not_expire_changes_nothing():
 
 def test_timeout_argument_checks():
     with Pipeline(batch_size=1, num_threads=1):
-        with pytest.raises(ValueError, match="`timeout` is valid only for parallel"):
-            fn.external_source(lambda: np.zeros((1, 1)), timeout=1)
-        for bad in (0, -1.0, float("inf"), float("nan")):
-            with pytest.raises(ValueError, match="`timeout` must be a positive, finite number"):
-                fn.external_source(per_sample, parallel=True, timeout=bad)
-        for bad in ("1", True):
-            with pytest.raises(TypeError, match="`timeout` should be a number of seconds"):
-                fn.external_source(per_sample, parallel=True, timeout=bad)
+        fn.external_source(lambda: np.zeros((1, 1)), timeout=1)  # (any source may have one)
+        for parallel in (True, False):
+            for bad in (0, -1.0, float("inf"), float("nan")):
+                with pytest.raises(ValueError, match="`timeout` must be a positive, finite"):
+                    fn.external_source(per_sample, parallel=parallel, timeout=bad)
+            for bad in ("1", True):
+                with pytest.raises(TypeError, match="`timeout` should be a number of seconds"):
+                    fn.external_source(per_sample, parallel=parallel, timeout=bad)
         fn.external_source(per_sample, parallel=True, timeout=None)

@@ -1043,9 +1043,13 @@ def external_source(
     a callback may legitimately be slow. When it expires the run raises an error naming the
     source, the worker (index and pid) and the iteration; the unresponsive workers are killed
     (a stopped one too) and the others stopped, and the pipeline can only be closed. A worker
-    that dies is reported at once, with or without a timeout. A non-parallel source runs in
-    the thread that calls `Pipeline.run`, where a stuck callback can be interrupted with
-    Ctrl-C; it takes no ``timeout``.
+    that dies is reported at once, with or without a timeout. A non-parallel source with a
+    ``timeout`` has its callback (or iterable) called on a thread of its own (``dali-source``),
+    in order, and the run gives up on it after ``timeout`` seconds, raising an error naming the
+    source and the iteration; a stuck callback cannot be stopped, so the pipeline can then only
+    be closed. A ``blocking`` source fed with `feed_input` waits at most ``timeout`` for a
+    batch. Without a ``timeout`` a non-parallel source runs in the thread that calls
+    `Pipeline.run`, where a stuck callback can be interrupted with Ctrl-C.
 
     Args:
         name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
@@ -1067,7 +1071,7 @@ def external_source(
         parallel (bool, default False): Run the source in py_num_workers processes.
         no_copy (bool, optional): Use the data without copying it (keep it unchanged).
         prefetch_queue_depth (int, optional): Parallel only: batches computed ahead (1).
-        timeout (float, optional): Parallel only, beyond DALI: seconds to wait for a batch from the workers before failing (None: for ever).
+        timeout (float, optional): Beyond DALI: seconds to wait for a batch (from the workers, the callback or feed_input) before failing (None: for ever).
 
     Devices: cpu, gpu. Inputs: 0..0.
     """
@@ -1120,9 +1124,13 @@ def external_source(
     a callback may legitimately be slow. When it expires the run raises an error naming the
     source, the worker (index and pid) and the iteration; the unresponsive workers are killed
     (a stopped one too) and the others stopped, and the pipeline can only be closed. A worker
-    that dies is reported at once, with or without a timeout. A non-parallel source runs in
-    the thread that calls `Pipeline.run`, where a stuck callback can be interrupted with
-    Ctrl-C; it takes no ``timeout``.
+    that dies is reported at once, with or without a timeout. A non-parallel source with a
+    ``timeout`` has its callback (or iterable) called on a thread of its own (``dali-source``),
+    in order, and the run gives up on it after ``timeout`` seconds, raising an error naming the
+    source and the iteration; a stuck callback cannot be stopped, so the pipeline can then only
+    be closed. A ``blocking`` source fed with `feed_input` waits at most ``timeout`` for a
+    batch. Without a ``timeout`` a non-parallel source runs in the thread that calls
+    `Pipeline.run`, where a stuck callback can be interrupted with Ctrl-C.
 
     Args:
         name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
@@ -1144,7 +1152,7 @@ def external_source(
         parallel (bool, default False): Run the source in py_num_workers processes.
         no_copy (bool, optional): Use the data without copying it (keep it unchanged).
         prefetch_queue_depth (int, optional): Parallel only: batches computed ahead (1).
-        timeout (float, optional): Parallel only, beyond DALI: seconds to wait for a batch from the workers before failing (None: for ever).
+        timeout (float, optional): Beyond DALI: seconds to wait for a batch (from the workers, the callback or feed_input) before failing (None: for ever).
 
     Devices: cpu, gpu. Inputs: 0..0.
     """
@@ -1197,9 +1205,13 @@ def external_source(
     a callback may legitimately be slow. When it expires the run raises an error naming the
     source, the worker (index and pid) and the iteration; the unresponsive workers are killed
     (a stopped one too) and the others stopped, and the pipeline can only be closed. A worker
-    that dies is reported at once, with or without a timeout. A non-parallel source runs in
-    the thread that calls `Pipeline.run`, where a stuck callback can be interrupted with
-    Ctrl-C; it takes no ``timeout``.
+    that dies is reported at once, with or without a timeout. A non-parallel source with a
+    ``timeout`` has its callback (or iterable) called on a thread of its own (``dali-source``),
+    in order, and the run gives up on it after ``timeout`` seconds, raising an error naming the
+    source and the iteration; a stuck callback cannot be stopped, so the pipeline can then only
+    be closed. A ``blocking`` source fed with `feed_input` waits at most ``timeout`` for a
+    batch. Without a ``timeout`` a non-parallel source runs in the thread that calls
+    `Pipeline.run`, where a stuck callback can be interrupted with Ctrl-C.
 
     Args:
         name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
@@ -1221,7 +1233,7 @@ def external_source(
         parallel (bool, default False): Run the source in py_num_workers processes.
         no_copy (bool, optional): Use the data without copying it (keep it unchanged).
         prefetch_queue_depth (int, optional): Parallel only: batches computed ahead (1).
-        timeout (float, optional): Parallel only, beyond DALI: seconds to wait for a batch from the workers before failing (None: for ever).
+        timeout (float, optional): Beyond DALI: seconds to wait for a batch (from the workers, the callback or feed_input) before failing (None: for ever).
 
     Devices: cpu, gpu. Inputs: 0..0.
     """

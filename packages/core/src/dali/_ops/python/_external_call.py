@@ -151,26 +151,26 @@ def external_source_call(
                 "returns batches)"
             )
         kw["prefetch_queue_depth"] = int(depth)
-        timeout = kw.get("timeout")
-        if timeout is not None:
-            if isinstance(timeout, bool) or not isinstance(timeout, (int, float, np.number)):
-                raise TypeError(
-                    f"`{_DISPLAY}`: the argument `timeout` should be a number of seconds (or "
-                    f"None: wait for ever), got {timeout!r}."
-                )
-            if not 0 < timeout < float("inf"):
-                raise ValueError(
-                    f"`{_DISPLAY}`: the argument `timeout` must be a positive, finite number of "
-                    f"seconds (or None: wait for ever), got {timeout!r}."
-                )
-            kw["timeout"] = float(timeout)
     else:
-        for arg in ("prefetch_queue_depth", "bytes_per_sample_hint", "timeout"):
+        for arg in ("prefetch_queue_depth", "bytes_per_sample_hint"):
             if arg in kw:
                 raise ValueError(
                     f"The argument `{arg}` is valid only for parallel external sources (when "
                     "``parallel`` is True)."
                 )
+    timeout = kw.get("timeout")
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float, np.number)):
+            raise TypeError(
+                f"`{_DISPLAY}`: the argument `timeout` should be a number of seconds (or "
+                f"None: wait for ever), got {timeout!r}."
+            )
+        if not 0 < timeout < float("inf"):
+            raise ValueError(
+                f"`{_DISPLAY}`: the argument `timeout` must be a positive, finite number of "
+                f"seconds (or None: wait for ever), got {timeout!r}."
+            )
+        kw["timeout"] = float(timeout)
     output_specs(kw)  # type checks now; the layout/ndim agreement is checked at build
     kw.update(batch=batch, parallel=parallel, no_copy=bool(no_copy))
     if desc is not None:

@@ -12,15 +12,18 @@ Example:
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import inspect
+import queue
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from dali._ops.python._parallel import is_generator_function
 
-__all__ = ["SourceDesc", "accepted_arg_count", "describe_source"]
+__all__ = ["SourceDesc", "SourceThread", "accepted_arg_count", "describe_source"]
 
 
 @dataclass(eq=False)
@@ -157,3 +160,66 @@ def describe_source(source: Any, cycle: Any = None) -> SourceDesc:
             ) from None
         return SourceDesc("callable", source, accepts_arg=accepted_arg_count(source) > 0)
     return SourceDesc("iterable", source, None, next_item=functools.partial(next, it))
+
+
+class SourceThread:
+    """Calls a source on a daemon thread of its own, so that the caller can stop waiting.
+
+    `call` hands the pull to the thread and waits at most ``timeout`` seconds for it. A pull
+    that does not come back in time stays with the thread (a stuck callback cannot be
+    stopped; being a daemon, the thread never holds up the interpreter's exit). An interrupted
+    wait (Ctrl-C) leaves the pull running: calling again with the same ``key`` (the same
+    iteration) waits for that same pull, rather than pulling twice.
+
+    Example:
+        >>> caller = SourceThread("src")
+        >>> caller.call(0, lambda i, e: (i, e), 1.0, 3, 0)
+        (3, 0)
+        >>> caller.close()
+    """
+
+    def __init__(self, name: str) -> None:
+        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._pending: tuple[Any, concurrent.futures.Future[Any]] | None = None
+        thread = threading.Thread(target=self._loop, name=f"dali-source-{name}", daemon=True)
+        thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            future, fn, args = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn(*args))
+            except BaseException as e:  # noqa: BLE001 - raised by `call`, in the caller
+                future.set_exception(e)
+
+    def call(self, key: Any, fn: Callable[..., Any], timeout: float, *args: Any) -> Any:
+        """``fn(*args)`` on the thread (or the pull already running for ``key``).
+
+        Raises:
+            TimeoutError: It did not return within ``timeout`` seconds.
+        """
+        if self._pending is None or self._pending[0] != key:
+            future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            self._pending = (key, future)
+            self._jobs.put((future, fn, args))
+        future = self._pending[1]
+        try:
+            result = future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            raise TimeoutError(f"no result within {timeout:g} s") from None
+        except KeyboardInterrupt:
+            raise  # (the pull goes on: the next call for this key waits for it)
+        except BaseException:
+            self._pending = None
+            raise
+        self._pending = None
+        return result
+
+    def close(self) -> None:
+        """Let the thread end (once it is done with the pull in progress, if any)."""
+        self._jobs.put(None)

@@ -62,6 +62,7 @@ from dali._ops.python._convert import (
 )
 from dali._ops.python._external_call import external_source_call, ops_call, output_specs
 from dali._ops.python._parallel import SourceSpec, WorkerError, WorkerPool, WorkerTimeout
+from dali._ops.python._sources import SourceThread
 from dali._ops.python._sources import SourceDesc
 
 __all__ = ["ExternalSource"]
@@ -121,8 +122,8 @@ def _pool_for(info: Any) -> WorkerPool:
         Arg(
             "timeout",
             "float",
-            doc="Parallel only, beyond DALI: seconds to wait for a batch from the workers before "
-            "failing (None: for ever).",
+            doc="Beyond DALI: seconds to wait for a batch (from the workers, the callback or "
+            "feed_input) before failing (None: for ever).",
         ),
     ],
     source=True,
@@ -155,9 +156,13 @@ class ExternalSource(PythonSource):
     a callback may legitimately be slow. When it expires the run raises an error naming the
     source, the worker (index and pid) and the iteration; the unresponsive workers are killed
     (a stopped one too) and the others stopped, and the pipeline can only be closed. A worker
-    that dies is reported at once, with or without a timeout. A non-parallel source runs in
-    the thread that calls `Pipeline.run`, where a stuck callback can be interrupted with
-    Ctrl-C; it takes no ``timeout``.
+    that dies is reported at once, with or without a timeout. A non-parallel source with a
+    ``timeout`` has its callback (or iterable) called on a thread of its own (``dali-source``),
+    in order, and the run gives up on it after ``timeout`` seconds, raising an error naming the
+    source and the iteration; a stuck callback cannot be stopped, so the pipeline can then only
+    be closed. A ``blocking`` source fed with `feed_input` waits at most ``timeout`` for a
+    batch. Without a ``timeout`` a non-parallel source runs in the thread that calls
+    `Pipeline.run`, where a stuck callback can be interrupted with Ctrl-C.
     """
 
     def setup(self) -> None:
@@ -187,6 +192,11 @@ class ExternalSource(PythonSource):
         self._last: tuple[Any, ...] | None = None
         self._cond = threading.Condition()
         self._pool: WorkerPool | None = None
+        #: seconds to wait for a batch (None: for ever), and the thread that calls a
+        #: non-parallel source when there is a timeout (made on the first pull)
+        self._timeout: float | None = args.get("timeout")
+        self._caller: SourceThread | None = None
+        self._stuck: str | None = None
         self._pending: dict[int, int] = {}
         self._pending_epoch = 0
         if self._parallel:
@@ -242,11 +252,12 @@ class ExternalSource(PythonSource):
         if self._desc is None:
             batches = self._pop_fed()
         else:
-            raw = (
-                self._pull_parallel(iteration, epoch)
-                if self._parallel
-                else self._pull(iteration, epoch)
-            )
+            if self._parallel:
+                raw = self._pull_parallel(iteration, epoch)
+            elif self._timeout is not None:
+                raw = self._pull_in_time(iteration, epoch)
+            else:
+                raw = self._pull(iteration, epoch)
             batches = self._to_batches(raw, f"iteration {iteration} of epoch {epoch}")
         n = len(batches[0])
         first = iteration * self._max_batch
@@ -301,6 +312,8 @@ class ExternalSource(PythonSource):
     def close(self) -> None:
         if self._pool is not None:
             self._pool.close()
+        if self._caller is not None:
+            self._caller.close()
 
     # -- push ------------------------------------------------------------------------------
     def has_data(self) -> bool:
@@ -326,8 +339,12 @@ class ExternalSource(PythonSource):
                         "schedules ahead (prefetch_queue_depth of them on the first run) needs "
                         "its own batch.",
                     )
-                while not self._fed:
-                    self._cond.wait()
+                if not self._cond.wait_for(lambda: bool(self._fed), self._timeout):
+                    raise self._fail(
+                        TimeoutError,
+                        f"No data was fed to the blocking external source '{self.name}' "
+                        f"within its timeout of {self._timeout:g} s.",
+                    )
             batch = self._fed.popleft()
             self._last = batch
             return batch
@@ -365,6 +382,24 @@ class ExternalSource(PythonSource):
             args = (SampleInfo(iteration * n + i, i, iteration, epoch),) if desc.accepts_arg else ()
             samples.append(self._call(desc.source, args))
         return samples
+
+    def _pull_in_time(self, iteration: int, epoch: int) -> Any:
+        """`_pull` on the source's own thread, waiting at most ``timeout`` for it."""
+        if self._stuck is not None:
+            raise self._fail(RuntimeError, self._stuck)
+        if self._caller is None:
+            self._caller = SourceThread(self.name)
+        assert self._timeout is not None
+        try:
+            return self._caller.call((iteration, epoch), self._pull, self._timeout, iteration, epoch)
+        except TimeoutError:
+            self._stuck = (
+                f"Timed out after {self._timeout:g} s (the `timeout` of the external source "
+                f"`{self.name}`) waiting for the batch of iteration {iteration} (epoch {epoch}): "
+                f"the `source` did not return; it may be stuck. It cannot be stopped, so the "
+                f"pipeline cannot continue (close it and build a new one)."
+            )
+            raise self._fail(TimeoutError, self._stuck) from None
 
     # -- pull, in worker processes ---------------------------------------------------------
     def _discard_pending(self) -> None:
