@@ -391,10 +391,16 @@ def test_keyboard_interrupt_while_waiting_leaves_the_iteration_for_the_next_run(
     timer = threading.Timer(
         0.1, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT)
     )
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        pipe.run()  # waits ~0.3 s for iteration 0
-    timer.join()
+    # Ctrl-C raises KeyboardInterrupt whatever this process inherited (a background job
+    # starts with SIGINT ignored)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            pipe.run()  # waits ~0.3 s for iteration 0
+        timer.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert not pipe.empty()  # still in flight, not lost
     assert int(pipe.run()[0].as_array()[0, 0]) == 0  # the interrupted iteration
     assert int(pipe.run()[0].as_array()[0, 0]) == 1

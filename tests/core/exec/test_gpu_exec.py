@@ -54,6 +54,44 @@ def _spin_kernel():
     return cp.RawKernel(_SPIN_SOURCE, "dali_test_spin")
 
 
+_GATE_SOURCE = r"""
+extern "C" __global__ void dali_test_gate(const float* x, float* y, long long n,
+                                          const volatile int* gate) {
+    while (*gate == 0) { __nanosleep(1000); }
+    for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)blockDim.x * gridDim.x) {
+        y[i] = x[i] + 1.0f;
+    }
+}
+"""
+
+
+class Gate:
+    """A flag in pinned host memory that `_GpuGate`'s kernels wait on, on the GPU: their
+    work (and the iteration's event) cannot finish before the test opens it."""
+
+    def __init__(self) -> None:
+        import cupy as cp
+
+        self.memory = cp.cuda.alloc_pinned_memory(4)
+        self.flag = np.frombuffer(self.memory, np.int32, 1)
+        self.flag[0] = 0
+
+    @property
+    def ptr(self) -> int:
+        return int(self.memory.ptr)  # (pinned memory: the device reads it at this address)
+
+    def open(self) -> None:
+        self.flag[0] = 1
+
+    def close(self) -> None:
+        self.flag[0] = 0
+
+
+#: the gate of `_GpuGate` (one at a time: made by the test that uses it)
+GATE: list[Gate] = []
+
+
 @register(
     "_test.gpu_spin",
     devices=("gpu",),
@@ -72,6 +110,20 @@ class _GpuSpin(Operator):
         _spin_kernel()((1,), (256,), (x, y, np.int64(n), np.uint64(self.arg("ms") * 1e6)))
         if self.arg("sync"):
             ws.stream.synchronize()  # an operator that must read results back, say
+        return TensorListGPU.wrap(y)
+
+
+@register("_test.gpu_gate", devices=("gpu",), inputs=1)
+class _GpuGate(Operator):
+    """``y = x + 1`` (float32), written once the test opens ``GATE[0]``."""
+
+    def run_gpu(self, ws):
+        import cupy as cp
+
+        x = ws.inputs[0].dense()
+        y = cp.empty_like(x)
+        kernel = cp.RawKernel(_GATE_SOURCE, "dali_test_gate")
+        kernel((1,), (256,), (x, y, np.int64(x.size), np.uint64(GATE[0].ptr)))
         return TensorListGPU.wrap(y)
 
 
@@ -467,35 +519,44 @@ def test_outputs_are_returned_before_the_gpu_finishes_and_consumers_wait_on_the_
 
     def graph():
         x = fn.random.uniform(shape=(1 << 16,), range=(0.0, 1.0))
-        return x, _call(_GpuSpin, x.gpu(), ms=300.0)
+        return x, _call(_GpuGate, x.gpu())
 
-    pipe = _pipe(graph, prefetch_queue_depth=1)
-    x, y = pipe.run()
-    assert not y._event.done  # run() did not wait for the GPU
-    expected = x.as_array() + 1
-    side = cp.cuda.Stream(non_blocking=True)
-    with side:
-        got = cp.from_dlpack(y.as_tensor())  # DLPack: `side` waits for the event
-        total = got.sum()
-    side.synchronize()
-    np.testing.assert_allclose(float(total), expected.sum(), rtol=1e-5)
-    np.testing.assert_array_equal(cp.asnumpy(got, stream=side), expected)
+    gate = Gate()
+    GATE[:] = [gate]
+    try:
+        pipe = _pipe(graph, prefetch_queue_depth=1)
+        x, y = pipe.run()
+        assert not y._event.done  # run() did not wait for the GPU (the kernel waits for us)
+        gate.open()
+        expected = x.as_array() + 1
+        side = cp.cuda.Stream(non_blocking=True)
+        with side:
+            got = cp.from_dlpack(y.as_tensor())  # DLPack: `side` waits for the event
+            total = got.sum()
+        side.synchronize()
+        np.testing.assert_allclose(float(total), expected.sum(), rtol=1e-5)
+        np.testing.assert_array_equal(cp.asnumpy(got, stream=side), expected)
 
-    x, y = pipe.run()
-    expected = x.as_array() + 1
-    with side:
-        cai = y.__cuda_array_interface__  # CAI v3: names the stream that now waits
-        assert cai["version"] == 3 and cai["stream"] == side.ptr
-        assert cp.asnumpy(cp.asarray(y), stream=side).tolist() == expected.tolist()
+        x, y = pipe.run()
+        expected = x.as_array() + 1
+        with side:
+            cai = y.__cuda_array_interface__  # CAI v3: names the stream that now waits
+            assert cai["version"] == 3 and cai["stream"] == side.ptr
+            assert cp.asnumpy(cp.asarray(y), stream=side).tolist() == expected.tolist()
 
-    x, y = pipe.run(side)  # run(cuda_stream=...): the stream waits, on the GPU
-    expected = x.as_array() + 1
-    assert not y._event.done
-    raw = y.as_tensor()._array  # the bare CuPy array: no protocol waits for us here
-    np.testing.assert_array_equal(cp.asnumpy(raw, stream=side), expected)
-    # Samples and the host copy wait too.
-    np.testing.assert_array_equal(y[1].as_cpu(), expected[1])
-    np.testing.assert_array_equal(y.as_cpu().as_array(), expected)
+        side.synchronize()
+        gate.close()  # (the iterations scheduled from here wait again)
+        x, y = pipe.run(side)  # run(cuda_stream=...): the stream waits, on the GPU
+        expected = x.as_array() + 1
+        assert not y._event.done
+        gate.open()
+        raw = y.as_tensor()._array  # the bare CuPy array: no protocol waits for us here
+        np.testing.assert_array_equal(cp.asnumpy(raw, stream=side), expected)
+        # Samples and the host copy wait too.
+        np.testing.assert_array_equal(y[1].as_cpu(), expected[1])
+        np.testing.assert_array_equal(y.as_cpu().as_array(), expected)
+    finally:
+        gate.open()  # (a failure must not leave a kernel waiting for ever)
 
 
 @pytest.mark.gpu

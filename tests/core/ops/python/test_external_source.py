@@ -1074,7 +1074,7 @@ def test_the_iterator_error_names_the_stuck_source():
         depth=1,
     )
     try:
-        with pytest.raises(TimeoutError, match="`stuck_reader`.*iteration 2"):
+        with pytest.raises(TimeoutError, match=r"`stuck_reader`.*iteration 2"):
             it = NumpyIterator([pipe], ["data"], size=30)
             for _ in range(5):
                 next(it)

@@ -79,6 +79,9 @@ class Server:
         app = DomainDispatcherApplication(create_backend_app)
         self.latency = latency
         self.requests = 0
+        #: the most requests it has served at once (`in_flight` now)
+        self.peak = 0
+        self.in_flight = 0
         self._count_lock = threading.Lock()
 
         def serve(environ: dict[str, Any], start_response: Any) -> Any:
@@ -90,9 +93,15 @@ class Server:
                 return [f"{self.latency} {self.requests}".encode()]
             with self._count_lock:
                 self.requests += 1
-            if self.latency:
-                time.sleep(self.latency)
-            return app(environ, start_response)
+                self.in_flight += 1
+                self.peak = max(self.peak, self.in_flight)
+            try:
+                if self.latency:
+                    time.sleep(self.latency)
+                return app(environ, start_response)
+            finally:
+                with self._count_lock:
+                    self.in_flight -= 1
 
         self._server = make_server("127.0.0.1", 0, serve, threaded=True)
         host, port = self._server.server_address[:2]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
-import time
 
 import dali
 import numpy as np
@@ -278,11 +277,11 @@ def test_a_batch_goes_out_as_concurrent_coalesced_requests(s3, image_tree, monke
     urls = [_url("tree", f"{i % 3}/img_{i:02d}.jpg") for i in range(12)]
     s3.latency = 0.25
     try:
-        t0 = time.perf_counter()
+        s3.peak = 0
         got = _storage.read_extents([Extent(u) for u in urls])
-        took = time.perf_counter() - t0
-        # twelve objects one after another: 3 s; all at once: one round trip
-        assert took < 1.5, took
+        # twelve objects at once, not one after another: while each request waits out the
+        # server's latency, the others are already there (as many as the pool sends at once)
+        assert s3.peak >= min(12, options.REMOTE_REQUESTS) // 2, s3.peak
         assert [g.tobytes() for g in got] == [
             (image_tree / f"{i % 3}/img_{i:02d}.jpg").read_bytes() for i in range(12)
         ]
@@ -519,9 +518,11 @@ def test_tfrecord_batch_is_few_requests(s3, tfrecords, monkeypatch):
         pipe.set_outputs(*out.values())
     pipe.build()
     pipe.run()
+    _settled()  # (the first run's read-ahead: counted before, whenever it lands)
     before = s3.requests
     pipe.run()  # records 5-9 of the first file: read ahead as one request
     pipe.run()
+    _settled()
     assert s3.requests - before == 2
     pipe.close()
     assert len(_remote.read_ahead) == 0
