@@ -61,8 +61,8 @@ TYPECHECK_TORCH = "torch==2.13.0"
 # newest, as the CPU-only wheel (the plugin installed --no-deps, as its README tells CPU users:
 # its metadata asks for the `tensorflow` distribution, which would pull in the full wheel).
 TF_VERSIONS = ["2.12.0", "2.21.0"]
-# The default dependencies of dali-core that only speed it up: without them resize runs banded
-# BLAS products (`resample/band.py`) instead of Numba row passes, CMN uses OpenCV, and OpenCV
+# The dependencies of dali-core that only speed it up: without them resize runs banded BLAS
+# products (`resample/band.py`) instead of Numba row passes, CMN uses OpenCV, and OpenCV
 # decodes every JPEG instead of nvImageCodec's libjpeg-turbo decoder (same pixels).
 FAST_PATHS = ["numba", "llvmlite", "nvidia-nvimgcodec-cu13"]
 LINT_PATHS = ["packages", "tests", "benchmarks", "examples", "noxfile.py"]
@@ -104,7 +104,8 @@ def _pytest(
 @nox.session(python=PYTHONS)
 def core(session: nox.Session) -> None:
     """Core tests and the docstring examples of dali-core on the default install (OpenCV,
-    Pillow, Numba, nvImageCodec's CPU decoder); gpu tests skip themselves without a GPU.
+    Pillow, Numba) with nvImageCodec's CPU decoder (the `nvimgcodec` extra, which the GPU
+    extras bring too); gpu tests skip themselves without a GPU.
 
     hypothesis drives the property tests of the iterator arithmetic. (`interop` runs the same
     tests without Numba and nvImageCodec, so both CPU resampling paths and both CPU JPEG
@@ -117,7 +118,7 @@ def core(session: nox.Session) -> None:
         session,
         "tests/core",
         "-e",
-        f"{CORE}[video]",
+        f"{CORE}[video,nvimgcodec]",
         "hypothesis",
         "moto[server]==5.2.1",
         "s3fs==2026.9.0",
@@ -131,9 +132,9 @@ def interop(session: nox.Session) -> None:
     """Core tests again with CPU torch and jax installed, without Numba and nvImageCodec:
     DLPack/array inputs and outputs, the banded-BLAS resampling path and OpenCV JPEG decoding.
 
-    Numba and nvImageCodec are default dependencies but have no wheels on some platforms (and
-    nvImageCodec none off Linux), where dali-core falls back to these paths: uninstalling them
-    here keeps the fallbacks tested."""
+    Numba is a default dependency but has no wheels on some platforms, and nvImageCodec comes
+    only with extras (and only on Linux): dali-core falls back to these paths without them,
+    and uninstalling them here keeps the fallbacks tested."""
     _install(session, "torch==2.13.0", "jax==0.10.2")  # pinned: CI must not change under us
     _pytest(session, "tests/core", "-e", CORE, "hypothesis", uninstall=FAST_PATHS, parallel=True)
 
