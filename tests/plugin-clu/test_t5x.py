@@ -322,6 +322,43 @@ def test_eval_steps_wrap_epochs_and_reset_rewinds(image_dir):
         t5x.get_eval_datasets(config(image_dir), 0, 1, eval_steps=0)
 
 
+def _get_zeros_batch_like_dataset(dataset, batch_size=None):
+    """T5X's ``utils.get_zeros_batch_like_dataset``, as it is written (it takes a
+    ``tf.data.Dataset``): the element spec's ``shape`` and ``dtype.as_numpy_dtype``."""
+    import jax.numpy as jnp
+
+    reshape = lambda s: (batch_size,) + s[1:] if batch_size else tuple(s)  # noqa: E731
+    batch_spec = {
+        k: jax.ShapeDtypeStruct(reshape(t.shape), t.dtype.as_numpy_dtype)
+        for k, t in dataset.element_spec.items()
+    }
+    return {k: jnp.zeros(t.shape, t.dtype) for k, t in batch_spec.items()}
+
+
+def test_t5x_training_eval_loop_runs(image_dir):
+    """What T5X's ``train()`` does with ``train_eval_get_dataset_fn``'s data sets: it
+    compiles the eval step from zeros shaped like their ``element_spec``, then at every
+    evaluation iterates ``ds.as_numpy_iterator()`` to the end."""
+    train_ds = t5x.get_dataset(config(image_dir), 0, 1)
+    eval_sets = t5x.get_eval_datasets(config(image_dir), 0, 1, eval_steps=3)
+    compiled = {task: _get_zeros_batch_like_dataset(ds) for task, ds in eval_sets.items()}
+    zeros = compiled["validation"]
+    assert zeros["images"].shape == (8, SIZE, SIZE, 3) and zeros["images"].dtype == np.uint8
+    spec = eval_sets["validation"].element_spec["images"]
+    assert spec.dtype == np.uint8 and np.dtype(spec.dtype) == np.uint8  # still a NumPy dtype
+    evaluations = []
+    for _ in range(2):  # training steps between evaluations
+        next(train_ds)
+        next(train_ds)
+        for task, ds in eval_sets.items():
+            batches = list(ds.as_numpy_iterator())
+            assert all(isinstance(b["images"], np.ndarray) for b in batches)
+            assert all(b["images"].shape == zeros["images"].shape for b in batches)
+            evaluations.append((task, [labels(b) for b in batches]))
+    assert evaluations[0] == evaluations[1]  # every evaluation reads the same batches
+    assert len(evaluations[0][1]) == 3
+
+
 def test_eval_fewer_steps_than_an_epoch(image_dir):
     ds = t5x.get_eval_datasets(config(image_dir), 0, 1, 2)["validation"]
     assert [labels(b) for b in ds] == [list(range(8)), list(range(8, 16))]

@@ -559,18 +559,17 @@ def test_conditionals_merge_what_both_branches_know():
 # -- no rule: unknown ------------------------------------------------------------------------------
 
 
-def test_operators_without_a_rule_leave_the_shape_unknown():
+def test_shapes_of_python_functions_pads_and_warps_of_a_constant_image():
     def graph():
         x = image()
         return (
-            fn.python_function(x, function=lambda a: a[:1]),
+            fn.python_function(x, function=lambda a: a[:1]),  # its own: unknown
             fn.pad(x, shape=(50, 70, 3)),  # at least that: the batch's largest
             fn.warp_affine(x, matrix=[1, 0, 5, 0, 1, 3]),
             fn.rotate(x, angle=30),
         )
 
-    unknown = (None, None, None)
-    assert checked(graph) == [None, unknown, unknown, unknown]
+    assert checked(graph) == [None, (50, 70, 3), (40, 60, 3), (66, 72, 3)]
 
 
 # -- on the GPU ---------------------------------------------------------------------------------
@@ -633,3 +632,72 @@ def test_gpu_operators_give_the_cpu_shapes(device):
     for spec, out in zip(p.output_shape(), outs):
         assert set(out.shape()) == {spec}
     return outs
+
+
+# -- slice, pad, warps, paste, python_function -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make", "of_constant", "of_decoded"),
+    [
+        # (x, y) with the default axis_names "WH"
+        (lambda x: fn.slice(x, start=(2, 3), shape=(20, 30)), (30, 20, 3), (30, 20, 3)),
+        (lambda x: fn.slice(x, start=(2, 3), end=(22, 33), axis_names="HW"), (20, 30, 3), (20, 30, 3)),
+        # relative windows: known where the input's extents are
+        (lambda x: fn.slice(x, rel_start=(0.25, 0.25), rel_shape=(0.5, 0.5)), (20, 30, 3), (None, None, 3)),
+        (lambda x: fn.slice(x, rel_start=(0.1,), axes=(0,)), (36, 60, 3), (None, None, 3)),
+        # positional constants (Python tuples are constants: normalised floats, absolute ints)
+        (lambda x: fn.slice(x, (0.1, 0.2), (0.5, 0.5), axes=(0, 1)), (20, 30, 3), (None, None, 3)),
+        (lambda x: fn.slice(x, [1, 2], [20, 30], axes=(0, 1)), (20, 30, 3), (20, 30, 3)),
+        (
+            lambda x: fn.slice(x, start=(0, 0), shape=(50, 70), axis_names="HW", out_of_bounds_policy="pad"),
+            (50, 70, 3),
+            (50, 70, 3),
+        ),
+        # the window cut to the input: left to the data
+        (
+            lambda x: fn.slice(x, start=(0, 0), shape=(50, 70), axis_names="HW", out_of_bounds_policy="trim_to_shape"),
+            (None, None, 3),
+            (None, None, 3),
+        ),
+        (lambda x: fn.pad(x, axis_names="HW", shape=(64, 80)), (64, 80, 3), (None, None, 3)),
+        (lambda x: fn.pad(x, axes=(0,), align=(16,)), (48, 60, 3), (None, None, 3)),
+        (lambda x: fn.pad(x, axis_names="HW", shape=(10, 10), align=(7, 7)), (42, 63, 3), (None, None, 3)),
+        (lambda x: fn.pad(x), (40, 60, 3), (None, None, 3)),  # the batch's largest: itself
+        (lambda x: fn.warp_affine(x, matrix=(1, 0, 0, 0, 1, 0), size=(30, 40)), (30, 40, 3), (30, 40, 3)),
+        (lambda x: fn.warp_affine(x, matrix=(1, 0, 0, 0, 1, 0)), (40, 60, 3), (None, None, 3)),
+        (lambda x: fn.rotate(x, angle=10.0, size=(30, 40)), (30, 40, 3), (30, 40, 3)),
+        (lambda x: fn.rotate(x, angle=10.0, keep_size=True), (40, 60, 3), (None, None, 3)),
+        (lambda x: fn.rotate(x, angle=90.0), (60, 40, 3), (None, None, 3)),
+        (lambda x: fn.rotate(x, angle=10.0), (50, 68, 3), (None, None, 3)),
+        (lambda x: fn.paste(x, ratio=2.0, fill_value=0), (80, 120, 3), (None, None, 3)),
+        (lambda x: fn.paste(x, ratio=1.3, fill_value=0, min_canvas_size=70), (70, 78, 3), (None, None, 3)),
+    ],
+)  # fmt: skip
+def test_windows_pads_and_warps(decoded, make, of_constant, of_decoded):
+    assert checked(lambda: (make(image()), make(decoded()))) == [of_constant, of_decoded]
+
+
+def test_windows_and_warps_with_per_sample_arguments_are_unknown(decoded):
+    def graph():
+        x = image()
+        angle = fn.random.uniform(range=(0.0, 30.0))
+        start = fn.random.uniform(range=(0.0, 5.0), shape=(2,))
+        return (
+            fn.rotate(x, angle=angle),
+            fn.slice(x, start=start, shape=(10, 10)),
+            fn.paste(x, ratio=fn.random.uniform(range=(1.0, 2.0)), fill_value=0),
+        )
+
+    assert checked(graph) == [(None, None, 3), (None, None, 3), (None, None, 3)]
+
+
+def test_python_function_says_only_what_its_layout_says():
+    def graph():
+        x = image()
+        return (
+            fn.python_function(x, function=np.negative, output_layouts="HWC"),
+            fn.python_function(x, function=np.negative),
+        )
+
+    assert checked(graph) == [(None, None, None), None]

@@ -14,6 +14,8 @@ size arguments, ``transpose``'s permutation, ...) is in its ``static_meta``.
 * `with_extents`: a shape with the axes named in a layout set (``{"H": 224, "W": 224}``).
 * `crop_window`: the window shape of the crop arguments, DALI's ``CropAttr`` (`fn.crop`,
   `fn.crop_mirror_normalize`, `fn.decoders.image_crop`).
+* `static_axes`, `constant_vector`: the axes an ``axes``/``axis_names`` pair names, and a
+  constant argument's values, one per axis (`fn.slice`, `fn.pad`).
 
 Example:
     >>> with_extents((None, None, 3), "HWC", {"H": 128, "W": 128})
@@ -33,7 +35,14 @@ import numpy as np
 
 from dali._graph.node import StaticShape
 
-__all__ = ["crop_window", "like_input", "with_extents"]
+__all__ = [
+    "constant_arg",
+    "constant_vector",
+    "crop_window",
+    "like_input",
+    "static_axes",
+    "with_extents",
+]
 
 #: The arguments of `CropAttr` that give the window's size.
 _CROP_SIZE_ARGS = ("crop", "crop_d", "crop_h", "crop_w")
@@ -132,3 +141,53 @@ def _truncated(size: float) -> int | None:
     (an error at build)."""
     value = np.float32(size)
     return int(value) if np.isfinite(value) else None
+
+
+def constant_arg(node: Any, name: str) -> Any:
+    """The value of ``node``'s argument ``name`` when it is known at trace time: a scalar
+    argument, or an argument input made of a constant (a tuple given for a tensor argument
+    becomes one); None otherwise (not given, or per sample)."""
+    if name in node.scalar_args:
+        return node.scalar_args[name]
+    arg = node.arg_inputs.get(name)
+    source = None if arg is None else arg.source
+    if source is not None and source.schema.fn_path == "_constant":
+        return source.scalar_args.get("value")
+    return None
+
+
+def static_axes(
+    node: Any, ndim: int | None, layout: str | None, default_names: str | None = None
+) -> list[int] | None:
+    """The axes ``node``'s ``axes`` or ``axis_names`` (constants) name, in an input of
+    ``ndim`` dimensions in ``layout``; without either, ``default_names``' axes, or every axis.
+    None where that is not known at trace time (a per-sample ``axes``, an unknown layout, a
+    name the layout lacks: the operator raises that at build)."""
+    if ndim is None:
+        return None
+    if "axes" in node.scalar_args or "axes" in node.arg_inputs:
+        given = constant_arg(node, "axes")
+        if given is None:
+            return None
+        axes = [int(a) for a in np.asarray(given).reshape(-1)]
+        if not all(-ndim <= a < ndim for a in axes):
+            return None
+        return [a % ndim for a in axes]
+    names = node.scalar_args.get("axis_names") or default_names
+    if not names:
+        return list(range(ndim))
+    if layout is None or len(layout) != ndim or any(a not in layout for a in names):
+        return None
+    return [layout.index(a) for a in names]
+
+
+def constant_vector(node: Any, name: str, n: int) -> np.ndarray | None:
+    """A constant argument's values as ``n`` float64s (one value applies to all); None where
+    it is per sample, not given, or of another length (an error at build or run)."""
+    given = constant_arg(node, name)
+    if given is None:
+        return None
+    values = np.asarray(given, np.float64).reshape(-1)
+    if values.size == 1:
+        values = np.repeat(values, n)
+    return values if values.size == n else None

@@ -431,6 +431,39 @@ class Pad(Operator):
     least ``shape`` (``-1``: the batch's largest); ``align`` then rounds up to multiples.
     """
 
+    @staticmethod
+    def static_meta(node: Any) -> list[dict[str, Any]]:
+        """The input's type, layout and ndim; its static extents padded where they are known
+        (each sample is its own batch's largest when the extent is static) and ``shape`` and
+        ``align`` are constants."""
+        from dali._ops._static_shapes import constant_vector, like_input, static_axes
+
+        meta = like_input(node)
+        shape = meta[0]["static_shape"]
+        axes = None if shape is None else static_axes(node, len(shape), meta[0]["layout"])
+        given = [a for a in ("shape", "align") if a in node.scalar_args or a in node.arg_inputs]
+        wanted = None if axes is None else constant_vector(node, "shape", len(axes))
+        align = None if axes is None else constant_vector(node, "align", len(axes))
+        if (
+            axes is None
+            or ("shape" in given and wanted is None)
+            or ("align" in given and align is None)
+        ):
+            meta[0]["static_shape"] = None if shape is None else (None,) * len(shape)
+            return meta
+        out = list(shape)
+        for k, d in enumerate(axes):
+            e = out[d]
+            if e is None:
+                continue
+            if wanted is not None and wanted[k] > 0:
+                e = max(int(wanted[k]), e)
+            if align is not None and align[k] > 0 and e % int(align[k]):
+                e += int(align[k]) - e % int(align[k])
+            out[d] = e
+        meta[0]["static_shape"] = tuple(out)
+        return meta
+
     def setup(self) -> None:
         if self.has_arg("axes") and self.has_arg("axis_names"):
             raise self.arg_error("axis_names", "`axes` and `axis_names` are mutually exclusive")
@@ -511,8 +544,3 @@ class Pad(Operator):
         return tl_cls.wrap(result, tl.layout(), dtype=tl.np_dtype, ndim=ndim)
 
     run_gpu = run_cpu
-
-    @staticmethod
-    def static_meta(node: Any) -> list[dict[str, Any]]:
-        src = node.inputs[0]
-        return [{"dtype": src.dtype, "ndim": src.ndim, "layout": src.layout}]

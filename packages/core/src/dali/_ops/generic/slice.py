@@ -30,7 +30,7 @@ from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.numeric import array_module, batch_array
 from dali._ops.window.extract import extract_windows, output_dtype_arg, window_meta
-from dali._ops.window.slice_attr import SLICE_ARGS, SliceAttr
+from dali._ops.window.slice_attr import SLICE_ARGS, SliceAttr, static_slice_shape
 
 __all__ = ["Slice"]
 
@@ -80,4 +80,6 @@ class Slice(Operator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
-        return window_meta(node, node.inputs[0].layout)
+        meta = window_meta(node, node.inputs[0].layout)
+        meta[0]["static_shape"] = static_slice_shape(node)
+        return meta

@@ -180,5 +180,23 @@ class Paste(Operator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
+        """The canvas extents where the input's are static and ``ratio`` and
+        ``min_canvas_size`` are constants (`paste_geometry`), the input's channels."""
         src = node.inputs[0]
-        return [{"dtype": src.dtype, "ndim": src.ndim, "layout": "HWC"}]
+        shape = src.static_shape
+        static = None
+        if shape is not None and len(shape) == 3:
+            h, w, c = shape
+            args = node.scalar_args
+            constant = all(a not in node.arg_inputs for a in ("ratio", "min_canvas_size"))
+            if constant and h is not None and w is not None and "ratio" in args:
+                canvas_h, canvas_w, _, _ = paste_geometry(
+                    h,
+                    w,
+                    ratio=float(args["ratio"]),
+                    min_canvas_size=float(args.get("min_canvas_size", 0.0)),
+                )
+                static = (canvas_h, canvas_w, c)
+            else:
+                static = (None, None, c)
+        return [{"dtype": src.dtype, "ndim": src.ndim, "layout": "HWC", "static_shape": static}]

@@ -442,8 +442,41 @@ class WarpBase(Operator):
                 "dtype": node.scalar_args.get("dtype") or src.dtype,
                 "ndim": src.ndim,
                 "layout": src.layout,
+                "static_shape": _static_warp_shape(node),
             }
         ]
+
+
+def _static_warp_shape(node: Any) -> tuple[int | None, ...] | None:
+    """The output's static shape: the input's, with the spatial extents of a constant
+    ``size`` (rounded as `WarpBase._check_size` rounds it); without one, warp_affine keeps the
+    input's extents, and rotate too with ``keep_size``, or makes the canvas of a constant
+    angle (2-D images) from known input extents."""
+    src = node.inputs[0]
+    shape, layout = src.static_shape, src.layout
+    if shape is None or layout not in _LAYOUTS or len(layout) != len(shape):
+        return None
+    first = 1 if layout[0] == "F" else 0
+    nsp = _LAYOUTS[layout]
+    spatial: list[int | None] = list(shape[first : first + nsp])
+    args = node.scalar_args
+    if "size" in node.arg_inputs:
+        spatial = [None] * nsp
+    elif "size" in args:
+        size = np.asarray(args["size"], np.float64).reshape(-1)
+        if size.size != nsp or not np.isfinite(size).all() or (size < 0).any():
+            return None  # (an error at build)
+        spatial = [int(np.floor(v + 0.5)) for v in size]
+    elif node.schema.fn_path == "rotate" and not args.get("keep_size", False):
+        from dali._ops.image.rotate import rotated_canvas_size
+
+        known = nsp == 2 and None not in spatial and "angle" in args
+        if known:
+            h, w = rotated_canvas_size(spatial[0], spatial[1], float(np.float32(args["angle"])))
+            spatial = [h, w]
+        else:
+            spatial = [None] * nsp
+    return (*shape[:first], *spatial, *shape[first + nsp :])
 
 
 @register(

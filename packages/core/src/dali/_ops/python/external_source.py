@@ -391,7 +391,9 @@ class ExternalSource(PythonSource):
             self._caller = SourceThread(self.name)
         assert self._timeout is not None
         try:
-            return self._caller.call((iteration, epoch), self._pull, self._timeout, iteration, epoch)
+            return self._caller.call(
+                (iteration, epoch), self._pull, self._timeout, iteration, epoch
+            )
         except TimeoutError:
             self._stuck = (
                 f"Timed out after {self._timeout:g} s (the `timeout` of the external source "

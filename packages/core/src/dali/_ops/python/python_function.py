@@ -168,9 +168,11 @@ class PythonFunction(Operator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
+        # What the function returns is its own: only a declared layout says anything (its
+        # number of dimensions); the extents stay unknown.
         n = int(node.scalar_args.get("num_outputs", 1))
         layouts = _layouts(node.scalar_args.get("output_layouts"), n, node.schema.display_name)
-        return [{"layout": lay or None} for lay in layouts]
+        return [{"layout": lay or None, "ndim": len(lay) if lay else None} for lay in layouts]
 
     # -- hooks for framework variants (torch_python_function, jax_function) -----------------
     def to_user(self, sample: Any) -> Any:

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from dali._exec.workspace import SampleFailure
+from dali._graph.node import StaticShape
 from dali._graph.schema import Arg
 from dali._ops.base import Operator
 from dali._ops.generic.layout import axes_from_args
@@ -56,13 +57,14 @@ from dali._ops.window.image_windows import Window, WindowFn
 from dali._ops.window.out_of_bounds import OUT_OF_BOUNDS_ARGS, apply_policy, check_policy
 
 __all__ = [
+    "ImageSliceAttr",
     "NAMED_ARGS",
     "SLICE_ARGS",
-    "ImageSliceAttr",
     "SliceAttr",
     "named_bounds",
     "positional_bounds",
     "slice_shape_error",
+    "static_slice_shape",
 ]
 
 #: The named slice arguments, in the order they are read.
@@ -480,3 +482,60 @@ class ImageSliceAttr(SliceAttr):
         start, end = bounds(np.array([size[d] for d in axes], np.float64))
         (y, x), (h, w) = self.window(i, size, axes, start, end)
         return Window(y, x, h, w)
+
+
+def static_slice_shape(node: Any, default_names: str = "WH") -> StaticShape | None:
+    """The output shape of a slice whose window is known at trace time, where the input's
+    static shape fixes it (`dali._ops._static_shapes`): constant named arguments, or
+    positional anchor and shape inputs made of constants; the window's extent along each
+    sliced axis (its bounds rounded as `SliceAttr.window` rounds them), the input's along the
+    others. None for per-sample windows and ``trim_to_shape`` (its window depends on the
+    data)."""
+    from dali._ops._static_shapes import constant_arg, constant_vector, static_axes
+
+    src = node.inputs[0]
+    shape, layout = src.static_shape, src.layout
+    args = node.scalar_args
+    if shape is None:
+        return None
+    axes = static_axes(node, len(shape), layout, default_names)
+    if axes is None:
+        return None
+    # where the window is not known: the sliced axes are, the others keep their extents
+    unknown = tuple(None if d in axes else e for d, e in enumerate(shape))
+    if args.get("out_of_bounds_policy", "error") not in ("error", "pad", "constant"):
+        return unknown
+    n = len(axes)
+    ext = np.array([np.nan if shape[d] is None else shape[d] for d in axes], np.float64)
+    with np.errstate(invalid="ignore"):
+        if len(node.inputs) == 3:
+            values = []
+            for inp in node.inputs[1:]:
+                source = inp.source
+                if source is None or source.schema.fn_path != "_constant":
+                    return unknown
+                v = np.asarray(constant_arg(source, "value")).reshape(-1)
+                values.append(np.repeat(v, n) if v.size == 1 else v)
+            anchor, extent = values
+            if anchor.size != n or extent.size != n:
+                return unknown
+            norm_a = anchor.dtype.kind == "f" and bool(args.get("normalized_anchor", True))
+            norm_s = extent.dtype.kind == "f" and bool(args.get("normalized_shape", True))
+            start, end = positional_bounds(
+                anchor.astype(np.float64), extent.astype(np.float64), norm_a, norm_s, ext
+            )
+        else:
+            given = {}
+            for name in NAMED_ARGS:
+                if name in args or name in node.arg_inputs:
+                    values_of = constant_vector(node, name, n)
+                    if values_of is None:
+                        return unknown
+                    given[name] = values_of
+            start, end = named_bounds(given, ext)
+    out = list(shape)
+    for k, d in enumerate(axes):
+        a, e = float(start[k]), float(end[k])
+        finite = np.isfinite(a) and np.isfinite(e) and e >= a
+        out[d] = round_half_away_int(e) - round_half_away_int(a) if finite else None
+    return tuple(out)

@@ -16,6 +16,10 @@ save/restore are the base class's):
 * **Host-local NumPy** without ``sharding``: elements are dicts of ``numpy.ndarray``, what
   T5X's ``ShardedDatasetIterator`` (and Pax) put on devices themselves. With ``sharding`` they
   are the global ``jax.Array`` of the base class.
+* **What T5X's in-training evaluation reads of a data set**, which it takes for a
+  ``tf.data.Dataset``: ``as_numpy_iterator()`` (a pass, from its start), and, of each
+  ``element_spec`` entry, ``shape`` and ``dtype.as_numpy_dtype`` (`SpecDType`: a NumPy dtype
+  that also has TensorFlow's ``DType`` attributes, and equals the dtype).
 
 The pass counters (epochs ended, elements returned) are not part of `save`'s state: a restored
 iterator starts a new pass at the restored position. Locking: one lock of this class, always
@@ -24,8 +28,9 @@ taken before the base class's, guards the counters.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,7 +39,45 @@ from dali.plugin.jax.clu._peekable import DALIGenericPeekableIterator
 if TYPE_CHECKING:
     from clu.data.dataset_iterator import ArraySpec
 
-__all__ = ["T5xIterator"]
+__all__ = ["SpecDType", "T5xIterator"]
+
+
+class SpecDType:
+    """The dtype of an ``element_spec`` entry: a NumPy dtype to NumPy, JAX and CLU (it has a
+    ``dtype``, so ``np.dtype(spec.dtype)`` is that dtype, and it equals it), which also answers
+    what T5X asks of TensorFlow's ``DType`` (``as_numpy_dtype``, ``name``).
+
+    Example:
+        >>> import numpy as np
+        >>> d = SpecDType(np.float32)
+        >>> d == np.float32, np.dtype(d), d.as_numpy_dtype, np.zeros(2, d).dtype
+        (True, dtype('float32'), <class 'numpy.float32'>, dtype('float32'))
+    """
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = np.dtype(dtype)
+
+    @property
+    def as_numpy_dtype(self) -> type:
+        """TensorFlow's ``DType.as_numpy_dtype``: the NumPy scalar type."""
+        return self.dtype.type
+
+    def __getattr__(self, name: str) -> Any:  # name, itemsize, kind, ... of the NumPy dtype
+        return getattr(self.dtype, name)
+
+    def __eq__(self, other: object) -> bool:
+        try:
+            return self.dtype == np.dtype(other)  # type: ignore[call-overload,no-any-return]
+        except TypeError:
+            return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+    def __repr__(self) -> str:
+        return repr(self.dtype)
 
 
 class T5xIterator(DALIGenericPeekableIterator):
@@ -180,6 +223,14 @@ class T5xIterator(DALIGenericPeekableIterator):
 
     @property
     def element_spec(self) -> dict[str, ArraySpec]:
-        """See the base class (taken under this class's lock, which comes first)."""
+        """See the base class (taken under this class's lock, which comes first); each dtype a
+        `SpecDType`, for T5X."""
         with self._pass_lock:
-            return super().element_spec
+            spec = super().element_spec
+        return {k: dataclasses.replace(v, dtype=SpecDType(v.dtype)) for k, v in spec.items()}
+
+    def as_numpy_iterator(self) -> Iterator[dict[str, np.ndarray]]:
+        """A pass as host NumPy arrays, from its start (``tf.data.Dataset``'s method, which
+        T5X's in-training evaluation calls each time it evaluates)."""
+        for element in iter(self):
+            yield {k: np.asarray(v) for k, v in element.items()}
