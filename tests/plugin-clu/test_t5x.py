@@ -327,7 +327,7 @@ def _get_zeros_batch_like_dataset(dataset, batch_size=None):
     ``tf.data.Dataset``): the element spec's ``shape`` and ``dtype.as_numpy_dtype``."""
     import jax.numpy as jnp
 
-    reshape = lambda s: (batch_size,) + s[1:] if batch_size else tuple(s)  # noqa: E731
+    reshape = lambda s: (batch_size, *s[1:]) if batch_size else tuple(s)
     batch_spec = {
         k: jax.ShapeDtypeStruct(reshape(t.shape), t.dtype.as_numpy_dtype)
         for k, t in dataset.element_spec.items()

@@ -62,8 +62,7 @@ from dali._ops.python._convert import (
 )
 from dali._ops.python._external_call import external_source_call, ops_call, output_specs
 from dali._ops.python._parallel import SourceSpec, WorkerError, WorkerPool, WorkerTimeout
-from dali._ops.python._sources import SourceThread
-from dali._ops.python._sources import SourceDesc
+from dali._ops.python._sources import SourceDesc, SourceThread
 
 __all__ = ["ExternalSource"]
 

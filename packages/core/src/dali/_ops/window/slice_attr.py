@@ -57,9 +57,9 @@ from dali._ops.window.image_windows import Window, WindowFn
 from dali._ops.window.out_of_bounds import OUT_OF_BOUNDS_ARGS, apply_policy, check_policy
 
 __all__ = [
-    "ImageSliceAttr",
     "NAMED_ARGS",
     "SLICE_ARGS",
+    "ImageSliceAttr",
     "SliceAttr",
     "named_bounds",
     "positional_bounds",
