@@ -184,7 +184,7 @@ class Paste(Operator):
         ``min_canvas_size`` are constants (`paste_geometry`), the input's channels."""
         src = node.inputs[0]
         shape = src.static_shape
-        static = None
+        static: tuple[int | None, ...] | None = None
         if shape is not None and len(shape) == 3:
             h, w, c = shape
             args = node.scalar_args

@@ -324,7 +324,8 @@ class Resize(ResamplingOperator):
 
     def requested_sizes(self, ws: Any, n: int) -> list[list[float]]:
         """The requested output extents of every sample, outermost axis first."""
-        return self.requested_array(ws, n).tolist()  # type: ignore[no-any-return]
+        sizes: list[list[float]] = self.requested_array(ws, n).tolist()
+        return sizes
 
     def _arg_rows(self, ws: Any, name: str) -> np.ndarray | None:
         """A tensor argument as ``(batch, k)`` float64 rows; None when the samples differ in

@@ -470,10 +470,9 @@ def _static_warp_shape(node: Any) -> tuple[int | None, ...] | None:
     elif node.schema.fn_path == "rotate" and not args.get("keep_size", False):
         from dali._ops.image.rotate import rotated_canvas_size
 
-        known = nsp == 2 and None not in spatial and "angle" in args
-        if known:
-            h, w = rotated_canvas_size(spatial[0], spatial[1], float(np.float32(args["angle"])))
-            spatial = [h, w]
+        h, w = spatial[0], spatial[-1]
+        if nsp == 2 and h is not None and w is not None and "angle" in args:
+            spatial = list(rotated_canvas_size(h, w, float(np.float32(args["angle"]))))
         else:
             spatial = [None] * nsp
     return (*shape[:first], *spatial, *shape[first + nsp :])

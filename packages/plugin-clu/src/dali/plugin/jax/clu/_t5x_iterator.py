@@ -62,7 +62,8 @@ class SpecDType:
     @property
     def as_numpy_dtype(self) -> type:
         """TensorFlow's ``DType.as_numpy_dtype``: the NumPy scalar type."""
-        return self.dtype.type
+        scalar: type = self.dtype.type
+        return scalar
 
     def __getattr__(self, name: str) -> Any:  # name, itemsize, kind, ... of the NumPy dtype
         return getattr(self.dtype, name)
