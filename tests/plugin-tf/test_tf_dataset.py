@@ -107,8 +107,9 @@ def test_tf_function_loops():
     assert [int(step(it)) for _ in range(3)] == [0, 1, 2]
 
 
-def test_each_iterator_starts_at_the_first_batch():
-    ds = counter_dataset()
+@pytest.mark.parametrize("checkpointing", [True, False])
+def test_each_iterator_starts_at_the_first_batch(checkpointing):
+    ds = counter_dataset(counter_pipe(checkpointing=checkpointing))
     first = [(b[0].numpy(), b[1].numpy()) for b in ds.take(3)]
     again = [(b[0].numpy(), b[1].numpy()) for b in ds.take(3)]
     for (a0, a1), (b0, b1) in zip(first, again):  # same data, same random values
@@ -120,12 +121,25 @@ def test_each_iterator_starts_at_the_first_batch():
     np.testing.assert_array_equal(got[2][1].numpy(), first[0][1])
 
 
-def test_without_checkpointing_a_new_iterator_continues_with_a_warning():
-    ds = counter_dataset(counter_pipe(checkpointing=False))
-    assert ids(ds.take(2)) == [0, 1]
-    with pytest.warns(UserWarning, match="enable_checkpointing=True"):
-        rest = ids(ds.take(2))
-    assert rest[0] > 1  # the stream went on (the batches prefetched for the first are skipped)
+@pytest.mark.parametrize("checkpointing", [True, False])
+def test_every_kind_of_new_iterator_starts_at_the_first_batch(checkpointing):
+    """As DALI's fresh pipeline per iterator: a loop, prefetch, a tf.function loop, with or
+    without enable_checkpointing, and nothing to warn about."""
+    ds = counter_dataset(counter_pipe(checkpointing=checkpointing))
+
+    @tf.function
+    def first_ids(dataset):
+        out = tf.TensorArray(tf.int32, size=3)
+        for k, (labels, _) in enumerate(dataset.take(3)):
+            out = out.write(tf.cast(k, tf.int32), labels[0, 0])
+        return out.stack()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ids(ds.take(2)) == [0, 1]
+        assert ids(ds.take(2)) == [0, 1]
+        assert ids(ds.prefetch(3).take(3)) == [0, 1, 2]
+        assert first_ids(ds).numpy().tolist() == first_ids(ds).numpy().tolist() == [0, 1, 2]
 
 
 def test_end_of_data_ends_the_dataset_and_a_new_pass_starts_again():
@@ -138,10 +152,10 @@ def test_end_of_data_ends_the_dataset_and_a_new_pass_starts_again():
     with pytest.raises(StopIteration):
         next(it)
 
-    # without checkpointing, a new pass is the sources' next epoch: the data starts again too
+    # without checkpointing too
     plain = counter_dataset(counter_pipe(checkpointing=False, stop_after=2))
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # a clean end of data: nothing to warn about
+        warnings.simplefilter("error")
         assert ids(plain) == [0, 1]
         assert ids(plain) == [0, 1]
 

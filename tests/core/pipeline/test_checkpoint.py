@@ -738,3 +738,39 @@ def test_restore_in_place_before_build_and_its_errors(files):
     with pytest.raises(CheckpointError, match="another pipeline"):
         other.restore(cpt)
     assert other.checkpoint() == before  # a refused checkpoint changes nothing
+
+
+# -- snapshot and rewind (our extension; no enable_checkpointing needed) ------------------------
+
+
+@pytest.mark.parametrize("parallelism", ["threads", "processes"])
+def test_rewind_goes_back_to_the_start_or_to_a_snapshot(files, parallelism):
+    def make():
+        pipe = dali.Pipeline(
+            batch_size=3, num_threads=2, device_id=None, seed=11, cpu_parallelism=parallelism
+        )
+        with pipe:
+            _, labels = fn.readers.file(files=files, random_shuffle=True, initial_fill=4)
+            counter = fn.external_source(lambda i: np.full((3, 1), i, np.int32), batch=True)
+            pipe.set_outputs(labels, counter, fn.random.uniform(range=(0.0, 1.0)))
+        return pipe
+
+    pipe = make()
+    try:
+        first = [[o.as_array().copy() for o in pipe.run()] for _ in range(5)]
+        pipe.rewind()  # where it stood when built
+        again = [[o.as_array().copy() for o in pipe.run()] for _ in range(2)]
+        snap = pipe.snapshot()
+        later = [[o.as_array().copy() for o in pipe.run()] for _ in range(3)]
+        pipe.rewind(snap)
+        replay = [[o.as_array().copy() for o in pipe.run()] for _ in range(3)]
+        for got, want in zip([*again, *later], first):
+            for a, b in zip(got, want):
+                np.testing.assert_array_equal(a, b)
+        for got, want in zip(replay, later):
+            for a, b in zip(got, want):
+                np.testing.assert_array_equal(a, b)
+        with pytest.raises(RuntimeError, match="enable_checkpointing"):
+            pipe.checkpoint()  # (a checkpoint still needs it, as in DALI)
+    finally:
+        pipe.close()

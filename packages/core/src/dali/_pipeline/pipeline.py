@@ -447,6 +447,8 @@ class Pipeline(PipelineProperties):
             self._restore(plan, saved)
         self._consumed = self._position(plan)
         self._plan = plan
+        #: where the pipeline stood when built (`rewind`'s default)
+        self._built_at = self._document()
         _closer.start()  # closes this pipeline if it is dropped without close()
         self._built = True
 
@@ -536,6 +538,33 @@ class Pipeline(PipelineProperties):
             self._checkpoint = checkpoint
             self.build()
             return
+        self._go_to(checkpoint)
+
+    def snapshot(self) -> bytes:
+        """Where the consumer stands, as `checkpoint` gives it, also for a pipeline made
+        without ``enable_checkpointing`` (our extension, for framework datasets: `rewind`).
+
+        What a checkpoint misses, a snapshot misses too (the position of a Python source that
+        is an iterable), and without ``enable_checkpointing`` nothing warns of it.
+        """
+        self.build()
+        with self._run_lock:
+            return self._document()
+
+    def rewind(self, snapshot: bytes | str | None = None) -> None:
+        """Go back to ``snapshot`` (`snapshot`; default: where the pipeline stood when it was
+        built), with or without ``enable_checkpointing`` (our extension).
+
+        The next `run` returns what the pipeline returned after that point: the readers, the
+        random values and the Python sources that take the iteration start there again. DALI's
+        framework datasets build a fresh pipeline instance for every iterator; dali's rewind
+        the one pipeline instead (``dali.plugin.tf.DALIDataset``).
+        """
+        self.build()
+        self._go_to(self._built_at if snapshot is None else snapshot)
+
+    def _go_to(self, checkpoint: bytes | str) -> None:
+        """`restore`'s work, for a built pipeline."""
         assert self._plan is not None
         saved = _cpt.decode(checkpoint)
         _cpt.check_graph(saved["graph"], self._plan.identities)  # before anything changes
@@ -618,9 +647,13 @@ class Pipeline(PipelineProperties):
         """`checkpoint` with the framework iterator's state embedded (DALI's hook)."""
         self._require_checkpointing("save the checkpoint")
         self.build()
-        assert self._plan is not None
         with self._run_lock:
-            (epoch, iteration, stream), states = self._consumed
+            return self._document(iterator_data)
+
+    def _document(self, iterator_data: str | None = None) -> bytes:
+        """The checkpoint document of where the consumer stands (hold the run lock)."""
+        assert self._plan is not None
+        (epoch, iteration, stream), states = self._consumed
         return _cpt.encode(
             _cpt.new_document(
                 seed=self._resolved_seed,

@@ -188,10 +188,11 @@ class DALIDataset(DatasetBase):
     ``keras.Model.fit`` and ``tf.distribute`` (one pipeline per replica with
     ``distribute_datasets_from_function`` in ``InputReplicationMode.PER_REPLICA``, DALI's
     recipe; the ``PER_WORKER`` mode's MultiDeviceIterator can deadlock when deleted, as with
-    any ``py_function`` dataset). Every new iterator starts at the first batch, as
-    in DALI, when the pipeline was made with ``enable_checkpointing=True``; otherwise it
-    continues the stream (a warning says so). Unlike DALI the pipeline is not serialized:
-    Python operators (``fn.python_function`` ...) are allowed.
+    any ``py_function`` dataset). Every new iterator starts at the first batch, as in DALI
+    (which builds a fresh pipeline instance per iterator; dali rewinds the one pipeline,
+    `dali.pipeline.Pipeline.rewind`, with or without ``enable_checkpointing``). Unlike DALI
+    the pipeline is not serialized: Python operators (``fn.python_function`` ...) are
+    allowed.
 
     Args:
         pipeline: The pipeline (built here). It should be driven by this dataset only.

@@ -6,16 +6,14 @@ the first batch: each of DALI's iterators builds its own copy of the serialized 
 do not serialize pipelines (Python operators are welcome), so one `PipelineFeed` owns the one
 `Pipeline` and moves it to where the pass that asks for a batch stands:
 
-* a pipeline made with ``enable_checkpointing=True`` is checkpointed when the feed is made
-  (`Pipeline.checkpoint`: the *consumer* position, a small JSON document). A new pass
-  restores it (`Pipeline.restore`), so it returns the first batches again, with the same
-  random values; a pass set aside for another one keeps its own checkpoint and resumes
-  exactly. With a single pass at a time (the usual loop) nothing is restored but at the
-  start of a later pass. The same position is what ``tf.train.Checkpoint`` saves
-  (`PipelineFeed.position`, `PipelineFeed.restore`).
-* without checkpointing a pipeline cannot be moved back: a new pass continues the stream
-  where the last one stopped (after the end of data, the sources' next epoch,
-  `Pipeline.reset`), and says so once with a warning.
+The feed notes where the pipeline stands when it is made (`Pipeline.snapshot`: the
+*consumer* position, a small JSON document; no ``enable_checkpointing`` needed). A new pass
+rewinds the pipeline there (`Pipeline.rewind`), so it returns the first batches again, with
+the same random values, and Python sources that take the iteration start again; a pass set
+aside for another one keeps its own snapshot and resumes exactly. With a single pass at a time
+(the usual loop) nothing is rewound but at the start of a later pass. What
+``tf.train.Checkpoint`` saves is the same position (`PipelineFeed.position`,
+`PipelineFeed.restore`), for pipelines made with ``enable_checkpointing=True`` as in DALI.
 
 Input datasets (`dali.plugin.tf.experimental.DALIDatasetWithInputs`) are read by each pass
 from their start: every iteration the pass schedules is fed first, one batch per named
@@ -32,7 +30,7 @@ threads.
 Example:
     >>> import numpy as np
     >>> from dali import fn, pipeline_def
-    >>> @pipeline_def(batch_size=2, num_threads=1, device_id=None, enable_checkpointing=True)
+    >>> @pipeline_def(batch_size=2, num_threads=1, device_id=None)
     ... def pipe():
     ...     return fn.external_source(lambda i: np.full((2, 1), i, np.int32), batch=True)
     >>> feed = PipelineFeed(pipe(), lambda outs: int(outs[0].as_array()[0, 0]))
@@ -45,7 +43,6 @@ from __future__ import annotations
 
 import collections
 import threading
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -77,7 +74,7 @@ class InputSpec:
 class _Pass:
     """Where one pass over the dataset stands while another one has the pipeline."""
 
-    #: its checkpoint (checkpointing on): None until it has been set aside once
+    #: its snapshot (`Pipeline.snapshot`): None until it has been set aside once
     position: bytes | None = None
     #: its iterators over the input datasets (made when it first runs)
     inputs: list[Iterator[Any]] | None = None
@@ -85,14 +82,6 @@ class _Pass:
     #: outputs the pipeline computed for it before it was set aside (inputs only), or the
     #: error computing one raised
     pending: collections.deque[Any] = field(default_factory=collections.deque)
-
-
-def _start_position(pipeline: Pipeline) -> bytes | None:
-    """The pipeline's checkpoint now, or None when it was made without checkpointing."""
-    try:
-        return pipeline.checkpoint()
-    except RuntimeError:  # DALI's "`enable_checkpointing` was not specified" error
-        return None
 
 
 class PipelineFeed:
@@ -130,14 +119,13 @@ class PipelineFeed:
                 else pipeline.cpu_queue_size
             )
         self._lock = threading.RLock()
-        self._start = _start_position(pipeline)
+        self._start = pipeline.snapshot()
         #: whether the pipeline has left `_start` (else a new pass needs no restore)
         self._moved = False
         self._passes: dict[int, _Pass] = {}
         self._active: int | None = None
         self._next_id = 0
         self._in_flight = 0  # iterations scheduled for the active pass (inputs only)
-        self._warned = False
 
     # -- one pass ------------------------------------------------------------------------
     def passes(self) -> Iterator[Any]:
@@ -174,23 +162,11 @@ class PipelineFeed:
         if current is not None:
             self._set_aside(current)
         wanted = self._passes[key]
-        if self._start is not None:
-            target = wanted.position if wanted.position is not None else self._start
-            if self._moved or target is not self._start:
-                self._pipe.restore(target)  # drops what was computed ahead
-                self._in_flight = 0
-                self._moved = target is not self._start
-        else:
-            abandoned = current is not None or not self._pipe.empty()
-            if self._moved and abandoned and not self._inputs and not self._warned:
-                self._warned = True
-                warnings.warn(
-                    "DALIDataset: a new iterator continues the pipeline's stream where the "
-                    "last one stopped; build the pipeline with enable_checkpointing=True for "
-                    "every iterator to start from the first batch, as in DALI.",
-                    stacklevel=2,
-                )
-            self._pipe.reset()  # the next epoch, after a source's end of data (else a no-op)
+        target = wanted.position if wanted.position is not None else self._start
+        if self._moved or target is not self._start:
+            self._pipe.rewind(target)  # drops what was computed ahead
+            self._in_flight = 0
+            self._moved = target is not self._start
         self._active = key
 
     def _set_aside(self, current: _Pass) -> None:
@@ -202,8 +178,7 @@ class PipelineFeed:
                     current.pending.append(self._pipe.outputs())
                 except Exception as e:  # noqa: BLE001 - raised when the pass asks for it
                     current.pending.append(e)
-        if self._start is not None:
-            current.position = self._pipe.checkpoint()
+        current.position = self._pipe.snapshot()
 
     def _next_outputs(self, current: _Pass) -> tuple[Any, ...]:
         """The next outputs of the active pass; StopIteration at the end of its data."""
@@ -276,8 +251,9 @@ class PipelineFeed:
         if self._inputs:
             raise RuntimeError("Checkpointing is not supported for DALI dataset with inputs.")
         with self._lock:
-            if self._start is None or self._active is not None:
+            if self._active is not None:
                 return self._pipe.checkpoint()  # without checkpointing: DALI's error
+            self._pipe.checkpoint()  # (the same error)
             return self._start
 
     def restore(self, position: bytes | str) -> None:
