@@ -135,6 +135,13 @@ class Pipeline(PipelineProperties):
     checkpoints (`dali._exec.process`). None (the default) lets the framework iterators choose
     (they use it for several GPU pipelines); False keeps the pipeline in-process.
 
+    ``num_threads`` is the CPU work the pipeline buys. One interpreter lock caps threads at a
+    few cores, so a CPU pipeline with ``num_threads`` of 4 or more (and as many usable cores)
+    runs on that many worker processes, each making whole batches that come back through
+    shared memory without a copy (`cpu_workers` says what was chosen and why); the batches,
+    random values and checkpoints are those of threads. ``cpu_parallelism="threads"`` or
+    ``"processes"`` (our extension) decides instead of that rule.
+
     A GPU output stays valid, never overwritten by later iterations, for as long as you hold a
     reference to it (or to a framework tensor made from it through DLPack); once you drop it,
     its memory is reused by the pipeline's stream, so work on other streams that reads it must
