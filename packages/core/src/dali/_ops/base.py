@@ -203,6 +203,11 @@ class PythonSource(Operator):
     as DALI calls its sources), and hands the batch to the executor with the request.
     """
 
+    #: Whether the batches `fetch` returns are copied on their way to the executor (worker
+    #: processes copy host batches into shared memory as the request is handed over): then
+    #: a host batch need not be a copy of the user's data already. Set by the pipeline.
+    copy_in_transport: bool = False
+
     def fetch(self, iteration: int, epoch: int) -> tuple[Any, BatchMeta]:
         """The batch of iteration ``iteration`` and its samples' identities.
 

@@ -236,11 +236,11 @@ class Pipeline(PipelineProperties):
             )
         if py_callback_pickler is not None and py_start_method == "fork":
             raise ValueError("`py_callback_pickler` can only be used with py_start_method='spawn'")
-        self._max_batch_size = batch_size
-        self._num_threads = num_threads
+        self._max_batch_size = None if batch_size is None else int(batch_size)
+        self._num_threads = None if num_threads is None else int(num_threads)
         self._device_id = None if device_id == -99999 else device_id
-        self._seed = seed
-        self._resolved_seed = seed if seed is not None else secrets.randbits(63)
+        self._seed = None if seed is None else int(seed)
+        self._resolved_seed = self._seed if self._seed is not None else secrets.randbits(63)
         self._exec_pipelined = bool(exec_pipelined)
         self._exec_async = bool(exec_async)
         cpu_q, gpu_q, separated = normalize_depth(prefetch_queue_depth, self._exec_async)
@@ -717,6 +717,8 @@ class Pipeline(PipelineProperties):
                     affinity=self._affinity(),
                 )
             self._executor = ex
+            for step in self._plan.callback_sources:
+                step.impl.copy_in_transport = not isinstance(ex, Executor)
             # dropped without close(): closed on the closing thread, never in the collector
             self._finalizer = weakref.finalize(self, ex.release)
         return self._executor

@@ -40,7 +40,8 @@ from dali import _options as options
 from dali._exec import closer as _closer
 from dali._exec.executor import IterationRequest, PipelineError
 from dali._exec.process.buffers import OutputViews
-from dali._exec.process.shm import recv_fd
+from dali._exec.process.feed import share_fed
+from dali._exec.process.shm import HostRing, recv_fd, send_fd
 
 if TYPE_CHECKING:
     from dali._exec.process.spec import WorkerSpec
@@ -98,8 +99,12 @@ class ProcessExecutor:
         self._closed = False
         self._close_lock = threading.Lock()
         self._finalizer: Any = None
-        #: messages for the worker, sent together by `_flush`
+        #: messages for the worker, sent together by `_flush`, then the descriptors of the
+        #: new host slots they use, in order
         self._outbox: list[tuple[Any, ...]] = []
+        self._fds: list[int] = []
+        #: the host slots the Python sources' batches cross in (`dali._exec.process.feed`)
+        self._fed = HostRing()
         #: the worker's messages that came while `call` waited for its reply, oldest first
         self._inbox: collections.deque[Any] = collections.deque()
         #: the samples each ``on_error="skip"`` operator of the worker skipped so far
@@ -179,6 +184,10 @@ class ProcessExecutor:
             try:
                 if conn.poll(_POLL):
                     message = conn.recv()
+                    if message[0] == "fed":  # the worker no longer reads these slots
+                        for k in message[1]:
+                            self._fed.release(k)
+                        continue
                     if message[0] == "batch" and message[1].host is not None:
                         host = message[1].host
                         if host.new:  # its slot's descriptor follows
@@ -204,12 +213,18 @@ class ProcessExecutor:
         """Send the queued messages, as one list (one wake-up of the worker)."""
         if not self._outbox:
             return
-        assert self._conn is not None
+        assert self._conn is not None and self._sock is not None
         messages, self._outbox = self._outbox, []
+        fds, self._fds = self._fds, []
         try:
             self._conn.send(messages)
+            for fd in fds:
+                send_fd(self._sock, fd)
         except (OSError, ValueError) as e:
             raise self._died() from e
+        finally:
+            for fd in fds:
+                os.close(fd)
 
     # -- the Executor interface --------------------------------------------------------------
     @property
@@ -223,7 +238,10 @@ class ProcessExecutor:
             raise WorkerDied(self._death)
         self._start()
         self._hand_back()
-        self._outbox.append(("submit", req))
+        req, shared = share_fed(req, self._fed)
+        if shared is not None and (fd := self._fed.sent(shared.slot)) is not None:
+            self._fds.append(fd)
+        self._outbox.append(("submit", req, shared))
         self._flush()
         self._cursors.append(req.cursor)
 
@@ -305,6 +323,7 @@ class ProcessExecutor:
         if self._finalizer is not None:
             self._finalizer()
         self._views.close()
+        self._fed.close()
 
 
 def _cause(pickled: bytes | None) -> BaseException | None:

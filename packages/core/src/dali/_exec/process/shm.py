@@ -132,7 +132,12 @@ class HostRing:
                     dst = np.frombuffer(slot.view, a.dtype, a.size, at).reshape(a.shape)
                     np.copyto(dst, a, casting="no")
                 at += a.nbytes
-            shape = tuple(parts[0].shape) if dense else [tuple(a.shape) for a in parts]
+            if not dense and parts and all(a.shape == parts[0].shape for a in parts):
+                # samples of one shape lie back to back: one dense array on the other side
+                dense = True
+                shape: Any = (len(parts), *parts[0].shape)
+            else:
+                shape = tuple(parts[0].shape) if dense else [tuple(a.shape) for a in parts]
             described.append((offset, dtype, shape, dense, extra))
         return HostPacked(k, slot.generation, slot.size, slot.fd is not None, described)
 

@@ -9,7 +9,9 @@
 ========================  ===================================================================
 consumer -> worker        what it does
 ========================  ===================================================================
-``("submit", request)``   run one iteration (`IterationRequest`, the sources' batches in it)
+``("submit", req, fed)``  run one iteration (`IterationRequest`); ``fed``: the host slot its
+                          sources' batches are in (`feed`), its descriptor following the
+                          list when new, or None
 ``("release", k)``        the consumer no longer reads ring slot ``k``
 ``("hrelease", k)``       the consumer no longer reads host slot ``k`` (`shm`)
 ``("unmapped", k, g)``    the consumer unmapped generation ``g`` of slot ``k``: free it
@@ -23,7 +25,8 @@ The consumer sends a list of such messages at a time (slots handed back with the
 request). The worker answers each iteration, in order, with ``("batch", packed, states,
 skipped)`` (`Packed` outputs; the operators' states after it, for checkpoints; the samples
 skipped so far by operator; a new host slot's descriptor follows the message, `shm.send_fd`)
-or ``("error", message, cause, states)``, sent by the executor's
+or ``("error", message, cause, states)``, preceded by ``("fed", slots)`` when the sources'
+slots of finished iterations can be written again (`feed`), sent by the executor's
 last stage as the iteration finishes (`Executor`'s ``deliver``; the copies, the event and the
 send keep the GIL: `held`). It ignores SIGINT (a Ctrl-C in the terminal reaches the consumer,
 which closes it) and is killed by the kernel if the consumer dies (``PR_SET_PDEATHSIG``); its
@@ -76,7 +79,7 @@ class _Worker:
         from dali._exec.device import CudaContext
         from dali._exec.executor import Executor
         from dali._exec.process.buffers import OutputRing
-        from dali._exec.process.shm import HostRing
+        from dali._exec.process.shm import HostRing, HostViews
         from dali._graph.build import build_plan
 
         self.conn = conn
@@ -100,6 +103,8 @@ class _Worker:
         self.cuda = cuda
         self.ring = OutputRing(cuda)
         self.host = HostRing()
+        #: the slots the consumer puts the sources' batches in (`feed`)
+        self.fed = HostViews()
         #: the socket again, for the shared-memory slots' descriptors (`shm.send_fd`)
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=os.dup(conn.fileno()))
         self.send_lock = threading.Lock()
@@ -176,22 +181,41 @@ class _Worker:
 
     def deliver(self, req: Any, out: tuple[Any, ...] | None, error: BaseException | None) -> None:
         """A finished iteration, on the executor's last stage thread: its outputs copied into
-        the ring and described, or its error, sent in order."""
+        the ring and described, or its error, sent in order (after the sources' slots that
+        are free again, its own among them unless a source's batch is an output)."""
         states = req.states
         try:
+            message: tuple[Any, ...]
+            fd = None
             if error is not None:
-                self.send(("error", *describe(error), states))
-                return
-            assert out is not None
-            try:
-                packed = self.ring.pack(out, self.host)
-            except Exception as e:  # noqa: BLE001 - e.g. out of device memory for the ring
-                self.send(("error", *describe(e), states))
-                return
-            fd = None if packed.host is None else self.host.sent(packed.host.slot)
-            self.send(("batch", packed, states, self.skipped()), fd)
+                message = ("error", *describe(error), states)
+            else:
+                assert out is not None
+                try:
+                    packed = self.ring.pack(out, self.host)
+                except Exception as e:  # noqa: BLE001 - e.g. out of device memory for the ring
+                    message = ("error", *describe(e), states)
+                else:
+                    fd = None if packed.host is None else self.host.sent(packed.host.slot)
+                    message = ("batch", packed, states, self.skipped())
+            req.fed = {}  # (the batches' last reference, as a rule: their slot is free now)
+            freed = [k for _, k in self.fed.releases()]
+            if freed:
+                self.send(("fed", freed))
+            self.send(message, fd)
         except OSError:  # the consumer is gone; the main thread sees the socket's end
             pass
+
+    def submit(self, req: Any, fed: Any) -> None:
+        """Run an iteration, its sources' batches taken from their host slot (`feed`)."""
+        if fed is not None:
+            from dali._exec.process.feed import unshare_fed
+            from dali._exec.process.shm import recv_fd
+
+            if fed.new:  # its descriptor follows the messages
+                self.fed.map(fed, recv_fd(self.sock))
+            req = unshare_fed(req, fed, self.fed)
+        self.executor.submit(req)
 
     def serve(self) -> None:
         try:
@@ -203,7 +227,7 @@ class _Worker:
                 for message in messages:
                     kind = message[0]
                     if kind == "submit":
-                        self.executor.submit(message[1])
+                        self.submit(message[1], message[2])
                     elif kind == "release":
                         self.ring.release(message[1])
                     elif kind == "hrelease":
@@ -220,6 +244,7 @@ class _Worker:
             self.executor.close()
             self.ring.close()
             self.host.close()
+            self.fed.close()
             self.sock.close()
 
 

@@ -469,9 +469,11 @@ class ExternalSource(PythonSource):
 
     # -- data ------------------------------------------------------------------------------
     def _to_batches(self, raw: Any, at: str) -> tuple[Any, ...]:
+        # a host batch crossing to a worker process is copied there, as the request goes
+        copy = self._copy and not (self.copy_in_transport and self._out_device == "cpu")
         k = self._num_outputs
         if k is None:
-            return (self._convert(raw, 0, self._layouts[0], self._copy, at=at),)
+            return (self._convert(raw, 0, self._layouts[0], copy, at=at),)
         if self._batch:
             if not isinstance(raw, (tuple, list)) or len(raw) != k:
                 got = f"{type(raw).__name__}" + (
@@ -496,7 +498,7 @@ class ExternalSource(PythonSource):
                 for j, value in enumerate(sample):
                     per_output[j].append(value)
         batches = tuple(
-            self._convert(data, j, self._layouts[j], self._copy, at=at)
+            self._convert(data, j, self._layouts[j], copy, at=at)
             for j, data in enumerate(per_output)
         )
         sizes = {len(b) for b in batches}
