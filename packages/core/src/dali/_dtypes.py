@@ -340,6 +340,8 @@ def dali_dtype(x: Any) -> DALIDataType:
     """
     if isinstance(x, DALIDataType):
         return x
+    if isinstance(x, np.dtype):  # (the common case, first: every fed sample asks)
+        return _numpy_to_dali(x, x)
     if isinstance(x, _PybindEnum):
         raise TypeError(f"{x} is not a data type.")
     if x is None or isinstance(x, bool):

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from dali import _options as options
 from dali._exec import closer as _closer
+from dali._exec.affinity import usable_cores
 from dali._exec.executor import IterationRequest, PipelineError
 from dali._exec.process.buffers import OutputViews
 from dali._exec.process.feed import share_fed
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
     from dali._exec.process.spec import WorkerSpec
 
 __all__ = ["ProcessExecutor", "WorkerDied"]
+
+#: At most this many threads copy a large batch of the sources into shared memory.
+_COPY_THREADS = 4
 
 #: Seconds between checks, while waiting for an iteration, that the worker is alive (and
 #: between hand-backs of the ring slots whose readers finished).
@@ -104,7 +108,7 @@ class ProcessExecutor:
         self._outbox: list[tuple[Any, ...]] = []
         self._fds: list[int] = []
         #: the host slots the Python sources' batches cross in (`dali._exec.process.feed`)
-        self._fed = HostRing()
+        self._fed = HostRing(copy_threads=min(_COPY_THREADS, usable_cores()))
         #: the worker's messages that came while `call` waited for its reply, oldest first
         self._inbox: collections.deque[Any] = collections.deque()
         #: the samples each ``on_error="skip"`` operator of the worker skipped so far
