@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import resource
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -58,7 +59,8 @@ def print_columns(title: str, headers: list[str], rows: list[list[str]]) -> None
 
 @dataclass
 class CpuSample:
-    """What one timed region cost: wall seconds, this process's CPU seconds, others' load."""
+    """What one timed region cost: wall seconds, the CPU seconds of this process and of its
+    child processes (a loader's workers, live or exited), others' load."""
 
     wall: float
     cpu: float
@@ -77,6 +79,36 @@ def _machine_busy() -> float | None:
     return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+def family_cpu() -> float:
+    """CPU seconds of this process and its descendants: the live ones (``/proc``, Linux) and
+    the exited ones that were waited for. A difference of two readings is what the family
+    spent in between, workers that lived through it or ended in it alike."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = time.process_time() + usage.ru_utime + usage.ru_stime
+    me = os.getpid()
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return total
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        parents[pid] = int(fields[1])
+        ticks[pid] = int(fields[11]) + int(fields[12])  # utime + stime
+    for pid in pids:
+        up, seen = parents.get(pid), 0
+        while up is not None and up > 1 and up != me and seen < 64:
+            up, seen = parents.get(up), seen + 1
+        if up == me and pid != me:
+            total += ticks[pid] / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 @contextmanager
 def measure_cpu() -> Iterator[list[CpuSample]]:
     """Measure the ``with`` block: ``with measure_cpu() as m: ...`` then ``m[0]``.
@@ -85,9 +117,9 @@ def measure_cpu() -> Iterator[list[CpuSample]]:
     on a shared machine is the main source of noise (the benchmarks retry such samples).
     """
     out: list[CpuSample] = []
-    busy0, cpu0, t0 = _machine_busy(), time.process_time(), time.perf_counter()
+    busy0, cpu0, t0 = _machine_busy(), family_cpu(), time.perf_counter()
     yield out
-    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    wall, cpu = time.perf_counter() - t0, family_cpu() - cpu0
     busy1 = _machine_busy()
     foreign = None
     if busy0 is not None and busy1 is not None and wall > 0:

@@ -60,7 +60,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import resource
 import statistics
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
@@ -260,7 +259,6 @@ def epoch_sample(make: Callable[[], Iterable[Any]], args: argparse.Namespace) ->
     if args.device == "gpu":
         torch.cuda.synchronize()
     batches = 0
-    children0 = _children_cpu()
     with measure_cpu() as m:
         for images in make():
             assert tuple(images.shape) == expected, f"{tuple(images.shape)} != {expected}"
@@ -268,18 +266,10 @@ def epoch_sample(make: Callable[[], Iterable[Any]], args: argparse.Namespace) ->
             batches += 1
         if args.device == "gpu":
             torch.cuda.synchronize()
-    # the DataLoader's workers have exited (and been waited for) when its epoch ends
-    children = _children_cpu() - children0
     assert batches == args.images // args.batch_size, f"{batches} batches"
     gc.collect()  # free the epoch's batches before the next row
     n, s = batches * args.batch_size, m[0]
-    foreign = max(0.0, (s.foreign or 0.0) - children / (s.wall * (os.cpu_count() or 1)))
-    return Sample(n / s.wall, 1e3 * (s.cpu + children) / n, foreign)
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    return Sample(n / s.wall, 1e3 * s.cpu / n, s.foreign or 0.0)
 
 
 def bench(
