@@ -32,24 +32,24 @@ hits all of them; an epoch during which other processes used more than ``--max-f
 the CPUs is retried. The table gives the median img/s of ``--repeats`` epochs, their range,
 and the CPU time of the process and its worker processes per image.
 
-Measured 2026-11-26 with the defaults, img/s (ratio to the DataLoader row):
+Measured with the defaults, img/s (ratio to the DataLoader row):
 
 ====================================  ==============================  ===================
 row                                   2-core machine, CPU, two runs   H200 host, 16 cores
 ====================================  ==============================  ===================
-torchvision DataLoader                834, 789 (1.00x)                2,491 (1.00x)
-torchvision, main process (on cuda)   873, 752 (1.05x, 0.95x)         1,535 (0.62x)
-dali, CPU pipeline (+ .to(cuda))      1,382, 1,265 (1.66x, 1.60x)     1,372 (0.55x)
-dali, GPU pipeline                                                    4,418 (1.77x)
+torchvision DataLoader                834, 789 (1.00x)                2,502 (1.00x)
+torchvision, main process (on cuda)   873, 752 (1.05x, 0.95x)         1,672 (0.67x)
+dali, CPU pipeline (+ .to(cuda))      1,382, 1,265 (1.66x, 1.60x)     4,268 (1.71x)
+dali, GPU pipeline                                                    4,146 (1.66x)
 ====================================  ==============================  ===================
 
-(2-core: two runs, 512 images, batch 64; H200: batch 512, 4,096 images.) What bounds the
-dali rows (``DALI_PROFILE=1``, H200 host, per batch of 512): ``external_source`` stacks the
-samples into a fresh batch (``np.stack``, ~0.3 ms per 1 MB image) in the thread that calls
-the iterator, then the CPU stage's ``fn.crop`` runs on one thread (93 ms, 0.18 ms/img) before
-``fn.rotate`` (102 ms over 16 threads): the CPU pipeline does not scale past ~1.4k img/s. The
-GPU pipeline waits on that same source copy (the GPU stage is busy 22 % of the time). The
-DataLoader row is bound by moving 1 MB float images between processes and pinning them.
+(2-core: 2026-11-26, two runs, 512 images, batch 64; H200: 2026-12-02, ``--device gpu``,
+batch 512, 4,096 images.) On the H200 host the CPU pipeline runs on 16 worker processes
+(``num_threads=16``); the consumer calls the source and copies its batches into shared
+memory for them (``dali._exec.process.feed``), which is what bounds it at batch 64
+(``--device cpu --images 4096``: 7,385 img/s against the DataLoader's 6,510, 1.13x). The GPU
+pipeline's source copy is made in the thread that calls the iterator, ahead of the GPU stage.
+The DataLoader row is bound by moving 1 MB float images between processes and pinning them.
 
 Run: ``python benchmarks/torch_loader.py [--device gpu] [--images N] [--repeats 5] [--quick]``
 (torchvision needed for its rows; without it only the dali rows run).
