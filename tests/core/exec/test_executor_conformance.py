@@ -244,6 +244,74 @@ def test_source_stage_and_operators_never_run_more_than_scheduled(image_tree, de
     assert set(counts.values()) <= {depth + 3}  # every scheduled iteration ran, no more
 
 
+@pytest.mark.parametrize(
+    ("depth", "ahead"), [({"cpu_size": 1, "gpu_size": 4}, 3), (4, 4), (2, 2)], ids=str
+)
+def test_a_stage_runs_at_most_its_queue_ahead_of_the_next(image_tree, depth, ahead):
+    """DALI's CPU queue (``prefetch_queue_depth``'s ``cpu_size``) bounds how many finished
+    iterations the source stage holds for the stage after it: with the later stage stuck, the
+    reader runs the one that stage took, the queue's, and one more waiting to be queued."""
+    gate = threading.Event()
+
+    def stuck(x):
+        gate.wait(60)
+        return x
+
+    pipe = dali.Pipeline(
+        batch_size=2,
+        num_threads=1,
+        device_id=None,
+        seed=1,
+        prefetch_queue_depth=depth,
+        exec_dynamic=False,
+        cpu_parallelism="threads",
+    )
+    with pipe:
+        jpegs, labels = fn.readers.file(file_root=str(image_tree))
+        pipe.set_outputs(fn.python_function(labels, function=stuck), labels)
+    pipe.build()
+    counts = _count_runs(pipe, {"readers.file"})
+    assert pipe._executor is None
+    pipe.schedule_run()
+    assert pipe._executor.depth == 4 if isinstance(depth, dict) else depth
+    deadline = time.monotonic() + 60
+    while counts["readers.file"] < ahead and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.3)  # time to run further, if anything could
+    assert counts["readers.file"] == ahead
+    gate.set()
+    outs = [pipe.share_outputs() for _ in range(pipe._executor.depth)]
+    assert [o[1].as_array().tolist() for o in outs] == [
+        o[0].as_array().tolist() for o in outs
+    ]
+    pipe.close()
+
+
+@pytest.mark.parametrize(
+    ("settings", "extra"),
+    [
+        ({}, 0),
+        ({"worker_process": True}, 1),
+        ({"cpu_parallelism": "processes", "num_threads": 3}, 3),
+    ],
+    ids=["threads", "worker", "pool"],
+)
+def test_the_executor_says_how_far_ahead_the_pipeline_schedules(settings, extra):
+    """The executor owns the depth: the user's queue, plus what a worker process needs (the
+    iteration being handed over) or a pool (every worker one ahead)."""
+    cb = _Counted()
+    kw = {"batch_size": 2, "num_threads": 1, "device_id": None, "prefetch_queue_depth": 2}
+    pipe = dali.Pipeline(**{**kw, **settings})
+    with pipe:
+        pipe.set_outputs(fn.external_source(cb, batch_info=True))
+    pipe.run()
+    assert pipe._executor.depth == 2 + extra
+    assert cb.calls == 2 + extra
+    pipe.run()
+    assert cb.calls == 3 + extra
+    pipe.close()
+
+
 @pytest.mark.gpu
 def test_gpu_stages_never_run_more_than_scheduled():
     cb = _Counted()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 SYSFS_PCI = Path("/sys/bus/pci/devices")
 
@@ -60,3 +61,16 @@ def pin_current_thread(cpus: frozenset[int] | None) -> None:
     """Restrict the calling thread (Linux: pid 0 is the thread) to ``cpus``; None: no-op."""
     if cpus and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, cpus)
+
+
+def pipeline_cores(info: Any, uses_gpu: bool) -> frozenset[int] | None:
+    """The cores a pipeline's threads run on: with ``set_affinity``, a GPU pipeline's are the
+    cores nearest its GPU (`gpu_local_cpus`); None (no pinning) otherwise.
+
+    Args:
+        info: The pipeline's `dali._pipeline.pipeline.PipelineInfo`.
+        uses_gpu: Whether its plan has GPU work.
+    """
+    if not info.set_affinity or info.device_id is None or not uses_gpu:
+        return None
+    return gpu_local_cpus(info.device_id)

@@ -403,14 +403,17 @@ class _Stages:
         num_threads: int,
         cuda: CudaContext | None = None,
         affinity: frozenset[int] | None = None,
+        stage_queue: int = 0,
     ) -> None:
         self.plan = plan
         self.cuda = cuda
         #: the cores every pipeline thread pins itself to (`set_affinity`), or None
         self.affinity = affinity
         self.stages = plan_stages(plan, gpu=cuda is not None)
+        # the first stage's inbox takes what is submitted (bounded by the depth); a later
+        # stage's holds at most ``stage_queue`` iterations the stage before it finished
         self.inboxes: list[queue.Queue[tuple[IterationRequest, Any] | None]] = [
-            queue.Queue() for _ in self.stages
+            queue.Queue(0 if k == 0 else stage_queue) for k in range(len(self.stages))
         ]
         self.pool = (
             ThreadPoolExecutor(
@@ -513,6 +516,10 @@ class Executor:
         deliver: Hand each finished iteration to this function, on the last stage's thread, in
             order, instead of keeping it for `get` (asynchronous only): a worker process sends
             it from there (`dali._exec.process.worker`) without waking another thread.
+        depth: How many iterations to keep in flight (`depth`): the pipeline schedules that
+            many on its first run, then one per iteration taken (``prefetch_queue_depth``).
+        stage_queue: How many finished iterations a stage may hold for the next one before it
+            waits (DALI's CPU queue, ``prefetch_queue_depth``'s ``cpu_size``); 0: no bound.
     """
 
     def __init__(
@@ -524,10 +531,14 @@ class Executor:
         cuda: CudaContext | None = None,
         affinity: frozenset[int] | None = None,
         deliver: Deliver | None = None,
+        depth: int = 1,
+        stage_queue: int = 0,
     ) -> None:
-        self._state = _Stages(plan, num_threads, cuda, affinity)
+        self._state = _Stages(plan, num_threads, cuda, affinity, stage_queue)
         self._state.deliver = deliver
         self._async = asynchronous
+        #: iterations the executor keeps in flight (submitted and not yet taken)
+        self.depth = max(1, depth)
         #: one slot per submitted iteration not yet taken by `get`, oldest first
         self._slots: collections.deque[_Slot] = collections.deque()
         self._threads: list[threading.Thread] = []

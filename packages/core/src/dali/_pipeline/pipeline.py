@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from dali import _options as options
 from dali._exec import closer as _closer
-from dali._exec.affinity import usable_cores
+from dali._exec.affinity import pipeline_cores, usable_cores
 from dali._exec.executor import Executor
 from dali._exec.process.executor import ProcessExecutor
 from dali._graph import context
@@ -109,6 +109,14 @@ class PipelineInfo:
     enable_checkpointing: bool
     #: The pipeline's `dali._exec.device.CudaContext` (None when device_id is None).
     cuda: Any = None
+    #: How many iterations run ahead of the consumer (one without ``exec_pipelined``).
+    iterations_ahead: int = 1
+    #: Whether the iterations run on threads of their own (``exec_async`` and pipelined).
+    asynchronous: bool = True
+    device_memory_limit: int | None = None
+    pinned_memory_limit: int | None = None
+    #: ``set_affinity``: a GPU pipeline's threads run on the cores nearest its GPU.
+    set_affinity: bool = False
 
 
 class Pipeline(PipelineProperties):
@@ -295,9 +303,8 @@ class Pipeline(PipelineProperties):
         self._api_type: str | None = None
         self._api_check = True
         # (see schedule_run) non-pipelined execution runs one iteration per run, as DALI's
-        self._sched = ScheduleState(
-            depth=iterations_ahead(self._exec_pipelined, cpu_q, gpu_q, separated)
-        )
+        self._ahead = iterations_ahead(self._exec_pipelined, cpu_q, gpu_q, separated)
+        self._sched = ScheduleState(depth=self._ahead)
         #: held while running, scheduling or consuming iterations, and building (`_serialised`)
         self._run_lock = threading.RLock()
         self._py_pool: Any = None
@@ -424,6 +431,11 @@ class Pipeline(PipelineProperties):
             py_start_method=self._py_start_method,
             enable_checkpointing=self._enable_checkpointing,
             cuda=self._cuda,
+            iterations_ahead=self._ahead,
+            asynchronous=self._exec_async and self._exec_pipelined,
+            device_memory_limit=None if self._cuda is None else self._cuda.device_memory_limit,
+            pinned_memory_limit=None if self._cuda is None else self._cuda.pinned_memory_limit,
+            set_affinity=self._set_affinity,
         )
 
     def build(self) -> None:
@@ -709,16 +721,22 @@ class Pipeline(PipelineProperties):
             else:
                 ex = self._pool_executor()
             if ex is None:
+                info = self._info()
                 ex = Executor(
                     self._plan,
-                    num_threads=self._num_threads or 1,
-                    asynchronous=self._exec_async and self._exec_pipelined,
+                    num_threads=info.num_threads or 1,
+                    asynchronous=info.asynchronous,
                     cuda=self._cuda if self._plan.uses_gpu else None,
-                    affinity=self._affinity(),
+                    affinity=pipeline_cores(info, self._plan.uses_gpu),
+                    depth=info.iterations_ahead,
+                    stage_queue=info.prefetch_queue_depth,
                 )
             self._executor = ex
+            # the executor says how far ahead it runs (a worker process: one more in flight)
+            self._sched.depth = ex.depth
             for step in self._plan.callback_sources:
-                step.impl.copy_in_transport = not isinstance(ex, Executor)
+                if isinstance(step.impl, PythonSource):
+                    step.impl.copy_in_transport = not isinstance(ex, Executor)
             # dropped without close(): closed on the closing thread, never in the collector
             self._finalizer = weakref.finalize(self, ex.release)
         return self._executor
@@ -734,18 +752,20 @@ class Pipeline(PipelineProperties):
         elif not sys.platform.startswith("linux"):
             why = "worker processes need Linux"
         if why is None:
+            assert self._plan is not None and self._graph_outputs is not None
             name = (
                 "the pipeline"
                 if self._device_id is None
                 else f"the pipeline on GPU {self._device_id}"
             )
             try:
-                executor = ProcessExecutor.for_spec(WorkerSpec.of(self), name)
+                spec = WorkerSpec.of(
+                    self._ops, self._graph_outputs, self._plan, self._info(), self._consumed[1]
+                )
+                executor = ProcessExecutor.for_spec(spec, name)
             except NotShippable as e:
                 why = str(e)
             else:
-                # the iteration being handed over to this process is one more in flight
-                self._sched.depth += options.WORKER_EXTRA_DEPTH
                 return executor
         if not self._worker_chosen:
             raise RuntimeError(f"The pipeline cannot run in a worker process: {why}.")
@@ -765,16 +785,23 @@ class Pipeline(PipelineProperties):
         from dali._exec.process.pool import PoolExecutor
         from dali._exec.process.spec import NotShippable, WorkerSpec, dump
 
+        assert self._plan is not None and self._graph_outputs is not None
         try:
-            spec = dump(WorkerSpec.of(self, threads=1, pooled=True))
+            spec = dump(
+                WorkerSpec.of(
+                    self._ops,
+                    self._graph_outputs,
+                    self._plan,
+                    self._info(),
+                    self._consumed[1],
+                    pooled=True,
+                )
+            )
         except NotShippable as e:
             if self._cpu_parallelism == "processes":
                 raise RuntimeError(f"The pipeline cannot run on worker processes: {e}.") from e
             return None
-        assert self._plan is not None
-        # every worker one iteration ahead, beyond the user's queue
-        self._sched.depth += workers * options.POOL_DEPTH_PER_WORKER
-        return PoolExecutor(self._plan, spec, workers, "the pipeline")
+        return PoolExecutor(self._plan, spec, workers, "the pipeline", self._ahead)
 
     def cpu_workers(self) -> tuple[int, str]:
         """How many worker processes the pipeline's CPU work runs on, and why (our extension).
@@ -844,18 +871,6 @@ class Pipeline(PipelineProperties):
         """The process id of the pipeline's worker process (None: it runs in this process,
         or has not started yet). Our extension."""
         return None if self._executor is None else self._executor.pid
-
-    def _affinity(self) -> frozenset[int] | None:
-        """`set_affinity=True`: the cores nearest the pipeline's GPU (None: no pinning)."""
-        if not self._set_affinity or self._cuda is None:
-            return None
-        # built (`_start`), and a CUDA context is made only for a device
-        assert self._plan is not None and self._device_id is not None
-        if not self._plan.uses_gpu:
-            return None
-        from dali._exec.affinity import gpu_local_cpus
-
-        return gpu_local_cpus(self._device_id)
 
     # -- running ---------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -954,7 +969,7 @@ class Pipeline(PipelineProperties):
         """
         self._set_api(_BASIC)
         if pipeline_inputs:
-            if self._sched.depth > 1:  # pipelined with a deeper queue (either one, separated)
+            if self._ahead > 1:  # pipelined with a deeper queue (either one, separated)
                 raise RuntimeError(
                     "When using pipeline_inputs named arguments, either prefetch_queue_depth in "
                     "Pipeline constructor shall be set to 1 (for both devices) or "

@@ -87,9 +87,13 @@ class ProcessExecutor:
             (`dali._exec.process.spec.dump`, which says early when it cannot be).
         device_id: The GPU of the pipeline (None: a CPU pipeline), to map its outputs on.
         name: How errors call the pipeline.
+        depth: The pipeline's iterations ahead; the executor keeps
+            ``options.WORKER_EXTRA_DEPTH`` more in flight (`depth`): the one being handed over.
     """
 
-    def __init__(self, spec: bytes, device_id: int | None, name: str) -> None:
+    def __init__(self, spec: bytes, device_id: int | None, name: str, depth: int = 1) -> None:
+        #: iterations to keep in flight
+        self.depth = depth + options.WORKER_EXTRA_DEPTH
         self._spec = spec
         self._name = name
         self._views = OutputViews(device_id)
@@ -120,7 +124,7 @@ class ProcessExecutor:
     def for_spec(cls, spec: WorkerSpec, name: str) -> ProcessExecutor:
         from dali._exec.process.spec import dump
 
-        return cls(dump(spec), spec.device_id, name)
+        return cls(dump(spec), spec.info.device_id, name, spec.info.iterations_ahead)
 
     # -- the worker ----------------------------------------------------------------------------
     @property

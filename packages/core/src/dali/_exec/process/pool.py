@@ -29,6 +29,7 @@ import collections
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from dali import _options as options
 from dali._exec.executor import PipelineError
 from dali._exec.process.executor import ProcessExecutor
 
@@ -48,11 +49,15 @@ class PoolExecutor:
         spec: The pickled `WorkerSpec` every worker runs (`dali._exec.process.spec.dump`).
         workers: How many worker processes.
         name: How errors call the pipeline.
+        depth: The pipeline's iterations ahead; the pool keeps every worker
+            ``options.POOL_DEPTH_PER_WORKER`` iterations ahead beyond them (`depth`).
     """
 
-    def __init__(self, plan: Plan, spec: bytes, workers: int, name: str) -> None:
+    def __init__(self, plan: Plan, spec: bytes, workers: int, name: str, depth: int = 1) -> None:
         if workers < 1:
             raise ValueError(f"a pool needs at least one worker, got {workers}")
+        #: iterations to keep in flight
+        self.depth = depth + workers * options.POOL_DEPTH_PER_WORKER
         self._planners = [
             (si, step) for si, step in enumerate(plan.steps) if step.impl.implements("plan_samples")
         ]

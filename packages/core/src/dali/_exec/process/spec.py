@@ -23,7 +23,7 @@ Example:
     ...     return fn.random.uniform(shape=[2])
     >>> p = pipe()
     >>> p.build()
-    >>> spec = WorkerSpec.of(p)
+    >>> spec = WorkerSpec.of(p._ops, p._graph_outputs, p._plan, p._info(), {})
     >>> len(spec.ops), spec.info.max_batch_size
     (1, 2)
     >>> ops = load(dump(spec)).ops
@@ -45,7 +45,8 @@ from dali._graph.node import OpNode
 from dali._graph.schema import Schema, get_schema
 
 if TYPE_CHECKING:
-    from dali._pipeline.pipeline import Pipeline
+    from dali._graph.build import Plan
+    from dali._pipeline.pipeline import PipelineInfo
 
 __all__ = ["NotShippable", "WorkerSpec", "dump", "load"]
 
@@ -65,18 +66,10 @@ class WorkerSpec:
     ops: list[OpNode]
     #: the pipeline's outputs (`Pipeline._graph_outputs`)
     outputs: list[Any]
-    #: `dali._pipeline.pipeline.PipelineInfo` without its CUDA context (the worker makes one)
-    info: Any
-    #: the resolved pipeline seed
-    seed: int
+    #: the pipeline's settings (`PipelineInfo`, its seed resolved) without its CUDA context
+    info: PipelineInfo
     #: operator name -> state, for the stateful operators (a restored checkpoint's)
     states: dict[str, Any]
-    num_threads: int
-    device_id: int | None
-    device_memory_limit: int | None
-    pinned_memory_limit: int | None
-    #: the cores the worker's threads pin themselves to (``set_affinity``), or None
-    affinity: frozenset[int] | None
     #: names of the operators that are Python sources (fed by the consumer)
     fed: frozenset[str]
     #: one of several workers of a CPU pipeline (`dali._exec.process.pool`): the consumer
@@ -85,29 +78,33 @@ class WorkerSpec:
 
     @classmethod
     def of(
-        cls, pipeline: Pipeline, *, threads: int | None = None, pooled: bool = False
+        cls,
+        ops: list[OpNode],
+        outputs: list[Any],
+        plan: Plan,
+        info: PipelineInfo,
+        states: dict[str, Any],
+        *,
+        pooled: bool = False,
     ) -> WorkerSpec:
-        """The spec of a built pipeline, where its consumer stands now.
+        """The spec of a built pipeline: its traced graph and settings, and where its
+        consumer stands now.
 
         Args:
-            pipeline: The pipeline.
-            threads: The worker's ``num_threads`` (default: the pipeline's).
-            pooled: One of several workers of a CPU pipeline.
+            ops: Every traced operator, in creation order.
+            outputs: The pipeline's outputs.
+            plan: The consumer's plan (which operators are Python sources).
+            info: The pipeline's settings (its CUDA context stays here: the worker makes one).
+            states: The stateful operators' states to start from.
+            pooled: One of several workers of a CPU pipeline (each on one thread).
         """
-        plan = pipeline._plan
-        assert plan is not None and pipeline._graph_outputs is not None
-        cuda = pipeline._cuda
+        if pooled:
+            info = dataclasses.replace(info, num_threads=1)
         return cls(
-            ops=list(pipeline._ops),
-            outputs=list(pipeline._graph_outputs),
-            info=dataclasses.replace(pipeline._info(), cuda=None),
-            seed=pipeline._resolved_seed,
-            states=dict(pipeline._consumed[1]),
-            num_threads=threads or pipeline._num_threads or 1,
-            device_id=pipeline._device_id,
-            device_memory_limit=None if cuda is None else cuda.device_memory_limit,
-            pinned_memory_limit=None if cuda is None else cuda.pinned_memory_limit,
-            affinity=pipeline._affinity(),
+            ops=list(ops),
+            outputs=list(outputs),
+            info=dataclasses.replace(info, cuda=None),
+            states=dict(states),
             fed=frozenset(s.node.name for s in plan.callback_sources),
             pooled=pooled,
         )

@@ -76,6 +76,7 @@ def describe(error: BaseException) -> tuple[str, bytes | None]:
 
 class _Worker:
     def __init__(self, spec: Any, conn: Connection) -> None:
+        from dali._exec.affinity import pipeline_cores
         from dali._exec.device import CudaContext
         from dali._exec.executor import Executor
         from dali._exec.process.buffers import OutputRing
@@ -88,17 +89,18 @@ class _Worker:
 
             # one of many workers, each making whole batches: no read workers of its own
             options.READ_WORKER = False
+        info = spec.info
         cuda = None
-        if spec.device_id is not None:
+        if info.device_id is not None:
             cuda = CudaContext(
-                spec.device_id,
-                device_memory_limit=spec.device_memory_limit,
-                pinned_memory_limit=spec.pinned_memory_limit,
+                info.device_id,
+                device_memory_limit=info.device_memory_limit,
+                pinned_memory_limit=info.pinned_memory_limit,
             )
-        info = dataclasses.replace(spec.info, cuda=cuda)
-        plan = build_plan(spec.outputs, spec.ops, pipeline_info=info, seed=spec.seed)
+        info = dataclasses.replace(info, cuda=cuda)
+        plan = build_plan(spec.outputs, spec.ops, pipeline_info=info, seed=info.seed)
         self.plan = plan
-        self.restore(spec.seed, spec.states, reseed=False)
+        self.restore(info.seed, spec.states, reseed=False)
         cuda = cuda if plan.uses_gpu else None
         self.cuda = cuda
         self.ring = OutputRing(cuda)
@@ -110,11 +112,12 @@ class _Worker:
         self.send_lock = threading.Lock()
         self.executor = Executor(
             plan,
-            num_threads=spec.num_threads,
+            num_threads=info.num_threads or 1,
             asynchronous=True,
             cuda=cuda,
-            affinity=spec.affinity,
+            affinity=pipeline_cores(info, plan.uses_gpu),
             deliver=self.deliver,
+            stage_queue=info.prefetch_queue_depth,
         )
 
     def restore(self, seed: int, states: dict[str, Any], *, reseed: bool = True) -> None:
