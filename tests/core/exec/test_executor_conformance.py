@@ -267,7 +267,7 @@ def test_a_stage_runs_at_most_its_queue_ahead_of_the_next(image_tree, depth, ahe
         cpu_parallelism="threads",
     )
     with pipe:
-        jpegs, labels = fn.readers.file(file_root=str(image_tree))
+        _jpegs, labels = fn.readers.file(file_root=str(image_tree))
         pipe.set_outputs(fn.python_function(labels, function=stuck), labels)
     pipe.build()
     counts = _count_runs(pipe, {"readers.file"})
@@ -281,9 +281,7 @@ def test_a_stage_runs_at_most_its_queue_ahead_of_the_next(image_tree, depth, ahe
     assert counts["readers.file"] == ahead
     gate.set()
     outs = [pipe.share_outputs() for _ in range(pipe._executor.depth)]
-    assert [o[1].as_array().tolist() for o in outs] == [
-        o[0].as_array().tolist() for o in outs
-    ]
+    assert [o[1].as_array().tolist() for o in outs] == [o[0].as_array().tolist() for o in outs]
     pipe.close()
 
 
