@@ -231,17 +231,3 @@ def test_an_operator_listing_its_own_class_name_as_alias_does_not_warn(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         getattr(ops, name)()
-
-
-def test_an_operator_cannot_list_its_own_ops_name_as_alias():
-    """Such an alias would replace the class in `dali.ops` with a deprecated twin of itself."""
-    from dali._graph.schema import all_schemas, register
-    from dali._ops.base import Operator
-
-    with pytest.raises(ValueError, match="'SelfAlias' is its own ops name, not an alias"):
-
-        @register("_self_alias", class_name="SelfAlias", aliases=("SelfAlias",))
-        class SelfAlias(Operator):
-            pass
-
-    assert all(s.fn_path != "_self_alias" for s in all_schemas())

@@ -13,7 +13,9 @@ Skipped, saying which package is missing, without moto[server], s3fs or boto3 (t
 from __future__ import annotations
 
 import concurrent.futures
+import gc
 import os
+import threading
 
 import dali
 import numpy as np
@@ -21,6 +23,7 @@ import pytest
 import s3_server
 from dali import _options as options
 from dali import fn
+from dali._exec import closer
 from dali._ops.readers import _remote, _storage
 from dali._ops.readers._storage import Extent
 from dali._testing.checkpoints import check_pipeline_save_restore
@@ -56,6 +59,21 @@ def s3(image_tree, tmp_path_factory):
         _storage.drop_prefetched()
         _forget_clients()
     server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _no_earlier_read_ahead():
+    """Each test starts without the read-ahead of earlier tests (of other modules too, in
+    this process): pipelines dropped without `close()` are closed first (the closing thread
+    runs its queue in order), their requests finished, what they fetched forgotten. The
+    request counts and read-ahead sizes below are then this test's own."""
+    gc.collect()
+    closer.start()
+    closed = threading.Event()
+    closer.defer(closed.set)
+    assert closed.wait(30)
+    _settled()
+    _storage.drop_prefetched()
 
 
 def _url(*parts: str) -> str:

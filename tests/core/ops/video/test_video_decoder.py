@@ -63,13 +63,14 @@ def test_frame_selection(clips, kwargs, a, b):
 
 
 def test_constant_padding_and_the_deprecated_name(clips):
-    out = _decode(
-        clips,
-        decoder=fn.experimental.decoders.video,
-        start_frame=10,
-        sequence_length=5,
-        fill_value=[1, 2, 3],
-    )
+    with pytest.warns(DeprecationWarning, match=r"experimental\.decoders\.video` is now deprec"):
+        out = _decode(
+            clips,
+            decoder=fn.experimental.decoders.video,
+            start_frame=10,
+            sequence_length=5,
+            fill_value=[1, 2, 3],
+        )
     video = np.asarray(out[1])
     assert _numbers(video[:3]) == [10, 11, 12]
     assert (video[3:] == [1, 2, 3]).all()

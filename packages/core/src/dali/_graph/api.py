@@ -9,11 +9,12 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from dali._graph import catalogue
 from dali._graph.args import UnknownArgumentError
-from dali._graph.schema import REQUIRED, UNSET, Schema, all_schemas
+from dali._graph.schema import REQUIRED, UNSET, Schema, all_schemas, get_schema
 from dali._graph.trace import call_operator
 
-__all__ = ["docstring", "populate_fn", "populate_ops"]
+__all__ = ["aliases", "deprecation", "docstring", "populate_fn", "populate_ops"]
 
 
 def docstring(schema: Schema, api: str) -> str:
@@ -77,15 +78,33 @@ def _make_fn(schema: Schema, module: str) -> Callable[..., Any]:
     return op_fn
 
 
-def _make_ops_class(schema: Schema, module: str, class_name: str, deprecated: bool) -> type:
+def deprecation(api: str, old: str, schema: Schema) -> str:
+    """DALI's warning for a deprecated name ``old`` of ``schema``'s operator in ``api``."""
+    text = f"WARNING: `dali.{api}.{old}` is now deprecated."
+    if schema.fn_path.startswith("_"):  # no public successor: what to do instead
+        return f"{text}\n{catalogue.NOTES[old]}"
+    return f"{text} Use `dali.fn.{schema.fn_path}` instead."
+
+
+def _make_deprecated_fn(schema: Schema, module: str, old: str) -> Callable[..., Any]:
+    call = _make_fn(schema, module)
+    message = deprecation("fn", old, schema)
+
+    def op_fn(*inputs: Any, **kwargs: Any) -> Any:
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return call(*inputs, **kwargs)
+
+    op_fn.__name__ = op_fn.__qualname__ = old.rsplit(".", 1)[-1]
+    op_fn.__module__ = module
+    op_fn.__doc__ = f"{message}\n\n{call.__doc__}"
+    op_fn.__signature__ = _signature(schema)  # type: ignore[attr-defined]
+    return op_fn
+
+
+def _make_ops_class(schema: Schema, module: str, class_name: str, deprecated: str = "") -> type:
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if deprecated:
-            warnings.warn(
-                f"ops.{class_name} is a deprecated alias of ops."
-                f"{'.'.join((*schema.module_path, schema.class_name))}",
-                DeprecationWarning,
-                stacklevel=2,
-            )
+            warnings.warn(deprecated, DeprecationWarning, stacklevel=2)
         if args:
             names = schema.extra.get("positional_args", ())
             if len(args) > len(names):
@@ -136,8 +155,10 @@ def _tree(
     root_name: str,
     namespace: dict[str, Any],
     entries: list[tuple[tuple[str, ...], str, Any]],
+    api: str,
 ) -> None:
-    """Put ``entries`` (module path, attribute name, value) into a module tree under root."""
+    """Put ``entries`` (module path, attribute name, value) into a module tree under root,
+    every module answering for the NVIDIA DALI names it lacks (`_missing`)."""
     modules: dict[tuple[str, ...], pytypes.ModuleType] = {}
 
     def module_for(path: tuple[str, ...]) -> Any:
@@ -159,36 +180,90 @@ def _tree(
 
     for path, attr, value in entries:
         mod = module_for(path)
-        if mod is None:
-            namespace[attr] = value
-        else:
-            setattr(mod, attr, value)
-    for mod in modules.values():
+        target = namespace if mod is None else vars(mod)
+        if attr in target:
+            raise RuntimeError(f"dali.{api}: {'.'.join((*path, attr))} is defined twice")
+        target[attr] = value
+    namespace["__getattr__"] = _missing(api, ())
+    for path, mod in modules.items():
         vars(mod)["__all__"] = sorted(k for k in vars(mod) if not k.startswith("_"))
+        vars(mod)["__getattr__"] = _missing(api, path)
+
+
+def aliases(api: str) -> list[tuple[str, Schema]]:
+    """The deprecated names of ``api`` (``"fn"`` or ``"ops"``) whose operator is registered,
+    each with its schema, in name order (`catalogue.FN_ALIASES`, `catalogue.OPS_ALIASES`)."""
+    table = catalogue.FN_ALIASES if api == "fn" else catalogue.OPS_ALIASES
+    out = []
+    for old, fn_path in sorted(table.items()):
+        try:
+            out.append((old, get_schema(fn_path)))
+        except KeyError:  # an operator not implemented here: reported as such (`_missing`)
+            continue
+    return out
 
 
 def populate_fn(namespace: dict[str, Any], root_name: str) -> list[str]:
-    """Fill the `dali.fn` module namespace; returns the top-level public names."""
+    """Fill the `dali.fn` module namespace (with DALI's deprecated names of the operators it
+    has); returns the top-level public names."""
     entries = []
     for schema in all_schemas():
         if schema.fn_path.startswith("_"):
             continue
         module = ".".join((root_name, *schema.module_path))
         entries.append((schema.module_path, schema.fn_name, _make_fn(schema, module)))
-    _tree(root_name, namespace, entries)
+    for old, schema in aliases("fn"):
+        path = tuple(old.split(".")[:-1])
+        module = ".".join((root_name, *path))
+        entries.append((path, old.rsplit(".", 1)[-1], _make_deprecated_fn(schema, module, old)))
+    _tree(root_name, namespace, entries, "fn")
     return sorted(k for k in namespace if not k.startswith("_") and k not in ("annotations",))
 
 
 def populate_ops(namespace: dict[str, Any], root_name: str) -> list[str]:
-    """Fill the `dali.ops` module namespace (plus legacy aliases); returns top-level names."""
+    """Fill the `dali.ops` module namespace (plus DALI's deprecated names); returns the
+    top-level public names."""
     entries = []
     for schema in all_schemas():
         if schema.fn_path.startswith("_"):
             continue
         module = ".".join((root_name, *schema.module_path))
-        cls = _make_ops_class(schema, module, schema.class_name, deprecated=False)
+        cls = _make_ops_class(schema, module, schema.class_name)
         entries.append((schema.module_path, schema.class_name, cls))
-        for alias in schema.aliases:
-            entries.append(((), alias, _make_ops_class(schema, root_name, alias, deprecated=True)))
-    _tree(root_name, namespace, entries)
+    for old, schema in aliases("ops"):
+        path = tuple(old.split(".")[:-1])
+        module = ".".join((root_name, *path))
+        name = old.rsplit(".", 1)[-1]
+        cls = _make_ops_class(schema, module, name, deprecated=deprecation("ops", old, schema))
+        entries.append((path, name, cls))
+    _tree(root_name, namespace, entries, "ops")
     return sorted(k for k in namespace if not k.startswith("_") and k not in ("annotations",))
+
+
+def _missing(api: str, path: tuple[str, ...]) -> Callable[[str], Any]:
+    """The ``__getattr__`` of the module ``api`` + ``path``: an NVIDIA DALI name that is not
+    here raises `catalogue.OperatorNotImplementedError`, and a namespace of DALI's that this
+    library does not have yet (``fn.reductions``) is a module that answers the same way."""
+    known = catalogue.dali_names(api)
+    here = ".".join((f"dali.{api}", *path))
+    namespaces: dict[str, pytypes.ModuleType] = {}
+
+    def __getattr__(name: str) -> Any:
+        full = ".".join((*path, name))
+        if full in known:
+            raise catalogue.OperatorNotImplementedError(
+                f"`dali.{api}.{full}` is an NVIDIA DALI operator not implemented in dali yet "
+                f"(`dali.{api}.__all__` and its submodules list the operators it has)."
+            )
+        if not name.startswith("__") and any(k.startswith(full + ".") for k in known):
+            if name not in namespaces:
+                mod = pytypes.ModuleType(
+                    f"{here}.{name}", f"NVIDIA DALI's `{api}.{full}` (not implemented in dali yet)."
+                )
+                vars(mod)["__getattr__"] = _missing(api, (*path, name))
+                vars(mod)["__all__"] = []
+                namespaces[name] = mod
+            return namespaces[name]
+        raise AttributeError(f"module {here!r} has no attribute {name!r}")
+
+    return __getattr__

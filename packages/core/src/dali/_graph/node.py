@@ -178,12 +178,14 @@ class DataNode:
     # -- graph sugar -----------------------------------------------------------------------
     def shape(self, *, dtype: Any = None, device: str = "cpu") -> DataNode:
         """A node holding each sample's shape (INT64 by default)."""
-        from dali import fn
+        from dali._graph.schema import get_schema
+        from dali._graph.trace import call_operator
 
         kwargs: dict[str, Any] = {"device": device}
         if dtype is not None:
             kwargs["dtype"] = dtype
-        return fn.shapes(self, **kwargs)
+        out: DataNode = call_operator(get_schema("_shape"), (self,), kwargs)
+        return out
 
     def property(self, key: str, *, device: str = "cpu") -> DataNode:
         """A node holding the per-sample metadata ``key`` ("source_info" or "layout")."""

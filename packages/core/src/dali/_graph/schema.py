@@ -116,7 +116,6 @@ class Schema:
     random: bool = False
     source: bool = False
     no_prune: bool = False
-    aliases: tuple[str, ...] = ()
     input_names: tuple[str, ...] = ()
     doc: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -170,7 +169,6 @@ def register(
     source: bool = False,
     no_prune: bool = False,
     class_name: str | None = None,
-    aliases: Iterable[str] = (),
     input_names: Iterable[str] = (),
     **extra: Any,
 ) -> Callable[[type], type]:
@@ -187,21 +185,16 @@ def register(
             takes the sample identity of an iteration from the first source.
         no_prune: Keep the operator even when no output depends on it.
         class_name: The ``ops`` class name; defaults to the CamelCase of the fn name.
-        aliases: Legacy ``ops`` names (``"FileReader"``).
         input_names: Names of the positional inputs, for messages and docs.
         **extra: Free-form schema data for the implementation.
     """
     lo, hi = (inputs, inputs) if isinstance(inputs, int) else inputs
-    legacy = tuple(aliases)
 
     def decorate(cls: type) -> type:
         arg_map: dict[str, Arg] = {}
         for a in (*COMMON_ARGS, *args, *((SEED_ARG,) if random else ())):
             arg_map[a.name] = a
         name = class_name or _class_name_for(fn_path.rsplit(".", 1)[-1])
-        if "." not in fn_path and name in legacy:
-            # it would replace the class in `dali.ops` with a deprecated twin of itself
-            raise ValueError(f"operator {fn_path!r}: {name!r} is its own ops name, not an alias")
         schema = Schema(
             fn_path=fn_path,
             class_name=name,
@@ -214,7 +207,6 @@ def register(
             random=random,
             source=source,
             no_prune=no_prune,
-            aliases=legacy,
             input_names=tuple(input_names),
             doc=(cls.__doc__ or "").strip(),
             extra=dict(extra),

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dali._graph.api import docstring
+from dali._graph.api import aliases, deprecation, docstring
 from dali._graph.schema import REQUIRED, Arg, Schema, all_schemas
 
 __all__ = ["ARG_ANNOTATIONS", "REGENERATE", "main", "render_stubs", "write_stubs"]
@@ -325,7 +325,8 @@ def _input_sets(schema: Schema, every: str) -> tuple[str, str]:
     return f"list[DataNode] | {_INPUT}", f"{every} | list[{every}]"
 
 
-def _fn_stub(schema: Schema, doc: str) -> list[str]:
+def _fn_stub(schema: Schema, doc: str, *, name: str = "", deprecated_as: str = "") -> list[str]:
+    """The stub of ``schema``'s fn function, or of its deprecated name ``name``."""
     outputs = _outputs(schema)
     variants: list[tuple[list[_Param], str]] = []
     if outputs.by is None:
@@ -352,13 +353,28 @@ def _fn_stub(schema: Schema, doc: str) -> list[str]:
     for params, result in variants:
         if lines:
             lines.append("")
-        lines += _def(schema.fn_name, params, result, doc, overload=overload)
+        if deprecated_as:
+            lines += _deprecated(deprecated_as)
+        lines += _def(name or schema.fn_name, params, result, doc, overload=overload)
     return lines
+
+
+def _deprecated(message: str) -> list[str]:
+    """The ``@deprecated`` decorator line(s), as ruff formats them (split past 100 columns)."""
+    line = f"@deprecated({_string(message)})"
+    if len(line) <= 100:
+        return [line]
+    return ["@deprecated(", f"    {_string(message)}", ")"]
+
+
+def _string(text: str) -> str:
+    """``text`` as a double-quoted Python string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def _ops_stub(schema: Schema, class_name: str, doc: str, *, deprecated_as: str = "") -> list[str]:
     every = _outputs(schema).every
-    lines = [f'@deprecated("{deprecated_as}")'] if deprecated_as else []
+    lines = _deprecated(deprecated_as) if deprecated_as else []
     lines.append(f"class {class_name}:")
     lines += ["    " + line if line else "" for line in _docstring_lines(doc)]
     body = _def(
@@ -433,6 +449,19 @@ def _stub_path(api: str, path: tuple[str, ...], has_children: bool) -> str:
     return "/".join((api, *path[:-1], path[-1] + ".pyi"))
 
 
+def _module_at(
+    modules: dict[tuple[str, ...], _Module], root_name: str, path: tuple[str, ...]
+) -> _Module:
+    """The stub module at ``path``, made (with its parents) on first use."""
+    for depth in range(len(path) + 1):
+        sub = path[:depth]
+        if sub not in modules:
+            modules[sub] = _Module(".".join((root_name, *sub)))
+            if depth:
+                modules[sub[:-1]].submodules.append(sub[-1])
+    return modules[path]
+
+
 def render_stubs() -> dict[str, str]:
     """Render the stub files of `dali.fn` and `dali.ops` from the operator registry.
 
@@ -452,24 +481,23 @@ def render_stubs() -> dict[str, str]:
     files: dict[str, str] = {}
     for api, root in (("fn", dali.fn), ("ops", dali.ops)):
         modules: dict[tuple[str, ...], _Module] = {}
+
         for schema in schemas:
-            path = schema.module_path
-            for depth in range(len(path) + 1):
-                sub = path[:depth]
-                if sub not in modules:
-                    modules[sub] = _Module(".".join((root.__name__, *sub)))
-                    if depth:
-                        modules[sub[:-1]].submodules.append(sub[-1])
             if api == "fn":
-                modules[path].entries.append(_fn_stub(schema, _stub_doc(schema, "fn")))
-                continue
-            doc = _stub_doc(schema, "ops")
-            modules[path].entries.append(_ops_stub(schema, schema.class_name, doc))
-            for alias in schema.aliases:
-                target = ".".join((*path, schema.class_name))
-                note = f"ops.{alias} is a deprecated alias of ops.{target}"
-                alias_stub = _ops_stub(schema, alias, f"{note}.", deprecated_as=note)
-                modules[()].entries.append(alias_stub)
+                stub = _fn_stub(schema, _stub_doc(schema, "fn"))
+            else:
+                stub = _ops_stub(schema, schema.class_name, _stub_doc(schema, "ops"))
+            _module_at(modules, root.__name__, schema.module_path).entries.append(stub)
+        for old, schema in aliases(api):
+            path, name = tuple(old.split(".")[:-1]), old.rsplit(".", 1)[-1]
+            note = deprecation(api, old, schema)
+            if api == "fn":
+                stub = _fn_stub(schema, note, name=name, deprecated_as=note)
+            else:
+                stub = _ops_stub(schema, name, note, deprecated_as=note)
+            _module_at(modules, root.__name__, path).entries.append(stub)
+        for mod in modules.values():
+            mod.submodules.sort()
         for path, module in modules.items():
             runtime = sys.modules[module.name]  # the module `_graph.api` made
             text = module.render(runtime.__doc__ or "", list(runtime.__all__))

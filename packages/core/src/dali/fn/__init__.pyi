@@ -10,6 +10,7 @@ from os import PathLike
 from typing import Any, Literal, overload
 
 from numpy.typing import ArrayLike, DTypeLike
+from typing_extensions import deprecated
 
 from dali.fn import decoders as decoders
 from dali.fn import experimental as experimental
@@ -26,6 +27,8 @@ __all__ = [
     "brightness_contrast",
     "cast",
     "cast_like",
+    "coco_reader",
+    "coin_flip",
     "color_twist",
     "contrast",
     "coord_transform",
@@ -36,11 +39,18 @@ __all__ = [
     "element_extract",
     "experimental",
     "external_source",
+    "file_reader",
     "flip",
     "get_property",
     "hsv",
     "hue",
+    "image_decoder",
+    "image_decoder_crop",
+    "image_decoder_random_crop",
+    "image_decoder_slice",
+    "normal_distribution",
     "normalize",
+    "numpy_reader",
     "one_hot",
     "optical_flow",
     "pad",
@@ -57,7 +67,10 @@ __all__ = [
     "saturation",
     "shapes",
     "slice",
+    "tfrecord_reader",
     "transpose",
+    "uniform",
+    "video_reader",
     "warp_affine",
 ]
 
@@ -2955,62 +2968,6 @@ def saturation(
     """
 
 @overload
-def shapes(
-    input: DataNode | ArrayLike,
-    /,
-    *,
-    device: str | None = ...,
-    name: str | None = ...,
-    bytes_per_sample_hint: Sequence[int] | int | None = ...,
-    dtype: DALIDataType | DTypeLike | None = ...,
-    preserve: bool | None = ...,
-    type: DALIDataType | DTypeLike | None = ...,
-) -> DataNode:
-    """Each sample's shape as a 1-D tensor (``[H, W, C]`` for an HWC image).
-
-    Example: ``fn.shapes(images)`` gives INT64 ``[480, 640, 3]`` for a 480x640 RGB image;
-    ``images.shape()`` is the same.
-
-    Args:
-        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
-        device (str, optional): "cpu", "gpu" or "mixed".
-        preserve (bool, default False): Keep the operator even if unused.
-        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
-        dtype (dtype, optional): Type of the output (default INT64).
-        type (dtype, optional): Deprecated alias of `dtype`.
-
-    Devices: cpu, gpu. Inputs: 1..1.
-    """
-
-@overload
-def shapes(
-    input: list[DataNode],
-    /,
-    *,
-    device: str | None = ...,
-    name: str | None = ...,
-    bytes_per_sample_hint: Sequence[int] | int | None = ...,
-    dtype: DALIDataType | DTypeLike | None = ...,
-    preserve: bool | None = ...,
-    type: DALIDataType | DTypeLike | None = ...,
-) -> list[DataNode]:
-    """Each sample's shape as a 1-D tensor (``[H, W, C]`` for an HWC image).
-
-    Example: ``fn.shapes(images)`` gives INT64 ``[480, 640, 3]`` for a 480x640 RGB image;
-    ``images.shape()`` is the same.
-
-    Args:
-        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
-        device (str, optional): "cpu", "gpu" or "mixed".
-        preserve (bool, default False): Keep the operator even if unused.
-        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
-        dtype (dtype, optional): Type of the output (default INT64).
-        type (dtype, optional): Deprecated alias of `dtype`.
-
-    Devices: cpu, gpu. Inputs: 1..1.
-    """
-
-@overload
 def slice(
     data: DataNode | ArrayLike,
     anchor: DataNode | ArrayLike = ...,
@@ -3277,3 +3234,675 @@ def warp_affine(
 
     Devices: cpu, gpu. Inputs: 1..2.
     """
+
+@deprecated("WARNING: `dali.fn.coco_reader` is now deprecated. Use `dali.fn.readers.coco` instead.")
+def coco_reader(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    annotations_file: str | PathLike[str] | None = ...,
+    avoid_class_remapping: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dont_use_mmap: bool | None = ...,
+    dump_meta_files: bool | None = ...,
+    dump_meta_files_path: str | PathLike[str] | None = ...,
+    file_root: str | PathLike[str] | None = ...,
+    image_ids: bool | None = ...,
+    images: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+    include_iscrowd: bool | None = ...,
+    initial_fill: int | None = ...,
+    lazy_init: bool | None = ...,
+    ltrb: bool | None = ...,
+    masks: bool | None = ...,
+    meta_files_path: str | PathLike[str] | None = ...,
+    num_shards: int | None = ...,
+    pad_last_batch: bool | None = ...,
+    pixelwise_masks: bool | None = ...,
+    polygon_masks: bool | None = ...,
+    prefetch_queue_depth: int | None = ...,
+    preprocessed_annotations: str | PathLike[str] | None = ...,
+    preserve: bool | None = ...,
+    random_shuffle: bool | None = ...,
+    ratio: bool | None = ...,
+    read_ahead: bool | None = ...,
+    save_img_ids: bool | None = ...,
+    save_preprocessed_annotations: bool | None = ...,
+    save_preprocessed_annotations_dir: str | PathLike[str] | None = ...,
+    seed: int | None = ...,
+    shard_id: int | None = ...,
+    shuffle_after_epoch: bool | None = ...,
+    shuffle_after_epoch_seed: int | None = ...,
+    size_threshold: float | None = ...,
+    skip_cached_images: bool | None = ...,
+    skip_empty: bool | None = ...,
+    stick_to_shard: bool | None = ...,
+    tensor_init_bytes: int | None = ...,
+) -> DataNode | list[DataNode] | None:
+    """WARNING: `dali.fn.coco_reader` is now deprecated. Use `dali.fn.readers.coco` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.coin_flip` is now deprecated. Use `dali.fn.random.coin_flip` instead."
+)
+@overload
+def coin_flip(
+    shape_like: DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+    probability: float | DataNode | ArrayLike | None = ...,
+    seed: int | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.coin_flip` is now deprecated. Use `dali.fn.random.coin_flip` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.coin_flip` is now deprecated. Use `dali.fn.random.coin_flip` instead."
+)
+@overload
+def coin_flip(
+    shape_like: list[DataNode] | DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+    probability: float | DataNode | ArrayLike | None = ...,
+    seed: int | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+) -> DataNode | list[DataNode]:
+    """WARNING: `dali.fn.coin_flip` is now deprecated. Use `dali.fn.random.coin_flip` instead."""
+
+@deprecated("WARNING: `dali.fn.file_reader` is now deprecated. Use `dali.fn.readers.file` instead.")
+def file_reader(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    case_sensitive_filter: bool | None = ...,
+    dir_filters: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+    dont_use_mmap: bool | None = ...,
+    file_filters: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+    file_list: str | PathLike[str] | None = ...,
+    file_root: str | PathLike[str] | None = ...,
+    files: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+    initial_fill: int | None = ...,
+    labels: Sequence[int] | int | None = ...,
+    lazy_init: bool | None = ...,
+    num_shards: int | None = ...,
+    pad_last_batch: bool | None = ...,
+    prefetch_queue_depth: int | None = ...,
+    preserve: bool | None = ...,
+    random_shuffle: bool | None = ...,
+    read_ahead: bool | None = ...,
+    seed: int | None = ...,
+    shard_id: int | None = ...,
+    shuffle_after_epoch: bool | None = ...,
+    shuffle_after_epoch_seed: int | None = ...,
+    skip_cached_images: bool | None = ...,
+    stick_to_shard: bool | None = ...,
+    tensor_init_bytes: int | None = ...,
+) -> list[DataNode]:
+    """WARNING: `dali.fn.file_reader` is now deprecated. Use `dali.fn.readers.file` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.image_decoder` is now deprecated. Use `dali.fn.decoders.image` instead."
+)
+@overload
+def image_decoder(
+    data: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    adjust_orientation: bool | None = ...,
+    affine: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    cache_batch_copy: bool | None = ...,
+    cache_debug: bool | None = ...,
+    cache_size: int | None = ...,
+    cache_threshold: int | None = ...,
+    cache_type: str | PathLike[str] | None = ...,
+    device_memory_padding: int | None = ...,
+    device_memory_padding_jpeg2k: int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    host_memory_padding: int | None = ...,
+    host_memory_padding_jpeg2k: int | None = ...,
+    hw_decoder_load: float | None = ...,
+    hybrid_huffman_threshold: int | None = ...,
+    jpeg_fancy_upsampling: bool | None = ...,
+    memory_stats: bool | None = ...,
+    on_error: str | PathLike[str] | None = ...,
+    output_type: DALIImageType | int | None = ...,
+    preallocate_height_hint: int | None = ...,
+    preallocate_width_hint: int | None = ...,
+    preserve: bool | None = ...,
+    split_stages: bool | None = ...,
+    use_chunk_allocator: bool | None = ...,
+    use_fast_idct: bool | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.image_decoder` is now deprecated. Use `dali.fn.decoders.image` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.image_decoder` is now deprecated. Use `dali.fn.decoders.image` instead."
+)
+@overload
+def image_decoder(
+    data: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    adjust_orientation: bool | None = ...,
+    affine: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    cache_batch_copy: bool | None = ...,
+    cache_debug: bool | None = ...,
+    cache_size: int | None = ...,
+    cache_threshold: int | None = ...,
+    cache_type: str | PathLike[str] | None = ...,
+    device_memory_padding: int | None = ...,
+    device_memory_padding_jpeg2k: int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    host_memory_padding: int | None = ...,
+    host_memory_padding_jpeg2k: int | None = ...,
+    hw_decoder_load: float | None = ...,
+    hybrid_huffman_threshold: int | None = ...,
+    jpeg_fancy_upsampling: bool | None = ...,
+    memory_stats: bool | None = ...,
+    on_error: str | PathLike[str] | None = ...,
+    output_type: DALIImageType | int | None = ...,
+    preallocate_height_hint: int | None = ...,
+    preallocate_width_hint: int | None = ...,
+    preserve: bool | None = ...,
+    split_stages: bool | None = ...,
+    use_chunk_allocator: bool | None = ...,
+    use_fast_idct: bool | None = ...,
+) -> list[DataNode]:
+    """WARNING: `dali.fn.image_decoder` is now deprecated. Use `dali.fn.decoders.image` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.image_decoder_crop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."
+)
+@overload
+def image_decoder_crop(
+    data: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    adjust_orientation: bool | None = ...,
+    affine: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    crop_d: float | DataNode | ArrayLike | None = ...,
+    crop_h: float | DataNode | ArrayLike | None = ...,
+    crop_pos_x: float | DataNode | ArrayLike | None = ...,
+    crop_pos_y: float | DataNode | ArrayLike | None = ...,
+    crop_pos_z: float | DataNode | ArrayLike | None = ...,
+    crop_w: float | DataNode | ArrayLike | None = ...,
+    device_memory_padding: int | None = ...,
+    device_memory_padding_jpeg2k: int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    fill_values: Sequence[float] | float | None = ...,
+    host_memory_padding: int | None = ...,
+    host_memory_padding_jpeg2k: int | None = ...,
+    hw_decoder_load: float | None = ...,
+    hybrid_huffman_threshold: int | None = ...,
+    jpeg_fancy_upsampling: bool | None = ...,
+    memory_stats: bool | None = ...,
+    on_error: str | PathLike[str] | None = ...,
+    out_of_bounds_policy: str | PathLike[str] | None = ...,
+    output_type: DALIImageType | int | None = ...,
+    preallocate_height_hint: int | None = ...,
+    preallocate_width_hint: int | None = ...,
+    preserve: bool | None = ...,
+    rounding: str | PathLike[str] | None = ...,
+    split_stages: bool | None = ...,
+    use_chunk_allocator: bool | None = ...,
+    use_fast_idct: bool | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.image_decoder_crop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.image_decoder_crop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."
+)
+@overload
+def image_decoder_crop(
+    data: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    adjust_orientation: bool | None = ...,
+    affine: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    crop_d: float | DataNode | ArrayLike | None = ...,
+    crop_h: float | DataNode | ArrayLike | None = ...,
+    crop_pos_x: float | DataNode | ArrayLike | None = ...,
+    crop_pos_y: float | DataNode | ArrayLike | None = ...,
+    crop_pos_z: float | DataNode | ArrayLike | None = ...,
+    crop_w: float | DataNode | ArrayLike | None = ...,
+    device_memory_padding: int | None = ...,
+    device_memory_padding_jpeg2k: int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    fill_values: Sequence[float] | float | None = ...,
+    host_memory_padding: int | None = ...,
+    host_memory_padding_jpeg2k: int | None = ...,
+    hw_decoder_load: float | None = ...,
+    hybrid_huffman_threshold: int | None = ...,
+    jpeg_fancy_upsampling: bool | None = ...,
+    memory_stats: bool | None = ...,
+    on_error: str | PathLike[str] | None = ...,
+    out_of_bounds_policy: str | PathLike[str] | None = ...,
+    output_type: DALIImageType | int | None = ...,
+    preallocate_height_hint: int | None = ...,
+    preallocate_width_hint: int | None = ...,
+    preserve: bool | None = ...,
+    rounding: str | PathLike[str] | None = ...,
+    split_stages: bool | None = ...,
+    use_chunk_allocator: bool | None = ...,
+    use_fast_idct: bool | None = ...,
+) -> list[DataNode]:
+    """WARNING: `dali.fn.image_decoder_crop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.image_decoder_random_crop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."
+)
+@overload
+def image_decoder_random_crop(
+    data: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    adjust_orientation: bool | None = ...,
+    affine: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    device_memory_padding: int | None = ...,
+    device_memory_padding_jpeg2k: int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    host_memory_padding: int | None = ...,
+    host_memory_padding_jpeg2k: int | None = ...,
+    hw_decoder_load: float | None = ...,
+    hybrid_huffman_threshold: int | None = ...,
+    jpeg_fancy_upsampling: bool | None = ...,
+    memory_stats: bool | None = ...,
+    num_attempts: int | None = ...,
+    on_error: str | PathLike[str] | None = ...,
+    output_type: DALIImageType | int | None = ...,
+    preallocate_height_hint: int | None = ...,
+    preallocate_width_hint: int | None = ...,
+    preserve: bool | None = ...,
+    random_area: Sequence[float] | float | None = ...,
+    random_aspect_ratio: Sequence[float] | float | None = ...,
+    seed: int | None = ...,
+    split_stages: bool | None = ...,
+    use_chunk_allocator: bool | None = ...,
+    use_fast_idct: bool | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.image_decoder_random_crop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.image_decoder_random_crop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."
+)
+@overload
+def image_decoder_random_crop(
+    data: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    adjust_orientation: bool | None = ...,
+    affine: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    device_memory_padding: int | None = ...,
+    device_memory_padding_jpeg2k: int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    host_memory_padding: int | None = ...,
+    host_memory_padding_jpeg2k: int | None = ...,
+    hw_decoder_load: float | None = ...,
+    hybrid_huffman_threshold: int | None = ...,
+    jpeg_fancy_upsampling: bool | None = ...,
+    memory_stats: bool | None = ...,
+    num_attempts: int | None = ...,
+    on_error: str | PathLike[str] | None = ...,
+    output_type: DALIImageType | int | None = ...,
+    preallocate_height_hint: int | None = ...,
+    preallocate_width_hint: int | None = ...,
+    preserve: bool | None = ...,
+    random_area: Sequence[float] | float | None = ...,
+    random_aspect_ratio: Sequence[float] | float | None = ...,
+    seed: int | None = ...,
+    split_stages: bool | None = ...,
+    use_chunk_allocator: bool | None = ...,
+    use_fast_idct: bool | None = ...,
+) -> list[DataNode]:
+    """WARNING: `dali.fn.image_decoder_random_crop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.image_decoder_slice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."
+)
+@overload
+def image_decoder_slice(
+    data: DataNode | ArrayLike,
+    anchor: DataNode | ArrayLike = ...,
+    shape_input: DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    adjust_orientation: bool | None = ...,
+    affine: bool | None = ...,
+    axes: Sequence[int] | int | None = ...,
+    axis_names: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    device_memory_padding: int | None = ...,
+    device_memory_padding_jpeg2k: int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    fill_values: Sequence[float] | float | None = ...,
+    host_memory_padding: int | None = ...,
+    host_memory_padding_jpeg2k: int | None = ...,
+    hw_decoder_load: float | None = ...,
+    hybrid_huffman_threshold: int | None = ...,
+    jpeg_fancy_upsampling: bool | None = ...,
+    memory_stats: bool | None = ...,
+    normalized_anchor: bool | None = ...,
+    normalized_shape: bool | None = ...,
+    on_error: str | PathLike[str] | None = ...,
+    out_of_bounds_policy: str | PathLike[str] | None = ...,
+    output_type: DALIImageType | int | None = ...,
+    preallocate_height_hint: int | None = ...,
+    preallocate_width_hint: int | None = ...,
+    preserve: bool | None = ...,
+    rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    split_stages: bool | None = ...,
+    start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    use_chunk_allocator: bool | None = ...,
+    use_fast_idct: bool | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.image_decoder_slice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.image_decoder_slice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."
+)
+@overload
+def image_decoder_slice(
+    data: list[DataNode] | DataNode | ArrayLike,
+    anchor: list[DataNode] | DataNode | ArrayLike = ...,
+    shape_input: list[DataNode] | DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    adjust_orientation: bool | None = ...,
+    affine: bool | None = ...,
+    axes: Sequence[int] | int | None = ...,
+    axis_names: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    device_memory_padding: int | None = ...,
+    device_memory_padding_jpeg2k: int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    fill_values: Sequence[float] | float | None = ...,
+    host_memory_padding: int | None = ...,
+    host_memory_padding_jpeg2k: int | None = ...,
+    hw_decoder_load: float | None = ...,
+    hybrid_huffman_threshold: int | None = ...,
+    jpeg_fancy_upsampling: bool | None = ...,
+    memory_stats: bool | None = ...,
+    normalized_anchor: bool | None = ...,
+    normalized_shape: bool | None = ...,
+    on_error: str | PathLike[str] | None = ...,
+    out_of_bounds_policy: str | PathLike[str] | None = ...,
+    output_type: DALIImageType | int | None = ...,
+    preallocate_height_hint: int | None = ...,
+    preallocate_width_hint: int | None = ...,
+    preserve: bool | None = ...,
+    rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    split_stages: bool | None = ...,
+    start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    use_chunk_allocator: bool | None = ...,
+    use_fast_idct: bool | None = ...,
+) -> DataNode | list[DataNode]:
+    """WARNING: `dali.fn.image_decoder_slice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.normal_distribution` is now deprecated. Use `dali.fn.random.normal` instead."
+)
+@overload
+def normal_distribution(
+    shape_like: DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    mean: float | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+    seed: int | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    stddev: float | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.normal_distribution` is now deprecated. Use `dali.fn.random.normal` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.normal_distribution` is now deprecated. Use `dali.fn.random.normal` instead."
+)
+@overload
+def normal_distribution(
+    shape_like: list[DataNode] | DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    mean: float | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+    seed: int | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    stddev: float | DataNode | ArrayLike | None = ...,
+) -> DataNode | list[DataNode]:
+    """WARNING: `dali.fn.normal_distribution` is now deprecated. Use `dali.fn.random.normal` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.numpy_reader` is now deprecated. Use `dali.fn.readers.numpy` instead."
+)
+def numpy_reader(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    cache_header_information: bool | None = ...,
+    dont_use_mmap: bool | None = ...,
+    file_filter: str | PathLike[str] | None = ...,
+    file_list: str | PathLike[str] | None = ...,
+    file_root: str | PathLike[str] | None = ...,
+    files: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+    fill_value: float | None = ...,
+    initial_fill: int | None = ...,
+    lazy_init: bool | None = ...,
+    num_shards: int | None = ...,
+    out_of_bounds_policy: str | PathLike[str] | None = ...,
+    pad_last_batch: bool | None = ...,
+    prefetch_queue_depth: int | None = ...,
+    preserve: bool | None = ...,
+    random_shuffle: bool | None = ...,
+    read_ahead: bool | None = ...,
+    register_buffers: bool | None = ...,
+    rel_roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    rel_roi_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    rel_roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    roi_axes: Sequence[int] | int | None = ...,
+    roi_end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    roi_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    roi_start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    seed: int | None = ...,
+    shard_id: int | None = ...,
+    shuffle_after_epoch: bool | None = ...,
+    shuffle_after_epoch_seed: int | None = ...,
+    skip_cached_images: bool | None = ...,
+    stick_to_shard: bool | None = ...,
+    tensor_init_bytes: int | None = ...,
+    use_o_direct: bool | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.numpy_reader` is now deprecated. Use `dali.fn.readers.numpy` instead."""
+
+@deprecated("WARNING: `dali.fn.shapes` is now deprecated.\nUse `DataNode.shape()` instead.")
+@overload
+def shapes(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+    type: DALIDataType | DTypeLike | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.shapes` is now deprecated.
+    Use `DataNode.shape()` instead.
+    """
+
+@deprecated("WARNING: `dali.fn.shapes` is now deprecated.\nUse `DataNode.shape()` instead.")
+@overload
+def shapes(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+    type: DALIDataType | DTypeLike | None = ...,
+) -> list[DataNode]:
+    """WARNING: `dali.fn.shapes` is now deprecated.
+    Use `DataNode.shape()` instead.
+    """
+
+@deprecated(
+    "WARNING: `dali.fn.tfrecord_reader` is now deprecated. Use `dali.fn.readers.tfrecord` instead."
+)
+def tfrecord_reader(
+    path: Sequence[str | PathLike[str]] | str | PathLike[str],
+    index_path: Sequence[str | PathLike[str]] | str | PathLike[str] | None,
+    features: Any,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dont_use_mmap: bool | None = ...,
+    initial_fill: int | None = ...,
+    lazy_init: bool | None = ...,
+    num_shards: int | None = ...,
+    pad_last_batch: bool | None = ...,
+    prefetch_queue_depth: int | None = ...,
+    preserve: bool | None = ...,
+    random_shuffle: bool | None = ...,
+    read_ahead: bool | None = ...,
+    seed: int | None = ...,
+    shard_id: int | None = ...,
+    shuffle_after_epoch: bool | None = ...,
+    shuffle_after_epoch_seed: int | None = ...,
+    skip_cached_images: bool | None = ...,
+    stick_to_shard: bool | None = ...,
+    tensor_init_bytes: int | None = ...,
+    use_o_direct: bool | None = ...,
+) -> dict[str, DataNode]:
+    """WARNING: `dali.fn.tfrecord_reader` is now deprecated. Use `dali.fn.readers.tfrecord` instead."""
+
+@deprecated("WARNING: `dali.fn.uniform` is now deprecated. Use `dali.fn.random.uniform` instead.")
+@overload
+def uniform(
+    shape_like: DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+    range: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    seed: int | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    values: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.uniform` is now deprecated. Use `dali.fn.random.uniform` instead."""
+
+@deprecated("WARNING: `dali.fn.uniform` is now deprecated. Use `dali.fn.random.uniform` instead.")
+@overload
+def uniform(
+    shape_like: list[DataNode] | DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+    range: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    seed: int | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    values: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+) -> DataNode | list[DataNode]:
+    """WARNING: `dali.fn.uniform` is now deprecated. Use `dali.fn.random.uniform` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.video_reader` is now deprecated. Use `dali.fn.readers.video` instead."
+)
+def video_reader(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    additional_decode_surfaces: int | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    channels: int | None = ...,
+    dont_use_mmap: bool | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    enable_frame_num: Any = ...,
+    enable_timestamps: bool | None = ...,
+    file_list: str | PathLike[str] | None = ...,
+    file_list_frame_num: bool | None = ...,
+    file_list_include_preceding_frame: bool | None = ...,
+    file_root: str | PathLike[str] | None = ...,
+    filenames: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+    image_type: DALIImageType | int | None = ...,
+    initial_fill: int | None = ...,
+    labels: Sequence[int] | int | None = ...,
+    lazy_init: bool | None = ...,
+    normalized: bool | None = ...,
+    num_shards: int | None = ...,
+    pad_last_batch: bool | None = ...,
+    pad_sequences: bool | None = ...,
+    prefetch_queue_depth: int | None = ...,
+    preserve: bool | None = ...,
+    random_shuffle: bool | None = ...,
+    read_ahead: bool | None = ...,
+    seed: int | None = ...,
+    sequence_length: int,
+    shard_id: int | None = ...,
+    skip_cached_images: bool | None = ...,
+    skip_vfr_check: bool | None = ...,
+    step: int | None = ...,
+    stick_to_shard: bool | None = ...,
+    stride: int | None = ...,
+    tensor_init_bytes: int | None = ...,
+) -> DataNode | list[DataNode] | None:
+    """WARNING: `dali.fn.video_reader` is now deprecated. Use `dali.fn.readers.video` instead."""

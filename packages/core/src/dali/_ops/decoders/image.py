@@ -412,7 +412,6 @@ class ImageDecoderBase(Operator):
     inputs=1,
     input_names=("data",),
     args=[*DECODER_ARGS, *_CACHE_ARGS],
-    aliases=("ImageDecoder", "nvJPEGDecoder", "HostDecoder"),
 )
 class Image(ImageDecoderBase):
     """Decodes images (JPEG, JPEG 2000, TIFF, PNG, BMP, PNM, WebP) to HWC.

@@ -30,7 +30,6 @@ __all__ = ["ImageCrop", "ImageRandomCrop", "ImageSlice"]
     inputs=1,
     input_names=("data",),
     args=[*DECODER_ARGS, *CROP_WINDOW_ARGS],
-    aliases=("ImageDecoderCrop", "nvJPEGDecoderCrop", "HostDecoderCrop"),
 )
 class ImageCrop(ImageDecoderBase):
     """Decodes images and extracts a fixed-size window at a relative anchor (like ``fn.crop``).
@@ -62,7 +61,6 @@ class ImageCrop(ImageDecoderBase):
     input_names=("data",),
     args=[*DECODER_ARGS, *RANDOM_CROP_ARGS],
     random=True,
-    aliases=("ImageDecoderRandomCrop", "nvJPEGDecoderRandomCrop", "HostDecoderRandomCrop"),
 )
 class ImageRandomCrop(ImageDecoderBase):
     """Decodes images and cuts a random window (area and aspect ratio in the given ranges).
@@ -91,7 +89,6 @@ class ImageRandomCrop(ImageDecoderBase):
     inputs=(1, 3),
     input_names=("data", "anchor", "shape"),
     args=[*DECODER_ARGS, *SLICE_ARGS],
-    aliases=("ImageDecoderSlice", "nvJPEGDecoderSlice", "HostDecoderSlice"),
 )
 class ImageSlice(ImageDecoderBase):
     """Decodes images and extracts a slice given by anchor/shape inputs or start/end arguments.

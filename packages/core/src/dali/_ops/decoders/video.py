@@ -1,4 +1,4 @@
-"""`fn.decoders.video` (and its deprecated alias `fn.experimental.decoders.video`).
+"""`fn.decoders.video` (also under its deprecated name `fn.experimental.decoders.video`).
 
 Decodes whole video files held in memory (1-D uint8 samples, e.g. from ``readers.file``) into
 ``FHWC`` uint8 sequences: on the CPU with PyAV, with the ``mixed`` backend on the GPU with NVDEC,
@@ -30,7 +30,7 @@ from dali._ops.video._clips import Clip, VideoFrames, pad_frames, padding_colour
 from dali._ops.video._container import VideoError, index_video
 from dali._tensors import TensorListCPU
 
-__all__ = ["ExperimentalVideoDecoder", "VideoDecoder"]
+__all__ = ["VideoDecoder"]
 
 _ARGS = [
     Arg("frames", "int_vec", tensor=True, doc="Frame numbers to decode (any order)."),
@@ -156,8 +156,3 @@ class VideoDecoder(Operator):
         return [
             {"dtype": DALIDataType.UINT8, "static_shape": (None, None, None, 3), "layout": "FHWC"}
         ]
-
-
-@_register("experimental.decoders.video")
-class ExperimentalVideoDecoder(VideoDecoder):
-    """The deprecated ``experimental.decoders.video``: `VideoDecoder` under its old name."""

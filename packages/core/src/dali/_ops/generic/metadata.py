@@ -48,7 +48,9 @@ class _HostMetadata(Operator):
 
 
 @register(
-    "shapes",
+    "_shape",
+    class_name="Shapes",
+    display_name="dali.fn.shapes",  # (errors name it as users know it)
     devices=("cpu", "gpu"),
     inputs=1,
     input_names=("input",),
@@ -61,8 +63,8 @@ class _HostMetadata(Operator):
 class Shapes(_HostMetadata):
     """Each sample's shape as a 1-D tensor (``[H, W, C]`` for an HWC image).
 
-    Example: ``fn.shapes(images)`` gives INT64 ``[480, 640, 3]`` for a 480x640 RGB image;
-    ``images.shape()`` is the same.
+    Example: ``images.shape()`` gives INT64 ``[480, 640, 3]`` for a 480x640 RGB image (the
+    deprecated ``fn.shapes(images)`` too).
     """
 
     def setup(self) -> None:

@@ -133,7 +133,6 @@ class _RandomBase(Operator):
         Arg("dtype", "dtype", doc="Output type (default FLOAT); integers are rounded."),
     ],
     random=True,
-    aliases=("Uniform",),
 )
 class Uniform(_RandomBase):
     """Uniformly distributed values in ``[range[0], range[1])``, or drawn from ``values``."""
@@ -189,7 +188,6 @@ class Uniform(_RandomBase):
         Arg("dtype", "dtype", doc="BOOL, UINT8 or INT32 (default)."),
     ],
     random=True,
-    aliases=("CoinFlip",),
 )
 class CoinFlip(_RandomBase):
     """Bernoulli draws: 1 with probability ``probability``, else 0."""
@@ -227,7 +225,6 @@ class CoinFlip(_RandomBase):
         Arg("dtype", "dtype", doc="Output type (default FLOAT); integers are rounded."),
     ],
     random=True,
-    aliases=("NormalDistribution",),
 )
 class Normal(_RandomBase):
     """Normally distributed values with the given ``mean`` and ``stddev``."""

@@ -133,7 +133,6 @@ def coco_outputs(args: Mapping[str, Any]) -> int:
     source=True,
     random=True,
     class_name="COCO",
-    aliases=("COCOReader",),
     non_semantic=(
         *NON_SEMANTIC,
         "save_preprocessed_annotations",

@@ -84,7 +84,6 @@ def _some(items: list[str]) -> str:
     outputs=2,
     source=True,
     random=True,
-    aliases=("FileReader",),
     non_semantic=NON_SEMANTIC,
     args=[
         Arg("file_root", "str", doc="Root folder: class subfolders, or the base of list paths."),

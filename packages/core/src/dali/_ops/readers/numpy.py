@@ -126,7 +126,6 @@ class _Read:
     outputs=1,
     source=True,
     random=True,
-    aliases=("NumpyReader",),
     non_semantic=(*NON_SEMANTIC, "use_o_direct", "cache_header_information", "register_buffers"),
     args=[
         Arg("file_root", "str", doc="Folder of the files (traversed unless files/file_list)."),

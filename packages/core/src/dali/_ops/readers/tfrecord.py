@@ -122,7 +122,6 @@ def _num_outputs(args: Mapping[str, Any]) -> int:
     source=True,
     random=True,
     class_name="TFRecord",
-    aliases=("TFRecordReader",),
     # the index only says where the records are: with or without it, the samples are the same
     non_semantic=(*NON_SEMANTIC, "use_o_direct", "index_path"),
     positional_args=("path", "index_path", "features"),

@@ -371,7 +371,6 @@ def _metas(args: Mapping[str, Any], *, legacy: bool) -> list[dict[str, Any]]:
     source=True,
     random=True,
     class_name="Video",
-    aliases=("VideoReader",),
     non_semantic=(*NON_SEMANTIC, "additional_decode_surfaces", "skip_vfr_check"),
     args=[
         *_SOURCE_ARGS,

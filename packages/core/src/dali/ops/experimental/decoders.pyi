@@ -5,35 +5,494 @@ from collections.abc import Sequence
 from os import PathLike
 from typing import overload
 
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, DTypeLike
+from typing_extensions import deprecated
 
 from dali.pipeline import DataNode
+from dali.types import DALIDataType, DALIImageType
 
 __all__ = [
+    "Image",
+    "ImageCrop",
+    "ImageRandomCrop",
+    "ImageSlice",
     "Video",
 ]
 
+@deprecated(
+    "WARNING: `dali.ops.experimental.decoders.Image` is now deprecated. Use `dali.fn.decoders.image` instead."
+)
+class Image:
+    """WARNING: `dali.ops.experimental.decoders.Image` is now deprecated. Use `dali.fn.decoders.image` instead."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_batch_copy: bool | None = ...,
+        cache_debug: bool | None = ...,
+        cache_size: int | None = ...,
+        cache_threshold: int | None = ...,
+        cache_type: str | PathLike[str] | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Image`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_batch_copy: bool | None = ...,
+        cache_debug: bool | None = ...,
+        cache_size: int | None = ...,
+        cache_threshold: int | None = ...,
+        cache_type: str | PathLike[str] | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        cache_batch_copy: bool | None = ...,
+        cache_debug: bool | None = ...,
+        cache_size: int | None = ...,
+        cache_threshold: int | None = ...,
+        cache_type: str | PathLike[str] | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated(
+    "WARNING: `dali.ops.experimental.decoders.ImageCrop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."
+)
+class ImageCrop:
+    """WARNING: `dali.ops.experimental.decoders.ImageCrop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `ImageCrop`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated(
+    "WARNING: `dali.ops.experimental.decoders.ImageRandomCrop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."
+)
+class ImageRandomCrop:
+    """WARNING: `dali.ops.experimental.decoders.ImageRandomCrop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        num_attempts: int | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `ImageRandomCrop`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        num_attempts: int | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        num_attempts: int | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+        split_stages: bool | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated(
+    "WARNING: `dali.ops.experimental.decoders.ImageSlice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."
+)
+class ImageSlice:
+    """WARNING: `dali.ops.experimental.decoders.ImageSlice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        split_stages: bool | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `ImageSlice`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        anchor: DataNode | ArrayLike = ...,
+        shape_input: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        split_stages: bool | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode] | DataNode | ArrayLike,
+        anchor: list[DataNode] | DataNode | ArrayLike = ...,
+        shape_input: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        affine: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        device_memory_padding: int | None = ...,
+        device_memory_padding_jpeg2k: int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        fill_values: Sequence[float] | float | None = ...,
+        host_memory_padding: int | None = ...,
+        host_memory_padding_jpeg2k: int | None = ...,
+        hw_decoder_load: float | None = ...,
+        hybrid_huffman_threshold: int | None = ...,
+        jpeg_fancy_upsampling: bool | None = ...,
+        memory_stats: bool | None = ...,
+        normalized_anchor: bool | None = ...,
+        normalized_shape: bool | None = ...,
+        on_error: str | PathLike[str] | None = ...,
+        out_of_bounds_policy: str | PathLike[str] | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preallocate_height_hint: int | None = ...,
+        preallocate_width_hint: int | None = ...,
+        preserve: bool | None = ...,
+        rel_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rel_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        split_stages: bool | None = ...,
+        start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        use_chunk_allocator: bool | None = ...,
+        use_fast_idct: bool | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated(
+    "WARNING: `dali.ops.experimental.decoders.Video` is now deprecated. Use `dali.fn.decoders.video` instead."
+)
 class Video:
-    """The deprecated ``experimental.decoders.video``: `VideoDecoder` under its old name.
-
-    Args:
-        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
-        device (str, optional): "cpu", "gpu" or "mixed".
-        preserve (bool, default False): Keep the operator even if unused.
-        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
-        frames (int_vec, optional, per-sample): Frame numbers to decode (any order).
-        start_frame (int, optional, per-sample): First frame (default 0).
-        end_frame (int, optional, per-sample): End of the frames (exclusive).
-        sequence_length (int, optional, per-sample): Number of frames from start_frame.
-        stride (int, optional, per-sample): Distance between frames (default 1).
-        pad_mode (str, default 'constant'): none, constant, edge, reflect_*.
-        fill_value (int_vec, default [0]): Colour of constant padding frames.
-        build_index (bool, default True): Accepted (an index is always built).
-        affine (bool, default True): Accepted (thread pinning; no effect).
-
-    Devices: cpu, mixed. Inputs: 1..1.
-    Construct with scalar arguments, then call with inputs inside define_graph.
-    """
+    """WARNING: `dali.ops.experimental.decoders.Video` is now deprecated. Use `dali.fn.decoders.video` instead."""
     def __init__(
         self,
         *,
