@@ -1,4 +1,4 @@
-"""Every check this repository runs, in one place (STYLE.md §12).
+"""Every check this repository runs, in one place.
 
 ``python3 -m nox`` runs the default sessions (core, interop, jax, clu, torch, tf, lint,
 packaging, typecheck);
@@ -147,7 +147,7 @@ def jax(session: nox.Session, jax_version: str) -> None:
     _install(session, f"jax=={jax_version}", f"jaxlib=={jax_version}")
     _pytest(session, "tests/plugin-jax", "-e", CORE, "-e", JAX_PLUGIN, parallel=True)
     # The docstring examples in a pytest of their own: `dali` is a namespace package across
-    # distributions (STYLE.md §2), and pytest names the plugin's modules `dali.plugin.jax.*`
+    # distributions, and pytest names the plugin's modules `dali.plugin.jax.*`
     # rather than `jax.*` (JAX's name) only with consider_namespace_packages, an option that
     # would also rename the test modules after the folders above them (tests/ has no packages).
     session.run(

@@ -6,7 +6,7 @@ The pipeline is the ResNet-50 row of ``image_cpu.py`` (its graph function) (``re
 set. After ``--runs`` iterations (so that the shuffle buffer has been drawn from many times) it
 measures, for this library and, when installed, NVIDIA DALI 2.4 in the same process:
 
-* the size of ``pipe.checkpoint()`` in bytes (DESIGN §5.2 target: < 1 KB);
+* the size of ``pipe.checkpoint()`` in bytes (target: < 1 KB);
 * the cost of one ``checkpoint()`` call (median over ``--calls``; target < 1 ms);
 * the cost of building a pipeline from the checkpoint less that of the same build without one;
 * that the restored pipeline's next batch equals the original's (ours; DALI's too);

@@ -8,7 +8,7 @@ All rows run in one process on the same ImageNet-like JPEGs (`make_imagenet_like
    random windows, which is what ``image_random_crop`` asks nvImageCodec for.
 2. **this library** — ``readers.file(random_shuffle=True)`` → ``decoders.image_random_crop``
    (mixed) → ``resize(224, 224)`` → ``crop_mirror_normalize(FLOAT16, "CHW", mirror=coin_flip)``
-   (DESIGN §6 target: ≥ 20,000 img/s and ≥ 0.9 × row 1), plus decode-only rows and the
+   (target: ≥ 20,000 img/s and ≥ 0.9 × row 1), plus decode-only rows and the
    decoder's per-stage time per batch (the profile when a target is missed).
 3. **torchvision** — the same work in plain torch: files read by a thread pool,
    ``torchvision.io.decode_jpeg(device="cuda")`` batched, a RandomResizedCrop per image

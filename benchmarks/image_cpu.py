@@ -14,7 +14,7 @@ through NVIDIA DALI 2.4 in the same process. Each graph is one function that tak
 
 Each sample builds a fresh pipeline, warms it up, then times whole epochs (``--epochs``); the
 median over ``--repeats`` samples is reported as images/s. The ratio column is this project
-over NVIDIA DALI (DESIGN §6 target: at least 1.5x on rows 2 and 3). The libraries alternate
+over NVIDIA DALI (target: at least 1.5x on rows 2 and 3). The libraries alternate
 between samples, so a slow spell of a noisy machine hits both. On a shared machine, other
 processes are the main source of noise: before each sample the script waits (``--wait-quiet``)
 for them to calm down, and retries a sample during which they used more than ``--max-foreign``
@@ -283,7 +283,7 @@ def main() -> None:
     if contended:
         print(f"({contended} samples were retried: other processes were using the CPUs)")
     if len(libs) > 1:
-        print("target: dali >= 1.5x NVIDIA DALI on rows 2 and 3 (DESIGN §6)")
+        print("target: dali >= 1.5x NVIDIA DALI on rows 2 and 3")
 
 
 if __name__ == "__main__":

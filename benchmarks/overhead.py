@@ -3,7 +3,7 @@
 The graph is ``fn.random.uniform(shape=(16,))`` followed by 41 element-wise arithmetic
 operators, batch 256, CPU only (``device_id=None``). The same graph runs through `dali` and,
 when it is installed (``python3 -m nox -s bench``), through NVIDIA DALI 2.4 in the same process.
-DESIGN §6 target: at least 10x fewer ms/iteration than DALI.
+Target: at least 10x fewer ms/iteration than DALI.
 
 Run: ``python benchmarks/overhead.py [--threads 2] [--iterations 200]``
 """

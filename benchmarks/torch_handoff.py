@@ -11,7 +11,7 @@ The two libraries (this project and, when installed with torch, NVIDIA DALI 2.4 
 ``nvidia.dali.plugin.pytorch``) run the same program in the same process, alternating. The
 table gives img/s and the iterator/run ratio of each; the ``hand-off`` column is the
 conversion alone — the iterator's conversion of one batch (TensorLists to tensors) timed on
-its own, in µs and as a share of the pipeline's time per batch (DESIGN §6 target: zero-copy,
+its own, in µs and as a share of the pipeline's time per batch (target: zero-copy,
 ≤ 2 %).
 
 Run: ``python benchmarks/torch_handoff.py [--images 1024] [--device cpu|gpu] [--repeats 3]``
@@ -190,7 +190,7 @@ def main() -> None:
         ["library", "run() img/s", "iterator img/s", "iterator/run", "hand-off per batch"],
         rows,
     )
-    print("target: hand-off zero-copy and ≤ 2 % of the pipeline's time per batch (DESIGN §6)")
+    print("target: hand-off zero-copy and ≤ 2 % of the pipeline's time per batch")
 
 
 if __name__ == "__main__":

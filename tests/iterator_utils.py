@@ -1,4 +1,4 @@
-"""Helpers shared by the iterator tests of core and of every plugin (STYLE.md §11).
+"""Helpers shared by the iterator tests of core and of every plugin.
 
 ``tests/`` is on ``sys.path`` (pytest puts the directory of ``tests/conftest.py`` there), so any
 test module can ``from iterator_utils import ...``.

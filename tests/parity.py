@@ -2,7 +2,7 @@
 
 ``tests/`` is on ``sys.path`` (pytest puts the directory of ``tests/conftest.py`` there), so any
 test module can ``from parity import ...``. The pattern is CuPy's ``numpy_cupy_allclose``
-(``cupy/testing/_loops.py``, STYLE.md §11): the test body takes a ``device`` argument, builds its
+(``cupy/testing/_loops.py``): the test body takes a ``device`` argument, builds its
 pipeline for that device and returns the outputs; the decorator runs it with ``"cpu"`` and with
 ``"gpu"`` and compares the two.
 

@@ -9,7 +9,7 @@ objects are written symbolically: ``Ty("FLOAT")`` is ``types.FLOAT`` of the libr
 
 Randomness: every augmentation gets fixed per-sample values (constants or `Ext`), so results
 are comparable. Random operators are compared by shape, dtype and invariants only
-(`random_checks`), because our generator is counter-based by design (DESIGN §5.1).
+(`random_checks`), because our generator is counter-based by design.
 
 Example:
     >>> case = op("flip", [IMGS], {"vertical": 1})
@@ -287,7 +287,7 @@ def _imgs(indices: Sequence[int], label: str) -> Ext:
 IMGS = _imgs((0, 6, 1, 13), "imgs")
 #: Two small images (60×40, 62×41).
 SMALL = _imgs((0, 1), "small")
-#: The 100×200 (H×W) image of reference §3.4's size table, cut from tree image 6.
+#: The 100×200 (H×W) image of the resize size table, cut from tree image 6.
 RECT = Ext(lambda c: [[c.tree_image(6)[50:150, 60:260].copy()]], "HWC", "rect100x200")
 
 
@@ -476,7 +476,7 @@ add(
         "helps error messages and debugging); DALI 2.4 leaves the label's source_info empty",
     ),
 )
-# sharding: the stream, padding and sticking of reference §4.1, with reader_meta/epoch_size
+# sharding: DALI's shard streams, padding and sticking, with reader_meta/epoch_size
 for shards, shard_id, batch in ((2, 0, 8), (2, 1, 5), (3, 1, 4), (3, 2, 8), (4, 3, 5), (8, 7, 2)):
     for pad in (False, True):
         for stick in (False, True):
@@ -676,7 +676,7 @@ for key, filename in DECODABLE.items():
                     [filename],
                     kw,
                     dali_skip="DALI 2.4 crashes (SIGSEGV) on a grayscale JPEG with ANY_DATA "
-                    "(reference §10); checked against Pillow's 'L' decode instead",
+                    "; checked against Pillow's 'L' decode instead",
                     reference=lambda c: [c.edge_image("gray.jpg", "L")[..., None]],
                 )
             )
@@ -687,7 +687,7 @@ for key, filename in DECODABLE.items():
                     EDGE,
                     [filename],
                     kw,
-                    dali_skip="DALI 2.4 fails on a CMYK JPEG with ANY_DATA (reference §10: "
+                    dali_skip="DALI 2.4 fails on a CMYK JPEG with ANY_DATA ("
                     "'fails on CMYK'); we decode it (4 channels expected, not compared)",
                 )
             )
@@ -875,7 +875,7 @@ for kw, lo, hi in (
 # resize
 # =============================================================================================
 
-# every row of the size table of reference §3.4 (on its 100×200 image) and on the ragged batch
+# every row of the resize size table (on its 100×200 image) and on the ragged batch
 _SIZE_RULES: list[dict[str, Any]] = [
     {"resize_x": 50},
     {"resize_y": 50},

@@ -5,7 +5,7 @@ outputs are compared value by value (exact, floats within a few ulps) on fixed b
 ``external_source``, per-sample arguments included, and both libraries must raise on the same
 bad inputs and arguments.
 
-`fn.random_bbox_crop` draws its windows from our counter-based generator (DESIGN §5.1), so its
+`fn.random_bbox_crop` draws its windows from our counter-based generator, so its
 random outcomes are compared by invariants, checked on both libraries' outputs: the window lies in
 the image (or is the fixed ``crop_shape`` at an integer anchor in range), its aspect ratio and
 size are in range, exactly the boxes whose centre (or ``bbox_prune_threshold`` share of area) is

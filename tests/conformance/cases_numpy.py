@@ -152,7 +152,7 @@ add(
 )
 
 
-# -- shuffling: orders differ by design (DESIGN §5.1); compare sets and content ----------------
+# -- shuffling: orders differ by design; compare sets and content ----------------
 
 
 def _permutation_check(epoch: int) -> Callable[[Iters, Iters], list[str]]:

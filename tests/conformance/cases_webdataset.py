@@ -164,7 +164,7 @@ for shards, shard_id, batch in ((2, 0, 6), (2, 1, 4), (3, 2, 5), (4, 3, 3)):
             )
 
 
-# -- shuffling: the orders differ by design (DESIGN §5.1); compare content --------------------
+# -- shuffling: the orders differ by design; compare content --------------------
 
 
 def _pairs(iters: Iters) -> list[tuple[bytes, bytes]]:

@@ -1,5 +1,5 @@
 """The author API (`dali.author`): its names, an operator written with it alone, the batch
-methods' contract, and the rules that keep plugins and operators on it (STYLE.md §16)."""
+methods' contract, and the rules that keep plugins and operators on it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""dali.types and dali._dtypes against DALI 2.4's observed behaviour (reference §2.2)."""
+"""dali.types and dali._dtypes against DALI 2.4's observed behaviour."""
 
 from __future__ import annotations
 

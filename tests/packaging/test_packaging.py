@@ -4,7 +4,7 @@ Core owns the only ``dali/__init__.py`` and ``dali/plugin/__init__.py`` and both
 ``pkgutil.extend_path``; a plugin ships only ``dali/plugin/<name>/``. A plain ``__init__.py`` in
 core still passes the wheel install (both wheels unpack into one ``site-packages/dali/``) but
 breaks the editable install, where core and plugin live in two source trees: hence both
-installs are tested, each in a fresh venv (STYLE.md §2). dali-clu goes one level further: it
+installs are tested, each in a fresh venv. dali-clu goes one level further: it
 ships only ``dali/plugin/jax/clu/`` under dali-jax's ``dali/plugin/jax/`` (a namespace too),
 and is found there beside dali-jax from wheels and from three editable source trees.
 
@@ -293,7 +293,7 @@ def test_plugin_wheel_ships_only_its_subpackage(wheels: dict[str, Path]) -> None
 
 def _ships_exactly_its_subpackage(wheel: Path, project: Path, package: str) -> set[str]:
     """The files of a plugin's wheel, checked to be exactly its ``package`` folder's sources
-    (nothing above it: the folders above belong to dali-core, STYLE.md §2)."""
+    (nothing above it: the folders above belong to dali-core)."""
     files = set(_files(wheel))
     prefix = package.replace(".", "/") + "/"
     above = sorted(name for name in files if not name.startswith(prefix))
@@ -310,7 +310,7 @@ def _ships_exactly_its_subpackage(wheel: Path, project: Path, package: str) -> s
 
 
 def _pins_core(wheel: Path) -> list[str]:
-    """The wheel's requirements, checked to pin dali-core to its own release (STYLE.md §16)."""
+    """The wheel's requirements, checked to pin dali-core to its own release."""
     requires = _requires(wheel)
     version = _project_field(CORE / "pyproject.toml", r'^version = "([^"]+)"')
     assert f"dali-core=={version}" in requires, requires
@@ -327,7 +327,7 @@ def test_jax_wheel_ships_only_dali_plugin_jax(wheels: dict[str, Path]) -> None:
 
 def test_clu_wheel_ships_only_dali_plugin_jax_clu(wheels: dict[str, Path]) -> None:
     _ships_exactly_its_subpackage(wheels["clu"], CLU, "dali.plugin.jax.clu")
-    # the metadata pins the two distributions it builds on (STYLE.md §16)
+    # the metadata pins the two distributions it builds on
     requires = _pins_core(wheels["clu"])
     version = _project_field(JAX / "pyproject.toml", r'^version = "([^"]+)"')
     assert f"dali-jax=={version}" in requires, requires
@@ -412,7 +412,7 @@ def test_default_install_runs_a_cpu_image_pipeline(wheels: dict[str, Path], tmp_
         _run(python, "-c", DEFAULT_PIPELINE, tmp_path / "images", cwd=tmp_path).splitlines()[-1]
     )
     print("fast paths of the default install:", result["fast_paths"])
-    # DESIGN §5.3: with every default dependency installed, ``import dali`` still loads none
+    # With every default dependency installed, ``import dali`` still loads none
     assert result["imported_by_import_dali"] == [], result
     assert result["resized"] == [[6, 48, 64, 3], "uint8"], result
     assert result["out"] == [[6, 3, 32, 32], "float16"], result
@@ -469,7 +469,7 @@ def _project_field(pyproject: Path, pattern: str) -> str:
 
 def test_plugins_pin_core_to_their_own_release() -> None:
     """A plugin uses core's author API, which may change between releases: each plugin names
-    exactly the core release it was built with (STYLE.md §16)."""
+    exactly the core release it was built with."""
     version = _project_field(CORE / "pyproject.toml", r'^version = "([^"]+)"')
     plugins = sorted((REPO / "packages").glob("plugin-*"))
     assert {p.name for p in plugins} >= {"plugin-jax", "plugin-clu", "plugin-torch", "plugin-tf"}

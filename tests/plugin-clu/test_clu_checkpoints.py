@@ -1,4 +1,4 @@
-"""``save(filename)`` / ``restore(filename)``: CLU's checkpoint interface (clu-t5x.md §1, §6.4).
+"""``save(filename)`` / ``restore(filename)``: CLU's checkpoint interface.
 
 Every iterator here reads the ``label_files`` (29 files, file ``i`` has label ``i``) shuffled,
 and draws one ``fn.random.uniform`` value per sample, so a restore must bring back the reader's

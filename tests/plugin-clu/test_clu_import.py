@@ -2,7 +2,7 @@
 
 ``dali.plugin.jax.clu`` lives in its own distribution (packages/plugin-clu) under
 ``dali.plugin.jax``, which dali-jax owns: dali-clu ships no ``__init__.py`` above its own
-package (STYLE.md §2), and importing dali-jax does not import clu.
+package, and importing dali-jax does not import clu.
 """
 
 from __future__ import annotations

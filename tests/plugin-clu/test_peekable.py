@@ -1,4 +1,4 @@
-"""The CLU iterator contract of `DALIGenericPeekableIterator` (clu-t5x.md §1, §6; reference §7.4).
+"""The CLU iterator contract of `DALIGenericPeekableIterator`.
 
 * It is a real ``clu.data.dataset_iterator.DatasetIterator`` (DALI's is not), so T5X's
   ``isinstance`` check and CLU's ``PeekableDatasetIterator`` accept it.

@@ -1,4 +1,4 @@
-"""Checkpoints of the JAX iterators: save, restore, go on exactly (reference §6, §7.1, §7.2).
+"""Checkpoints of the JAX iterators: save, restore, go on exactly.
 
 Every iterator here reads ``N = 29`` tiny files whose labels are their indices (a label names
 its sample) and draws one ``fn.random.uniform`` value per sample, so a restore must bring back
@@ -9,7 +9,7 @@ away, and epochs differ in length.
 * `DALIGenericIterator` over one pipeline and over four pipelines laid out by a
   ``NamedSharding`` on the four fake CPU devices: `dali.testing.check_save_restore` at >= 20
   cut points spanning 3 epochs (every epoch end included), FILL and DROP, ``auto_reset=True``.
-  The JAX iterator refuses PARTIAL (reference §7.1), so PARTIAL is tested only as that refusal.
+  The JAX iterator refuses PARTIAL, so PARTIAL is tested only as that refusal.
 * `data_iterator(sharding=...)`: the same round trip through ``checkpoints=`` at call time.
 * Elastic restore (the rule in `dali.plugin.base_iterator`'s docstring): checkpoints of four
   devices restored onto two and onto one, FILL with ``pad_last_batch=True`` (PARTIAL being
@@ -17,7 +17,7 @@ away, and epochs differ in length.
   layout's epochs follow.
 * ``checkpoints()`` and ``checkpoints=`` without ``enable_checkpointing``.
 
-`data_iterator` offers no peekable iterator (reference §7.4 puts it in ``dali.plugin.jax.clu``,
+`data_iterator` offers no peekable iterator (it lives in ``dali.plugin.jax.clu``,
 which this repository does not ship), so ``peek`` while a checkpoint is taken is not tested.
 """
 
@@ -164,7 +164,7 @@ def test_generic_iterator_round_trip(label_files, cpu_devices, n_pipes, policy, 
 
 
 def test_partial_is_refused_with_sharding_and_padding(label_files, cpu_devices):
-    # reference §7.1: no PARTIAL in the JAX iterator, hence FILL (and DROP) everywhere here
+    # DALI: no PARTIAL in the JAX iterator, hence FILL (and DROP) everywhere here
     iterator_fn = data_iterator(
         _graph(label_files, pad=True),
         output_map=OUTPUTS,
@@ -219,7 +219,7 @@ def test_data_iterator_restore_keeps_the_sharding_and_the_saved_seed(label_files
         next(it)
     cps = it.checkpoints()
     expected = [next(it) for _ in range(3)]
-    # reference §6: the checkpoint's seed wins over the seed given at restore
+    # DALI: the checkpoint's seed wins over the seed given at restore
     restored = iterator_fn(
         batch_size=4, num_threads=1, seed=SEED + 1, enable_checkpointing=True, checkpoints=cps
     )
@@ -362,7 +362,7 @@ def _check_elastic_restore(restored, n_devices, saved_epochs, reference, fresh, 
     new_streams = _streams(rest, n_devices)
     pieces = [_unpadded(s) for s in new_streams]
     assert sorted(_labels(old_streams) + _labels(pieces)) == list(range(N)), where
-    # a sample's random value depends on its epoch, not on the layout (DESIGN §5.1)
+    # a sample's random value depends on its epoch, not on the layout
     for label, value in [x for s in new_streams for x in s]:
         assert value == ref_values[epoch][label], (where, label)
     if not saved_epochs[-1]:
@@ -419,6 +419,6 @@ def test_checkpoints_without_enable_checkpointing(label_files, cpu_devices):
 def test_checkpoints_argument_without_enable_checkpointing(label_files, cpu_devices):
     iterator_fn = _sharded_iterator_fn(label_files, cpu_devices)
     cps = iterator_fn(batch_size=4, num_threads=1, enable_checkpointing=True).checkpoints()
-    # reference §6: DALI's build error for a checkpoint given to a pipeline made without it
+    # DALI's build error for a checkpoint given to a pipeline made without it
     with pytest.raises(RuntimeError, match="Cannot restore checkpoint"):
         iterator_fn(batch_size=4, num_threads=1, checkpoints=cps)

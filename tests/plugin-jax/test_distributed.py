@@ -1,4 +1,4 @@
-"""Two processes on localhost, 2 fake CPU devices each, build one global array (reference §7.2).
+"""Two processes on localhost, 2 fake CPU devices each, build one global array.
 
 Each process runs `_distributed_worker.py`: it joins a `jax.distributed` job, builds pipelines
 for its own two devices only (shards 0, 1 in process 0 and 2, 3 in process 1 of 4) and gets

@@ -1,7 +1,7 @@
-"""`DALIGenericIterator` on one device: conversion, errors, epochs, stacking (reference §7.1).
+"""`DALIGenericIterator` on one device: conversion, errors, epochs, stacking.
 
 The epoch arithmetic itself is the shared base iterator's (tested in tests/core); here it is
-checked only through the JAX iterator, with the observed values of reference §5.6.
+checked only through the JAX iterator, with the values observed in DALI.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def test_one_pipeline_gives_plain_arrays_on_cpu_device_0():
 def test_reader_labels_have_dali_shapes(image_tree):
     it = DALIGenericIterator(_labels_pipe(image_tree), ["labels"], reader_name="reader")
     labels = next(it)["labels"]
-    assert labels.shape == (8, 1) and labels.dtype == np.int32  # reference §7.1
+    assert labels.shape == (8, 1) and labels.dtype == np.int32  # as DALI's JAX iterator
     assert _rows(labels) == list(range(8))
 
 
@@ -115,7 +115,7 @@ def test_ragged_batch_is_an_error_naming_the_output():
         DALIGenericIterator(pipe(), ["images"])
 
 
-# -- constructor checks (reference §7.1) -------------------------------------------------------
+# -- constructor checks -------------------------------------------------------
 
 
 def test_duplicate_output_names():
@@ -155,7 +155,7 @@ def test_too_few_pipeline_outputs():
         DALIGenericIterator(_counter_pipe(), ["x", "y"])
 
 
-# -- epochs through the base iterator (reference §5.6) -----------------------------------------
+# -- epochs through the base iterator -----------------------------------------
 
 
 def test_fill_unpadded_len_changes_per_epoch_two_pipelines_stacked(image_tree):
@@ -166,7 +166,7 @@ def test_fill_unpadded_len_changes_per_epoch_two_pipelines_stacked(image_tree):
         epoch = []
         for batch in it:
             labels = batch["labels"]
-            # several pipelines without sharding on one device: stacked (reference §7.1)
+            # several pipelines without sharding on one device: stacked
             assert labels.shape == (2, 8, 1)
             assert labels.devices() == {jax.devices("cpu")[0]}
             epoch.append([_rows(labels[0]), _rows(labels[1])])
@@ -227,7 +227,7 @@ def test_prepare_first_batch_false_runs_nothing_until_next():
     assert _rows(next(it)["x"]) == [0, 0]
 
 
-# -- several pipelines / pmap (reference §7.1) -------------------------------------------------
+# -- several pipelines / pmap -------------------------------------------------
 
 
 def test_pmap_compatible_single_pipeline_gets_a_leading_axis():

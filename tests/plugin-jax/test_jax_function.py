@@ -1,4 +1,4 @@
-"""`dali.plugin.jax.fn.jax_function` (reference §7.3, seed 003).
+"""`dali.plugin.jax.fn.jax_function` (seed 003).
 
 The CPU tests run here; `test_gpu_matches_cpu` runs the same functions on GPU batches where a
 GPU, CuPy and a CUDA JAX are present, and compares.

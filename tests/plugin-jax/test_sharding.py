@@ -1,7 +1,7 @@
-"""Sharded global arrays on four fake CPU devices (reference §7.1, §7.2; DESIGN §5.5).
+"""Sharded global arrays on four fake CPU devices.
 
 Image ``i`` of the tree has label ``i``, so every shard's labels say which samples it holds.
-With 4 shards of 21 files, shard ``k`` starts at file ``floor(21k/4)``: 0, 5, 10, 15 (§4.1).
+With 4 shards of 21 files, shard ``k`` starts at file ``floor(21k/4)``: 0, 5, 10, 15.
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ def test_positional_sharding(image_tree, cpu_devices):
     assert got == [(cpu_devices[k], [s, s + 1]) for k, s in enumerate(SHARD_STARTS)]
 
 
-# -- per-output shardings (our extension, DESIGN §5.5) ---------------------------------------
+# -- per-output shardings (our extension) ---------------------------------------
 
 
 def test_per_output_dict_with_a_replicated_output(image_tree, cpu_devices, reference):
@@ -261,7 +261,7 @@ def test_per_output_mapping_must_name_every_output(image_tree, cpu_devices):
         )(batch_size=8)
 
 
-# -- devices= (pmap) and argument errors (reference §7.2) ------------------------------------
+# -- devices= (pmap) and argument errors ------------------------------------
 
 
 def test_devices_give_pmap_compatible_arrays(image_tree, cpu_devices):

@@ -1,5 +1,5 @@
 """DALIDataset: a real tf.data.Dataset, its element structure and argument checks, passes,
-loops, end of data and the run-time checks of types and shapes (reference §7.6, §11)."""
+loops, end of data and the run-time checks of types and shapes."""
 
 from __future__ import annotations
 

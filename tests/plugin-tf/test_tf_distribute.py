@@ -1,5 +1,5 @@
 """tf.distribute: one pipeline per replica through ``distribute_datasets_from_function``, with
-MirroredStrategy over the two logical CPU devices that conftest.py makes (reference §7.6).
+MirroredStrategy over the two logical CPU devices that conftest.py makes.
 
 DALI's recipe places each replica's dataset on its device (``InputReplicationMode.PER_REPLICA``).
 The default ``PER_WORKER`` mode feeds the replicas through TensorFlow's MultiDeviceIterator,

@@ -1,5 +1,5 @@
 """experimental.DALIDatasetWithInputs and Input: tf.data datasets feeding a pipeline's named
-external sources (reference §7.6, §11)."""
+external sources."""
 
 from __future__ import annotations
 

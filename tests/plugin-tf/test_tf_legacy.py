@@ -1,5 +1,5 @@
 """DALI's older entry points: DALIIterator continues the stream (eager and in tf.function),
-sparse outputs, and the helpers that have no pure-Python counterpart say so (reference §7.6)."""
+sparse outputs, and the helpers that have no pure-Python counterpart say so."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`dali.plugin.pytorch.fn.torch_python_function` and `TorchPythonFunction` (reference §7.5):
+"""`dali.plugin.pytorch.fn.torch_python_function` and `TorchPythonFunction`:
 torch tensors in and out, zero-copy inputs, DALI's errors, CPU/GPU parity and, on the GPU, the
 operator's own torch stream ordered against the pipeline's stream."""
 

@@ -1,4 +1,4 @@
-"""dali-torch's iterators: DALI's classes, outputs, dtypes, policies and state (reference §7.5).
+"""dali-torch's iterators: DALI's classes, outputs, dtypes, policies and state.
 
 The epoch arithmetic is the shared base iterator's (tested in tests/core); here it is checked
 through the torch iterators with DALI's documented table, PARTIAL trimming included.

@@ -1,7 +1,7 @@
 """Fault injection: bad files, failing sources and operators, killed workers, concurrent use,
 teardown loops and long runs.
 
-DESIGN §7: every fault ends in bounded time, either with a clear error that names the operator
+Every fault ends in bounded time, either with a clear error that names the operator
 and the sample (the file, for reader data) or, with ``on_error="skip"``, with the sample skipped
 and counted; and afterwards the same pipeline (or, where the data itself is gone, a rebuilt one)
 still works. Cases that could take the test process down with them (an abort at interpreter

@@ -1,4 +1,4 @@
-"""GPU execution: stages, the pipeline stream, events, DLPack/CAI, memory pools (DESIGN §3).
+"""GPU execution: stages, the pipeline stream, events, DLPack/CAI, memory pools.
 
 The tests marked ``gpu`` need a CUDA device (skipped elsewhere); the others check the parts that
 need none (stage split, argument checks, CUDA staying untouched by CPU pipelines).

@@ -1,4 +1,4 @@
-"""One registry generates `fn` and `ops`; calls are checked against the schema (reference §2.1)."""
+"""One registry generates `fn` and `ops`; calls are checked against the schema."""
 
 from __future__ import annotations
 
@@ -210,7 +210,7 @@ def test_datanode_repr_gpu_and_guards():
 
 
 def test_import_dali_loads_no_framework_cuda_or_codec():
-    # DESIGN §2/§5.3: `import dali` (which registers every operator) needs numpy alone
+    # `import dali` (which registers every operator) needs numpy alone
     import subprocess
     import sys
 

@@ -1,4 +1,4 @@
-"""Pipeline checkpoints (reference §6, DESIGN §5.2): save/restore round trips at random cut
+"""Pipeline checkpoints: save/restore round trips at random cut
 points, the document itself, and the errors of checkpoints that cannot be restored.
 
 Every round trip is `dali.testing.check_pipeline_save_restore`: a pipeline runs ``cut`` times,

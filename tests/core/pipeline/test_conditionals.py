@@ -1,4 +1,4 @@
-"""`enable_conditionals=True`: per-sample `if`, `and`/`or`/`not` on DataNodes (reference §1.4)."""
+"""`enable_conditionals=True`: per-sample `if`, `and`/`or`/`not` on DataNodes."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ cond_def = dali.pipeline_def(enable_conditionals=True)
 
 
 def test_observed_if_else():
-    # reference §1.4 [observed]: x = 0,1,2,3 gives [-100, -99, 20, 30]
+    # observed in DALI: x = 0,1,2,3 gives [-100, -99, 20, 30]
     @cond_def
     def pipe():
         x = _x()

@@ -1,4 +1,4 @@
-"""Pipeline construction, graph definition, running and errors (reference §1.1–1.3, DESIGN §5.3, §7)."""
+"""Pipeline construction, graph definition, running and errors."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def test_num_threads_checked_at_build():
 
 
 def test_all_cpu_pipeline_runs_with_integer_device_id():
-    # DESIGN §5.3: unlike DALI, device_id=0 does not need CUDA when nothing runs on the GPU.
+    # Unlike DALI, device_id=0 does not need CUDA when nothing runs on the GPU.
     pipe = _uniform_pipe(device_id=0)
     (out,) = pipe.run()
     assert len(out) == 4
@@ -586,7 +586,7 @@ def test_first_failing_sample_is_reported_whatever_the_threads(num_threads):
 
 
 def test_checkpointing_rejects_operators_defined_outside_the_pipeline():
-    # DALI's rule (reference §6): they have no stable name a checkpoint could find again
+    # DALI's rule: they have no stable name a checkpoint could find again
     outside = fn.random.uniform()
     pipe = dali.Pipeline(batch_size=2, num_threads=1, enable_checkpointing=True)
     with pipe:

@@ -1,4 +1,4 @@
-"""`@pipeline_def` (reference §1.4; unknown kwargs are a TypeError, not DALI's AssertionError)."""
+"""`@pipeline_def` (unknown kwargs are a TypeError, not DALI's AssertionError)."""
 
 from __future__ import annotations
 

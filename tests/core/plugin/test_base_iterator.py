@@ -1,4 +1,4 @@
-"""The shared iterator core, `dali.plugin.base_iterator` (reference §4.2, §5, §6).
+"""The shared iterator core, `dali.plugin.base_iterator`.
 
 The data tables are the ones observed with real DALI 2.4: 21 files labelled 0..20, batch 8,
 2 shards, one iterator over both pipelines ``[pipe0 | pipe1]``; one iterator per shard (one
@@ -103,7 +103,7 @@ def test_base_class_needs_convert(files):
         _DaliBaseIterator(reader_pipeline(files, 4), reader_name=R)
 
 
-# -- constructor rules (§5.1, §5.2) -----------------------------------------------------------
+# -- constructor rules -----------------------------------------------------------
 
 
 def test_wrong_policy_type(files):
@@ -221,7 +221,7 @@ def test_iterator_over_a_pipeline_used_with_run(files):
     assert labels_of(next(it)) == [[4, 5, 6, 7]]
 
 
-# -- size and len (§4.2, §5.3) ----------------------------------------------------------------
+# -- size and len ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -259,7 +259,7 @@ def test_len_without_reader(files):
     assert len(it) == 2
 
 
-# -- observed data per epoch (§5.6) -----------------------------------------------------------
+# -- observed data per epoch -----------------------------------------------------------
 
 TABLES = {
     # (policy, pad, stick): [(size, len, batches)] per epoch
@@ -421,7 +421,7 @@ def test_gpu_outputs_match_cpu(files, policy):
     assert epochs("gpu") == epochs("cpu")
 
 
-# -- the per-batch step, epochs and reset (§5.4, §5.5) ----------------------------------------
+# -- the per-batch step, epochs and reset ----------------------------------------
 
 
 def test_stop_comes_at_the_call_after_the_size(files):
@@ -552,7 +552,7 @@ def test_trim_needs_a_hook_for_other_batch_shapes(files):
         next(it), next(it)
 
 
-# -- state and checkpoints (§6) ---------------------------------------------------------------
+# -- state and checkpoints ---------------------------------------------------------------
 
 
 def test_iterator_state_is_small_json(files):
@@ -659,7 +659,7 @@ def test_save_restore(files, policy, n_before, auto_reset, pad):
 
 
 def test_save_restore_across_epochs_as_observed(files):
-    # reference §6: with auto_reset, calls across an epoch end (batches and StopIteration),
+    # DALI: with auto_reset, calls across an epoch end (batches and StopIteration),
     # checkpoint, and the next 6 results equal those of the restored iterator
     make = replay_factory(files, FILL, auto_reset=True)
     it = make()

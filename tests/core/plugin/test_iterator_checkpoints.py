@@ -1,6 +1,6 @@
 """Iterator checkpoints: exact round trips over many configurations, and elastic restores.
 
-The exact round trip (`dali.testing.check_save_restore`, reference §6): an iterator restored
+The exact round trip (`dali.testing.check_save_restore`): an iterator restored
 from ``checkpoints()`` gives the same next results (batches, StopIteration, ``len()``) as the
 one that saved them. Here it runs at 20 deterministic random cut points spanning several
 epochs for every last-batch policy, ``auto_reset`` mode and reader configuration (sharding,
@@ -8,7 +8,7 @@ padding, sticking, both kinds of shuffling), with prefetch queues of depth 1 and
 side of the restore; then for the legacy ``size=`` iterator and a ``size=-1`` iterator whose
 external source ends its epochs.
 
-The elastic restore (the rule in `dali.plugin._iterator_core`'s module docstring, DESIGN §5.2):
+The elastic restore (the rule in `dali.plugin._iterator_core`'s module docstring):
 checkpoints of an iterator with ``S`` shards and batch ``B`` restored into ``S'`` shards or
 batch ``B'``. The rest of the interrupted epoch — what no old shard has read, in the old
 shards' order — is split into ``S'`` near-equal contiguous pieces (the *remainder epoch*),

@@ -1,4 +1,4 @@
-"""Property tests of the iterator arithmetic (reference §4, §5) over many configurations.
+"""Property tests of the iterator arithmetic over many configurations.
 
 For (dataset size, batch size, shards, policy, ``pad_last_batch``, ``stick_to_shard``), one
 iterator over one pipeline per shard runs several epochs, and so does one iterator per shard

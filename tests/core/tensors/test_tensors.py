@@ -1,4 +1,4 @@
-"""TensorListCPU/GPU and TensorCPU/GPU against DALI 2.4's observed behaviour (reference §1.5)."""
+"""TensorListCPU/GPU and TensorCPU/GPU against DALI 2.4's observed behaviour."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ def test_image_tree_layout_sizes_and_list(image_tree):
             assert img.format == "JPEG" and img.mode == "RGB"
             h, w = tree_image_size(i)
             assert img.size == (w, h)
-    assert tree_image_size(0) == (60, 40)  # Pillow size (40+i)x(60+2i), reference §8
+    assert tree_image_size(0) == (60, 40)  # Pillow size (40+i)x(60+2i)
     assert max(tree_image_size(i)[0] for i in range(21)) >= 300  # some larger ones
     lines = (image_tree / "list.txt").read_text().splitlines()
     assert lines == [f"{i % 3}/img_{i:02d}.jpg {i}" for i in range(21)]

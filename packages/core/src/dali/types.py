@@ -26,7 +26,7 @@ from dali._dtypes import (
     to_numpy_type,
 )
 
-__all__ = [  # noqa: RUF022 - plain sorted() order, as STYLE.md asks
+__all__ = [  # noqa: RUF022 - plain sorted() order, as every public __all__
     "ANY_DATA",
     "BGR",
     "BOOL",

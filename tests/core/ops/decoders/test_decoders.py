@@ -295,7 +295,7 @@ def test_gray_other_formats(edge: dict[str, Path], extra: dict[str, Path]) -> No
     for k, out in zip(keys, outs):
         ref = cv2.imread(str(edge[k]), cv2.IMREAD_GRAYSCALE)  # what nvImageCodec's OpenCV does
         assert np.array_equal(out[:, :, 0], ref), k
-    # RGB(0, 255, 3) -> 150 (reference §3.2), PNG and TIFF
+    # RGB(0, 255, 3) -> 150, PNG and TIFF
     for key in ("solid.png", "solid.tiff"):
         out = decode1(extra[key], output_type=types.GRAY)
         assert out.shape == (4, 5, 1) and np.all(out == 150)
@@ -470,7 +470,7 @@ def test_image_crop_equals_decode_then_slice(tree: list[Path], crop, pos) -> Non
 
 
 def test_image_crop_anchor_uses_float32_position(tmp_path: Path) -> None:
-    # crop_pos_y=0.7 with 75 spare rows starts at row 52 (reference §10; float64 gives 53)
+    # crop_pos_y=0.7 with 75 spare rows starts at row 52 (DALI computes in float32; float64 gives 53)
     path = tmp_path / "tall.png"
     img = np.arange(85 * 4 * 3, dtype=np.uint32).reshape(85, 4, 3).astype(np.uint8)
     Image.fromarray(img).save(path)
@@ -881,7 +881,7 @@ def test_crop_window_generator_properties() -> None:
     r = w.astype(np.float32) / h.astype(np.float32)
     assert np.all((np.float32(0.75) <= r) & (r <= np.float32(4 / 3)))
     areas = h * w / (H * W)
-    # the mean DALI was observed to give on them is about 0.385 (reference §10)
+    # the mean DALI was observed to give on them is about 0.385
     assert 0.375 < areas.mean() < 0.395
     assert areas.min() >= 0.07
     # the same sample identity gives the same window

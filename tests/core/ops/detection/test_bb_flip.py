@@ -1,4 +1,4 @@
-"""`fn.bb_flip` (reference §3.16): values observed in DALI 2.4, the corner round trip, per-sample
+"""`fn.bb_flip`: values observed in DALI 2.4, the corner round trip, per-sample
 flags, shapes and errors; CPU/GPU parity."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ F = np.float32
 def test_reference_values():
     box = np.array([[0.1, 0.2, 0.3, 0.4]], F)
     xywh, ltrb = run1(lambda b: (fn.bb_flip(b), fn.bb_flip(b, ltrb=True)), [box])
-    # reference §3.16: xywh -> [0.6, 0.2, 0.3, 0.4], ltrb -> [0.7, 0.2, 0.9, 0.4]
+    # DALI's documented example: xywh -> [0.6, 0.2, 0.3, 0.4], ltrb -> [0.7, 0.2, 0.9, 0.4]
     one = F(1)
     x, y, w, h = box[0]
     np.testing.assert_array_equal(

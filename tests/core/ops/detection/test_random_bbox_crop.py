@@ -1,4 +1,4 @@
-"""`fn.random_bbox_crop` (reference §3.17, §11): deterministic outcomes, the invariants of random
+"""`fn.random_bbox_crop`: deterministic outcomes, the invariants of random
 windows (inside the image, in range, boxes kept and remapped as DALI does), fixed-shape windows,
 3-D boxes, empty samples, determinism per sample, the warning and the errors, and the windows
 feeding `fn.slice` and `fn.crop`."""

@@ -1,4 +1,4 @@
-"""Generic operators (reference §3.18, §10): cast, cast_like, transpose, reshape, pad, slice,
+"""Generic operators: cast, cast_like, transpose, reshape, pad, slice,
 one_hot, copy, normalize."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Colour operators (reference §3.11, §3.12, §3.18): color_twist, hsv, hue, saturation,
+"""Colour operators: color_twist, hsv, hue, saturation,
 brightness_contrast, brightness, contrast."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`fn.crop` and `fn.crop_mirror_normalize` (reference §3.5, §3.6, §10 crop anchor)."""
+"""`fn.crop` and `fn.crop_mirror_normalize` (DALI's crop anchor)."""
 
 from __future__ import annotations
 

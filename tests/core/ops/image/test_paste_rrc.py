@@ -1,4 +1,4 @@
-"""`fn.paste` (reference §3.15, §10) and `fn.random_resized_crop` (reference §3.13)."""
+"""`fn.paste` and `fn.random_resized_crop`."""
 
 from __future__ import annotations
 

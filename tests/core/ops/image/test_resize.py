@@ -1,4 +1,4 @@
-"""`fn.resize` (reference §3.4, §10): size rules, ROI, flips, filters, rounding, layouts, errors."""
+"""`fn.resize`: size rules, ROI, flips, filters, rounding, layouts, errors."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def reference(
     return R.resample_reference(img, (0, 1), plans, dtype)
 
 
-# -- the size table of §3.4 (100x200 image) -----------------------------------------------------
+# -- the size table of DALI's resize documentation (100x200 image) ------------------------------
 
 SIZE_TABLE = [
     ({"resize_x": 50}, (25, 50)),

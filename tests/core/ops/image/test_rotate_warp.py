@@ -1,4 +1,4 @@
-"""`fn.rotate` and `fn.warp_affine` (reference §3.7, §3.14): sizes, mapping, borders, errors."""
+"""`fn.rotate` and `fn.warp_affine`: sizes, mapping, borders, errors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Arithmetic on DataNodes: promotion, C integer semantics, broadcasting, errors (reference §1.6)."""
+"""Arithmetic on DataNodes: promotion, C integer semantics, broadcasting, errors."""
 
 from __future__ import annotations
 
@@ -512,7 +512,7 @@ def test_works_with_multiple_threads_and_iterations():
 
 
 def test_comparison_drives_a_conditional():
-    # reference §1.4: x = 0, 1, 2, 3; `if x > 1: y = x * 10 else: y = x - 100`
+    # DALI's conditionals example: x = 0, 1, 2, 3; `if x > 1: y = x * 10 else: y = x - 100`
     @dali.pipeline_def(batch_size=4, num_threads=1, device_id=None, enable_conditionals=True)
     def pipe():
         x = batch(np.int32(0), np.int32(1), np.int32(2), np.int32(3))

@@ -1,4 +1,4 @@
-"""``dali.math``: element-wise functions, their output types and values (reference §1.6, §10)."""
+"""``dali.math``: element-wise functions, their output types and values."""
 
 from __future__ import annotations
 

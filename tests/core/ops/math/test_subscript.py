@@ -1,4 +1,4 @@
-"""Indexing DataNodes, ``fn.shapes`` / ``.shape()`` and ``fn.get_property`` (reference §1.6)."""
+"""Indexing DataNodes, ``fn.shapes`` / ``.shape()`` and ``fn.get_property``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`fn.external_source` (DALI §3.10, §1.3 end of data, §2.2 SampleInfo/BatchInfo, §10)."""
+"""`fn.external_source` (end of data, SampleInfo/BatchInfo)."""
 
 from __future__ import annotations
 
@@ -167,7 +167,7 @@ def test_per_sample_stop_iteration_mid_batch_ends_the_epoch():
 
 
 # --------------------------------------------------------------------------------------------
-# End of data and reset (§1.3)
+# End of data and reset
 # --------------------------------------------------------------------------------------------
 
 

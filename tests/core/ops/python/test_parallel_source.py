@@ -1,4 +1,4 @@
-"""Parallel external sources: ``parallel=True`` runs the source in worker processes (§3.10).
+"""Parallel external sources: ``parallel=True`` runs the source in worker processes.
 
 Kept fast (fork start, small batches); the one "spawn" start is about a second.
 """

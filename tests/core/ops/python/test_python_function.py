@@ -1,4 +1,4 @@
-"""`fn.python_function` (DALI §3.18)."""
+"""`fn.python_function`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Random operators (reference §3.9) and topology-independent determinism (DESIGN §5.1)."""
+"""Random operators and topology-independent determinism."""
 
 from __future__ import annotations
 

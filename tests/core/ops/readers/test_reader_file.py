@@ -1,4 +1,4 @@
-"""`fn.readers.file` (reference §3.1, §4.1, §1.3; DESIGN §5.1 and §7)."""
+"""`fn.readers.file` (listing, sharding, shuffling, determinism, errors)."""
 
 from __future__ import annotations
 
@@ -567,7 +567,7 @@ def test_error_files_and_labels(image_tree):
     assert "one of `file_root`, `file_list` or `files`" in _build_error()
 
 
-# -- sharding: the streams of reference §4.1 --------------------------------------------------
+# -- sharding: DALI's shard streams --------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -706,11 +706,11 @@ def test_random_shuffle_pre_shuffles_once_for_all_shards(image_tree):
     assert seen[0] != sorted(seen[0])
 
 
-# -- sample identity (DESIGN §5.1) -------------------------------------------------------------
+# -- sample identity -------------------------------------------------------------
 
 
 def _stream_by_hand(batch, shards, shard, pad):
-    """``(file, epoch)`` of one shard's stream, from the rules (reference §4.1, DESIGN §5.1).
+    """``(file, epoch)`` of one shard's stream, from DALI's rules.
 
     Visit ``e`` of the shard reads shard ``shard + e mod S`` (padded with its last file to
     whole batches of the largest shard); every sample of it is read in epoch ``e``.

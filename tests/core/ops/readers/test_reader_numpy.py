@@ -1,4 +1,4 @@
-"""`fn.readers.numpy` (DALI's ``readers.numpy``; reference §11): listing, arrays, regions, loader.
+"""`fn.readers.numpy` (DALI's ``readers.numpy``): listing, arrays, regions, loader.
 
 The files come from `dali._testing.numpy_files`; values are checked against ``np.load``.
 """

@@ -1,4 +1,4 @@
-"""`fn.readers.tfrecord` (DALI's ``readers.tfrecord``; reference §11) and `dali.tfrecord`.
+"""`fn.readers.tfrecord` (DALI's ``readers.tfrecord``) and `dali.tfrecord`.
 
 The files come from `dali._testing.tfrecords`; values are checked against the features the
 generator wrote (`imagenet_record`) and, where google.protobuf is installed, the parser against

@@ -1,4 +1,4 @@
-"""`fn.readers.webdataset` (DALI's ``readers.webdataset``; reference §11): samples of tar shards.
+"""`fn.readers.webdataset` (DALI's ``readers.webdataset``): samples of tar shards.
 
 The shards come from `dali._testing.webdataset`; the bytes are checked against what was written
 and against Python's `tarfile`.

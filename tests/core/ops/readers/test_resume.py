@@ -1,4 +1,4 @@
-"""Where a reader resumes: exact and elastic restores of its state (`_resume`, DESIGN §5.2).
+"""Where a reader resumes: exact and elastic restores of its state (`_resume`).
 
 The elastic rule, checked over many old layouts cut at every lockstep position (every whole
 batch) of two epochs: the samples of the interrupted epoch that the old shards read before the

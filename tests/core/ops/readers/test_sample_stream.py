@@ -1,9 +1,9 @@
 """The sample stream, its passes, the elastic remainder and the reader cursor (`_sharding`).
 
-The expected streams are written out by hand from the rules of reference §4.1 (shard ``i`` is
+The expected streams are written out by hand from DALI's sharding rules (shard ``i`` is
 ``[floor(i·n/S), floor((i+1)·n/S))``; visit ``v`` of shard ``s`` reads shard ``s+v mod S``, or
 ``s`` when sticking; padding repeats the last sample to whole batches of the largest shard) and
-DESIGN §5.1 (a sample's pass is the epoch in which it is read: the index of its visit).
+Our rule for passes (a sample's pass is the epoch in which it is read: the index of its visit).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The batched random crop-window generator (`dali._ops.window.random_crop`, reference §3.13).
+"""The batched random crop-window generator (`dali._ops.window.random_crop`).
 
 `random_crop_windows` evaluates every attempt of every sample at once. It is checked against a
 direct, sequential port of DALI's ``RandomCropGenerator`` loop (`reference_window`) fed with the
@@ -168,7 +168,7 @@ def test_windows_properties_hypothesis() -> None:
 
 
 def test_the_mean_area_is_dalis() -> None:
-    # DALI's mean area fraction on the reference's 21 test images is about 0.385 (§10)
+    # DALI's mean area fraction on the reference's 21 test images is about 0.385
     from dali._testing.images import tree_image_size
 
     shapes = np.repeat([tree_image_size(i) for i in range(21)], 5000, axis=0)

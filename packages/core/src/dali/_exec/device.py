@@ -3,7 +3,7 @@
 CuPy is imported only when a pipeline really does GPU work: a `CudaContext` is a cheap holder
 until `activate` first runs, so a CPU pipeline built with ``device_id=0`` never touches CUDA.
 
-Streams and events (DESIGN §3):
+Streams and events:
 
 * Each pipeline has **one non-default, non-blocking stream** (`CudaContext.stream`). Every GPU and
   mixed operator, every host-to-device copy and every device-to-device copy of fed data is

@@ -1,4 +1,4 @@
-"""Counter-based random numbers keyed by (seed, operator, sample, epoch) — DESIGN §5.1.
+"""Counter-based random numbers keyed by (seed, operator, sample, epoch).
 
 No random stream is shared between samples: every sample's values are a pure function of the
 pipeline (or operator) seed, the operator's identity, the sample's identity and the epoch in

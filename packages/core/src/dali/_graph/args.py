@@ -1,4 +1,4 @@
-"""Checking and converting operator arguments against their schema (DALI §2.1 rules 1, 5, 6)."""
+"""Checking and converting operator arguments against their schema."""
 
 from __future__ import annotations
 

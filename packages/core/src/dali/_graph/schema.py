@@ -91,7 +91,7 @@ class Arg:
             raise ValueError(f"unknown argument type {self.type!r} for {self.name!r}")
 
 
-#: Arguments every operator accepts (DALI §2.1).
+#: Arguments every operator accepts.
 COMMON_ARGS = (
     Arg("name", "str", doc="Operator name, used by reader_meta/epoch_size and feed_input."),
     Arg("device", "str", doc='"cpu", "gpu" or "mixed".'),

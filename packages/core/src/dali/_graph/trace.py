@@ -1,4 +1,4 @@
-"""Recording an operator call: `fn.x(...)` and `ops.X(...)(...)` both end here (DALI §2.1)."""
+"""Recording an operator call: `fn.x(...)` and `ops.X(...)(...)` both end here."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The checkpoint document: a pipeline's consumer position as small, versioned JSON (§6).
+"""The checkpoint document: a pipeline's consumer position as small, versioned JSON.
 
 DALI's checkpoint is a protobuf of every reader's position and every random generator's state.
-Ours holds less, because our random numbers are counter-based (DESIGN §5.1: a value is a pure
+Ours holds less, because our random numbers are counter-based (a value is a pure
 function of the seed, the operator, the sample and its epoch): the seed, where the consumer of
 the pipeline stands (epoch, iteration, sample stream position), the state of every operator
 that has one (readers: a few integers, `dali._ops.readers._resume`), a fingerprint of the

@@ -1,4 +1,4 @@
-"""The `Pipeline`: graph definition, build, and the run/schedule API of DALI (§1.1–1.3).
+"""The `Pipeline`: graph definition, build, and the run/schedule API of DALI.
 
 Its self-contained helpers are siblings: `arguments` (the constructor's checks), `properties`
 (the read-only settings, a mixin), `outputs` (the graph outputs and the checks of every

@@ -1,4 +1,4 @@
-"""`@pipeline_def`: turn a graph-defining function into a pipeline factory (DALI §1.4)."""
+"""`@pipeline_def`: turn a graph-defining function into a pipeline factory."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The read-only settings of a `Pipeline` (DALI §1.1), as properties.
+"""The read-only settings of a `Pipeline`, as properties.
 
 They only report what the constructor was given (or its normalised form); the class is a mixin
 of `Pipeline`, which sets the attributes.

@@ -1,4 +1,4 @@
-"""Batches and samples: TensorListCPU/GPU and TensorCPU/GPU (DALI §1.5).
+"""Batches and samples: TensorListCPU/GPU and TensorCPU/GPU.
 
 A *batch* (TensorList) is a list of samples of one dtype and one number of dimensions, ragged
 shapes allowed. It is stored in one of two ways, chosen by whoever made it:

@@ -1,4 +1,4 @@
-"""The save/restore round trip every iterator's tests run (STYLE §11), public as `dali.testing`.
+"""The save/restore round trip every iterator's tests run, public as `dali.testing`.
 
 A checkpoint must restore to exactly the next result: the same batches, the same epoch ends
 (StopIteration counts as a result) and the same ``len()``. `check_save_restore` checks that for

@@ -7,7 +7,7 @@ and sensor-like noise, so that JPEG files have realistic sizes and decode costs.
 
 * `make_image_tree`: ``<root>/{0,1,2}/img_XX.jpg`` like the tutorials' ``images`` folder (image
   ``i`` in class ``i % 3``; its size is `tree_image_size`), plus ``<root>/list.txt`` mapping
-  every file to the label ``i`` (the layout of reference §8).
+  every file to the label ``i`` (the class-folder layout `readers.file` reads).
 * `make_edge_cases`: PNG (RGB, RGBA, gray, palette), grayscale/progressive/CMYK/4:4:4/EXIF-rotated
   JPEG, 1×1 and 4×800 images, BMP, TIFF, WebP, PNM, and broken files (corrupt, truncated,
   empty, text).
@@ -161,7 +161,7 @@ def photo(h: int, w: int, rng: np.random.Generator, *, detail: float = 1.0) -> n
 def tree_image_size(i: int) -> tuple[int, int]:
     """``(height, width)`` of image ``i`` of `make_image_tree`.
 
-    ``(60+2i, 40+i)`` (Pillow size ``(40+i)×(60+2i)``, as in reference §8), except every
+    ``(60+2i, 40+i)`` (Pillow size ``(40+i)×(60+2i)``), except every
     seventh image (``i % 7 == 6``), which is larger: ``(240+4i, 320+6i)``.
     """
     if i % 7 == 6:

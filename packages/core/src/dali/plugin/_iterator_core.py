@@ -1,4 +1,4 @@
-"""The iterator logic every framework plugin shares: DALI's ``_DaliBaseIterator`` (§4.2, §5, §6).
+"""The iterator logic every framework plugin shares: DALI's ``_DaliBaseIterator``.
 
 A framework iterator wraps one pipeline per device and hands each batch to the training loop.
 Readers never end an epoch (they stream for ever), so the iterator decides where epochs end:
@@ -53,7 +53,7 @@ the shards of one job move in lockstep). The rule:
 
 So, with ``pad_last_batch=True`` and PARTIAL, every epoch delivers every sample exactly once
 across the new shards, whatever ``S'`` and ``B'``; the random values of a sample depend on its
-epoch, not on the layout (DESIGN §5.1). Readers with ``random_shuffle`` restore exactly into
+epoch, not on the layout. Readers with ``random_shuffle`` restore exactly into
 the same layout only (their shuffle buffer mixes epochs); use ``shuffle_after_epoch``.
 """
 
@@ -659,7 +659,7 @@ class _DaliBaseIterator:
         self._size = self._epoch_size()
 
     def _epoch_size(self) -> int:
-        """``size`` of a regular epoch (the formulas of DALI's iterator, §5.3)."""
+        """``size`` of a regular epoch (the formulas of DALI's iterator)."""
         if self._last_batch_policy == LastBatchPolicy.DROP:
             return self._size_no_pad // self._shards_num  # whole batches of the smallest shard
         largest = -(-self._size_no_pad // self._shards_num)
@@ -773,7 +773,7 @@ class _DaliBaseIterator:
             return self.size // per_step
         return math.ceil(self.size / per_step)
 
-    # -- state and checkpoints (DALI §5) ---------------------------------------------------
+    # -- state and checkpoints ---------------------------------------------------
     def iterator_state(self) -> dict[str, Any]:
         """The iterator's position as a small JSON-serialisable dict (DALI's field names).
 

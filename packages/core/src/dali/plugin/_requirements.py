@@ -1,6 +1,6 @@
 """Is the framework a plugin needs installed, and recent enough? Checked when the plugin is
 imported, without importing the framework (plugins import it inside the functions that use
-it, STYLE.md §7, so importing one stays cheap and settings such as ``XLA_FLAGS`` made after it
+it, so importing one stays cheap and settings such as ``XLA_FLAGS`` made after it
 still apply).
 
 The version is read from the metadata of the distribution that provides the module: the one

@@ -1,4 +1,4 @@
-"""`fn.decoders.image`, `image_random_crop`, `image_crop` and `image_slice` (DALI §3.2, §3.3).
+"""`fn.decoders.image`, `image_random_crop`, `image_crop` and `image_slice`.
 
 The four operators share one implementation (here; the crop variants' window functions are in
 `image_crops`): decode each sample on the thread pool

@@ -1,4 +1,4 @@
-"""The fused decode-and-crop operators: `image_crop`, `image_random_crop`, `image_slice` (§3.3).
+"""The fused decode-and-crop operators: `image_crop`, `image_random_crop`, `image_slice`.
 
 Each is `dali._ops.decoders.image.ImageDecoderBase` with its own windows, given by the attribute
 `fn.crop` and `fn.slice` share (`dali._ops.window`): DALI's crop arguments (`CropAttr`), DALI's

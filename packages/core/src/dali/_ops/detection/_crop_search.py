@@ -21,7 +21,7 @@ For each sample DALI repeats *rounds* until it has a window:
 
 Every sample draws from its own counter-based stream (``ws.rng``), one sub-stream per round, a
 fixed number of values per round: its windows depend on its identity only, never on the batch,
-the thread count or the sharding (DESIGN §5.1). The batch is searched together: each round
+the thread count or the sharding. The batch is searched together: each round
 evaluates every attempt of every sample still searching with numpy, then applies the attempts
 in order with a few vector operations per attempt.
 

@@ -1,4 +1,4 @@
-"""`fn.bb_flip` (DALI §3.16): mirror bounding boxes with their image.
+"""`fn.bb_flip`: mirror bounding boxes with their image.
 
 The boxes are relative coordinates (``[0, 1]``), four floats each: ``xywh`` (the default) or
 ``ltrb`` (``ltrb=True``). A horizontal flip maps ``[l, r]`` to ``[1 − r, 1 − l]``, a vertical one

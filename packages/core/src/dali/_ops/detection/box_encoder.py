@@ -13,7 +13,7 @@ implements it:
 
 A matched anchor carries its box and label; an unmatched one label 0 and either its own box
 (``offset=False``) or zeros (``offset=True``). **Boxes come out as centre-xywh** ``[cx, cy, w,
-h]``, not as ``ltrb`` as DALI's documentation says (reference §11). With ``offset=True`` a matched
+h]``, not as ``ltrb`` as DALI's documentation says. With ``offset=True`` a matched
 anchor gets SSD's regression targets, ``scale`` applied to boxes and anchors first:
 
     ``[((cx_b − cx_a) / w_a − means[0]) / stds[0], ((cy_b − cy_a) / h_a − means[1]) / stds[1],

@@ -1,4 +1,4 @@
-"""`fn.random_bbox_crop` (DALI §3.17, CPU only): a random crop window that keeps the boxes valid.
+"""`fn.random_bbox_crop` (CPU only): a random crop window that keeps the boxes valid.
 
 The operator does not crop anything: it picks a window for each sample and gives it with the
 boxes remapped into it, for `fn.slice` (or `fn.crop`) to cut the image:

@@ -1,4 +1,4 @@
-"""`fn.cast` and `fn.cast_like` (DALI §3.18): convert the element type with saturation.
+"""`fn.cast` and `fn.cast_like`: convert the element type with saturation.
 
 DALI's rules (its ``ConvertSat``, `dali._ops.numeric.convert_sat`): a float becomes an integer by
 rounding to nearest with halves **away from zero** and clamping to the target range

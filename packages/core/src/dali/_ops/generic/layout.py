@@ -1,4 +1,4 @@
-"""`fn.transpose`, `fn.reshape` and `fn.pad` (DALI §3.18): shape and layout operators.
+"""`fn.transpose`, `fn.reshape` and `fn.pad`: shape and layout operators.
 
 * **transpose** permutes the dimensions by ``perm`` (a copy, C-contiguous); the layout is
   permuted too (``transpose_layout=True``), copied as is (``False``) or set (``output_layout``).

@@ -1,4 +1,4 @@
-"""`fn.shapes` and `fn.get_property`: a batch's metadata as data (DALI §1.6).
+"""`fn.shapes` and `fn.get_property`: a batch's metadata as data.
 
 Both read only what describes the samples (their shapes, layout and source info), never the
 data, so they accept GPU inputs on the CPU without a device-to-host copy, as DALI's metadata

@@ -1,4 +1,4 @@
-"""`fn.one_hot` and `fn.copy` (DALI §3.18).
+"""`fn.one_hot` and `fn.copy`.
 
 **one_hot** adds an axis of ``num_classes`` elements at ``axis`` (default: last) holding
 ``on_value`` where the index equals the input value and ``off_value`` elsewhere (values outside

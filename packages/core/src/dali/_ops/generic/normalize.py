@@ -1,4 +1,4 @@
-"""`fn.normalize` (DALI §3.18): ``out = scale · (in − mean) / stddev + shift``.
+"""`fn.normalize`: ``out = scale · (in − mean) / stddev + shift``.
 
 ``mean`` and ``stddev`` are given (a number, or per-sample tensors of the input's rank whose
 extents are 1 along the reduced axes) or computed over the reduced axes (``axes`` /

@@ -1,4 +1,4 @@
-"""`fn.slice` (DALI §3.18): extract a sub-tensor given by coordinates.
+"""`fn.slice`: extract a sub-tensor given by coordinates.
 
 The window is given either by two extra positional inputs, ``anchor`` and ``shape`` (floats are
 relative to the input extents when ``normalized_anchor``/``normalized_shape`` are set, the

@@ -1,4 +1,4 @@
-"""Colour operators (DALI §3.11, §3.12, §3.18): one linear colour transform behind all of them.
+"""Colour operators: one linear colour transform behind all of them.
 
 Every operator here computes ``out = M · rgb + offset`` per pixel, in float32, then converts to
 the output type (integers rounded half away from zero and saturated):

@@ -1,4 +1,4 @@
-"""`fn.crop` (DALI §3.5): a window of an image, volume or sequence.
+"""`fn.crop`: a window of an image, volume or sequence.
 
 The window (``crop`` / ``crop_h``, ``crop_w``, ``crop_d`` at ``crop_pos_x/y/z``, with
 ``out_of_bounds_policy`` and ``fill_values``) is computed as DALI does, by DALI's ``CropAttr``

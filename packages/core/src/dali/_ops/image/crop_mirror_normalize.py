@@ -1,4 +1,4 @@
-"""`fn.crop_mirror_normalize` (DALI §3.6): crop, mirror, normalise, permute and convert at once.
+"""`fn.crop_mirror_normalize`: crop, mirror, normalise, permute and convert at once.
 
 The window is that of `fn.crop` (`dali._ops.window.crop_attr`). The values are
 ``scale · (in − mean) / std + shift``, computed in float32 as DALI does

@@ -1,4 +1,4 @@
-"""`fn.flip` (DALI §3.8): mirror images along their width, height and/or depth.
+"""`fn.flip`: mirror images along their width, height and/or depth.
 
 The axes come from the layout: ``horizontal`` flips ``W``, ``vertical`` flips ``H``,
 ``depthwise`` flips ``D``; an input without a layout is taken as HWC (3-D), FHWC (4-D) or FDHWC

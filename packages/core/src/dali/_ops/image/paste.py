@@ -1,4 +1,4 @@
-"""`fn.paste` (DALI §3.15): put each image on a larger canvas filled with a colour.
+"""`fn.paste`: put each image on a larger canvas filled with a colour.
 
 The canvas is ``int(ratio · extent)`` per axis, computed in float32 as DALI does (so
 ``int(90 · 1.3) = 116``), and at least ``int(min_canvas_size)``. The image's top-left corner

@@ -1,4 +1,4 @@
-"""`fn.random_resized_crop` (DALI §3.13): a random window, resized to exactly ``size``.
+"""`fn.random_resized_crop`: a random window, resized to exactly ``size``.
 
 The windows come from the random crop generator shared with ``decoders.image_random_crop``
 (`dali._ops.window.random_crop`), computed for the whole batch at once from each sample's own

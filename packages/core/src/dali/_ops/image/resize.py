@@ -1,4 +1,4 @@
-"""`fn.resize` (DALI §3.4): the operator, on CPU and GPU, and what `random_resized_crop` shares.
+"""`fn.resize`: the operator, on CPU and GPU, and what `random_resized_crop` shares.
 
 The work splits in three layers, each usable alone (the GPU backend reuses the first two):
 

@@ -1,4 +1,4 @@
-"""`fn.rotate` (DALI §3.7): rotation about the image centre, with DALI's canvas-size rule.
+"""`fn.rotate`: rotation about the image centre, with DALI's canvas-size rule.
 
 The 2-D rotation is counter-clockwise as displayed (y down): 90° equals ``np.rot90(img, 1)``.
 Destination pixels map to the source about the centres,

@@ -1,4 +1,4 @@
-"""`fn.warp_affine` (DALI §3.14) and the affine warp kernel shared with `fn.rotate`.
+"""`fn.warp_affine` and the affine warp kernel shared with `fn.rotate`.
 
 DALI's warp maps every *destination* pixel to a source position and samples there:
 ``src = M · (x + 0.5, y + 0.5, 1)`` (coordinates with ``(0, 0)`` at the corner of the first

@@ -1,4 +1,4 @@
-"""Element-wise arithmetic on DataNodes: ``x + 1``, ``x < y``, ``dali.math.sqrt(x)`` (DALI §1.6).
+"""Element-wise arithmetic on DataNodes: ``x + 1``, ``x < y``, ``dali.math.sqrt(x)``.
 
 Every expression becomes one ``ArithmeticGenericOp`` node (`_arithmetic_generic_op`). Python
 constants are *not* graph nodes: they travel as a scalar argument with their DALI type, so

@@ -1,4 +1,4 @@
-"""``dali.math``: element-wise mathematical functions on DataNodes (DALI §1.6).
+"""``dali.math``: element-wise mathematical functions on DataNodes.
 
 Each function adds one arithmetic node to the graph (see `dali._ops.math.arithmetic`), with
 the same type rules as the Python operators: functions such as ``sqrt``, ``exp`` or ``floor``
@@ -26,7 +26,7 @@ from typing import Any
 
 from dali._ops.math.arithmetic import arithmetic
 
-__all__ = [  # noqa: RUF022 - plain sorted() order, as STYLE.md asks
+__all__ = [  # noqa: RUF022 - plain sorted() order, as every public __all__
     "abs",
     "acos",
     "acosh",

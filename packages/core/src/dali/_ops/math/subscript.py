@@ -1,4 +1,4 @@
-"""Indexing DataNodes: ``x[0]``, ``x[:, 1:-1]``, ``x[::-1]``, ``x[dali.newaxis]`` (DALI §1.6).
+"""Indexing DataNodes: ``x[0]``, ``x[:, 1:-1]``, ``x[::-1]``, ``x[dali.newaxis]``.
 
 An index is applied to every sample. Integers (negative ones count from the end) remove the
 dimension; slices keep it (steps, negative ones too, follow Python's rules and are clamped to

@@ -1,4 +1,4 @@
-"""`fn.external_source`: data from Python (DALI §3.10).
+"""`fn.external_source`: data from Python.
 
 A source is fed in one of two ways:
 

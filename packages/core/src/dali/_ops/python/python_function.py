@@ -1,4 +1,4 @@
-"""`fn.python_function`: run a Python function on the data (DALI §3.18).
+"""`fn.python_function`: run a Python function on the data.
 
 The function gets numpy arrays (CuPy arrays with ``device="gpu"``), one per input, and returns
 one array per output (a tuple when ``num_outputs > 1``; anything `_convert` accepts, a Python

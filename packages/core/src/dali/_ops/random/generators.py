@@ -1,4 +1,4 @@
-"""`fn.random.uniform`, `fn.random.coin_flip`, `fn.random.normal` (DALI §3.9).
+"""`fn.random.uniform`, `fn.random.coin_flip`, `fn.random.normal`.
 
 Each sample's values come from its own counter-based stream (`Workspace.rng`), so a sample gets
 the same values whatever the batch size, thread count or sharding. The GPU backends produce the

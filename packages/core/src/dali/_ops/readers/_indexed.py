@@ -1,7 +1,7 @@
 """The base of every reader: a dataset listed once, read as an endless sharded sample stream.
 
 DALI's readers share one loader: the same sharding, shuffling, padding and epoch arithmetic
-(reference §4, §5) whatever they read. Here that loader is `IndexedReader`. A reader lists its
+whatever they read. Here that loader is `IndexedReader`. A reader lists its
 dataset at build (`list_samples`: the number of samples, every user error raised before the
 first batch) and then, each batch, asks `next_samples` which samples to produce: their indices
 in the listed (unshuffled) dataset. It only turns indices into outputs.

@@ -1,4 +1,4 @@
-"""Where a reader resumes: its checkpoint state, and the elastic restore (DESIGN §5.2).
+"""Where a reader resumes: its checkpoint state, and the elastic restore.
 
 A reader's state is its *layout* (shards, its shard, batch size, padding, sticking), its
 position in its `SampleStream` and, in the epoch after an elastic restore, the `Remainder` it

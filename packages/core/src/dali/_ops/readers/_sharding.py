@@ -1,4 +1,4 @@
-"""Shards, padding and the endless sample stream shared by every reader (DALI §4.1).
+"""Shards, padding and the endless sample stream shared by every reader.
 
 A reader over ``n`` samples split into ``num_shards`` shards never ends an epoch: it produces an
 endless *stream* of sample indices, and each batch is the next ``batch_size`` of them. Shard
@@ -20,7 +20,7 @@ read, counted as the shard *visits* before it (a visit is one read of one shard;
 every pipeline makes its ``e``-th visit, the padding repeats of a sample count with the sample
 they repeat). It is the sample's epoch in `dali._exec.workspace.BatchMeta`, so that random
 operators give sample ``k`` in epoch ``e`` the same values whatever the number of shards, the
-shard or the batch size (DESIGN §5.1), and new values in every epoch.
+shard or the batch size, and new values in every epoch.
 
 A stream may start with a `Remainder`: the rest of an interrupted epoch, spread over a new set
 of shards by an elastic restore (`dali._ops.readers._resume`); after it the stream goes on with

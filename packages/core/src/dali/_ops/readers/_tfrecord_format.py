@@ -8,7 +8,7 @@ A TFRecord file is a plain sequence of records, each framed as::
     uint32 masked_crc(data)
 
 The CRC is CRC32C (Castagnoli), *masked* (rotated right by 15 bits plus a constant) because a
-CRC of data that holds CRCs is weak. DALI never checks them (reference §11); TensorFlow checks
+CRC of data that holds CRCs is weak. DALI never checks them; TensorFlow checks
 both. A record is therefore ``length + 16`` bytes, and DALI's *index file* (written by its
 ``tfrecord2idx`` script, `dali.tools.tfrecord2idx` here) lists each record as one
 ``offset size`` line, ``size`` counting the framing. With an index the reader knows every

@@ -1,4 +1,4 @@
-"""`fn.readers.file`: file bytes and labels from a class tree, a list file or a list (DALI §3.1).
+"""`fn.readers.file`: file bytes and labels from a class tree, a list file or a list.
 
 The reader lists its files once, at build (`_listing`), so that every user error (missing
 `file_root`, an empty dataset, a list entry naming a missing file or a FIFO, impossible sharding)

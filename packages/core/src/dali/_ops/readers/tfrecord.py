@@ -10,7 +10,7 @@ The records are listed once, at build (`_tfrecord_format`): from DALI's index fi
 ``index_path`` (beyond DALI, which requires it), by walking the files' record headers, whose
 length checksums are checked on the way so that a file that is not a TFRecord, or a corrupt
 one, is reported at build with the offset where it goes wrong. The data checksums are never
-checked (DALI does not check them either, reference §11). Every user error (missing files, an
+checked (DALI does not check them either). Every user error (missing files, an
 index file per file, an unreadable or inconsistent index, empty datasets, unsupported features)
 is raised at build.
 

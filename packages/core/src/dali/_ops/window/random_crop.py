@@ -1,4 +1,4 @@
-"""DALI's random crop-window generator (reference §3.13) and ``RandomCropAttr``, shared by the
+"""DALI's random crop-window generator and ``RandomCropAttr``, shared by the
 random-crop operators.
 
 `fn.decoders.image_random_crop` and `fn.random_resized_crop` pick their window the way DALI's
@@ -13,8 +13,8 @@ every sample are evaluated together, in a couple of rounds over the samples stil
 would stop at. DALI draws from one stream per sample slot (so a sample's crop
 depends on its position in the batch); we draw a fixed ``2·num_attempts + 2`` values per sample
 from the sample's own counter-based stream (``ws.rng``, sub-stream `CROP_WINDOW_STREAM`), so the
-same sample gets the same window whatever the batch size, thread count, sharding or backend
-(DESIGN §5.1). It is an order of magnitude faster than a numpy ``Generator`` per sample and the
+same sample gets the same window whatever the batch size, thread count, sharding or backend.
+It is an order of magnitude faster than a numpy ``Generator`` per sample and the
 Python loop, and it keeps the GIL throughout (but in `SampleRNG.bits`): evaluating every attempt
 at once was a little faster alone but released the GIL in 20-odd numpy calls, each of which can
 wait for Python's switch interval to take it back (``benchmarks/RESULTS.md``, "Random crop

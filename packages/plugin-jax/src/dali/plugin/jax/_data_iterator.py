@@ -1,4 +1,4 @@
-"""`data_iterator`: turn a graph function into a factory of JAX iterators (reference §7.2).
+"""`data_iterator`: turn a graph function into a factory of JAX iterators.
 
 The decorated function is a plain graph function (what `pipeline_def` takes). Calling the
 result builds the pipelines and returns a `DALIGenericIterator`:

@@ -1,4 +1,4 @@
-"""`DALIGenericIterator`: DALI pipelines as an iterator of dicts of `jax.Array` (reference §7.1).
+"""`DALIGenericIterator`: DALI pipelines as an iterator of dicts of `jax.Array`.
 
 The epoch arithmetic (``reader_name``, ``size``, last-batch policy, ``reset``, checkpoints) is
 the shared `dali.author.BaseIterator` (DALI's ``_DaliBaseIterator``); this class only implements its

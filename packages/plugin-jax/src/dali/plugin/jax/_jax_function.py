@@ -1,4 +1,4 @@
-"""`jax_function`: a function on ``jax.Array`` batches as a pipeline operator (reference §7.3).
+"""`jax_function`: a function on ``jax.Array`` batches as a pipeline operator.
 
 The decorated function gets every input as one ``jax.Array`` with a leading batch axis (so
 input batches must be uniform) and returns its outputs the same way. The arrays share memory

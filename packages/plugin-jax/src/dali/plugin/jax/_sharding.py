@@ -246,7 +246,7 @@ def _match_gpu_pipelines(
 
 
 def stack_per_device(arrays: Sequence[jax.Array]) -> jax.Array:
-    """The pmap-compatible output: ``(num_pipelines, batch, ...)`` (§7.1).
+    """The pmap-compatible output: ``(num_pipelines, batch, ...)``.
 
     ``arrays`` already have the leading axis of size 1. On one device they are concatenated;
     on as many devices as arrays they become one array sharded over a ``'device'`` mesh axis.

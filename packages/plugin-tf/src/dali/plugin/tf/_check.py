@@ -1,6 +1,6 @@
 """Is a usable TensorFlow installed? Checked when `dali.plugin.tf` is imported, without
 importing TensorFlow (`dali.author.require_framework`; TensorFlow is imported when a dataset
-is first made, STYLE.md §7).
+is first made).
 
 TensorFlow comes in several distributions that all install the one ``tensorflow`` module
 (``tensorflow``, ``tensorflow-cpu``, ``tensorflow-intel``, ``tf-nightly``, a source build), so

@@ -14,7 +14,7 @@ and tf.data copies every misaligned element. numpy allocates with 16-byte alignm
 batch that is not aligned is copied once, here, into an aligned buffer (a memcpy, ~3 ms for a
 batch of 64 images of 256×256×3); an aligned one is shared. CuPy's allocations are aligned.
 
-The checks are DALI's (§7.6, §11): a batch of another type than declared, or of a shape that
+The checks are DALI's: a batch of another type than declared, or of a shape that
 cannot be read as the declared one (`dali.plugin.tf._shapes`), or of samples of different
 shapes, is an error naming the output. Raised in the dataset's ``py_function``, TensorFlow
 reports them as ``InvalidArgumentError``.

@@ -1,4 +1,4 @@
-"""`DALIDataset`: a DALI pipeline as a real ``tf.data.Dataset``, in pure Python (§7.6).
+"""`DALIDataset`: a DALI pipeline as a real ``tf.data.Dataset``, in pure Python.
 
 DALI's dataset is a compiled TensorFlow op that deserializes the pipeline in C++. Ours is a
 ``tf.data.Dataset`` subclass around the dataset TensorFlow builds for Python generators

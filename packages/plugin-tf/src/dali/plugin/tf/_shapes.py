@@ -1,4 +1,4 @@
-"""Matching a batch's shape to the shape declared for its output (DALI's rule, §7.6).
+"""Matching a batch's shape to the shape declared for its output (DALI's rule).
 
 A batch of ``B`` samples of shape ``s`` has the shape ``(B, *s)``. The shape declared in
 ``output_shapes`` may have unknown dimensions (None) or an unknown rank (None), and it may

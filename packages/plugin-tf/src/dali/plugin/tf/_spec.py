@@ -1,4 +1,4 @@
-"""The element structure of a DALI dataset: ``output_dtypes`` / ``output_shapes`` (§7.6).
+"""The element structure of a DALI dataset: ``output_dtypes`` / ``output_shapes``.
 
 DALI's rules, checked when the dataset is made:
 

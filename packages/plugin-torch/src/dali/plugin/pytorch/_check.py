@@ -1,6 +1,6 @@
 """Is a usable PyTorch installed? Checked when `dali.plugin.pytorch` is imported, without
 importing torch (`dali.author.require_framework`; torch is imported inside the functions that
-use it, STYLE.md §7)."""
+use it)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`DALIGenericIterator` and `DALIClassificationIterator`: DALI pipelines as an iterator of
-``torch.Tensor`` batches (reference §7.5).
+``torch.Tensor`` batches.
 
 Each ``next()`` returns **a list with one dict per pipeline** (a list even for one pipeline),
 ``{name: torch.Tensor}`` in ``output_map`` order: ``batch[0]["data"]``. Every output becomes one

@@ -1,5 +1,5 @@
 """`DALIRaggedIterator`: outputs whose samples differ in shape, as dense tensors, lists of
-tensors or sparse COO tensors (reference §7.5).
+tensors or sparse COO tensors.
 
 ``output_types`` tags each output:
 

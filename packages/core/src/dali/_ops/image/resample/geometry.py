@@ -1,4 +1,4 @@
-"""`fn.resize`'s geometry (DALI §3.4): layouts, output size rules, ROI and per-axis plans.
+"""`fn.resize`'s geometry: layouts, output size rules, ROI and per-axis plans.
 
 Pure functions of the sizes and arguments, shared by the CPU and GPU backends of `resize` and
 by `random_resized_crop`:

@@ -1,6 +1,6 @@
 """DALI's resampling filters, the per-axis weights, and the exact numpy reference.
 
-DALI resizes one spatial axis at a time (DALI §3.4, §10). For an axis with ROI start ``origin``
+DALI resizes one spatial axis at a time. For an axis with ROI start ``origin``
 and step ``scale = (roi_end - roi_start) / out_size`` (negative when the ROI is flipped), output
 pixel ``x`` is centred on the input coordinate ``c = origin + (x + 0.5)·scale − 0.5`` (pixel
 indices). The weights of the input pixels around ``c`` come from a *tabulated* filter (DALI keeps

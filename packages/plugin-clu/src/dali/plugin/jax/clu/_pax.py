@@ -1,4 +1,4 @@
-"""A Pax input over a DALI data set: praxis ``BaseInput``'s ``get_next`` / ``reset`` (§5).
+"""A Pax input over a DALI data set: praxis ``BaseInput``'s ``get_next`` / ``reset``.
 
 Pax (paxml) makes one input per host from ``praxis.base_input.BaseInput`` fields
 (``batch_size`` per process, ``num_infeed_hosts``, ``infeed_host_index``, ``is_training``,

@@ -1,4 +1,4 @@
-"""`DALIGenericPeekableIterator`: the JAX iterator as a real CLU ``DatasetIterator`` (§7.4).
+"""`DALIGenericPeekableIterator`: the JAX iterator as a real CLU ``DatasetIterator``.
 
 DALI's peekable iterator copies CLU's peek logic onto its JAX iterator; ours also *is* a
 ``clu.data.dataset_iterator.DatasetIterator`` (so T5X's ``utils.prepare_train_iter`` and the

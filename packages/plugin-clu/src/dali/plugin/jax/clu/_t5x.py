@@ -1,4 +1,4 @@
-"""T5X's data-source entry points over DALI graph functions (reference clu-t5x.md §2, §3).
+"""T5X's data-source entry points over DALI graph functions.
 
 T5X asks for its data through two gin-bound callables with fixed signatures, and, in the
 DALI-patched T5X of NVIDIA's JAX-Toolbox, one more that turns their result into the training
