@@ -35,12 +35,15 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dali._exec.workspace import SampleFailure
 from dali._ops.numeric import array_module
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["Frames", "is_sequence", "unfold"]
 
@@ -62,7 +65,7 @@ class Frames:
 
     __slots__ = ("counts", "sample_of", "ws")
 
-    def __init__(self, ws: Any, counts: np.ndarray, sample_of: np.ndarray) -> None:
+    def __init__(self, ws: Workspace, counts: np.ndarray, sample_of: np.ndarray) -> None:
         self.ws = ws
         self.counts = counts
         self.sample_of = sample_of
@@ -139,7 +142,7 @@ def _frames_of(tl: Any) -> Any:
     return cls.wrap(frames, layout, dtype=tl.np_dtype, ndim=ndim)
 
 
-def unfold(op: Any, ws: Any, names: Iterable[str], input_index: int = 0) -> Frames | None:
+def unfold(op: Any, ws: Workspace, names: Iterable[str], input_index: int = 0) -> Frames | None:
     """The frame batch of ``ws`` when its input is a sequence with per-frame ``names`` given.
 
     Args:

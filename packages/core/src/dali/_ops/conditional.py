@@ -14,13 +14,16 @@ The fn paths start with ``_`` so none of these appears in `dali.fn`.
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = [
     "MERGE_INFO",
@@ -43,7 +46,7 @@ _CONDITION_ERROR = (
 )
 
 
-def condition_mask(op: Operator, ws: Any) -> np.ndarray:
+def condition_mask(op: Operator, ws: Workspace) -> np.ndarray:
     """The per-sample truth value of the ``predicate`` argument (nonzero is true).
 
     Raises:
@@ -107,7 +110,7 @@ class Split(Operator):
     the same sample identities (and draw the same random numbers) as outside of it.
     """
 
-    def _run(self, ws: Any, device: str) -> Any:
+    def _run(self, ws: Workspace, device: str) -> Any:
         mask = condition_mask(self, ws)
         src = ws.inputs[0]
         if len(src) != len(mask):
@@ -122,10 +125,10 @@ class Split(Operator):
         ws.out_meta = ws.meta.take(idx)
         return take_samples(src, idx, device)
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         return self._run(ws, "cpu")
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         return self._run(ws, "gpu")
 
     @staticmethod
@@ -165,7 +168,7 @@ class Merge(Operator):
             f" (`if` at {where})" if where else ""
         )
 
-    def _run(self, ws: Any, device: str) -> Any:
+    def _run(self, ws: Workspace, device: str) -> Any:
         mask = condition_mask(self, ws)
         t, f = ws.inputs
         n = len(mask)
@@ -223,10 +226,10 @@ class Merge(Operator):
         samples = [next(ts) if m else next(fs) for m in mask]
         return cls.wrap(samples, layout=layout, source_info=info)
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         return self._run(ws, "cpu")
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         return self._run(ws, "gpu")
 
     @staticmethod
@@ -257,7 +260,7 @@ def _relabel(tl: Any, layout: str, device: str) -> Any:
     )
 
 
-def _logical_input(op: Operator, ws: Any, name: str, side: str) -> np.ndarray:
+def _logical_input(op: Operator, ws: Workspace, name: str, side: str) -> np.ndarray:
     src = ws.inputs[0]
     if src.sample_ndim != 0:
         on = f" on the {side}" if side else ""
@@ -298,7 +301,7 @@ class ValidateLogical(Operator):
     as for ``if`` conditions.
     """
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         from dali._tensors import TensorListCPU
 
         mask = _logical_input(
@@ -313,7 +316,7 @@ class ValidateLogical(Operator):
 class LogicalNot(Operator):
     """``not x`` on a DataNode: the logical negation of a 0-d condition, as BOOL."""
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         from dali._tensors import TensorListCPU
 
         return TensorListCPU.wrap(~_logical_input(self, ws, "not", ""))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["Constant", "constant"]
 
@@ -35,7 +38,7 @@ class Constant(Operator):
         self._value = value
         self._cache: dict[int, Any] = {}
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         from dali._tensors import TensorListCPU
 
         n = ws.batch_size
@@ -45,7 +48,7 @@ class Constant(Operator):
             self._cache[n] = dense
         return TensorListCPU.wrap(dense, layout=self.arg("layout"))
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         import cupy as cp
 
         from dali._tensors import TensorListGPU

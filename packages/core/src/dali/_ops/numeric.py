@@ -31,6 +31,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from dali._tensors import TensorListCPU, TensorListGPU
+    from dali.author import Workspace
 
 __all__ = [
     "array_module",
@@ -178,7 +179,7 @@ def _may_have_nan(xp: Any, x: Any) -> bool:
     return bool(np.isnan(np.min(x))) if x.size else False
 
 
-def run_per_sample(ws: Any, xp: Any, fn: Any, n: int) -> list[Any]:
+def run_per_sample(ws: Workspace, xp: Any, fn: Any, n: int) -> list[Any]:
     """Run ``fn(i)`` for every sample: on the thread pool for numpy, in order for CuPy.
 
     GPU work stays on the calling thread (the current device and stream); an error is

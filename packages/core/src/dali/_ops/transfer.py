@@ -7,11 +7,14 @@ pipeline's stream (`to_gpu`). A copy to the CPU (``.cpu()``) waits for the GPU w
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dali._graph.node import OpNode
 from dali._graph.schema import register
 from dali._ops.base import Operator
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["Transfer", "to_gpu"]
 
@@ -36,7 +39,7 @@ class Transfer(Operator):
         )
         return cls(node, None)
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         from dali._tensors import TensorListCPU, TensorListGPU
 
         src = ws.inputs[0]
@@ -45,7 +48,7 @@ class Transfer(Operator):
         assert isinstance(src, TensorListCPU)
         return to_gpu(src)
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         src = ws.inputs[0]
         return (
             src.as_cpu() if hasattr(src, "as_cpu") and type(src).__name__.endswith("GPU") else src

@@ -69,6 +69,7 @@ from dali._ops.decoders import _codecs
 if TYPE_CHECKING:
     from dali._ops.decoders._mixed_plan import GpuSample
     from dali._ops.decoders.image import ImageDecoderBase
+    from dali.author import Workspace
 
 __all__ = ["ENV", "HostDecoders", "call_sizes", "enabled", "run_cpu"]
 
@@ -185,7 +186,7 @@ class HostDecoders:
             dec.close()
 
 
-def run_cpu(op: ImageDecoderBase, ws: Any, decoders: HostDecoders) -> list[Any]:
+def run_cpu(op: ImageDecoderBase, ws: Workspace, decoders: HostDecoders) -> list[Any]:
     """Decode a batch on the CPU (the module docstring's steps); per sample, the output array
     or the operator's skip marker (``on_error="skip"``)."""
     from dali._exec.workspace import SampleFailure
@@ -245,7 +246,7 @@ def run_cpu(op: ImageDecoderBase, ws: Any, decoders: HostDecoders) -> list[Any]:
 
 def _decode(
     op: ImageDecoderBase,
-    ws: Any,
+    ws: Workspace,
     rows: list[GpuSample],
     bufs: list[np.ndarray],
     heads: list[Any],

@@ -29,6 +29,7 @@ from dali._ops.decoders._jpeg_header import JpegInfo, headers_from_rows, jpeg_he
 if TYPE_CHECKING:
     from dali._ops.decoders.image import ImageDecoderBase
     from dali._ops.window.image_windows import Windows
+    from dali.author import Workspace
 
 __all__ = [
     "GpuSample",
@@ -106,7 +107,7 @@ class Prepared:
         self.decoded: tuple[Any, Any, list[int], int] | None = None
 
 
-def plan_batch(op: ImageDecoderBase, ws: Any) -> Prepared:
+def plan_batch(op: ImageDecoderBase, ws: Workspace) -> Prepared:
     """Step 1 of `_nvimgcodec`'s docstring: headers, windows and the GPU/CPU split; no CUDA."""
     c0 = time.thread_time()
     t0 = time.perf_counter()

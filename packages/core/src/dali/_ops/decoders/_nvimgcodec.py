@@ -94,6 +94,7 @@ from dali._ops.decoders._to_output_gpu import (
 if TYPE_CHECKING:
     from dali._ops.decoders.image import ImageDecoderBase
     from dali._ops.window.image_windows import Windows
+    from dali.author import Workspace
 
 __all__ = [
     "Ahead",
@@ -196,7 +197,13 @@ class MixedDecoder:
         return self._decoders[k]
 
     def decode(
-        self, ws: Any, datas: list[Any], regions: list[Any], outputs: Any, shapes: Any, **kw: Any
+        self,
+        ws: Workspace,
+        datas: list[Any],
+        regions: list[Any],
+        outputs: Any,
+        shapes: Any,
+        **kw: Any,
     ) -> np.ndarray:
         """Decode a batch as `options.PARALLEL_DECODES` parts on the thread pool; ok per sample."""
         n = len(datas)
@@ -287,7 +294,7 @@ class _Decoded:
         self.g, self.ptr, self.pitch, self.px, self.sc = g, ptr, pitch, px, sc
 
 
-def _stream_of(ws: Any) -> Any:
+def _stream_of(ws: Workspace) -> Any:
     """The CUDA stream to work on: the executor's per-pipeline stream, else CuPy's current one."""
     import cupy as cp
 
@@ -302,7 +309,7 @@ def _stream_of(ws: Any) -> Any:
     return cp.cuda.ExternalStream(int(ptr))
 
 
-def run_mixed(op: ImageDecoderBase, ws: Any) -> Any:
+def run_mixed(op: ImageDecoderBase, ws: Workspace) -> Any:
     """Decode the batch of ``ws`` on the GPU; see the module docstring for the steps."""
     import cupy as cp
 
@@ -334,7 +341,7 @@ class Ahead:
         self.future = future
 
 
-def prepare(op: ImageDecoderBase, ws: Any) -> Prepared | Ahead:
+def prepare(op: ImageDecoderBase, ws: Workspace) -> Prepared | Ahead:
     """Start the batch's host planning and decode ahead of the mixed stage.
 
     The executor calls it in the CPU stage (`dali._exec.stages.preparable`), with the
@@ -351,7 +358,9 @@ def prepare(op: ImageDecoderBase, ws: Any) -> Prepared | Ahead:
     return Ahead(mixed.submit(cuda, lambda dec: _plan_and_decode(op, ws, dec, mixed.stats)))
 
 
-def _plan_and_decode(op: ImageDecoderBase, ws: Any, dec: Any, stats: dict[str, float]) -> Prepared:
+def _plan_and_decode(
+    op: ImageDecoderBase, ws: Workspace, dec: Any, stats: dict[str, float]
+) -> Prepared:
     prep = plan_batch(op, ws)
     if prep.gpu:
         t0 = time.perf_counter()
@@ -362,7 +371,7 @@ def _plan_and_decode(op: ImageDecoderBase, ws: Any, dec: Any, stats: dict[str, f
 
 def _cpu_samples(
     op: ImageDecoderBase,
-    ws: Any,
+    ws: Workspace,
     samples: list[np.ndarray],
     windows: Windows | None,
     idx: list[int],
@@ -429,7 +438,9 @@ def _decode_gpu(
     return buf, ok, ptrs.tolist(), sc
 
 
-def _run(op: ImageDecoderBase, mixed: MixedDecoder, ws: Any, stream: Any, prep: Prepared) -> Any:
+def _run(
+    op: ImageDecoderBase, mixed: MixedDecoder, ws: Workspace, stream: Any, prep: Prepared
+) -> Any:
     stats = mixed.stats
     samples, heads, windows, gpu, cpu = prep.samples, prep.heads, prep.windows, prep.gpu, prep.cpu
     if not samples:
@@ -496,7 +507,7 @@ def _whole_batch(
 
 def _assemble(
     op: ImageDecoderBase,
-    ws: Any,
+    ws: Workspace,
     stream: Any,
     samples: list[np.ndarray],
     windows: Windows | None,

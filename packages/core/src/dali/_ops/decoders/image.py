@@ -68,6 +68,7 @@ from dali._tensors import TensorListCPU
 
 if TYPE_CHECKING:
     from dali._ops.decoders._nvimgcodec import MixedDecoder
+    from dali.author import Workspace
 
 __all__ = [
     "DECODER_ARGS",
@@ -207,7 +208,7 @@ class ImageDecoderBase(Operator):
                 raise self.arg_error("fill_values", "must not be empty")
 
     # -- the window (overridden) ---------------------------------------------------------------
-    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> Windows | None:
+    def windows(self, ws: Workspace, n: int, shapes: np.ndarray | None = None) -> Windows | None:
         """Per-sample window functions, prepared in the executor thread (None: whole image);
         a `BatchWindows` where they were computed for the whole batch.
 
@@ -217,7 +218,7 @@ class ImageDecoderBase(Operator):
         return None
 
     # -- running -------------------------------------------------------------------------------
-    def _run_cpu_whole(self, ws: Any) -> list[np.ndarray | _Skip]:
+    def _run_cpu_whole(self, ws: Workspace) -> list[np.ndarray | _Skip]:
         """Every sample decoded whole (OpenCV, Pillow) and cut to its window, on the pool."""
         samples = ws.inputs[0].samples()
         n = len(samples)
@@ -231,7 +232,7 @@ class ImageDecoderBase(Operator):
 
         return ws.map(one, n)
 
-    def run_cpu(self, ws: Any) -> TensorListCPU:
+    def run_cpu(self, ws: Workspace) -> TensorListCPU:
         if _cpu_nvimgcodec.enabled():
             if self._host is None:
                 self._host = _cpu_nvimgcodec.HostDecoders()
@@ -245,7 +246,7 @@ class ImageDecoderBase(Operator):
         """How many samples ``on_error="skip"`` dropped so far (`Pipeline.skipped_samples`)."""
         return self.skipped
 
-    def prepare_cpu(self, ws: Any) -> Any:
+    def prepare_cpu(self, ws: Workspace) -> Any:
         """The CPU backend's planning of a batch (headers, windows), which the executor runs
         ahead in a CPU pipeline's source stage (`dali._exec.stages.cpu_preparable`); None where
         the batch will not be decoded by nvImageCodec's CPU decoder."""
@@ -255,14 +256,14 @@ class ImageDecoderBase(Operator):
 
         return plan_batch(self, ws)
 
-    def prepare(self, ws: Any) -> Any:
+    def prepare(self, ws: Workspace) -> Any:
         """Start the mixed backend's planning and decode of a batch (the executor calls it in
         the CPU stage, ahead of `run_mixed`)."""
         from dali._ops.decoders import _nvimgcodec
 
         return _nvimgcodec.prepare(self, ws)
 
-    def run_mixed(self, ws: Any) -> Any:
+    def run_mixed(self, ws: Workspace) -> Any:
         """Decode on the GPU with nvImageCodec (`_nvimgcodec`); see that module for the design."""
         from dali._ops.decoders import _nvimgcodec
 
@@ -291,7 +292,7 @@ class ImageDecoderBase(Operator):
         return data
 
     def cpu_sample(
-        self, ws: Any, i: int, data: np.ndarray, window: WindowFn | None
+        self, ws: Workspace, i: int, data: np.ndarray, window: WindowFn | None
     ) -> np.ndarray | _Skip:
         """Decode sample ``i`` on the CPU, cut its window and convert it (the CPU backend).
 
@@ -313,7 +314,7 @@ class ImageDecoderBase(Operator):
         except MemoryError as e:
             return self.failed(ws, i, _codecs.out_of_memory(e))
 
-    def failed(self, ws: Any, i: int, error: _codecs.DecodeError) -> _Skip:
+    def failed(self, ws: Workspace, i: int, error: _codecs.DecodeError) -> _Skip:
         """Sample ``i`` could not be decoded: its skip marker with ``on_error="skip"``, else
         raise ``error`` naming the file (or the sample, for data with no file name)."""
         if self._skip:
@@ -322,7 +323,7 @@ class ImageDecoderBase(Operator):
         what = f"{where!r}" if where else f"the encoded data of sample {i}"
         raise _codecs.DecodeError(f"Failed to decode {what}: {error}") from None
 
-    def drop_skipped(self, ws: Any, results: list[Any]) -> list[Any]:
+    def drop_skipped(self, ws: Workspace, results: list[Any]) -> list[Any]:
         """Remove the `_Skip` results (``on_error="skip"``), count them and fix the batch meta."""
         if not self._skip or not any(isinstance(r, _Skip) for r in results):
             return results
@@ -333,7 +334,7 @@ class ImageDecoderBase(Operator):
         ws.out_meta = ws.meta.take(np.asarray(kept, dtype=np.int64))
         return [results[i] for i in kept]
 
-    def _note_skip(self, ws: Any, i: int, reason: str) -> None:
+    def _note_skip(self, ws: Workspace, i: int, reason: str) -> None:
         self.skipped += 1
         key = ws.source_info(i) or f"sample id {int(ws.meta.ids[i])}"
         if key not in self._warned:

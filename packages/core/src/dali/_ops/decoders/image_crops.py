@@ -9,7 +9,7 @@ implementation's (see `dali._ops.decoders.image`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from dali._ops.window.crop_attr import CROP_WINDOW_ARGS, CropAttr
 from dali._ops.window.image_windows import Windows
 from dali._ops.window.random_crop import RANDOM_CROP_ARGS, RandomCropParams
 from dali._ops.window.slice_attr import SLICE_ARGS, ImageSliceAttr
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["ImageCrop", "ImageRandomCrop", "ImageSlice"]
 
@@ -44,7 +47,7 @@ class ImageCrop(ImageDecoderBase):
         # sizes >= 0, positions in [0, 1], rounding) and the window formula live there, once
         self._win = CropAttr(self)
 
-    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> Windows | None:
+    def windows(self, ws: Workspace, n: int, shapes: np.ndarray | None = None) -> Windows | None:
         return self._win.image_windows(ws)
 
     @classmethod
@@ -76,7 +79,7 @@ class ImageRandomCrop(ImageDecoderBase):
         super().setup()
         self.crop_params = RandomCropParams.from_op(self)
 
-    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> Windows | None:
+    def windows(self, ws: Workspace, n: int, shapes: np.ndarray | None = None) -> Windows | None:
         rng = ws.rng  # created here, in the executor thread, not in the workers
         if shapes is None:
             shapes = np.full((n, 2), -1, dtype=np.int64)
@@ -103,5 +106,5 @@ class ImageSlice(ImageDecoderBase):
         # DALI's SliceAttr, as `fn.slice` holds it, on H×W images
         self._slice = ImageSliceAttr(self)
 
-    def windows(self, ws: Any, n: int, shapes: np.ndarray | None = None) -> Windows | None:
+    def windows(self, ws: Workspace, n: int, shapes: np.ndarray | None = None) -> Windows | None:
         return self._slice.image_windows(ws, n)

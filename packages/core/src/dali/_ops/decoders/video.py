@@ -18,7 +18,7 @@ the sample with ``pad_mode="none"``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from dali._ops.base import Operator
 from dali._ops.video._clips import Clip, VideoFrames, pad_frames, padding_colour
 from dali._ops.video._container import VideoError, index_video
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["VideoDecoder"]
 
@@ -74,7 +77,7 @@ class VideoDecoder(Operator):
         self._fill = padding_colour(self)
         self._frames = VideoFrames(threads=self.pipeline.num_threads)
 
-    def _clips(self, ws: Any) -> list[Clip]:
+    def _clips(self, ws: Workspace) -> list[Clip]:
         samples = ws.inputs[0].samples()
         n = len(samples)
 
@@ -135,11 +138,11 @@ class VideoDecoder(Operator):
         err.__cause__ = e
         return SampleFailure(i, err)
 
-    def run_cpu(self, ws: Any) -> TensorListCPU:
+    def run_cpu(self, ws: Workspace) -> TensorListCPU:
         videos = self._frames.read_cpu(ws, self._clips(ws), self._fill, self._fail)
         return TensorListCPU.wrap(videos, "FHWC", dtype=DALIDataType.UINT8, ndim=4)
 
-    def run_mixed(self, ws: Any) -> Any:
+    def run_mixed(self, ws: Workspace) -> Any:
         from dali._ops.image._gpu_common import device_id
         from dali._tensors import TensorListGPU
 

@@ -27,7 +27,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +36,9 @@ from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
 from dali._ops.detection._boxes import BoxLayout, as_float_boxes, gpu_flat, gpu_output
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["BbFlip", "flip_boxes"]
 
@@ -100,7 +103,7 @@ class BbFlip(Operator):
     ``fn.bb_flip(boxes, horizontal=flip)`` follows ``fn.flip(images, horizontal=flip)``.
     """
 
-    def _flags(self, ws: Any) -> np.ndarray:
+    def _flags(self, ws: Workspace) -> np.ndarray:
         """``(batch, 2)`` bools: horizontal, vertical. Per-sample flags must be integers (DALI
         reads them as INT32 and rejects floats)."""
         cols = []
@@ -126,7 +129,7 @@ class BbFlip(Operator):
             )
         return sizes // 4
 
-    def run_cpu(self, ws: Any) -> TensorListCPU:
+    def run_cpu(self, ws: Workspace) -> TensorListCPU:
         tl = ws.inputs[0]
         flags = self._flags(ws)
         samples = [as_float_boxes(self, s, i) for i, s in enumerate(tl.samples())]
@@ -143,7 +146,7 @@ class BbFlip(Operator):
             [p.reshape(s) for p, s in zip(parts, shapes)], tl.layout(), dtype=np.float32
         )
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         """The same flips in one kernel launch: one thread per box of the batch."""
         import cupy
 

@@ -28,7 +28,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +37,9 @@ from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
 from dali._ops.detection._boxes import as_float_boxes
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["BBoxPaste", "paste_transform"]
 
@@ -102,7 +105,7 @@ class BBoxPaste(Operator):
             where = "" if i is None else f"sample {i}: "
             raise self.arg_error("ratio", f"{where}must be positive, got {ratio}")
 
-    def run_cpu(self, ws: Any) -> TensorListCPU:
+    def run_cpu(self, ws: Workspace) -> TensorListCPU:
         tl = ws.inputs[0]
         ratio = ws.arg_scalars("ratio", np.float32)
         px = ws.arg_scalars("paste_x", np.float32)

@@ -40,7 +40,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,6 +49,9 @@ from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.base import Operator
 from dali._ops.detection._boxes import as_float_boxes, gpu_flat, iou
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["BoxEncoder", "encode_boxes"]
 
@@ -283,7 +286,7 @@ class BoxEncoder(Operator):
                 f"sample {i}: {n} boxes but labels of shape {list(lshape)} (expected [{n}])"
             )
 
-    def run_cpu(self, ws: Any) -> tuple[TensorListCPU, TensorListCPU]:
+    def run_cpu(self, ws: Workspace) -> tuple[TensorListCPU, TensorListCPU]:
         boxes_tl, labels_tl = ws.inputs
         boxes, labels = boxes_tl.samples(), labels_tl.samples()
         n, n_anchors = len(boxes), len(self.anchors)
@@ -304,7 +307,7 @@ class BoxEncoder(Operator):
         ws.map(one)
         return TensorListCPU.wrap(out_boxes, ""), TensorListCPU.wrap(out_labels, "")
 
-    def run_gpu(self, ws: Any) -> tuple[Any, Any]:
+    def run_gpu(self, ws: Workspace) -> tuple[Any, Any]:
         """The whole batch in one kernel launch (one block per sample)."""
         import cupy
 

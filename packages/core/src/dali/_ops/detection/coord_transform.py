@@ -38,7 +38,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,6 +47,9 @@ from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.numeric import convert_sat
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["CoordTransform", "transform_points"]
 
@@ -131,7 +134,7 @@ class CoordTransform(Operator):
         self.out_dtype = np_dtype(self.arg("dtype"))
 
     # -- the transform of each sample ----------------------------------------------------------
-    def _matrix(self, ws: Any, in_dim: int) -> tuple[int, list[np.ndarray], list[np.ndarray]]:
+    def _matrix(self, ws: Workspace, in_dim: int) -> tuple[int, list[np.ndarray], list[np.ndarray]]:
         """``(rows, per-sample (rows, D) matrices, per-sample (rows,) translations)``."""
         n = ws.batch_size
         name = "MT" if self.fused else "M"
@@ -198,7 +201,7 @@ class CoordTransform(Operator):
             return rows, mats, [t if t is not None else zeros for t in trans]
         return rows, mats, self._translation(ws, rows)
 
-    def _translation(self, ws: Any, rows: int) -> list[np.ndarray]:
+    def _translation(self, ws: Workspace, rows: int) -> list[np.ndarray]:
         n = ws.batch_size
         if not self.has_arg("T"):
             return [np.zeros(rows, _F32)] * n
@@ -230,7 +233,7 @@ class CoordTransform(Operator):
             if s.dtype != np.float32:  # DALI reads argument inputs as float only
                 raise self.arg_error(name, f"sample {i}: expected FLOAT values, got {s.dtype}")
 
-    def _plan(self, ws: Any, tl: Any, shapes: list[tuple[int, ...]]) -> Any:
+    def _plan(self, ws: Workspace, tl: Any, shapes: list[tuple[int, ...]]) -> Any:
         """Check the input; returns ``(in_dim, rows, mats, trans, out_shapes)``; ``rows`` is
         0 when every sample is empty (DALI then reads no argument and outputs 0 components)."""
         dtype = np.dtype(tl.np_dtype)
@@ -264,7 +267,7 @@ class CoordTransform(Operator):
         return in_dim, rows, mats, trans, [(*s[:-1], rows) for s in shapes]
 
     # -- backends ------------------------------------------------------------------------------
-    def run_cpu(self, ws: Any) -> TensorListCPU:
+    def run_cpu(self, ws: Workspace) -> TensorListCPU:
         tl = ws.inputs[0]
         samples = tl.samples()
         shapes = [tuple(s.shape) for s in samples]
@@ -281,7 +284,7 @@ class CoordTransform(Operator):
         out = ws.map(one)
         return TensorListCPU.wrap(out, tl.layout(), dtype=out_dtype, ndim=tl.sample_ndim)
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         """Every point of the batch in one kernel launch (then one rounding pass for integer
         outputs)."""
         import cupy

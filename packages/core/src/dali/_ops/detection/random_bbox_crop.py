@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -56,6 +56,9 @@ from dali._ops.base import Operator
 from dali._ops.detection._boxes import BoxLayout, as_float_boxes
 from dali._ops.detection._crop_search import CropParams, kept_boxes, search
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["RandomBBoxCrop", "remap_boxes"]
 
@@ -266,7 +269,7 @@ class RandomBBoxCrop(Operator):
             out.append(lab)
         return out
 
-    def _shape_arg(self, ws: Any, name: str, ndim: int) -> np.ndarray:
+    def _shape_arg(self, ws: Workspace, name: str, ndim: int) -> np.ndarray:
         """``crop_shape``/``input_shape`` per sample, ``(batch, ndim)`` int64, in W, H(, D)."""
         rows = []
         for i, v in enumerate(ws.arg_vectors(name, np.float64)):
@@ -289,7 +292,7 @@ class RandomBBoxCrop(Operator):
         return out
 
     # -- run -------------------------------------------------------------------------------
-    def run_cpu(self, ws: Any) -> tuple[TensorListCPU, ...]:
+    def run_cpu(self, ws: Workspace) -> tuple[TensorListCPU, ...]:
         samples, ndim = self._boxes(ws.inputs[0])
         layout = self._layout(ndim)
         n = len(samples)

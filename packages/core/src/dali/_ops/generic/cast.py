@@ -20,13 +20,16 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.base import Operator
 from dali._ops.numeric import array_module, convert_sat
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["Cast", "CastLike"]
 
@@ -72,7 +75,7 @@ class Cast(Operator):
                 "dtype", f"cannot cast to {type_name(dtype)}: not a numeric type"
             ) from None
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         return _cast_batch(ws.inputs[0], self._dtype)
 
     run_gpu = run_cpu
@@ -93,7 +96,7 @@ class Cast(Operator):
 class CastLike(Operator):
     """Cast the first input to the data type of the second (same rules as `fn.cast`)."""
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         return _cast_batch(ws.inputs[0], ws.inputs[1].np_dtype)
 
     run_gpu = run_cpu

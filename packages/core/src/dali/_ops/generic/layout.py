@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +36,9 @@ from dali._exec.workspace import SampleFailure
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.base import Operator
 from dali._ops.numeric import array_module, convert_sat, host_samples, round_half_away_int
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["Pad", "Reshape", "Transpose", "axes_from_args"]
 
@@ -49,7 +52,7 @@ def _shapes(tl: Any) -> list[tuple[int, ...]]:
 
 def axes_from_args(
     op: Operator,
-    axes: Sequence[int] | None,
+    axes: Sequence[int] | np.ndarray | None,
     names: str | None,
     ndim: int,
     layout: str,
@@ -119,7 +122,7 @@ class Transpose(Operator):
             return "".join(in_layout[p] for p in self._perm)
         return in_layout
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
         if tl.sample_ndim != len(self._perm):
@@ -212,7 +215,7 @@ class Reshape(Operator):
         if any(e == 0 for e in extents):
             raise self.arg_error(name, f"{where}extent of 0 is illegal; got {list(extents)}")
 
-    def _requested(self, ws: Any, n: int) -> list[Any] | None:
+    def _requested(self, ws: Workspace, n: int) -> list[Any] | None:
         if self._source is None:
             return None
         if self._source == "input":
@@ -299,7 +302,7 @@ class Reshape(Operator):
                 ),
             )
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         _, tl_cls = array_module(tl)
         shapes = _shapes(tl)
@@ -471,7 +474,9 @@ class Pad(Operator):
         if align and any(a <= 0 for a in align):
             raise self.arg_error("align", f"values must be positive, got {list(self.arg('align'))}")
 
-    def _per_axis(self, ws: Any, name: str, i: int, naxes: int, values: list[Any]) -> list[int]:
+    def _per_axis(
+        self, ws: Workspace, name: str, i: int, naxes: int, values: list[Any]
+    ) -> list[int]:
         v = [int(e) for e in values[i]]
         if len(v) == 1 and naxes != 1:
             v = v * naxes
@@ -482,7 +487,7 @@ class Pad(Operator):
             )
         return v
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
         shapes = _shapes(tl)

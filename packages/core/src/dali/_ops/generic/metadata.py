@@ -20,12 +20,15 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.base import Operator
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["GetProperty", "Shapes"]
 
@@ -35,13 +38,13 @@ _PROPERTY_KEYS = ("layout", "source_info")
 class _HostMetadata(Operator):
     """An operator computed from metadata on the host; the GPU backend copies the result."""
 
-    def _host(self, ws: Any) -> Any:
+    def _host(self, ws: Workspace) -> Any:
         raise NotImplementedError
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         return self._host(ws)
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         from dali._ops.transfer import to_gpu
 
         return to_gpu(self._host(ws))
@@ -78,7 +81,7 @@ class Shapes(_HostMetadata):
             name = "dtype" if self.has_arg("dtype") else "type"
             raise self.arg_error(name, f"Data type {type_name(dtype)} is not supported")
 
-    def _host(self, ws: Any) -> Any:
+    def _host(self, ws: Workspace) -> Any:
         from dali._tensors import TensorListCPU
 
         tl = ws.inputs[0]
@@ -128,7 +131,7 @@ class GetProperty(_HostMetadata):
             )
         self._key = key
 
-    def _host(self, ws: Any) -> Any:
+    def _host(self, ws: Workspace) -> Any:
         from dali._tensors import TensorListCPU
 
         tl = ws.inputs[0]

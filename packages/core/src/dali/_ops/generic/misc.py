@@ -19,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from dali._graph.schema import Arg, register
 from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
 from dali._ops.numeric import array_module
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["Copy", "OneHot"]
 
@@ -72,7 +75,7 @@ class OneHot(Operator):
             self._on = np.asarray(self.arg("on_value"), np.float64).astype(self._dtype)
             self._off = np.asarray(self.arg("off_value"), np.float64).astype(self._dtype)
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
         ndim = tl.sample_ndim
@@ -152,7 +155,7 @@ class OneHot(Operator):
 class Copy(Operator):
     """A copy of the input (same shape, type and layout)."""
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
         dense = tl.dense()

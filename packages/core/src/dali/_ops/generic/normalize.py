@@ -21,7 +21,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
 from dali._ops.generic.layout import axes_from_args
 from dali._ops.numeric import array_module, convert_sat, run_per_sample
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["Normalize"]
 
@@ -99,7 +102,9 @@ class Normalize(Operator):
             raise self.arg_error("stddev", f"must not be negative, got {self.arg('stddev')}")
 
     # -- reduced axes ------------------------------------------------------------------------
-    def _axes(self, ws: Any, ndim: int, layout: str, shapes: list[tuple[int, ...]]) -> list[int]:
+    def _axes(
+        self, ws: Workspace, ndim: int, layout: str, shapes: list[tuple[int, ...]]
+    ) -> list[int]:
         if self.has_arg("axis_names"):
             return axes_from_args(self, None, self.arg("axis_names"), ndim, layout)
         if self.has_arg("axes"):
@@ -110,7 +115,7 @@ class Normalize(Operator):
         return list(range(ndim))
 
     def _infer_axes(
-        self, ws: Any, name: str, ndim: int, shapes: list[tuple[int, ...]]
+        self, ws: Workspace, name: str, ndim: int, shapes: list[tuple[int, ...]]
     ) -> list[int]:
         found = None
         for i, p in enumerate(ws.arg_samples(name)):
@@ -131,7 +136,9 @@ class Normalize(Operator):
                 )
         return found or []
 
-    def _param(self, ws: Any, name: str, i: int, shape: tuple[int, ...], axes: list[int]) -> Any:
+    def _param(
+        self, ws: Workspace, name: str, i: int, shape: tuple[int, ...], axes: list[int]
+    ) -> Any:
         p = np.asarray(ws.arg_samples(name)[i], dtype=np.float32)
         if p.size == 1 and p.ndim != len(shape):
             return p.reshape((1,) * len(shape))
@@ -194,7 +201,7 @@ class Normalize(Operator):
         return xp.ascontiguousarray(convert_sat(xp, d, self._dtype))
 
     # -- running -----------------------------------------------------------------------------
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
         n, ndim, layout = len(tl), tl.sample_ndim, tl.layout()

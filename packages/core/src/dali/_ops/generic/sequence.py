@@ -30,12 +30,15 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops._sequences import is_sequence
 from dali._ops.base import Operator
 from dali._ops.numeric import array_module
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["ElementExtract", "PerFrame"]
 
@@ -96,10 +99,10 @@ class ElementExtract(Operator):
                     )
         return layout[1:]
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         return self._run(ws.inputs[0])
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         """One strided copy per output for a uniform batch; views of the frames otherwise."""
         return self._run(ws.inputs[0])
 
@@ -162,7 +165,7 @@ class PerFrame(Operator):
             )
         return layout
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         layout = self._layout(tl.layout(), tl.sample_ndim)
         _, cls = array_module(tl)

@@ -24,13 +24,16 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.numeric import array_module, batch_array
 from dali._ops.window.extract import extract_windows, output_dtype_arg, window_meta
 from dali._ops.window.slice_attr import SLICE_ARGS, SliceAttr, static_slice_shape
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["Slice"]
 
@@ -58,7 +61,7 @@ class Slice(Operator):
         self._slice = SliceAttr(self)
         self._dtype = output_dtype_arg(self, None)
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
         layout = tl.layout()

@@ -36,7 +36,7 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -48,6 +48,9 @@ from dali._ops.base import Operator
 from dali._ops.image import _color_gpu
 from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
 from dali._ops.numeric import array_module, batch_array, convert_sat, run_per_sample
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = [
     "Brightness",
@@ -136,12 +139,12 @@ class _ColorBase(Operator):
                 raise self.arg_error("dtype", "unsupported output type bool")
 
     def params(
-        self, ws: Any, in_dtype: np.dtype[Any], out_dtype: np.dtype[Any]
+        self, ws: Workspace, in_dtype: np.dtype[Any], out_dtype: np.dtype[Any]
     ) -> tuple[np.ndarray, np.ndarray]:
         """Per-sample float32 ``(n, 3, 3)`` matrices (or ``(n,)`` multipliers) and offsets."""
         raise NotImplementedError
 
-    def run(self, ws: Any) -> Any:
+    def run(self, ws: Workspace) -> Any:
         # per-frame `knobs` (DALI accepts them all per frame): the frames run as a batch of
         # images, so the GPU still makes one launch
         frames = unfold(self, ws, self.knobs)
@@ -149,7 +152,7 @@ class _ColorBase(Operator):
             return frames.fold(frames.run(super().run))
         return super().run(ws)
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
         layout = image_layout(self, tl, COLOR_LAYOUTS)
@@ -173,7 +176,7 @@ class _ColorBase(Operator):
 
         return tl_cls.wrap(run_per_sample(ws, xp, one, n), layout)
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         """One kernel launch for the batch (`_color_gpu.color_batch`), ragged or not, with the
         per-sample coefficients of the CPU path."""
         from dali._tensors import TensorListGPU
@@ -294,7 +297,7 @@ def all_scalar_diag(mats: np.ndarray) -> bool:
     return bool(np.array_equal(mats, eye))
 
 
-def _arg(ws: Any, name: str) -> np.ndarray:
+def _arg(ws: Workspace, name: str) -> np.ndarray:
     return ws.arg_scalars(name, np.float32).astype(np.float64)
 
 
@@ -307,7 +310,7 @@ class _YiqOp(_ColorBase):
     twist_offset = False
 
     def params(
-        self, ws: Any, in_dtype: np.dtype[Any], out_dtype: np.dtype[Any]
+        self, ws: Workspace, in_dtype: np.dtype[Any], out_dtype: np.dtype[Any]
     ) -> tuple[np.ndarray, np.ndarray]:
         n = ws.batch_size
         vals = {
@@ -423,7 +426,7 @@ class _MultiplyAdd(_ColorBase):
     knobs: tuple[str, ...] = ()
 
     def params(
-        self, ws: Any, in_dtype: np.dtype[Any], out_dtype: np.dtype[Any]
+        self, ws: Workspace, in_dtype: np.dtype[Any], out_dtype: np.dtype[Any]
     ) -> tuple[np.ndarray, np.ndarray]:
         n = ws.batch_size
         f32 = np.float32

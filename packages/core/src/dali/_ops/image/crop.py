@@ -20,7 +20,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from dali._ops.window import extract_gpu
 from dali._ops.window.crop_attr import CROP_ARGS, CROP_LAYOUTS, CropAttr
 from dali._ops.window.extract import extract_windows, output_dtype_arg, window_meta, window_slices
 from dali._ops.window.out_of_bounds import window_fill
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["Crop"]
 
@@ -61,7 +64,7 @@ class Crop(Operator):
         self._win = CropAttr(self)
         self._dtype = output_dtype_arg(self, ("float32", "float16", "uint8"))
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
         layout = image_layout(self, tl, CROP_LAYOUTS)
@@ -74,7 +77,7 @@ class Crop(Operator):
         wins = self._win.windows(ws, shapes, layout)
         return extract_windows(self, ws, tl, dense, wins, out_dtype, layout)
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         """One kernel launch for the batch (`extract_gpu.crop_batch`), ragged or not; one window
         inside a dense batch without conversion is one strided CuPy copy."""
         from dali._tensors import TensorListGPU

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from dali._ops.window import extract_gpu
 from dali._ops.window.crop_attr import CROP_ARGS, CROP_LAYOUTS, CropAttr
 from dali._ops.window.extract import output_dtype_arg, window_slices
 from dali._ops.window.out_of_bounds import fill_array
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["CropMirrorNormalize"]
 
@@ -143,7 +146,9 @@ class CropMirrorNormalize(Operator):
         self._const_rows: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     # -- parameters --------------------------------------------------------------------------
-    def _norm_params(self, ws: Any, channels: Sequence[int]) -> tuple[np.ndarray, np.ndarray, bool]:
+    def _norm_params(
+        self, ws: Workspace, channels: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray, bool]:
         """Per-sample folded (mean', inv) as float32 ``(batch, C)`` arrays (C: the max channels),
         and whether every sample has the same ones."""
         n = len(channels)
@@ -189,7 +194,7 @@ class CropMirrorNormalize(Operator):
         inv = (self._scale / s).astype(np.float32)
         return mean, inv
 
-    def _mirror(self, ws: Any) -> np.ndarray:
+    def _mirror(self, ws: Workspace) -> np.ndarray:
         """Per-sample mirror flags; integer flags in one array (`fn.random.coin_flip`) are read
         without a per-sample loop."""
         if ws.is_tensor_arg("mirror") and ws.batch_size:
@@ -213,7 +218,7 @@ class CropMirrorNormalize(Operator):
         return out
 
     # -- running -----------------------------------------------------------------------------
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
         in_layout = image_layout(self, tl, CROP_LAYOUTS)
@@ -247,7 +252,7 @@ class CropMirrorNormalize(Operator):
 
         return tl_cls.wrap(run_per_sample(ws, xp, one, n), out_layout)
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         """One fused kernel launch for the batch (`extract_gpu.cmn_batch`), ragged or not.
 
         The windows, the folded mean/std and the mirror flags are computed on the host by the
@@ -323,7 +328,7 @@ class CropMirrorNormalize(Operator):
 
     def _run_lut(
         self,
-        ws: Any,
+        ws: Workspace,
         tl: Any,
         plan: _CmnPlan,
         wins: list[Any],

@@ -22,7 +22,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from dali._ops.base import Operator
 from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
 from dali._ops.numeric import array_module, batch_array
 from dali._ops.window import extract_gpu
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["FLIP_LAYOUTS", "Flip"]
 
@@ -102,7 +105,7 @@ class Flip(Operator):
     down. Layouts (F)(D)HWC and (F)C(D)HW.
     """
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
         layout = image_layout(self, tl, FLIP_LAYOUTS)
@@ -137,7 +140,7 @@ class Flip(Operator):
 
     def _run_cv2(
         self,
-        ws: Any,
+        ws: Workspace,
         cv2: Any,
         tl: Any,
         dense: Any,
@@ -171,7 +174,7 @@ class Flip(Operator):
 
         return TensorListCPU.wrap(ws.map(one), layout)
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         """One kernel launch for the batch (`extract_gpu.flip_batch`), ragged or with per-sample
         flags; a dense batch with one set of flags is one strided CuPy copy."""
         tl = ws.inputs[0]
@@ -193,7 +196,7 @@ class Flip(Operator):
             return tl_cls.wrap(xp.array(dense[idx], order="C"), layout)
         return extract_gpu.flip_batch(extract_gpu.gpu_batch(tl), flips, layout=layout)
 
-    def _flags(self, ws: Any, layout: str) -> np.ndarray:
+    def _flags(self, ws: Workspace, layout: str) -> np.ndarray:
         """Per-sample (horizontal, vertical, depthwise) as bools; depthwise is a no-op without D."""
         names = ("horizontal", "vertical", "depthwise")
         flags = np.stack([ws.arg_scalars(n, np.int64) != 0 for n in names], axis=1)

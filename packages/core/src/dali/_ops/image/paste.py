@@ -11,7 +11,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.base import Operator
 from dali._ops.image._common import optional_cv2
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["Paste", "paste_geometry"]
 
@@ -98,7 +101,7 @@ class Paste(Operator):
             raise self.arg_error(name, f"{where}must be {bound}, got {v}")
         return v
 
-    def _values(self, ws: Any, name: str, lo: float, hi: float | None) -> list[float]:
+    def _values(self, ws: Workspace, name: str, lo: float, hi: float | None) -> list[float]:
         out = []
         for i, v in enumerate(ws.arg_samples(name, np.float32)):
             flat = np.asarray(v).reshape(-1)
@@ -123,7 +126,7 @@ class Paste(Operator):
                 f"{self.fill_value.size}",
             )
 
-    def _params(self, ws: Any) -> tuple[list[float], list[float], list[float], list[float]]:
+    def _params(self, ws: Workspace) -> tuple[list[float], list[float], list[float], list[float]]:
         return (
             self._values(ws, "ratio", 1.0, None),
             self._values(ws, "paste_x", 0.0, 1.0),
@@ -131,7 +134,7 @@ class Paste(Operator):
             self._values(ws, "min_canvas_size", 0.0, None),
         )
 
-    def run_cpu(self, ws: Any) -> TensorListCPU:
+    def run_cpu(self, ws: Workspace) -> TensorListCPU:
         tl = ws.inputs[0]
         self._check_input(tl)
         ratio, px, py, min_size = self._params(ws)
@@ -160,7 +163,7 @@ class Paste(Operator):
 
         return TensorListCPU.wrap(ws.map(one), layout="HWC", dtype=np.uint8, ndim=3)
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         """Same checks and geometry as `run_cpu`; all canvases in one kernel."""
         from dali._ops.image import _warp_gpu
 

@@ -23,7 +23,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from dali._ops.image.resample.reference import AxisPlan
 from dali._ops.image.resize import FILTER_ARGS, ResamplingOperator, spatial_axes
 from dali._ops.window.random_crop import RANDOM_CROP_ARGS, RandomCropParams, random_crop_windows
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["RandomResizedCrop"]
 
@@ -72,14 +75,14 @@ class RandomResizedCrop(ResamplingOperator):
         self.params = RandomCropParams.from_op(self)
 
     def crop_windows(
-        self, ws: Any, shapes: list[tuple[int, ...]], axes: tuple[int, ...]
+        self, ws: Workspace, shapes: list[tuple[int, ...]], axes: tuple[int, ...]
     ) -> list[list[int]]:
         """Each sample's window ``[y, x, h, w]``, computed for the batch in one call."""
         hw = np.array([(s[axes[0]], s[axes[1]]) for s in shapes], dtype=np.int64).reshape(-1, 2)
         anchors, sizes = self.window_arrays(ws, hw)
         return np.concatenate([anchors, sizes], axis=1).tolist()
 
-    def window_arrays(self, ws: Any, hw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def window_arrays(self, ws: Workspace, hw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The windows of images of ``(batch, 2)`` extents: ``(y, x)`` and ``(h, w)`` arrays."""
         empty = (hw == 0).any(axis=1)
         if empty.any():
@@ -89,7 +92,7 @@ class RandomResizedCrop(ResamplingOperator):
         p = self.params
         return random_crop_windows(ws, hw, p.area, p.aspect_ratio, p.num_attempts)
 
-    def run_cpu(self, ws: Any) -> TensorListCPU:
+    def run_cpu(self, ws: Workspace) -> TensorListCPU:
         tl = ws.inputs[0]
         layout, axes = self.layout_of(tl, allowed=(2,))
         if layout not in _LAYOUTS:
@@ -116,7 +119,7 @@ class RandomResizedCrop(ResamplingOperator):
 
         return TensorListCPU.wrap(ws.map(one), layout=layout, dtype=out_dtype, ndim=tl.sample_ndim)
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         """The same windows as `run_cpu` (drawn on the host); crop + resize in one kernel."""
         from dali._ops.image import _gpu_common
         from dali._ops.image.resample import gpu as resample_gpu

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +45,9 @@ from dali._ops.image.resample.geometry import (
 )
 from dali._ops.image.resample.reference import INTERP_NAMES, LINEAR, TRIANGULAR
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = [
     "FILTER_ARGS",
@@ -84,7 +87,7 @@ class ResamplingOperator(Operator):
     share the choice of filters (per sample), the output type and the layout rules.
     """
 
-    def _int_samples(self, ws: Any, name: str) -> list[int]:
+    def _int_samples(self, ws: Workspace, name: str) -> list[int]:
         if not self.has_arg(name):
             return []
         if not ws.is_tensor_arg(name):
@@ -97,7 +100,7 @@ class ResamplingOperator(Operator):
             out.append(int(flat[0]))
         return out
 
-    def filters(self, ws: Any) -> list[tuple[int, int]]:
+    def filters(self, ws: Workspace) -> list[tuple[int, int]]:
         """Per sample ``(min_filter, mag_filter)`` as DALIInterpType values."""
         n = ws.batch_size
         interp = self._int_samples(ws, "interp_type")
@@ -109,7 +112,7 @@ class ResamplingOperator(Operator):
                     raise self.arg_error(name, f"sample {i}: unknown interpolation type {v}")
         return list(zip(mins, mags))
 
-    def filter_arrays(self, ws: Any) -> tuple[np.ndarray, np.ndarray]:
+    def filter_arrays(self, ws: Workspace) -> tuple[np.ndarray, np.ndarray]:
         """`filters` as two ``(batch, 1)`` int64 arrays: min and mag filters.
 
         Scalar arguments (the usual case) cost no per-sample work.
@@ -290,7 +293,7 @@ class Resize(ResamplingOperator):
             raise self.arg_error(name, f"{where}must be a finite number, got {got}")
 
     # -- per-sample argument values ------------------------------------------------------------
-    def _scalars(self, ws: Any, name: str) -> list[float]:
+    def _scalars(self, ws: Workspace, name: str) -> list[float]:
         if not ws.is_tensor_arg(name):
             return [float(self.arg(name))] * ws.batch_size
         out = []
@@ -301,7 +304,7 @@ class Resize(ResamplingOperator):
             out.append(float(flat[0]))
         return out
 
-    def _vectors(self, ws: Any, name: str, n: int) -> list[list[float]]:
+    def _vectors(self, ws: Workspace, name: str, n: int) -> list[list[float]]:
         """Per-sample vectors of ``n`` values; one value is repeated for every axis."""
         if not ws.is_tensor_arg(name):
             values = [list(self.arg(name))] * ws.batch_size
@@ -322,12 +325,12 @@ class Resize(ResamplingOperator):
             out.append([f32(x) for x in v])
         return out
 
-    def requested_sizes(self, ws: Any, n: int) -> list[list[float]]:
+    def requested_sizes(self, ws: Workspace, n: int) -> list[list[float]]:
         """The requested output extents of every sample, outermost axis first."""
         sizes: list[list[float]] = self.requested_array(ws, n).tolist()
         return sizes
 
-    def _arg_rows(self, ws: Any, name: str) -> np.ndarray | None:
+    def _arg_rows(self, ws: Workspace, name: str) -> np.ndarray | None:
         """A tensor argument as ``(batch, k)`` float64 rows; None when the samples differ in
         shape (the per-sample helpers then check them one by one)."""
         try:
@@ -336,7 +339,7 @@ class Resize(ResamplingOperator):
             return None
         return np.asarray(batch, np.float64).reshape(ws.batch_size, -1)
 
-    def _scalar_array(self, ws: Any, name: str) -> np.ndarray:
+    def _scalar_array(self, ws: Workspace, name: str) -> np.ndarray:
         """`_scalars` as a ``(batch,)`` float64 array."""
         if not ws.is_tensor_arg(name):
             return np.full(ws.batch_size, float(self.arg(name)))
@@ -345,7 +348,7 @@ class Resize(ResamplingOperator):
             return rows[:, 0]
         return np.array(self._scalars(ws, name), np.float64)
 
-    def _vector_array(self, ws: Any, name: str, n: int) -> np.ndarray:
+    def _vector_array(self, ws: Workspace, name: str, n: int) -> np.ndarray:
         """`_vectors` as a ``(batch, n)`` float64 array (float32 values)."""
         b = ws.batch_size
         if not ws.is_tensor_arg(name):
@@ -360,7 +363,7 @@ class Resize(ResamplingOperator):
             return f32_array(np.broadcast_to(rows, (b, n)))
         return np.array(self._vectors(ws, name, n), np.float64).reshape(b, n)
 
-    def requested_array(self, ws: Any, n: int) -> np.ndarray:
+    def requested_array(self, ws: Workspace, n: int) -> np.ndarray:
         """`requested_sizes` as a ``(batch, n)`` float64 array."""
         if self.has_arg("size"):
             out = self._vector_array(ws, "size", n)
@@ -395,7 +398,7 @@ class Resize(ResamplingOperator):
         return [f32(v) for v in ms]
 
     def geometry_arrays(
-        self, ws: Any, in_spatial: np.ndarray
+        self, ws: Workspace, in_spatial: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`geometry` of images (2 spatial axes) as ``(batch, 2)`` arrays: out_size, lo, hi.
 
@@ -438,7 +441,7 @@ class Resize(ResamplingOperator):
         return out, lo, hi
 
     def geometry(
-        self, ws: Any, shapes: Sequence[tuple[int, ...]], axes: tuple[int, ...]
+        self, ws: Workspace, shapes: Sequence[tuple[int, ...]], axes: tuple[int, ...]
     ) -> list[tuple[tuple[int, ...], tuple[float, ...], tuple[float, ...]]]:
         """Per sample ``(out_size, lo, hi)`` (see `output_geometry`)."""
         n = len(axes)
@@ -470,7 +473,7 @@ class Resize(ResamplingOperator):
         return out
 
     # -- running -------------------------------------------------------------------------------
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         layout, axes = self.layout_of(tl)
         samples = tl.samples()
@@ -501,7 +504,7 @@ class Resize(ResamplingOperator):
         attrs = attrs.reshape(len(shapes), len(axes))
         return out, TensorListCPU.wrap(attrs, layout="")
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         """Same geometry as `run_cpu`; the pixels in one batched kernel (`resample.gpu`).
 
         Images (2 spatial axes) are planned for the whole batch at once with numpy

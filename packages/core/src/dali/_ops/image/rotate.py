@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops._sequences import Frames, unfold
 from dali._ops.image.warp_affine import WARP_ARGS, WarpBase
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = [
     "Rotate",
@@ -174,7 +177,7 @@ class Rotate(WarpBase):
             if not any(axis):
                 raise self.arg_error("axis", "must have a non-zero length")
 
-    def _angles(self, ws: Any) -> list[float]:
+    def _angles(self, ws: Workspace) -> list[float]:
         out = []
         for i, v in enumerate(ws.arg_samples("angle", np.float32)):
             flat = np.asarray(v).reshape(-1)
@@ -183,7 +186,7 @@ class Rotate(WarpBase):
             out.append(float(flat[0]))
         return out
 
-    def _axes(self, ws: Any) -> list[list[float]]:
+    def _axes(self, ws: Workspace) -> list[list[float]]:
         if not self.has_arg("axis"):
             raise self.arg_error("axis", "is required to rotate volumes (DHWC)")
         out = []
@@ -196,14 +199,14 @@ class Rotate(WarpBase):
             out.append(flat)
         return out
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         return self._run(ws)
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         """Same sizes and matrices as on the CPU; the pixels in one batched kernel."""
         return self._run(ws)
 
-    def _run(self, ws: Any) -> Any:
+    def _run(self, ws: Workspace) -> Any:
         # per-frame angles/axes: the frames are rotated as a batch of images (one launch), each
         # sequence on one canvas that holds all its frames
         seqs = unfold(self, ws, ("angle", "axis"))
@@ -211,7 +214,7 @@ class Rotate(WarpBase):
             return seqs.fold(seqs.run(lambda fws: self._rotate(fws, seqs)))
         return self._rotate(ws, None)
 
-    def _rotate(self, ws: Any, seqs: Frames | None) -> Any:
+    def _rotate(self, ws: Workspace, seqs: Frames | None) -> Any:
         tl = ws.inputs[0]
         _, nsp, frames = self.layout_of(tl)
         angles = self._angles(ws)

@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from dali._ops._sequences import unfold
 from dali._ops.base import Operator
 from dali._ops.image._common import optional_cv2
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = [
     "WARP_ARGS",
@@ -355,7 +358,7 @@ class WarpBase(Operator):
             )
         return layout, _LAYOUTS[layout], layout[0] == "F"
 
-    def explicit_sizes(self, ws: Any, nsp: int) -> list[list[int]] | None:
+    def explicit_sizes(self, ws: Workspace, nsp: int) -> list[list[int]] | None:
         if not self.has_arg("size"):
             return None
         values = ws.arg_samples("size", np.float64)
@@ -378,7 +381,7 @@ class WarpBase(Operator):
 
     def warp_batch(
         self,
-        ws: Any,
+        ws: Workspace,
         tl: Any,
         matrices: Sequence[np.ndarray],
         out_shapes: Sequence[Sequence[int]],
@@ -521,7 +524,7 @@ class WarpAffine(WarpBase):
             if n not in (6, 12):
                 raise self.arg_error("matrix", f"expected 6 (2-D) or 12 (3-D) values, got {n}")
 
-    def matrices(self, ws: Any, nsp: int) -> list[np.ndarray]:
+    def matrices(self, ws: Workspace, nsp: int) -> list[np.ndarray]:
         if len(ws.inputs) > 1:
             mtx = ws.inputs[1]
             if hasattr(mtx, "as_cpu") and type(mtx).__name__.endswith("GPU"):
@@ -552,14 +555,14 @@ class WarpAffine(WarpBase):
             out.append(m)
         return out
 
-    def run_cpu(self, ws: Any) -> TensorListCPU:
+    def run_cpu(self, ws: Workspace) -> TensorListCPU:
         # a per-frame matrix: the frames are warped as a batch of images (one launch)
         frames = unfold(self, ws, ("matrix",))
         if frames is not None:
             return frames.fold(frames.run(self._warp))
         return self._warp(ws)
 
-    def _warp(self, ws: Any) -> TensorListCPU:
+    def _warp(self, ws: Workspace) -> TensorListCPU:
         tl = ws.inputs[0]
         _, nsp, frames = self.layout_of(tl)
         matrices = self.matrices(ws, nsp)

@@ -35,7 +35,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -45,6 +45,9 @@ from dali._ops.base import Operator
 from dali._ops.math._kernels import Kernel, make_kernel
 from dali._ops.math._promotion import OPS, check_types, result_dtype
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["ArithmeticGenericOp", "arithmetic"]
 
@@ -163,7 +166,7 @@ class ArithmeticGenericOp(Operator):
         return plan
 
     # -- running -----------------------------------------------------------------------------
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         ins = ws.inputs
         if len(ins) == 1:  # the hot path: one node and constants, a uniform batch
             tl = ins[0]
@@ -176,14 +179,14 @@ class ArithmeticGenericOp(Operator):
                     return TensorListCPU.wrap(plan.fn(dense), tl.layout())
         return self._run(ws, np, TensorListCPU)
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         import cupy
 
         from dali._tensors import TensorListGPU
 
         return self._run(ws, cupy, TensorListGPU)
 
-    def _run(self, ws: Any, xp: Any, tl_cls: Any) -> Any:
+    def _run(self, ws: Workspace, xp: Any, tl_cls: Any) -> Any:
         ins = ws.inputs
         if len(ins) == 1:
             tl = ins[0]
@@ -224,7 +227,7 @@ class ArithmeticGenericOp(Operator):
 
     def _per_sample(
         self,
-        ws: Any,
+        ws: Workspace,
         plan: _Plan,
         ins: Sequence[Any],
         xp: Any,

@@ -27,13 +27,16 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dali._graph.node import DataNode, NewAxis
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["TensorSubscript", "subscript"]
 
@@ -155,7 +158,7 @@ class TensorSubscript(Operator):
             self._layout_cache[layout] = out
         return out
 
-    def _arg_values(self, ws: Any, n: int) -> dict[str, list[Any]]:
+    def _arg_values(self, ws: Workspace, n: int) -> dict[str, list[Any]]:
         values: dict[str, list[Any]] = {}
         for _, names in self._dims:
             for name in names:
@@ -180,19 +183,19 @@ class TensorSubscript(Operator):
         return values
 
     # -- running -------------------------------------------------------------------------------
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         from dali._tensors import TensorListCPU
 
         return self._run(ws, np, TensorListCPU)
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         import cupy
 
         from dali._tensors import TensorListGPU
 
         return self._run(ws, cupy, TensorListGPU)
 
-    def _run(self, ws: Any, xp: Any, tl_cls: Any) -> Any:
+    def _run(self, ws: Workspace, xp: Any, tl_cls: Any) -> Any:
         tl = ws.inputs[0]
         layout = self._out_layout(tl.layout())
         out_ndim = tl.sample_ndim - self._n_at + len(self._new_axes)

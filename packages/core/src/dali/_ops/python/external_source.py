@@ -45,7 +45,7 @@ import contextlib
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -63,6 +63,9 @@ from dali._ops.python._convert import (
 from dali._ops.python._external_call import external_source_call, ops_call, output_specs
 from dali._ops.python._parallel import SourceSpec, WorkerError, WorkerPool, WorkerTimeout
 from dali._ops.python._sources import SourceDesc, SourceThread
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["ExternalSource"]
 
@@ -281,10 +284,10 @@ class ExternalSource(PythonSource):
             self._fed.append((batch,))
             self._cond.notify_all()
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         return ws.fed
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         return ws.fed
 
     def on_reset(self) -> None:

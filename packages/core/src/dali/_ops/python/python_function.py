@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from dali._graph.schema import REQUIRED, Arg, register
 from dali._graph.trace import call_operator
 from dali._ops.base import Operator
 from dali._ops.python._convert import make_batch
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["PythonFunction"]
 
@@ -184,10 +187,10 @@ class PythonFunction(Operator):
         return value
 
     # -- running ---------------------------------------------------------------------------
-    def run_cpu(self, ws: Any) -> tuple[Any, ...]:
+    def run_cpu(self, ws: Workspace) -> tuple[Any, ...]:
         return self._run(ws, "cpu")
 
-    def run_gpu(self, ws: Any) -> tuple[Any, ...]:
+    def run_gpu(self, ws: Workspace) -> tuple[Any, ...]:
         return self._run(ws, "gpu")
 
     def _outputs_of(self, out: Any) -> list[Any]:
@@ -221,7 +224,7 @@ class PythonFunction(Operator):
             )
         return [self.from_user(out)]
 
-    def _run(self, ws: Any, device: str) -> tuple[Any, ...]:
+    def _run(self, ws: Workspace, device: str) -> tuple[Any, ...]:
         fn = self._function
         inputs = [[self.to_user(s) for s in tl.samples()] for tl in ws.inputs]
         n_out = self._num_outputs

@@ -8,7 +8,7 @@ very same values (generated on the host, then copied: these tensors are small).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,6 +16,9 @@ from dali._dtypes import np_dtype, type_name
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["CoinFlip", "Normal", "Uniform"]
 
@@ -55,7 +58,7 @@ class _RandomBase(Operator):
             if any(d < 0 for d in shape):
                 raise self.arg_error("shape", f"extents must be non-negative, got {shape}")
 
-    def uniform_shape(self, ws: Any) -> tuple[int, ...] | None:
+    def uniform_shape(self, ws: Workspace) -> tuple[int, ...] | None:
         """The sample shape when every sample has the same one (the fast, vectorised case)."""
         if self.node.inputs:
             dense = ws.inputs[0].dense()
@@ -66,7 +69,7 @@ class _RandomBase(Operator):
             return tuple(self.arg("shape"))
         return None
 
-    def sample_shapes(self, ws: Any) -> list[tuple[int, ...]]:
+    def sample_shapes(self, ws: Workspace) -> list[tuple[int, ...]]:
         if self.node.inputs:
             return [tuple(s.shape) for s in ws.inputs[0].samples()]
         shapes = []
@@ -79,11 +82,11 @@ class _RandomBase(Operator):
             shapes.append(shape)
         return shapes
 
-    def draw(self, ws: Any, n: int) -> np.ndarray:
+    def draw(self, ws: Workspace, n: int) -> np.ndarray:
         """``(batch, n)`` float64 values before conversion to the output type."""
         raise NotImplementedError
 
-    def run_cpu(self, ws: Any) -> TensorListCPU:
+    def run_cpu(self, ws: Workspace) -> TensorListCPU:
         n = ws.batch_size
         shape = self.uniform_shape(ws)
         if shape is not None:
@@ -99,7 +102,7 @@ class _RandomBase(Operator):
             return TensorListCPU.wrap(values[:, : sizes[0]].reshape(n, *shapes[0]))
         return TensorListCPU.wrap([values[i, : sizes[i]].reshape(shapes[i]) for i in range(n)])
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         from dali._ops.transfer import to_gpu
 
         return to_gpu(self.run_cpu(ws))
@@ -150,7 +153,7 @@ class Uniform(_RandomBase):
         if self.has_arg("values") and not self.is_tensor_arg("values") and not self.arg("values"):
             raise self.arg_error("values", "must not be empty")
 
-    def draw(self, ws: Any, n: int) -> np.ndarray:
+    def draw(self, ws: Workspace, n: int) -> np.ndarray:
         u = ws.rng.uniform(n)
         if self.has_arg("values"):
             out = np.empty_like(u)
@@ -206,7 +209,7 @@ class CoinFlip(_RandomBase):
             if not 0.0 <= p <= 1.0:
                 raise self.arg_error("probability", f"must be in [0, 1], got {p}")
 
-    def draw(self, ws: Any, n: int) -> np.ndarray:
+    def draw(self, ws: Workspace, n: int) -> np.ndarray:
         p = ws.arg_batch("probability", np.float64).reshape(ws.batch_size, 1)
         if np.any((p < 0) | (p > 1)):
             raise self.arg_error("probability", "must be in [0, 1]")
@@ -234,7 +237,7 @@ class Normal(_RandomBase):
         if not self.is_tensor_arg("stddev") and self.arg("stddev") < 0:
             raise self.arg_error("stddev", f"must be non-negative, got {self.arg('stddev')}")
 
-    def draw(self, ws: Any, n: int) -> np.ndarray:
+    def draw(self, ws: Workspace, n: int) -> np.ndarray:
         mean = ws.arg_batch("mean", np.float64).reshape(ws.batch_size, 1)
         std = ws.arg_batch("stddev", np.float64).reshape(ws.batch_size, 1)
         if np.any(std < 0):

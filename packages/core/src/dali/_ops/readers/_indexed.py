@@ -36,7 +36,7 @@ A reader built on it (outline; `readers.file` is the full example)::
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -53,6 +53,9 @@ from dali._ops.readers._sharding import (
     epoch_permutation,
     reader_meta,
 )
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["NON_SEMANTIC", "READER_ARGS", "SHUFFLE_AFTER_EPOCH_ARGS", "IndexedReader"]
 
@@ -226,7 +229,7 @@ class IndexedReader(Operator):
         """The size of the listed dataset (all shards)."""
         return self._num_samples
 
-    def next_samples(self, ws: Any) -> np.ndarray:
+    def next_samples(self, ws: Workspace) -> np.ndarray:
         """The dataset indices (int64, ``batch_size`` of them) of this batch, in batch order.
 
         Also records the batch's identity (``ws.out_meta``) with `source_info`.
@@ -237,6 +240,13 @@ class IndexedReader(Operator):
         self._planned = planned is not None
         ws.out_meta = BatchMeta(ids, passes, tuple(self.batch_source_info(ids)))
         return ids
+
+    @staticmethod
+    def batch_infos(ws: Workspace) -> list[str]:
+        """The source_info of the batch `next_samples` gave (one string per sample)."""
+        meta = ws.out_meta
+        assert meta is not None and meta.source_info is not None, "next_samples() first"
+        return list(meta.source_info)
 
     def plan_samples(self) -> tuple[np.ndarray, np.ndarray]:
         """The next batch's ids and passes, advancing the cursor (`Operator.plan_samples`)."""

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -81,6 +81,9 @@ from dali._ops.readers._indexed import (
 )
 from dali._ops.readers._listing import unreadable_files
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["Coco", "coco_outputs"]
 
@@ -373,7 +376,7 @@ class Coco(IndexedReader):
         return self._ann.filenames[index]
 
     # -- running ------------------------------------------------------------------------------
-    def run_cpu(self, ws: Any) -> tuple[TensorListCPU, ...]:
+    def run_cpu(self, ws: Workspace) -> tuple[TensorListCPU, ...]:
         ids = self.next_samples(ws)
         samples = ids.tolist()
         ann = self._ann
@@ -388,7 +391,7 @@ class Coco(IndexedReader):
         # empty one: the executor would give a batch without any the sample's)
         none = [""] * len(samples)
         outs = [
-            TensorListCPU.wrap(data, "", list(ws.out_meta.source_info)),
+            TensorListCPU.wrap(data, "", self.batch_infos(ws)),
             TensorListCPU.wrap([ann.sample_boxes(k) for k in samples], "", none),
             TensorListCPU.wrap([ann.sample_labels(k) for k in samples], "", none),
         ]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import collections
 import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -54,6 +54,9 @@ from dali._ops.readers._read_worker import ReadWorkers
 from dali._ops.readers._sharding import ReaderCursor
 from dali._ops.readers._storage import Extent, is_url, read_file
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = [
     "File",
@@ -307,7 +310,7 @@ class File(IndexedReader):
         return missing, special
 
     # -- running --------------------------------------------------------------------------
-    def run_cpu(self, ws: Any) -> tuple[TensorListCPU, TensorListCPU]:
+    def run_cpu(self, ws: Workspace) -> tuple[TensorListCPU, TensorListCPU]:
         n = self._batch_size
         ids = self.next_samples(ws)
         paths = [self._full[k] for k in ids.tolist()]
@@ -340,7 +343,7 @@ class File(IndexedReader):
                 err = self.error(f"cannot read file '{paths[i]}': {d.strerror or d}")
                 err.__cause__ = d
                 raise SampleFailure(i, err) from d
-        source_info = list(ws.out_meta.source_info)
+        source_info = self.batch_infos(ws)
         labels = self._labels[ids].reshape(n, 1)
         files = TensorListCPU.wrap(data, "", source_info)
         if heads is not None:
@@ -350,7 +353,7 @@ class File(IndexedReader):
         return files, TensorListCPU.wrap(labels, "", source_info)
 
     def _run_remote(
-        self, ws: Any, ids: np.ndarray, paths: list[str]
+        self, ws: Workspace, ids: np.ndarray, paths: list[str]
     ) -> tuple[TensorListCPU, TensorListCPU]:
         """A batch with URLs: read through `_storage` (concurrent requests), then the next
         batches' files asked for ahead."""
@@ -365,7 +368,7 @@ class File(IndexedReader):
         # the next `READ_AHEAD` batches (those asked for already are not asked again): with
         # one, a reader with little to do per batch would still wait a round trip for each
         self.hint_ahead(lambda ids: [Extent(self._full[k]) for k in ids.tolist()])
-        source_info = list(ws.out_meta.source_info)
+        source_info = self.batch_infos(ws)
         labels = self._labels[ids].reshape(len(paths), 1)
         return (
             TensorListCPU.wrap(data, "", source_info),

@@ -43,7 +43,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -65,6 +65,9 @@ from dali._ops.readers._storage import Extent
 from dali._ops.window.out_of_bounds import inside_bounds
 from dali._ops.window.slice_attr import SliceAttr
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["Numpy"]
 
@@ -319,7 +322,7 @@ class Numpy(IndexedReader):
         except (OSError, NpyFormatError) as e:
             return e
 
-    def _batch_headers(self, ws: Any, paths: list[str]) -> list[NpyHeader | Exception]:
+    def _batch_headers(self, ws: Workspace, paths: list[str]) -> list[NpyHeader | Exception]:
         """The headers of the batch's files, reading those not read before (in parallel)."""
         cache = self._headers
         todo = list(dict.fromkeys(p for p in paths if p not in cache))
@@ -342,10 +345,10 @@ class Numpy(IndexedReader):
         return [cache[p] if p in cache else failed[p] for p in paths]
 
     # -- running ----------------------------------------------------------------------------
-    def run_cpu(self, ws: Any) -> TensorListCPU:
+    def run_cpu(self, ws: Workspace) -> TensorListCPU:
         return self._read_batch(ws)
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         from dali._ops.transfer import to_gpu
 
         # read on the host, then one staged copy of the whole batch on the pipeline's stream
@@ -356,10 +359,10 @@ class Numpy(IndexedReader):
         err.__cause__ = cause
         return SampleFailure(i, err)
 
-    def _read_batch(self, ws: Any) -> TensorListCPU:
+    def _read_batch(self, ws: Workspace) -> TensorListCPU:
         ids = self.next_samples(ws)
         paths = [self._full[k] for k in ids.tolist()]
-        source_info = list(ws.out_meta.source_info)
+        source_info = self.batch_infos(ws)
         found = self._batch_headers(ws, paths)
         headers: list[NpyHeader] = []
         for i, h in enumerate(found):

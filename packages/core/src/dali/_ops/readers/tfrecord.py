@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -62,6 +62,9 @@ from dali._ops.readers._tfrecord_format import (
     scan_records,
 )
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["TFRecord"]
 
@@ -337,7 +340,7 @@ class TFRecord(IndexedReader):
                 records[i] = data[start : start + (extents[i].length or 0)]
         return records
 
-    def run_cpu(self, ws: Any) -> tuple[TensorListCPU, ...]:
+    def run_cpu(self, ws: Workspace) -> tuple[TensorListCPU, ...]:
         ids = self.next_samples(ws)
         extents = self._extents(ids)
         records = self._read(ids, extents, ws.map)
@@ -368,7 +371,7 @@ class TFRecord(IndexedReader):
                 column[i] = value
         if self._remote:  # (local files: the OS reads ahead)
             self.hint_ahead(self._extents)
-        source_info = list(ws.out_meta.source_info)
+        source_info = self.batch_infos(ws)
         return tuple(TensorListCPU.wrap(c, "", source_info) for c in columns)
 
     def _parse(self, record: np.ndarray) -> list[np.ndarray]:

@@ -36,7 +36,7 @@ import concurrent.futures
 import math
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -48,6 +48,9 @@ from dali._ops.readers._listing import list_file_root
 from dali._ops.video._clips import Clip, VideoFrames, pad_frames, padding_colour
 from dali._ops.video._container import VideoError, VideoIndex, index_video
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["ExperimentalVideoReader", "LegacyVideoReader"]
 
@@ -260,15 +263,15 @@ class _VideoReader(IndexedReader):
         err.__cause__ = e
         return SampleFailure(i, err)
 
-    def run_cpu(self, ws: Any) -> tuple[TensorListCPU, ...]:
+    def run_cpu(self, ws: Workspace) -> tuple[TensorListCPU, ...]:
         ids = self.next_samples(ws)
         clips = self._clips(ids)
         videos = self._frames.read_cpu(ws, clips, self.fill_value(), self._fail)
-        source_info = list(ws.out_meta.source_info)
+        source_info = self.batch_infos(ws)
         video = TensorListCPU.wrap([self.convert_video(v) for v in videos], "FHWC", source_info)
         return (video, *self._extras(ids, clips, source_info))
 
-    def run_gpu(self, ws: Any) -> tuple[Any, ...]:
+    def run_gpu(self, ws: Workspace) -> tuple[Any, ...]:
         from dali._ops.image._gpu_common import device_id
         from dali._ops.transfer import to_gpu
         from dali._tensors import TensorListGPU
@@ -276,7 +279,7 @@ class _VideoReader(IndexedReader):
         ids = self.next_samples(ws)
         clips = self._clips(ids)
         rgb = self._frames.read_gpu(ws, clips, self.fill_value(), device_id(), self._fail)
-        source_info = list(ws.out_meta.source_info)
+        source_info = self.batch_infos(ws)
         if isinstance(rgb, list):
             data: Any = [self.convert_video(s) for s in rgb]
         else:

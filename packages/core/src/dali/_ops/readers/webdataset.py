@@ -59,7 +59,7 @@ Example:
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -84,6 +84,9 @@ from dali._ops.readers._wds_index import (
 )
 from dali._ops.readers._wds_tar import TarFormatError
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["Webdataset"]
 
@@ -404,7 +407,7 @@ class Webdataset(IndexedReader):
             where.append(slots)
         return extents, where
 
-    def run_cpu(self, ws: Any) -> tuple[TensorListCPU, ...]:
+    def run_cpu(self, ws: Workspace) -> tuple[TensorListCPU, ...]:
         ids = self.next_samples(ws)
         extents, where = self._extents(ids)
         data = _storage.read_extents(extents, use_mmap=False, parallel_map=ws.map)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from dali._ops.video._container import VideoError, VideoIndex
 from dali._ops.video._decode_cpu import CpuDecoder
 from dali._ops.video._decode_gpu import GpuDecoder
 from dali._ops.video._pool import DecoderPool
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = [
     "PAD_MODES",
@@ -185,7 +188,7 @@ class VideoFrames:
                 pool.close()
 
     def read_cpu(
-        self, ws: Any, clips: Sequence[Clip], fill: np.ndarray, fail: Callable[..., Exception]
+        self, ws: Workspace, clips: Sequence[Clip], fill: np.ndarray, fail: Callable[..., Exception]
     ) -> list[np.ndarray]:
         """Every sample of the batch on the CPU, runs decoded in parallel on ``ws.map``.
 
@@ -195,7 +198,7 @@ class VideoFrames:
 
     def read_gpu(
         self,
-        ws: Any,
+        ws: Workspace,
         clips: Sequence[Clip],
         fill: np.ndarray,
         device_id: int,
@@ -207,7 +210,7 @@ class VideoFrames:
 
     def _read(
         self,
-        ws: Any,
+        ws: Workspace,
         clips: Sequence[Clip],
         decode: Callable[[list[Clip]], list[Any]],
         fail: Callable[..., Exception],

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import collections
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from dali._ops.base import PythonSource
 from dali._ops.video._clips import Clip, VideoFrames
 from dali._ops.video._container import VideoError, VideoIndex, index_video
 from dali._tensors import TensorListCPU
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["VideoInput"]
 
@@ -143,13 +146,13 @@ class VideoInput(PythonSource):
         err.__cause__ = e
         return err
 
-    def run_cpu(self, ws: Any) -> TensorListCPU:
+    def run_cpu(self, ws: Workspace) -> TensorListCPU:
         clips = ws.fed
         fill = np.zeros(3, np.uint8)
         videos = self._frames.read_cpu(ws, clips, fill, self._fail)
         return TensorListCPU.wrap(videos, "FHWC", dtype=DALIDataType.UINT8, ndim=4)
 
-    def run_mixed(self, ws: Any) -> Any:
+    def run_mixed(self, ws: Workspace) -> Any:
         from dali._ops.image._gpu_common import device_id
         from dali._tensors import TensorListGPU
 

@@ -43,7 +43,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,6 +51,9 @@ from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.video._flow import cell_grid, flow_sequence, preset_for
 from dali.types import DALIDataType, DALIImageType
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["HINT_GRIDS", "OUTPUT_GRIDS", "OpticalFlow"]
 
@@ -175,7 +178,7 @@ class OpticalFlow(Operator):
     def _layout(self, tl: Any) -> str:
         return tl.layout() or "FHWC"
 
-    def run_cpu(self, ws: Any) -> Any:
+    def run_cpu(self, ws: Workspace) -> Any:
         from dali._tensors import TensorListCPU
 
         tl = ws.inputs[0]
@@ -205,7 +208,7 @@ class OpticalFlow(Operator):
         results = ws.map(one)
         return TensorListCPU.wrap(results, self._layout(tl))
 
-    def run_gpu(self, ws: Any) -> Any:
+    def run_gpu(self, ws: Workspace) -> Any:
         """All sequences in one set of launches (`_flow_gpu`). Nothing waits for the GPU; hints
         given on the CPU are copied to the device first."""
         from dali._ops.video._flow_gpu import flow_batch_gpu

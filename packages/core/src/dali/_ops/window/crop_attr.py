@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +37,9 @@ from dali._graph.schema import Arg
 from dali._ops.base import Operator
 from dali._ops.window.image_windows import Window, WindowFn
 from dali._ops.window.out_of_bounds import OUT_OF_BOUNDS_ARGS, apply_policy, check_policy
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = [
     "CROP_ARGS",
@@ -171,7 +174,7 @@ class CropAttr:
             f"{where}window sizes must be finite and >= 0 (0 keeps the whole extent), got {shown}",
         )
 
-    def sizes(self, ws: Any) -> list[tuple[int, int, int]]:
+    def sizes(self, ws: Workspace) -> list[tuple[int, int, int]]:
         """Per-sample requested (d, h, w); values <= 0 mean "the whole extent"."""
         n = ws.batch_size
         if self.has_crop and not ws.is_tensor_arg("crop"):  # checked at build
@@ -203,7 +206,7 @@ class CropAttr:
             return [(int(d[i]), int(h[i]), int(w[i])) for i in range(n)]
         return [(-1, -1, -1)] * n
 
-    def positions(self, ws: Any) -> np.ndarray:
+    def positions(self, ws: Workspace) -> np.ndarray:
         """Per-sample (z, y, x) normalised positions, as float32 (DALI's storage)."""
         cols = []
         for name in ("crop_pos_z", "crop_pos_y", "crop_pos_x"):
@@ -215,7 +218,7 @@ class CropAttr:
         return np.stack(cols, axis=1)
 
     def windows(
-        self, ws: Any, shapes: Sequence[tuple[int, ...]], layout: str
+        self, ws: Workspace, shapes: Sequence[tuple[int, ...]], layout: str
     ) -> list[tuple[list[int], list[int]]]:
         """The window of every sample, after the out-of-bounds policy.
 
@@ -254,7 +257,7 @@ class CropAttr:
                 raise SampleFailure(i, self.op.arg_error(self.size_arg, str(win)))
         return list(zip(anchor.tolist(), crop.tolist()))
 
-    def image_windows(self, ws: Any) -> list[WindowFn] | None:
+    def image_windows(self, ws: Workspace) -> list[WindowFn] | None:
         """The decoders' windows: one function of the decoded ``(H, W)`` per sample (None: the
         whole image). The out-of-bounds policy is the decoder's (``clip``)."""
         if self.whole:

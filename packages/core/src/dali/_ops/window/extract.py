@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from dali._ops.base import Operator
 from dali._ops.numeric import array_module, convert_sat, run_per_sample
 from dali._ops.window.out_of_bounds import inside_bounds, window_fill
 from dali._tensors.base import aligned_empty
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = [
     "extract_window",
@@ -96,7 +99,7 @@ def extract_window(
 
 def extract_windows(
     op: Operator,
-    ws: Any,
+    ws: Workspace,
     tl: Any,
     dense: Any,
     wins: Sequence[tuple[list[int], list[int]]],

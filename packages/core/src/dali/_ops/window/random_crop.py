@@ -36,13 +36,16 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dali import _options as options
 from dali._graph.schema import Arg
 from dali._ops.window.image_windows import BatchWindows, Window
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = ["CROP_WINDOW_STREAM", "RANDOM_CROP_ARGS", "RandomCropParams", "random_crop_windows"]
 
@@ -191,7 +194,7 @@ def _per_sample(v: Any, n: int) -> tuple[Any, Any]:
     return np.ascontiguousarray(a[:, 0]), np.ascontiguousarray(a[:, 1])
 
 
-def _rows(v: Any, rows: Any) -> Any:
+def _rows(v: Any, rows: Workspace) -> Any:
     """The ``rows`` of a per-sample value as a column (a scalar is everyone's), gathered in
     one dimension (see ``options.HELD_ELEMENTS``)."""
     return v if np.ndim(v) == 0 else v[rows][:, None]

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -55,6 +55,9 @@ from dali._ops.numeric import host_samples, round_half_away_int
 from dali._ops.window.crop_attr import invalid_extents
 from dali._ops.window.image_windows import Window, WindowFn
 from dali._ops.window.out_of_bounds import OUT_OF_BOUNDS_ARGS, apply_policy, check_policy
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
 
 __all__ = [
     "NAMED_ARGS",
@@ -270,7 +273,7 @@ class SliceAttr:
         return axes_from_args(op, None, op.arg("axis_names"), ndim, layout)
 
     def windows(
-        self, ws: Any, shapes: Sequence[tuple[int, ...]], layout: str, ndim: int
+        self, ws: Workspace, shapes: Sequence[tuple[int, ...]], layout: str, ndim: int
     ) -> list[tuple[list[int], list[int]]]:
         """The window of every sample, after the out-of-bounds policy.
 
@@ -288,7 +291,7 @@ class SliceAttr:
         return out
 
     def _windows(
-        self, ws: Any, shapes: Sequence[tuple[int, ...]], layout: str, ndim: int
+        self, ws: Workspace, shapes: Sequence[tuple[int, ...]], layout: str, ndim: int
     ) -> list[tuple[list[int], list[int]]]:
         op = self.op
         axes = self.axes(ndim, layout)
@@ -319,7 +322,7 @@ class SliceAttr:
             wins.append(self.window(i, in_shape, axes, start, end))
         return wins
 
-    def _positional(self, ws: Any, n: int, naxes: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _positional(self, ws: Workspace, n: int, naxes: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per-sample (anchor, shape) from the two extra inputs, checked."""
         op = self.op
         out = []
@@ -342,7 +345,7 @@ class SliceAttr:
             out.append((a, s))
         return out
 
-    def _named_values(self, ws: Any, name: str, naxes: int) -> list[np.ndarray]:
+    def _named_values(self, ws: Workspace, name: str, naxes: int) -> list[np.ndarray]:
         arg = self._name(name)
         values = ws.arg_vectors(arg, np.float64)
         if not self.op.is_tensor_arg(arg) and values and values[0].size == 1:
@@ -411,7 +414,7 @@ class ImageSliceAttr(SliceAttr):
                 f"end coordinates can't be before start coordinates (start={a}, end={e})"
             )
 
-    def image_windows(self, ws: Any, n: int) -> list[WindowFn]:
+    def image_windows(self, ws: Workspace, n: int) -> list[WindowFn]:
         """One function of the decoded ``(H, W)`` per sample, giving its window.
 
         Raises:
@@ -442,7 +445,7 @@ class ImageSliceAttr(SliceAttr):
             bounds = self._positional_bounds(ws, n, k)
         return [partial(self._image_window, i, b) for i, b in enumerate(bounds)]
 
-    def _positional_bounds(self, ws: Any, n: int, k: int) -> list[_Bounds]:
+    def _positional_bounds(self, ws: Workspace, n: int, k: int) -> list[_Bounds]:
         op = self.op
         anchors, shapes = ws.inputs[1].samples(), ws.inputs[2].samples()
         if len(anchors) != n or len(shapes) != n:
