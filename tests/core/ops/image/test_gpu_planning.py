@@ -651,7 +651,7 @@ def test_crop_mirror_normalize_mirror_flags(rec):
         ref = _ws(step, tl, {"mirror": flags}).arg_scalars("mirror", np.int64)
         assert step.impl._mirror(ws).tolist() == (ref != 0).tolist()
     ws = _ws(step, tl, {"mirror": [np.zeros(2, np.int32)] * 3})
-    with pytest.raises(Exception, match="sample 0: expected a scalar per sample"):
+    with pytest.raises(Exception, match="sample 0: expected one value"):
         step.impl._mirror(ws)
 
 

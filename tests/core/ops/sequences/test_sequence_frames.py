@@ -424,5 +424,5 @@ def test_per_frame_on_images_is_per_sample():
 def test_per_frame_not_accepted(op):
     # DALI 2.4 takes no per-frame values for flip and crop: a (frames,) value is not a scalar
     values = [np.array([0, 1, 0, 1], np.float32)] * 2
-    with pytest.raises(Exception, match="scalar"):
+    with pytest.raises(Exception, match="sample 0: expected one value, got 4"):
         _pipe(op, SEQ, "FHWC", {"pf:v": values}, "cpu")

@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -89,12 +89,17 @@ class Workspace:
     ``arg_batch(name, dtype)``      one ``(batch, ...)`` array (the samples' shapes must agree)
     ``arg_scalars(name, dtype)``    one ``(batch,)`` array: a single number per sample
     ``arg_vectors(name, dtype)``    one 1-D array per sample (a constant scalar becomes ``[v]``)
+    ``arg_vectors(name, dtype, n)`` one ``(batch, n)`` array: ``n`` values per sample, or one
+                                    value repeated ``n`` times (DALI's "single or repeated"
+                                    arguments: one size for every axis, or one per axis)
     ==============================  ==========================================================
 
     The per-sample methods raise the operator's `OperatorError` naming the argument: when an
     argument input has another number of samples than the batch (``got 3 per-sample values
-    for a batch of 4``), when `arg_batch`'s samples differ in shape, and when a value of
-    `arg_scalars` is not a single number (naming the sample).
+    for a batch of 4``), when `arg_batch`'s samples differ in shape, when a value of
+    `arg_scalars` is not a single number (``sample 2: expected one value, got 3``) and when
+    one of ``arg_vectors(..., n=3)`` has neither 1 nor 3 (``sample 0: expected 1 or 3
+    values, got 2``; a constant: without the sample).
 
     Example:
         >>> from dali._tensors import TensorListCPU
@@ -109,6 +114,8 @@ class Workspace:
         ([0.25, 1.0], [0.5, 0.5])
         >>> [v.tolist() for v in ws.arg_vectors("crop")], ws.is_tensor_arg("pos")
         ([[20.0, 30.0], [20.0, 30.0]], True)
+        >>> ws.arg_vectors("pos", n=3).tolist(), ws.arg_vectors("crop", n=2).shape
+        ([[0.25, 0.25, 0.25], [1.0, 1.0, 1.0]], (2, 2))
     """
 
     __slots__ = (
@@ -235,28 +242,71 @@ class Workspace:
         n = self.batch_size
         if name not in self._args:
             return np.full(n, self.op.arg(name), dtype=dtype)
+        rows = self._arg_rows(name)
+        if rows is not None and rows.shape[1] == 1:
+            return rows[:, 0].astype(dtype)
         out = np.empty(n, dtype=dtype)
         for i, v in enumerate(self.arg_samples(name)):
             v = np.asarray(v)
             if v.size != 1:
-                raise self.op.arg_error(
-                    name, f"sample {i}: expected a scalar per sample, got shape {tuple(v.shape)}"
-                )
+                raise self.op.arg_error(name, f"sample {i}: expected one value, got {v.size}")
             out[i] = v.reshape(())
         return out
 
-    def arg_vectors(self, name: str, dtype: Any = np.float64) -> list[np.ndarray]:
-        """A vector argument as one 1-D array of ``dtype`` per sample (a constant is one array,
-        repeated; a constant scalar ``v`` is ``[v]``).
+    @overload
+    def arg_vectors(self, name: str, dtype: Any = ..., n: None = ...) -> list[np.ndarray]: ...
+    @overload
+    def arg_vectors(
+        self, name: str, dtype: Any = ..., *, n: int, what: str = ...
+    ) -> np.ndarray: ...
+    def arg_vectors(
+        self, name: str, dtype: Any = np.float64, n: int | None = None, what: str = ""
+    ) -> list[np.ndarray] | np.ndarray:
+        """A vector argument per sample: without ``n``, one 1-D array of ``dtype`` per sample
+        (a constant is one array, repeated; a constant scalar ``v`` is ``[v]``); with ``n``,
+        one ``(batch, n)`` array of ``n`` values per sample, where a single value given (as a
+        constant or for a sample) stands for all ``n``.
+
+        ``what`` ends the error message (``" (one per spatial dimension)"``).
 
         Raises:
-            OperatorError: The argument input has another number of samples than the batch.
+            OperatorError: The argument input has another number of samples than the batch,
+                or (with ``n``) a sample has neither 1 nor ``n`` values.
         """
+        if n is None:
+            if name not in self._args:
+                value = self.op.arg(name)
+                v = np.asarray(value if isinstance(value, (list, tuple)) else [value], dtype=dtype)
+                return [v] * self.batch_size
+            return [np.asarray(v, dtype=dtype).reshape(-1) for v in self.arg_samples(name)]
+        b = self.batch_size
         if name not in self._args:
-            value = self.op.arg(name)
-            v = np.asarray(value if isinstance(value, (list, tuple)) else [value], dtype=dtype)
-            return [v] * self.batch_size
-        return [np.asarray(v, dtype=dtype).reshape(-1) for v in self.arg_samples(name)]
+            value = np.asarray(self.op.arg(name), dtype=dtype).reshape(-1)
+            if value.size not in (1, n):
+                raise self.op.arg_error(name, f"expected 1 or {n} values{what}, got {value.size}")
+            repeated: np.ndarray = np.broadcast_to(value, (b, n)).copy()
+            return repeated
+        rows = self._arg_rows(name)
+        if rows is not None and rows.shape[1] in (1, n):
+            return np.broadcast_to(rows, (b, n)).astype(dtype)
+        out = np.empty((b, n), dtype=dtype)
+        for i, v in enumerate(self.arg_samples(name)):
+            flat = np.asarray(v).reshape(-1)
+            if flat.size not in (1, n):
+                raise self.op.arg_error(
+                    name, f"sample {i}: expected 1 or {n} values{what}, got {flat.size}"
+                )
+            out[i] = flat
+        return out
+
+    def _arg_rows(self, name: str) -> np.ndarray | None:
+        """An argument input as ``(batch, k)`` rows, when its samples have one shape (else
+        None: the callers then look at the samples one by one)."""
+        tl = self._args[name]
+        dense = tl.dense()
+        if dense is None or len(dense) != self.batch_size:
+            return None
+        return np.asarray(dense).reshape(self.batch_size, -1)
 
     @property
     def arg_inputs(self) -> dict[str, Any]:

@@ -353,9 +353,11 @@ def _fn_stub(schema: Schema, doc: str, *, name: str = "", deprecated_as: str = "
     for params, result in variants:
         if lines:
             lines.append("")
-        if deprecated_as:
-            lines += _deprecated(deprecated_as)
-        lines += _def(name or schema.fn_name, params, result, doc, overload=overload)
+        stub = _def(name or schema.fn_name, params, result, doc, overload=overload)
+        if deprecated_as:  # (after `@overload`, as type checkers want it)
+            at = 1 if overload else 0
+            stub[at:at] = _deprecated(deprecated_as)
+        lines += stub
     return lines
 
 

@@ -3280,10 +3280,10 @@ def coco_reader(
 ) -> DataNode | list[DataNode] | None:
     """WARNING: `dali.fn.coco_reader` is now deprecated. Use `dali.fn.readers.coco` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.coin_flip` is now deprecated. Use `dali.fn.random.coin_flip` instead."
 )
-@overload
 def coin_flip(
     shape_like: DataNode | ArrayLike = ...,
     /,
@@ -3299,10 +3299,10 @@ def coin_flip(
 ) -> DataNode:
     """WARNING: `dali.fn.coin_flip` is now deprecated. Use `dali.fn.random.coin_flip` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.coin_flip` is now deprecated. Use `dali.fn.random.coin_flip` instead."
 )
-@overload
 def coin_flip(
     shape_like: list[DataNode] | DataNode | ArrayLike = ...,
     /,
@@ -3350,10 +3350,10 @@ def file_reader(
 ) -> list[DataNode]:
     """WARNING: `dali.fn.file_reader` is now deprecated. Use `dali.fn.readers.file` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.image_decoder` is now deprecated. Use `dali.fn.decoders.image` instead."
 )
-@overload
 def image_decoder(
     data: DataNode | ArrayLike,
     /,
@@ -3388,10 +3388,10 @@ def image_decoder(
 ) -> DataNode:
     """WARNING: `dali.fn.image_decoder` is now deprecated. Use `dali.fn.decoders.image` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.image_decoder` is now deprecated. Use `dali.fn.decoders.image` instead."
 )
-@overload
 def image_decoder(
     data: list[DataNode],
     /,
@@ -3426,10 +3426,10 @@ def image_decoder(
 ) -> list[DataNode]:
     """WARNING: `dali.fn.image_decoder` is now deprecated. Use `dali.fn.decoders.image` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.image_decoder_crop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."
 )
-@overload
 def image_decoder_crop(
     data: DataNode | ArrayLike,
     /,
@@ -3469,10 +3469,10 @@ def image_decoder_crop(
 ) -> DataNode:
     """WARNING: `dali.fn.image_decoder_crop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.image_decoder_crop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."
 )
-@overload
 def image_decoder_crop(
     data: list[DataNode],
     /,
@@ -3512,10 +3512,10 @@ def image_decoder_crop(
 ) -> list[DataNode]:
     """WARNING: `dali.fn.image_decoder_crop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.image_decoder_random_crop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."
 )
-@overload
 def image_decoder_random_crop(
     data: DataNode | ArrayLike,
     /,
@@ -3549,10 +3549,10 @@ def image_decoder_random_crop(
 ) -> DataNode:
     """WARNING: `dali.fn.image_decoder_random_crop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.image_decoder_random_crop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."
 )
-@overload
 def image_decoder_random_crop(
     data: list[DataNode],
     /,
@@ -3586,10 +3586,10 @@ def image_decoder_random_crop(
 ) -> list[DataNode]:
     """WARNING: `dali.fn.image_decoder_random_crop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.image_decoder_slice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."
 )
-@overload
 def image_decoder_slice(
     data: DataNode | ArrayLike,
     anchor: DataNode | ArrayLike = ...,
@@ -3633,10 +3633,10 @@ def image_decoder_slice(
 ) -> DataNode:
     """WARNING: `dali.fn.image_decoder_slice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.image_decoder_slice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."
 )
-@overload
 def image_decoder_slice(
     data: list[DataNode] | DataNode | ArrayLike,
     anchor: list[DataNode] | DataNode | ArrayLike = ...,
@@ -3680,10 +3680,10 @@ def image_decoder_slice(
 ) -> DataNode | list[DataNode]:
     """WARNING: `dali.fn.image_decoder_slice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.normal_distribution` is now deprecated. Use `dali.fn.random.normal` instead."
 )
-@overload
 def normal_distribution(
     shape_like: DataNode | ArrayLike = ...,
     /,
@@ -3700,10 +3700,10 @@ def normal_distribution(
 ) -> DataNode:
     """WARNING: `dali.fn.normal_distribution` is now deprecated. Use `dali.fn.random.normal` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.normal_distribution` is now deprecated. Use `dali.fn.random.normal` instead."
 )
-@overload
 def normal_distribution(
     shape_like: list[DataNode] | DataNode | ArrayLike = ...,
     /,
@@ -3763,8 +3763,8 @@ def numpy_reader(
 ) -> DataNode:
     """WARNING: `dali.fn.numpy_reader` is now deprecated. Use `dali.fn.readers.numpy` instead."""
 
-@deprecated("WARNING: `dali.fn.shapes` is now deprecated.\nUse `DataNode.shape()` instead.")
 @overload
+@deprecated("WARNING: `dali.fn.shapes` is now deprecated.\nUse `DataNode.shape()` instead.")
 def shapes(
     input: DataNode | ArrayLike,
     /,
@@ -3780,8 +3780,8 @@ def shapes(
     Use `DataNode.shape()` instead.
     """
 
-@deprecated("WARNING: `dali.fn.shapes` is now deprecated.\nUse `DataNode.shape()` instead.")
 @overload
+@deprecated("WARNING: `dali.fn.shapes` is now deprecated.\nUse `DataNode.shape()` instead.")
 def shapes(
     input: list[DataNode],
     /,
@@ -3828,8 +3828,8 @@ def tfrecord_reader(
 ) -> dict[str, DataNode]:
     """WARNING: `dali.fn.tfrecord_reader` is now deprecated. Use `dali.fn.readers.tfrecord` instead."""
 
-@deprecated("WARNING: `dali.fn.uniform` is now deprecated. Use `dali.fn.random.uniform` instead.")
 @overload
+@deprecated("WARNING: `dali.fn.uniform` is now deprecated. Use `dali.fn.random.uniform` instead.")
 def uniform(
     shape_like: DataNode | ArrayLike = ...,
     /,
@@ -3846,8 +3846,8 @@ def uniform(
 ) -> DataNode:
     """WARNING: `dali.fn.uniform` is now deprecated. Use `dali.fn.random.uniform` instead."""
 
-@deprecated("WARNING: `dali.fn.uniform` is now deprecated. Use `dali.fn.random.uniform` instead.")
 @overload
+@deprecated("WARNING: `dali.fn.uniform` is now deprecated. Use `dali.fn.random.uniform` instead.")
 def uniform(
     shape_like: list[DataNode] | DataNode | ArrayLike = ...,
     /,

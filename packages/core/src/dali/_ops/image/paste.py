@@ -102,12 +102,11 @@ class Paste(Operator):
         return v
 
     def _values(self, ws: Workspace, name: str, lo: float, hi: float | None) -> list[float]:
-        out = []
-        for i, v in enumerate(ws.arg_samples(name, np.float32)):
-            flat = np.asarray(v).reshape(-1)
-            if flat.size != 1:
-                raise self.arg_error(name, f"sample {i}: expected one value, got {flat.size}")
-            out.append(self._check(name, float(flat[0]), lo, hi, i))
+        values = ws.arg_scalars(name, np.float32)
+        bad = (values < lo) | (values > hi if hi is not None else False)
+        for i in np.flatnonzero(bad).tolist()[:1]:
+            self._check(name, float(values[i]), lo, hi, i)
+        out: list[float] = values.astype(np.float64).tolist()
         return out
 
     def _check_input(self, tl: Any) -> None:

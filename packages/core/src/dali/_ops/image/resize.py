@@ -30,7 +30,7 @@ import numpy as np
 from dali._dtypes import dali_dtype, np_dtype, type_name
 from dali._graph.schema import Arg, register
 from dali._ops._static_shapes import with_extents
-from dali._ops.base import Operator, OperatorError
+from dali._ops.base import Operator
 from dali._ops.image.resample.cpu import resample
 from dali._ops.image.resample.geometry import (
     MODES,
@@ -90,15 +90,8 @@ class ResamplingOperator(Operator):
     def _int_samples(self, ws: Workspace, name: str) -> list[int]:
         if not self.has_arg(name):
             return []
-        if not ws.is_tensor_arg(name):
-            return [int(self.arg(name))] * ws.batch_size
-        out = []
-        for i, v in enumerate(ws.arg_samples(name)):
-            flat = np.asarray(v).reshape(-1)
-            if flat.size != 1:
-                raise self.arg_error(name, f"sample {i}: expected one value, got {flat.size}")
-            out.append(int(flat[0]))
-        return out
+        values: list[int] = ws.arg_scalars(name, np.int64).tolist()
+        return values
 
     def filters(self, ws: Workspace) -> list[tuple[int, int]]:
         """Per sample ``(min_filter, mag_filter)`` as DALIInterpType values."""
@@ -293,75 +286,16 @@ class Resize(ResamplingOperator):
             raise self.arg_error(name, f"{where}must be a finite number, got {got}")
 
     # -- per-sample argument values ------------------------------------------------------------
-    def _scalars(self, ws: Workspace, name: str) -> list[float]:
-        if not ws.is_tensor_arg(name):
-            return [float(self.arg(name))] * ws.batch_size
-        out = []
-        for i, v in enumerate(ws.arg_samples(name)):
-            flat = np.asarray(v, dtype=np.float64).reshape(-1)
-            if flat.size != 1:
-                raise self.arg_error(name, f"sample {i}: expected one value, got {flat.size}")
-            out.append(float(flat[0]))
-        return out
-
-    def _vectors(self, ws: Workspace, name: str, n: int) -> list[list[float]]:
-        """Per-sample vectors of ``n`` values; one value is repeated for every axis."""
-        if not ws.is_tensor_arg(name):
-            values = [list(self.arg(name))] * ws.batch_size
-        else:
-            values = [
-                np.asarray(v, dtype=np.float64).reshape(-1).tolist() for v in ws.arg_samples(name)
-            ]
-        out = []
-        for i, v in enumerate(values):
-            if len(v) == 1:
-                v = v * n
-            if len(v) != n:
-                raise self.arg_error(
-                    name,
-                    f"sample {i}: expected 1 or {n} values (one per spatial dimension), "
-                    f"got {len(v)}",
-                )
-            out.append([f32(x) for x in v])
-        return out
+    def _vector_array(self, ws: Workspace, name: str, n: int) -> np.ndarray:
+        """``n`` values per sample as a ``(batch, n)`` float64 array of float32 values (one
+        value stands for every axis)."""
+        values = ws.arg_vectors(name, np.float64, n=n, what=" (one per spatial dimension)")
+        return f32_array(values)
 
     def requested_sizes(self, ws: Workspace, n: int) -> list[list[float]]:
         """The requested output extents of every sample, outermost axis first."""
         sizes: list[list[float]] = self.requested_array(ws, n).tolist()
         return sizes
-
-    def _arg_rows(self, ws: Workspace, name: str) -> np.ndarray | None:
-        """A tensor argument as ``(batch, k)`` float64 rows; None when the samples differ in
-        shape (the per-sample helpers then check them one by one)."""
-        try:
-            batch = ws.arg_batch(name)
-        except OperatorError:
-            return None
-        return np.asarray(batch, np.float64).reshape(ws.batch_size, -1)
-
-    def _scalar_array(self, ws: Workspace, name: str) -> np.ndarray:
-        """`_scalars` as a ``(batch,)`` float64 array."""
-        if not ws.is_tensor_arg(name):
-            return np.full(ws.batch_size, float(self.arg(name)))
-        rows = self._arg_rows(ws, name)
-        if rows is not None and rows.shape[1] == 1:
-            return rows[:, 0]
-        return np.array(self._scalars(ws, name), np.float64)
-
-    def _vector_array(self, ws: Workspace, name: str, n: int) -> np.ndarray:
-        """`_vectors` as a ``(batch, n)`` float64 array (float32 values)."""
-        b = ws.batch_size
-        if not ws.is_tensor_arg(name):
-            v = list(self.arg(name))
-            if len(v) == 1:
-                v = v * n
-            if len(v) != n:
-                return np.array(self._vectors(ws, name, n), np.float64)  # raises the error
-            return np.broadcast_to(f32_array(np.array(v, np.float64)), (b, n))
-        rows = self._arg_rows(ws, name)
-        if rows is not None and rows.shape[1] in (1, n):
-            return f32_array(np.broadcast_to(rows, (b, n)))
-        return np.array(self._vectors(ws, name, n), np.float64).reshape(b, n)
 
     def requested_array(self, ws: Workspace, n: int) -> np.ndarray:
         """`requested_sizes` as a ``(batch, n)`` float64 array."""
@@ -371,7 +305,7 @@ class Resize(ResamplingOperator):
             return out
         if self.has_arg("resize_shorter") or self.has_arg("resize_longer"):
             name = "resize_shorter" if self.has_arg("resize_shorter") else "resize_longer"
-            sides = self._scalar_array(ws, name)
+            sides = ws.arg_scalars(name)
             self._check_finite(name, sides[:, None])
             if (sides < 0).any():
                 self._check_side(name, sides.tolist())
@@ -380,7 +314,7 @@ class Resize(ResamplingOperator):
         b = ws.batch_size
         cols = []
         for a in names:
-            col = self._scalar_array(ws, a) if self.has_arg(a) else np.zeros(b)
+            col = ws.arg_scalars(a) if self.has_arg(a) else np.zeros(b)
             self._check_finite(a, col[:, None])
             cols.append(col)
         return np.stack(cols, axis=1)
@@ -449,8 +383,8 @@ class Resize(ResamplingOperator):
         max_size = self._max_size(n)
         roi_start = roi_end = None
         if self.has_arg("roi_start"):
-            roi_start = self._vectors(ws, "roi_start", n)
-            roi_end = self._vectors(ws, "roi_end", n)
+            roi_start = self._vector_array(ws, "roi_start", n).tolist()
+            roi_end = self._vector_array(ws, "roi_end", n).tolist()
         out = []
         max_size_key = tuple(max_size) if max_size is not None else None
         for i, shape in enumerate(shapes):

@@ -178,20 +178,15 @@ class Rotate(WarpBase):
                 raise self.arg_error("axis", "must have a non-zero length")
 
     def _angles(self, ws: Workspace) -> list[float]:
-        out = []
-        for i, v in enumerate(ws.arg_samples("angle", np.float32)):
-            flat = np.asarray(v).reshape(-1)
-            if flat.size != 1:
-                raise self.arg_error("angle", f"sample {i}: expected one value, got {flat.size}")
-            out.append(float(flat[0]))
-        return out
+        angles: list[float] = ws.arg_scalars("angle", np.float32).tolist()
+        return angles
 
     def _axes(self, ws: Workspace) -> list[list[float]]:
         if not self.has_arg("axis"):
             raise self.arg_error("axis", "is required to rotate volumes (DHWC)")
         out = []
-        for i, v in enumerate(ws.arg_samples("axis", np.float32)):
-            flat = np.asarray(v, dtype=np.float64).reshape(-1).tolist()
+        for i, v in enumerate(ws.arg_vectors("axis", np.float32)):
+            flat: list[float] = v.astype(np.float64).tolist()
             if len(flat) != 3:
                 raise self.arg_error("axis", f"sample {i}: must be a 3-D vector, got {flat}")
             if not any(flat):

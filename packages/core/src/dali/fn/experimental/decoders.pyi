@@ -19,10 +19,10 @@ __all__ = [
     "video",
 ]
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.experimental.decoders.image` is now deprecated. Use `dali.fn.decoders.image` instead."
 )
-@overload
 def image(
     data: DataNode | ArrayLike,
     /,
@@ -57,10 +57,10 @@ def image(
 ) -> DataNode:
     """WARNING: `dali.fn.experimental.decoders.image` is now deprecated. Use `dali.fn.decoders.image` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.experimental.decoders.image` is now deprecated. Use `dali.fn.decoders.image` instead."
 )
-@overload
 def image(
     data: list[DataNode],
     /,
@@ -95,10 +95,10 @@ def image(
 ) -> list[DataNode]:
     """WARNING: `dali.fn.experimental.decoders.image` is now deprecated. Use `dali.fn.decoders.image` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.experimental.decoders.image_crop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."
 )
-@overload
 def image_crop(
     data: DataNode | ArrayLike,
     /,
@@ -138,10 +138,10 @@ def image_crop(
 ) -> DataNode:
     """WARNING: `dali.fn.experimental.decoders.image_crop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.experimental.decoders.image_crop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."
 )
-@overload
 def image_crop(
     data: list[DataNode],
     /,
@@ -181,10 +181,10 @@ def image_crop(
 ) -> list[DataNode]:
     """WARNING: `dali.fn.experimental.decoders.image_crop` is now deprecated. Use `dali.fn.decoders.image_crop` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.experimental.decoders.image_random_crop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."
 )
-@overload
 def image_random_crop(
     data: DataNode | ArrayLike,
     /,
@@ -218,10 +218,10 @@ def image_random_crop(
 ) -> DataNode:
     """WARNING: `dali.fn.experimental.decoders.image_random_crop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.experimental.decoders.image_random_crop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."
 )
-@overload
 def image_random_crop(
     data: list[DataNode],
     /,
@@ -255,10 +255,10 @@ def image_random_crop(
 ) -> list[DataNode]:
     """WARNING: `dali.fn.experimental.decoders.image_random_crop` is now deprecated. Use `dali.fn.decoders.image_random_crop` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.experimental.decoders.image_slice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."
 )
-@overload
 def image_slice(
     data: DataNode | ArrayLike,
     anchor: DataNode | ArrayLike = ...,
@@ -302,10 +302,10 @@ def image_slice(
 ) -> DataNode:
     """WARNING: `dali.fn.experimental.decoders.image_slice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.experimental.decoders.image_slice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."
 )
-@overload
 def image_slice(
     data: list[DataNode] | DataNode | ArrayLike,
     anchor: list[DataNode] | DataNode | ArrayLike = ...,
@@ -349,10 +349,10 @@ def image_slice(
 ) -> DataNode | list[DataNode]:
     """WARNING: `dali.fn.experimental.decoders.image_slice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.experimental.decoders.video` is now deprecated. Use `dali.fn.decoders.video` instead."
 )
-@overload
 def video(
     encoded: DataNode | ArrayLike,
     /,
@@ -373,10 +373,10 @@ def video(
 ) -> DataNode:
     """WARNING: `dali.fn.experimental.decoders.video` is now deprecated. Use `dali.fn.decoders.video` instead."""
 
+@overload
 @deprecated(
     "WARNING: `dali.fn.experimental.decoders.video` is now deprecated. Use `dali.fn.decoders.video` instead."
 )
-@overload
 def video(
     encoded: list[DataNode],
     /,
