@@ -40,7 +40,7 @@ class _Recorder:
 
 @contextlib.contextmanager
 def _capture() -> Iterator[list[tuple[Any, tuple[Any, ...], dict[str, Any]]]]:
-    from dali._ops.image import _gpu_common as G
+    from dali._ops.gpu import kernels as G
 
     launches: list[tuple[Any, tuple[Any, ...], dict[str, Any]]] = []
     original = G.kernel_module
@@ -114,7 +114,8 @@ def main() -> None:
     import cupy
     from dali import fn
     from dali._exec.rng import SampleRNG, combine
-    from dali._ops.image import _gpu_common, _warp_gpu
+    from dali._ops.gpu import kernels
+    from dali._ops.image import _warp_gpu
     from dali._ops.image.paste import paste_geometry
     from dali._ops.image.resample import gpu as resample_gpu
     from dali._ops.image.resample.gpu_plan import plan_batch
@@ -137,7 +138,7 @@ def main() -> None:
     tri, lin = TRIANGULAR, LINEAR  # the operators' default filters
 
     def resize_step() -> Any:  # what Resize.run_gpu does for size=(224, 224): no per-sample loop
-        inputs = _gpu_common.input_batch(tl)
+        inputs = kernels.input_batch(tl)
         hw = inputs[1][:, [0, 1]]
         plans = plan_batch(hw, [[224, 224]], np.zeros_like(hw), hw, tri, lin, True)
         return resample_gpu.resample_batch(tl, axes, plans, np.uint8, "HWC", inputs=inputs)
@@ -145,7 +146,7 @@ def main() -> None:
     crop_rng = SampleRNG(combine(0, np.arange(b)))
 
     def rrc_step() -> Any:  # what RandomResizedCrop.run_gpu does for size=(224, 224)
-        inputs = _gpu_common.input_batch(tl)
+        inputs = kernels.input_batch(tl)
         hw = inputs[1][:, [0, 1]]
         anchors, sizes = random_crop_windows(crop_rng, hw)
         plans = plan_batch(hw, [[224, 224]], anchors, anchors + sizes, tri, lin, True)

@@ -36,7 +36,7 @@ def per_call(fn: Callable[[], Any], seconds: float) -> float:
 
 
 def steps(batch: int) -> dict[str, Callable[[], Any]]:
-    from dali._ops.image import _gpu_common as G
+    from dali._ops.gpu import kernels as G
     from dali._ops.image.resample import gpu_plan as RG
     from dali._ops.image.resize import output_geometry_batch
     from dali._ops.window import extract_gpu as WG

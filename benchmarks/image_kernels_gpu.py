@@ -38,8 +38,8 @@ STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 @contextlib.contextmanager
 def _capture() -> Iterator[list[tuple[Any, tuple[Any, ...]]]]:
-    """Record the kernel launches made through `_gpu_common.kernel_module`."""
-    from dali._ops.image import _gpu_common as G
+    """Record the kernel launches made through `dali._ops.gpu.kernels.kernel_module`."""
+    from dali._ops.gpu import kernels as G
 
     launches: list[tuple[Any, tuple[Any, ...]]] = []
     original = G.kernel_module

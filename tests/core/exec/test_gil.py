@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from dali import _options as options
 from dali._exec import gil
-from dali._ops.image import _gpu_common as G
+from dali._ops.gpu import kernels as G
 from dali._ops.image.resample import gpu_plan as RG
 from dali._ops.image.resize import output_geometry_batch
 from dali._ops.window import extract_gpu as WG

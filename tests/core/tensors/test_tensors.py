@@ -626,3 +626,29 @@ def test_a_lazy_flat_batch_makes_its_views_once_and_shares_like_any_batch():
     assert [s.tolist() for s in first] == [[[0, 1], [2, 3]], [[4, 5], [6, 7], [8, 9]]]
     lazy._sample_list = None  # setting the samples ends the laziness
     assert lazy._lazy_shapes is None
+
+
+@pytest.mark.parametrize(
+    "gpu", [False, pytest.param(True, marks=pytest.mark.gpu)], ids=["cpu", "gpu"]
+)
+def test_take_gathers_samples_in_order(gpu: bool) -> None:
+    """`take` (author API): the samples asked for, repeats and order kept, with their infos."""
+    from dali._tensors import TensorListCPU
+
+    dense = TensorListCPU.wrap(np.arange(24, dtype=np.int16).reshape(4, 2, 3), "HW")
+    dense.source_infos = ["a", "b", "c", "d"]
+    ragged = TensorListCPU.wrap([np.full((n, 2), n, np.float32) for n in (1, 2, 3)], "XY")
+    if gpu:
+        dense, ragged = dense.to_gpu(), ragged.to_gpu()
+    picked = dense.take([3, 0, 0])
+    assert type(picked) is type(dense) and picked.layout() == "HW"
+    assert picked.source_infos == ["d", "a", "a"]
+    assert np.asarray(picked.as_cpu().as_array()).tolist() == [
+        np.arange(18, 24).reshape(2, 3).tolist(),
+        np.arange(6).reshape(2, 3).tolist(),
+        np.arange(6).reshape(2, 3).tolist(),
+    ]
+    picked = ragged.take(np.array([2, 0]))
+    assert picked.shape() == [(3, 2), (1, 2)] and picked.source_infos is None
+    empty = ragged.take([])
+    assert len(empty) == 0 and empty.dtype == ragged.dtype and empty.layout() == "XY"

@@ -16,7 +16,7 @@ import dali
 import numpy as np
 import pytest
 from dali import fn, types
-from dali._ops.image import _gpu_common as G
+from dali._ops.gpu import kernels as G
 from dali._ops.image.resample import reference as R
 from dali._ops.image.resize import axis_plans
 from parity import assert_same, device_id, to_device

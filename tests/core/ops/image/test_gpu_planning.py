@@ -20,7 +20,7 @@ import pytest
 from dali import fn, types
 from dali._exec.workspace import BatchMeta, Workspace
 from dali._ops.base import OperatorError
-from dali._ops.image import _gpu_common as G
+from dali._ops.gpu import kernels as G
 from dali._ops.image.resample import gpu as RG
 from dali._ops.image.resample import gpu_plan as RP
 from dali._ops.image.resample import reference as R

@@ -388,7 +388,7 @@ def test_color_identity_is_an_exact_conversion():
 @pytest.mark.gpu
 def test_one_kernel_launch_per_ragged_batch(monkeypatch):
     pytest.importorskip("cupy")
-    from dali._ops.image import _gpu_common as G
+    from dali._ops.gpu import kernels as G
 
     names: list[str] = []
     original = G.kernel_module

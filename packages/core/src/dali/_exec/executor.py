@@ -352,16 +352,9 @@ def _align_outputs(values: list[Any], metas: list[Any]) -> tuple[list[Any], list
             new_metas.append(m)
             continue
         keep = [i for i, k in enumerate(keys) if k in common]
-        new_values.append(_take_samples(tl, keep))
+        new_values.append(tl.take(keep))
         new_metas.append(m.take(np.asarray(keep, dtype=np.int64)))
     return new_values, new_metas
-
-
-def _take_samples(tl: Any, index: list[int]) -> Any:
-    from dali._ops.conditional import take_samples
-
-    device = "gpu" if type(tl).__name__.endswith("GPU") else "cpu"
-    return take_samples(tl, np.asarray(index, dtype=np.int64), device)
 
 
 #: Where a finished iteration goes instead of its slot (`Executor(deliver=...)`): called on

@@ -12,8 +12,6 @@ The rules here are those more than one operator applies; an operator's own rule 
 size arguments, ``transpose``'s permutation, ...) is in its ``static_meta``.
 
 * `with_extents`: a shape with the axes named in a layout set (``{"H": 224, "W": 224}``).
-* `crop_window`: the window shape of the crop arguments, DALI's ``CropAttr`` (`fn.crop`,
-  `fn.crop_mirror_normalize`, `fn.decoders.image_crop`).
 * `static_axes`, `constant_vector`: the axes an ``axes``/``axis_names`` pair names, and a
   constant argument's values, one per axis (`fn.slice`, `fn.pad`).
 
@@ -38,14 +36,12 @@ from dali._graph.node import StaticShape
 __all__ = [
     "constant_arg",
     "constant_vector",
-    "crop_window",
     "like_input",
     "static_axes",
     "with_extents",
 ]
 
 #: The arguments of `CropAttr` that give the window's size.
-_CROP_SIZE_ARGS = ("crop", "crop_d", "crop_h", "crop_w")
 
 
 def like_input(node: Any, **changes: Any) -> list[dict[str, Any]]:
@@ -77,70 +73,6 @@ def with_extents(
     if shape is None or layout is None or len(layout) != len(shape):
         return None
     return tuple(extents.get(a, e) for a, e in zip(layout, shape))
-
-
-def crop_window(node: Any, shape: StaticShape | None, layout: str | None) -> StaticShape | None:
-    """The shape of the windows that the crop arguments of ``node`` cut out of samples of
-    ``shape`` in ``layout`` (DALI's ``CropAttr``, `dali._ops.window.crop_attr`).
-
-    ``crop`` (``(H, W)`` or ``(D, H, W)``) or ``crop_h``/``crop_w``/``crop_d`` set those axes
-    (``crop_d`` crops ``F`` where the layout has no ``D``); their values are truncated to
-    integers and 0 keeps the whole extent. A window is exactly that size with the
-    ``out_of_bounds_policy`` "error" (a window that does not fit fails) and "pad"; with
-    "trim_to_shape" it is cut to the input (``min(crop, extent)``, known only where the extent
-    is). A per-sample size (a DataNode) leaves its axes unknown.
-
-    Example:
-        >>> from types import SimpleNamespace
-        >>> def node(**args): return SimpleNamespace(scalar_args=args, arg_inputs={})
-        >>> crop_window(node(crop=(20.0, 30.9)), (40, 60, 3), "HWC")
-        (20, 30, 3)
-        >>> trim = node(crop_h=50.0, crop_w=50.0, out_of_bounds_policy="trim_to_shape")
-        >>> crop_window(trim, (40, None, 3), "HWC")
-        (40, None, 3)
-    """
-    args: dict[str, Any] = node.scalar_args
-    tensors: dict[str, Any] = node.arg_inputs
-    if not any(a in args or a in tensors for a in _CROP_SIZE_ARGS):
-        return shape  # no window: the whole input
-    sizes: list[int | None]  # (d, h, w); <= 0: the whole extent; None: per sample
-    if "crop" in tensors:
-        sizes = [None, None, None]
-    elif "crop" in args:
-        sizes = [_truncated(v) for v in args["crop"]]
-        if len(sizes) == 2:
-            sizes.insert(0, 0)
-    else:
-        sizes = [
-            None if a in tensors else _truncated(args.get(a, 0.0)) for a in _CROP_SIZE_ARGS[1:]
-        ]
-    if len(sizes) != 3:
-        return None  # an error at build
-    if shape is None or layout is None or len(layout) != len(shape):
-        return None
-    trim = args.get("out_of_bounds_policy") == "trim_to_shape"
-    depth = "D" if "D" in layout else "F"
-    extents: dict[str, int | None] = {}
-    for axis, size_ in zip((depth, "H", "W"), sizes):
-        if axis not in layout:
-            continue
-        extent = shape[layout.index(axis)]
-        if size_ is None:
-            extents[axis] = None
-        elif size_ <= 0:
-            extents[axis] = extent
-        elif trim:
-            extents[axis] = None if extent is None else min(size_, extent)
-        else:
-            extents[axis] = size_
-    return with_extents(shape, layout, extents)
-
-
-def _truncated(size: float) -> int | None:
-    """A window size as DALI reads it (a float truncated to an int); None where not finite
-    (an error at build)."""
-    value = np.float32(size)
-    return int(value) if np.isfinite(value) else None
 
 
 def constant_arg(node: Any, name: str) -> Any:

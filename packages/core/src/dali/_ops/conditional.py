@@ -32,7 +32,6 @@ __all__ = [
     "Split",
     "ValidateLogical",
     "condition_mask",
-    "take_samples",
 ]
 
 #: The variable a merge op is for and where its `if` is, for messages. Kept out of the scalar
@@ -67,30 +66,6 @@ def _tl_class(device: str) -> Any:
     return TensorListGPU if device == "gpu" else TensorListCPU
 
 
-def take_samples(tl: Any, idx: np.ndarray, device: str) -> Any:
-    """The samples ``idx`` of ``tl`` (in that order) as a new batch of the same type."""
-    cls = _tl_class(device)
-    info = tl.source_infos
-    info = [info[int(i)] for i in idx] if info is not None else None
-    dense = tl.dense()
-    if dense is not None:
-        if device == "gpu":
-            import cupy as cp
-
-            picked = dense[cp.asarray(idx)]
-        else:
-            picked = dense[idx]
-        return cls.wrap(picked, layout=tl.layout(), source_info=info)
-    samples = tl.samples()
-    return cls.wrap(
-        [samples[int(i)] for i in idx],
-        layout=tl.layout(),
-        source_info=info,
-        dtype=tl.np_dtype,
-        ndim=tl.sample_ndim,
-    )
-
-
 @register(
     "_conditional.split",
     devices=("cpu", "gpu"),
@@ -123,7 +98,7 @@ class Split(Operator):
             return src
         idx = np.flatnonzero(keep)
         ws.out_meta = ws.meta.take(idx)
-        return take_samples(src, idx, device)
+        return src.take(idx)
 
     def run_cpu(self, ws: Workspace) -> Any:
         return self._run(ws, "cpu")

@@ -29,6 +29,7 @@ no copies; its names do not collide with DALI's::
     tl.dense()         # (B, *sample_shape) array, or None when ragged (stacks a uniform list)
     tl.held_dense      # the dense array the batch holds, or None (never stacks)
     tl.samples()       # list of per-sample arrays (views)
+    tl.take(index)     # the samples ``index`` (in that order) as a new batch
     tl.flat()          # (buffer, shapes) when the samples lie back to back, else None
     tl.np_dtype        # numpy dtype
     tl.sample_ndim     # int

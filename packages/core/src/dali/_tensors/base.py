@@ -522,6 +522,26 @@ class _TensorListBase:
             self._sample_list = samples
         return samples
 
+    def take(self, index: Any) -> Any:
+        """The samples ``index`` (integers, in that order, repeats allowed) as a new batch of
+        the same type, layout and source infos (a gather of the dense array, or a list of the
+        samples' views)."""
+        idx = np.asarray(index, dtype=np.int64).reshape(-1)
+        info = self._source_info
+        picked_info = [info[int(i)] for i in idx] if info is not None else None
+        dense = self.dense()
+        if dense is not None:
+            xp = self._xp()
+            return type(self).wrap(dense[xp.asarray(idx)], self._layout, picked_info)
+        samples = self.samples()
+        return type(self).wrap(
+            [samples[int(i)] for i in idx],
+            self._layout,
+            picked_info,
+            dtype=self.np_dtype,
+            ndim=self.sample_ndim,
+        )
+
     def _contiguous_flat(self) -> Any:
         """All samples back to back in one flat C-contiguous buffer (made once if needed)."""
         xp = self._xp()

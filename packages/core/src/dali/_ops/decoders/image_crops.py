@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dali._graph.schema import register
-from dali._ops._static_shapes import crop_window
 from dali._ops.decoders.image import DECODER_ARGS, ImageDecoderBase
 from dali._ops.window.crop_attr import CROP_WINDOW_ARGS, CropAttr
 from dali._ops.window.image_windows import Windows
@@ -54,7 +53,7 @@ class ImageCrop(ImageDecoderBase):
     def static_meta(cls, node: Any) -> list[dict[str, Any]]:
         """The decoders' HWC, the height and width of a fixed crop known."""
         (meta,) = super().static_meta(node)
-        return [{**meta, "static_shape": crop_window(node, meta["static_shape"], "HWC")}]
+        return [{**meta, "static_shape": CropAttr.static_shape(node, meta["static_shape"], "HWC")}]
 
 
 @register(

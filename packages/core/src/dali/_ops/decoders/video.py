@@ -143,7 +143,7 @@ class VideoDecoder(Operator):
         return TensorListCPU.wrap(videos, "FHWC", dtype=DALIDataType.UINT8, ndim=4)
 
     def run_mixed(self, ws: Workspace) -> Any:
-        from dali._ops.image._gpu_common import device_id
+        from dali._ops.gpu.kernels import device_id
         from dali._tensors import TensorListGPU
 
         rgb = self._frames.read_gpu(ws, self._clips(ws), self._fill, device_id(), self._fail)

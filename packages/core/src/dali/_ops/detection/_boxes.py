@@ -191,6 +191,6 @@ def gpu_output(
     flat: Any, shapes: Sequence[tuple[int, ...]], layout: str, dtype: Any, ndim: int
 ) -> Any:
     """The TensorListGPU of samples of ``shapes`` lying back to back in ``flat``."""
-    from dali._ops.image._gpu_common import make_output
+    from dali._ops.gpu.kernels import make_output
 
     return make_output(flat, list(shapes), layout, dtype, ndim)

@@ -150,7 +150,7 @@ class BbFlip(Operator):
         """The same flips in one kernel launch: one thread per box of the batch."""
         import cupy
 
-        from dali._ops.image import _gpu_common as g
+        from dali._ops.gpu import kernels as g
 
         tl = ws.inputs[0]
         flags = self._flags(ws)

@@ -311,7 +311,7 @@ class BoxEncoder(Operator):
         """The whole batch in one kernel launch (one block per sample)."""
         import cupy
 
-        from dali._ops.image import _gpu_common as g
+        from dali._ops.gpu import kernels as g
         from dali._tensors import TensorListGPU
 
         boxes_tl, labels_tl = ws.inputs

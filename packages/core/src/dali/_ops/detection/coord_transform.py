@@ -290,7 +290,7 @@ class CoordTransform(Operator):
         import cupy
 
         from dali._ops.detection._boxes import gpu_flat, gpu_output
-        from dali._ops.image import _gpu_common as g
+        from dali._ops.gpu import kernels as g
 
         tl = ws.inputs[0]
         flat, shapes = gpu_flat(tl)

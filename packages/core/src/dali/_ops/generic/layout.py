@@ -36,11 +36,12 @@ from dali._exec.workspace import SampleFailure
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.base import Operator
 from dali._ops.numeric import array_module, convert_sat, host_samples, round_half_away_int
+from dali._ops.window.axes import axes_from_args
 
 if TYPE_CHECKING:
     from dali.author import Workspace
 
-__all__ = ["Pad", "Reshape", "Transpose", "axes_from_args"]
+__all__ = ["Pad", "Reshape", "Transpose"]
 
 
 def _shapes(tl: Any) -> list[tuple[int, ...]]:
@@ -48,37 +49,6 @@ def _shapes(tl: Any) -> list[tuple[int, ...]]:
     if dense is not None:
         return [tuple(dense.shape[1:])] * dense.shape[0]
     return [tuple(s.shape) for s in tl.samples()]
-
-
-def axes_from_args(
-    op: Operator,
-    axes: Sequence[int] | np.ndarray | None,
-    names: str | None,
-    ndim: int,
-    layout: str,
-    axes_arg: str = "axes",
-) -> list[int]:
-    """Axis indices from ``axes`` (negative counted from the end) or ``axis_names``; errors
-    name the argument ``axes_arg``."""
-    if names:
-        out = []
-        for a in names:
-            i = layout.find(a)
-            if i < 0:
-                raise op.arg_error(
-                    "axis_names", f"axis '{a}' is not present in the input layout '{layout}'"
-                )
-            out.append(i)
-        return out
-    if axes is None:
-        return list(range(ndim))
-    out = []
-    for axis in axes:
-        k = int(axis)
-        if not -ndim <= k < ndim:
-            raise op.arg_error(axes_arg, f"axis {k} is out of range for {ndim}-D input")
-        out.append(k % ndim)
-    return out
 
 
 # --------------------------------------------------------------------------------------------

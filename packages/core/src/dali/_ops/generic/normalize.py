@@ -30,8 +30,8 @@ from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
-from dali._ops.generic.layout import axes_from_args
 from dali._ops.numeric import array_module, convert_sat, run_per_sample
+from dali._ops.window.axes import axes_from_args
 
 if TYPE_CHECKING:
     from dali.author import Workspace

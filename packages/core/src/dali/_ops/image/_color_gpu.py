@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from dali._ops.image import _gpu_common as G
+from dali._ops.gpu import kernels as G
 from dali._ops.image._convert_sat_gpu import CONVERT
 
 __all__ = ["color_batch", "color_plan", "desc_size"]

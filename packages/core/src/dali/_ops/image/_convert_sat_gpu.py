@@ -1,6 +1,6 @@
 """DALI's saturating conversions in CUDA: the device twin of `dali._ops.numeric.convert_sat`.
 
-`CONVERT` is CUDA source appended to `_gpu_common.PRELUDE` by the kernels that convert element
+`CONVERT` is CUDA source appended to `dali._ops.gpu.kernels.PRELUDE` by the kernels that convert element
 types (`window.extract_gpu`: crop, crop_mirror_normalize, flip; `_color_gpu`: the colour
 operators).
 ``dali_convert<Out, TRUNC>(v)`` converts one element exactly as ``convert_sat`` does on the host:
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 __all__ = ["CONVERT"]
 
-#: CUDA source (after `_gpu_common.PRELUDE`): element traits and ``dali_convert``.
+#: CUDA source (after `dali._ops.gpu.kernels.PRELUDE`): element traits and ``dali_convert``.
 CONVERT = r"""
 // float64 -> float16 bits in one rounding (numpy's astype does not go through float32)
 __device__ __forceinline__ unsigned short dali_double_to_half(double v) {

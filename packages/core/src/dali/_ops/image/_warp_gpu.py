@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from dali._ops.image import _gpu_common as G
+from dali._ops.gpu import kernels as G
 
 __all__ = ["paste_batch", "warp_batch", "warp_desc_size"]
 

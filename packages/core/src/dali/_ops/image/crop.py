@@ -26,7 +26,6 @@ import numpy as np
 
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
-from dali._ops._static_shapes import crop_window
 from dali._ops.base import Operator
 from dali._ops.image._common import image_layout, static_image_layout
 from dali._ops.numeric import array_module, batch_array, convert_sat
@@ -137,7 +136,12 @@ class Crop(Operator):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
-        """The input's layout, its extents with the cropped ones set (`crop_window`)."""
+        """The input's layout, its extents with the cropped ones set (`CropAttr.static_shape`)."""
         layout = static_image_layout(node, CROP_LAYOUTS)
         (meta,) = window_meta(node, layout)
-        return [{**meta, "static_shape": crop_window(node, node.inputs[0].static_shape, layout)}]
+        return [
+            {
+                **meta,
+                "static_shape": CropAttr.static_shape(node, node.inputs[0].static_shape, layout),
+            }
+        ]

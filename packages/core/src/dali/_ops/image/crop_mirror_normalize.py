@@ -32,7 +32,6 @@ import numpy as np
 
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
-from dali._ops._static_shapes import crop_window
 from dali._ops.base import Operator, OperatorError
 from dali._ops.image import _cmn_jit
 from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
@@ -381,8 +380,8 @@ class CropMirrorNormalize(Operator):
             out_layout = _default_out_layout(in_layout)
         elif out_layout == "" and in_layout:
             out_layout = in_layout
-        # the window (`crop_window`), its channels padded, permuted to the output layout
-        shape = crop_window(node, src.static_shape, in_layout)
+        # the window (`CropAttr.static_shape`), its channels padded, permuted to the output layout
+        shape = CropAttr.static_shape(node, src.static_shape, in_layout)
         if shape is None or not in_layout or sorted(out_layout or "") != sorted(in_layout):
             shape = None
         else:

@@ -121,7 +121,7 @@ class RandomResizedCrop(ResamplingOperator):
 
     def run_gpu(self, ws: Workspace) -> Any:
         """The same windows as `run_cpu` (drawn on the host); crop + resize in one kernel."""
-        from dali._ops.image import _gpu_common
+        from dali._ops.gpu import kernels
         from dali._ops.image.resample import gpu as resample_gpu
         from dali._ops.image.resample.gpu_plan import plan_batch
 
@@ -134,7 +134,7 @@ class RandomResizedCrop(ResamplingOperator):
         out_dtype = self.output_dtype(tl.np_dtype)
         antialias = self.arg("antialias")
         out_h, out_w = self.size
-        inputs = _gpu_common.input_batch(tl)
+        inputs = kernels.input_batch(tl)
         shapes = inputs[0]
         plans: Any
         hw = inputs[1][:, list(axes)]

@@ -445,7 +445,7 @@ class Resize(ResamplingOperator):
         (`geometry_arrays`, `resample.gpu_plan.plan_batch`): the executor's GPU thread does no
         per-sample Python work, which would cost more than the kernel.
         """
-        from dali._ops.image import _gpu_common
+        from dali._ops.gpu import kernels
         from dali._ops.image.resample import gpu as resample_gpu
         from dali._ops.image.resample.gpu_plan import plan_batch
         from dali._tensors import TensorListGPU
@@ -453,7 +453,7 @@ class Resize(ResamplingOperator):
         tl = ws.inputs[0]
         layout, axes = self.layout_of(tl)
         out_dtype = self.output_dtype(tl.np_dtype)
-        inputs = _gpu_common.input_batch(tl)
+        inputs = kernels.input_batch(tl)
         shapes = inputs[0]
         antialias = self.arg("antialias")
         plans: Any

@@ -272,7 +272,7 @@ class _VideoReader(IndexedReader):
         return (video, *self._extras(ids, clips, source_info))
 
     def run_gpu(self, ws: Workspace) -> tuple[Any, ...]:
-        from dali._ops.image._gpu_common import device_id
+        from dali._ops.gpu.kernels import device_id
         from dali._ops.transfer import to_gpu
         from dali._tensors import TensorListGPU
 

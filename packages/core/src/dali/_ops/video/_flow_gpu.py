@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from dali._ops.image._gpu_common import (
+from dali._ops.gpu.kernels import (
     BLOCK,
     device_id,
     input_batch,

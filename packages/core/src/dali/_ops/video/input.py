@@ -153,7 +153,7 @@ class VideoInput(PythonSource):
         return TensorListCPU.wrap(videos, "FHWC", dtype=DALIDataType.UINT8, ndim=4)
 
     def run_mixed(self, ws: Workspace) -> Any:
-        from dali._ops.image._gpu_common import device_id
+        from dali._ops.gpu.kernels import device_id
         from dali._tensors import TensorListGPU
 
         clips = ws.fed

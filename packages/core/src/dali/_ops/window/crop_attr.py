@@ -34,16 +34,19 @@ import numpy as np
 
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg
+from dali._ops._static_shapes import with_extents
 from dali._ops.base import Operator
 from dali._ops.window.image_windows import Window, WindowFn
 from dali._ops.window.out_of_bounds import OUT_OF_BOUNDS_ARGS, apply_policy, check_policy
 
 if TYPE_CHECKING:
+    from dali._graph.node import StaticShape
     from dali.author import Workspace
 
 __all__ = [
     "CROP_ARGS",
     "CROP_LAYOUTS",
+    "CROP_SIZE_ARGS",
     "CROP_WINDOW_ARGS",
     "CropAttr",
     "crop_anchors",
@@ -95,6 +98,10 @@ def crop_anchors(pos: Any, spare: Any, truncate: bool) -> Any:
         frac = a - t
         t = t + (frac >= 0.5) - (frac <= -0.5)
     return t
+
+
+#: The arguments that set a crop window's size.
+CROP_SIZE_ARGS = ("crop", "crop_d", "crop_h", "crop_w")
 
 
 class CropAttr:
@@ -269,6 +276,65 @@ class CropAttr:
             for (_, h, w), p in zip(sizes, pos)
         ]
 
+    @staticmethod
+    def static_shape(
+        node: Any, shape: StaticShape | None, layout: str | None
+    ) -> StaticShape | None:
+        """The shape of the windows that the crop arguments of ``node`` cut out of samples of
+        ``shape`` in ``layout`` (the operators' `static_meta`: what tracing knows of it).
+
+        ``crop`` (``(H, W)`` or ``(D, H, W)``) or ``crop_h``/``crop_w``/``crop_d`` set those axes
+        (``crop_d`` crops ``F`` where the layout has no ``D``); their values are truncated to
+        integers and 0 keeps the whole extent. A window is exactly that size with the
+        ``out_of_bounds_policy`` "error" (a window that does not fit fails) and "pad"; with
+        "trim_to_shape" it is cut to the input (``min(crop, extent)``, known only where the extent
+        is). A per-sample size (a DataNode) leaves its axes unknown.
+
+        Example:
+            >>> from types import SimpleNamespace
+            >>> def node(**args): return SimpleNamespace(scalar_args=args, arg_inputs={})
+            >>> CropAttr.static_shape(node(crop=(20.0, 30.9)), (40, 60, 3), "HWC")
+            (20, 30, 3)
+            >>> trim = node(crop_h=50.0, crop_w=50.0, out_of_bounds_policy="trim_to_shape")
+            >>> CropAttr.static_shape(trim, (40, None, 3), "HWC")
+            (40, None, 3)
+        """
+        args: dict[str, Any] = node.scalar_args
+        tensors: dict[str, Any] = node.arg_inputs
+        if not any(a in args or a in tensors for a in CROP_SIZE_ARGS):
+            return shape  # no window: the whole input
+        sizes: list[int | None]  # (d, h, w); <= 0: the whole extent; None: per sample
+        if "crop" in tensors:
+            sizes = [None, None, None]
+        elif "crop" in args:
+            sizes = [_truncated(v) for v in args["crop"]]
+            if len(sizes) == 2:
+                sizes.insert(0, 0)
+        else:
+            sizes = [
+                None if a in tensors else _truncated(args.get(a, 0.0)) for a in CROP_SIZE_ARGS[1:]
+            ]
+        if len(sizes) != 3:
+            return None  # an error at build
+        if shape is None or layout is None or len(layout) != len(shape):
+            return None
+        trim = args.get("out_of_bounds_policy") == "trim_to_shape"
+        depth = "D" if "D" in layout else "F"
+        extents: dict[str, int | None] = {}
+        for axis, size_ in zip((depth, "H", "W"), sizes):
+            if axis not in layout:
+                continue
+            extent = shape[layout.index(axis)]
+            if size_ is None:
+                extents[axis] = None
+            elif size_ <= 0:
+                extents[axis] = extent
+            elif trim:
+                extents[axis] = None if extent is None else min(size_, extent)
+            else:
+                extents[axis] = size_
+        return with_extents(shape, layout, extents)
+
 
 def _image_window(h: int, w: int, py: float, px: float, truncate: bool, H: int, W: int) -> Window:
     """The crop window of an ``H×W`` image (a `WindowFn` once the arguments are bound)."""
@@ -277,3 +343,10 @@ def _image_window(h: int, w: int, py: float, px: float, truncate: bool, H: int, 
     y = int(crop_anchors(py, H - ch, truncate))
     x = int(crop_anchors(px, W - cw, truncate))
     return Window(y, x, ch, cw)
+
+
+def _truncated(size: float) -> int | None:
+    """A window size as DALI reads it (a float truncated to an int); None where not finite
+    (an error at build)."""
+    value = np.float32(size)
+    return int(value) if np.isfinite(value) else None

@@ -5,7 +5,7 @@ sample, possibly reaching outside the input, where ``fill_values`` is written), 
 backwards along flipped axes, permuted to the output layout and converted to the output type
 on the way. `crop_mirror_normalize` also normalises, ``(float(in) − mean'[c]) · inv[c]`` in
 float32 exactly as its CPU path does, and pads the channels with 0. ONE launch per batch
-whatever the shapes (see `_gpu_common`): the per-sample geometry travels in one struct array,
+whatever the shapes (see `dali._ops.gpu.kernels`): the per-sample geometry travels in one struct array,
 the mean/inv rows and the fill values with it, in one host-to-device copy.
 
 Two kernels:
@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from dali._exec import gil
-from dali._ops.image import _gpu_common as G
+from dali._ops.gpu import kernels as G
 from dali._ops.image._convert_sat_gpu import CONVERT
 
 __all__ = [

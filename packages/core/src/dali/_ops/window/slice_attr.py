@@ -50,8 +50,8 @@ from dali._exec.workspace import SampleFailure
 from dali._graph.node import StaticShape
 from dali._graph.schema import Arg
 from dali._ops.base import Operator
-from dali._ops.generic.layout import axes_from_args
 from dali._ops.numeric import host_samples, round_half_away_int
+from dali._ops.window.axes import axes_from_args
 from dali._ops.window.crop_attr import invalid_extents
 from dali._ops.window.image_windows import Window, WindowFn
 from dali._ops.window.out_of_bounds import OUT_OF_BOUNDS_ARGS, apply_policy, check_policy

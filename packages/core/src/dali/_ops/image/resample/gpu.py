@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from dali._ops.image import _gpu_common as G
+from dali._ops.gpu import kernels as G
 from dali._ops.image.resample import reference
 from dali._ops.image.resample.gpu_plan import (
     ITEMS,

@@ -34,7 +34,7 @@ import numpy as np
 
 from dali import _options as options
 from dali._exec import gil
-from dali._ops.image import _gpu_common as G
+from dali._ops.gpu import kernels as G
 from dali._ops.image.resample import reference
 
 __all__ = [
