@@ -12,7 +12,7 @@ measures, for this library and, when installed, NVIDIA DALI 2.4 in the same proc
 * that the restored pipeline's next batch equals the original's (ours; DALI's too);
 * ours alone: rebuilding the reader's 1,024-sample shuffle buffer from its position (what a
   restored reader does before its first batch: it replays the draws of the epoch so far,
-  `dali._ops.readers._shuffle.ShuffleBuffer.seek`), 1,280 draws into an ImageNet epoch
+  `dali._ops.readers.loader.shuffle.ShuffleBuffer.seek`), 1,280 draws into an ImageNet epoch
   (1,281,167 samples, one shard), in its middle and at its last sample.
 
 The ratio column is DALI over this library (above 1: ours is smaller or faster).
@@ -134,7 +134,7 @@ def main() -> None:
 
 def rebuild_buffer(n: int, fill: int, draws: int) -> None:
     """What a restored ``random_shuffle`` reader does before its first batch."""
-    from dali._ops.readers._sharding import ReaderCursor, SampleStream
+    from dali._ops.readers.loader.sharding import ReaderCursor, SampleStream
 
     cursor = ReaderCursor(SampleStream(n, batch_size=BATCH), fill, key=12345)
     cursor.set_state(draws)

@@ -34,7 +34,7 @@ N_IMAGES = 12  # of the generated set
 
 def _edge_document(main: dict[str, Any]) -> dict[str, Any]:
     """The corner-case annotations over the generated images (module docstring)."""
-    from dali._ops.readers._coco_masks import rle_encode, rle_to_string
+    from dali._ops.readers.coco.masks import rle_encode, rle_to_string
 
     by_name = {im["file_name"]: im for im in main["images"]}
     names = sorted(by_name)

@@ -15,7 +15,7 @@ import zlib
 
 import numpy as np
 import pytest
-from dali._ops.readers._tfrecord_format import (
+from dali._ops.readers.tfrecord.format import (
     TFRecordError,
     crc32c,
     format_index,

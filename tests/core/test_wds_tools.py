@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from dali._ops.readers._wds_index import (
+from dali._ops.readers.webdataset.index import (
     Component,
     format_index,
     parse_index,

@@ -17,7 +17,7 @@ iterator over one pipeline per shard runs several epochs, and so does one iterat
 from __future__ import annotations
 
 import pytest
-from dali._ops.readers._sharding import SampleStream, shard_range
+from dali._ops.readers.loader.sharding import SampleStream, shard_range
 from dali.plugin.base_iterator import LastBatchPolicy
 from dali.testing import ResetAfterStop
 from iterator_utils import (

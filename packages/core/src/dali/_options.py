@@ -99,7 +99,7 @@ POOL_DEPTH_PER_WORKER = 1
 #: a pool of threads mostly queues for the GIL. RESULTS.md "Reading files".
 READ_THREADS = 1
 
-#: Whether worker processes read the files (`dali._ops.readers._read_worker`; no GIL time in
+#: Whether worker processes read the files (`dali._ops.readers.storage.read_worker`; no GIL time in
 #: this process): True, False, or None for "where it pays and the platform allows it" (Linux,
 #: pipelines with a ``device_id``). RESULTS.md "Read worker processes".
 READ_WORKER: bool | None = None
@@ -147,7 +147,7 @@ PREFETCH_BYTES = 32 << 10
 #: already fill the cores, so wider products are cut into column chunks below it.
 ONE_THREAD_MACS = 4 * 65536 - 1
 
-# -- object storage (dali._ops.readers._remote) ------------------------------------------------
+# -- object storage (dali._ops.readers.storage.remote) ------------------------------------------------
 
 #: Ranges of one object at most this far apart are fetched as one request, the gap read and
 #: dropped: a request costs a round trip of tens of ms, 256 KiB about 3 ms at 100 MB/s (the
@@ -172,9 +172,9 @@ REMOTE_PREFETCH_BYTES = 256 << 20
 #: (a seek, a restored checkpoint) or the reader is gone.
 REMOTE_PREFETCH_SECONDS = 60.0
 
-# -- readers.numpy (dali._ops.readers._npy_read) ------------------------------------------------
+# -- readers.numpy (dali._ops.readers.numpy.box) ------------------------------------------------
 
-#: `readers.numpy` ROI reads (`_ops/readers/_npy_read.py`), local files: two runs closer than this are read as one range, gap included. Measured on the
+#: `readers.numpy` ROI reads (`_ops/readers/numpy/box.py`), local files: two runs closer than this are read as one range, gap included. Measured on the
 #: 2-core machine (page cache, 64-128 MiB float32 arrays): one more ``read_range`` (open, fstat,
 #: pread, close and the Python around them) costs ~9 µs; one covering range won for gaps up to
 #: 16 KiB (1024 runs of 64 B-24 KiB: 5.8-9.2 ms against 9.7-17 ms; 128 runs of 496 KiB: 40 ms

@@ -2,7 +2,7 @@
 
 ``FixedLenFeature(shape, dtype, default_value)`` and ``VarLenFeature([partial_shape,] dtype,
 default_value)`` say which features of each ``tf.train.Example`` to extract and how; ``int64``,
-``float32`` and ``string`` are the types (`dali._ops.readers._tfrecord_features` explains them).
+``float32`` and ``string`` are the types (`dali._ops.readers.tfrecord.features` explains them).
 
 Example:
     >>> import dali.tfrecord as tfrec
@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from dali._ops.readers._tfrecord_features import (
+from dali._ops.readers.tfrecord.features import (
     Feature,
     FixedLenFeature,
     VarLenFeature,

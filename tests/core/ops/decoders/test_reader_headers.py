@@ -17,7 +17,7 @@ import test_decoders_mixed as mixed_tests
 from dali import _options as options
 from dali import fn
 from dali._ops.decoders import _jpeg_header, _jpeg_walk, _mixed_plan
-from dali._ops.readers import _read_worker
+from dali._ops.readers.storage import read_worker as _read_worker
 from test_decoders_mixed import cpu_decoder, header_corpus, unusual_jpegs
 
 # the image fixtures of the mixed decoder's tests

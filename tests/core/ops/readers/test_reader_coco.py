@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from dali import fn, ops
 from dali._graph.schema import UNSET, get_schema
-from dali._ops.readers import _coco_masks as masks
-from dali._ops.readers import _coco_preprocessed as pre
-from dali._ops.readers._coco_annotations import CocoError, CocoOptions, parse_coco
+from dali._ops.readers.coco import masks
+from dali._ops.readers.coco import preprocessed as pre
+from dali._ops.readers.coco.annotations import CocoError, CocoOptions, parse_coco
 from dali._testing.checkpoints import check_pipeline_save_restore
 from dali._testing.coco import CATEGORIES, EMPTY_IMAGE, TINY_IMAGE, make_coco
 
@@ -777,7 +777,7 @@ def test_file_root_and_annotations_on_s3_equal_local(coco, tmp_path):
     if missing:
         pytest.skip(missing)
     import s3fs
-    from dali._ops.readers import _storage
+    from dali._ops.readers.storage import access as _storage
 
     server = s3_server.start()
     try:

@@ -15,13 +15,13 @@ import pytest
 from dali import _options as options
 from dali import fn, ops, types
 from dali._graph.schema import UNSET, get_schema
-from dali._ops.readers._sharding import (
+from dali._ops.readers.file import parse_file_list, read_file
+from dali._ops.readers.loader.sharding import (
     ReaderCursor,
     SampleStream,
     padded_epoch_size,
     shard_range,
 )
-from dali._ops.readers.file import parse_file_list, read_file
 
 N = 21  # files in the `image_tree` fixture; file list.txt gives image i the label i
 
@@ -446,7 +446,7 @@ def test_non_regular_entries_of_files_or_file_list_are_build_errors(image_tree, 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
 @pytest.mark.parametrize("worker", [False, True])
 def test_a_file_turned_fifo_after_listing_is_an_error_not_a_hang(tmp_path, worker):
-    from dali._ops.readers import _read_worker
+    from dali._ops.readers.storage import read_worker as _read_worker
 
     if worker and not _read_worker.supported():
         pytest.skip("the read worker needs Linux")
@@ -466,7 +466,7 @@ def test_a_file_turned_fifo_after_listing_is_an_error_not_a_hang(tmp_path, worke
 
 @pytest.mark.parametrize("worker", [False, True])
 def test_a_class_directory_removed_mid_epoch_is_an_error_naming_the_file(tmp_path, worker):
-    from dali._ops.readers import _read_worker
+    from dali._ops.readers.storage import read_worker as _read_worker
 
     if worker and not _read_worker.supported():
         pytest.skip("the read worker needs Linux")

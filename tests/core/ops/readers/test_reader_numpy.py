@@ -15,9 +15,9 @@ import pytest
 from dali import _options as options
 from dali import fn, ops, types
 from dali._graph.schema import UNSET, get_schema
-from dali._ops.readers import _storage
-from dali._ops.readers._npy_header import NpyFormatError, header_span, parse_header
-from dali._ops.readers._npy_read import assemble, plan_box
+from dali._ops.readers.numpy.box import assemble, plan_box
+from dali._ops.readers.numpy.header import NpyFormatError, header_span, parse_header
+from dali._ops.readers.storage import access as _storage
 from dali._testing import numpy_files
 from dali._testing.checkpoints import check_pipeline_save_restore
 from dali._testing.numpy_files import TREE_FILES, tree_array

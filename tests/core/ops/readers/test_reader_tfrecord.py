@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from dali import fn, ops
 from dali._graph.schema import REQUIRED, UNSET, get_schema
-from dali._ops.readers._tfrecord_example import ExampleError, ExampleParser, decode_varints
-from dali._ops.readers._tfrecord_format import frame
+from dali._ops.readers.tfrecord.example import ExampleError, ExampleParser, decode_varints
+from dali._ops.readers.tfrecord.format import frame
 from dali._testing import tfrecords
 from dali._testing.checkpoints import check_pipeline_save_restore
 from dali._testing.tfrecords import (

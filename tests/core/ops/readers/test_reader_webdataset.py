@@ -18,9 +18,10 @@ import pytest
 from dali import _options as options
 from dali import fn, ops, types
 from dali._graph.schema import UNSET, get_schema
-from dali._ops.readers import _storage, _wds_tar
-from dali._ops.readers._wds_index import parse_index, split_name
-from dali._ops.readers._wds_tar import TarFormatError, TarSource, parse_header, scan
+from dali._ops.readers.storage import access as _storage
+from dali._ops.readers.webdataset import tar as _wds_tar
+from dali._ops.readers.webdataset.index import parse_index, split_name
+from dali._ops.readers.webdataset.tar import TarFormatError, TarSource, parse_header, scan
 from dali._testing import webdataset as wds
 from dali._testing.checkpoints import check_pipeline_save_restore
 

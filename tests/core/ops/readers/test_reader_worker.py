@@ -1,4 +1,4 @@
-"""`fn.readers.file` reading through worker processes (`dali._ops.readers._read_worker`).
+"""`fn.readers.file` reading through worker processes (`dali._ops.readers.storage.read_worker`).
 
 Issue 4: in a GPU pipeline every GIL re-take of the reader's system calls waited behind the other
 Python threads; the worker processes read with no GIL time here. Same bytes, same errors.
@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from dali import _options as options
 from dali import fn
-from dali._ops.readers import _read_worker
+from dali._ops.readers.storage import read_worker as _read_worker
 
 pytestmark = pytest.mark.skipif(
     not _read_worker.supported(), reason="the read worker needs Linux (memfd, SCM_RIGHTS)"

@@ -15,8 +15,8 @@ import json
 
 import numpy as np
 import pytest
-from dali._ops.readers._resume import Layout, ResumeError, resume_info, resume_stream
-from dali._ops.readers._sharding import ReaderCursor, epoch_permutation
+from dali._ops.readers.loader.resume import Layout, ResumeError, resume_info, resume_stream
+from dali._ops.readers.loader.sharding import ReaderCursor, epoch_permutation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -14,7 +14,7 @@ import itertools
 import numpy as np
 import pytest
 from dali._exec.rng import SampleRNG, combine
-from dali._ops.readers._sharding import (
+from dali._ops.readers.loader.sharding import (
     ReaderCursor,
     Remainder,
     SampleStream,

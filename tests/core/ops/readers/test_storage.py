@@ -16,8 +16,9 @@ import uuid
 import numpy as np
 import pytest
 from dali import _options as options
-from dali._ops.readers import _remote, _storage
-from dali._ops.readers._storage import Extent
+from dali._ops.readers.storage import access as _storage
+from dali._ops.readers.storage import remote as _remote
+from dali._ops.readers.storage.access import Extent
 
 fsspec = pytest.importorskip("fsspec", reason="remote paths need fsspec (dali-core[remote])")
 

@@ -24,8 +24,9 @@ import s3_server
 from dali import _options as options
 from dali import fn
 from dali._exec import closer
-from dali._ops.readers import _remote, _storage
-from dali._ops.readers._storage import Extent
+from dali._ops.readers.storage import access as _storage
+from dali._ops.readers.storage import remote as _remote
+from dali._ops.readers.storage.access import Extent
 from dali._testing.checkpoints import check_pipeline_save_restore
 
 _MISSING = s3_server.missing()

@@ -189,7 +189,7 @@ class Operator:
 
     def resume_info(self) -> dict[str, Any] | None:
         """Readers restored with another layout (shards, batch size): where they resume, for
-        the iterators (``dali._ops.readers._resume.resume_info``); None otherwise."""
+        the iterators (``dali._ops.readers.loader.resume.resume_info``); None otherwise."""
         return None
 
     def close(self) -> None:

@@ -4,7 +4,7 @@ DALI's checkpoint is a protobuf of every reader's position and every random gene
 Ours holds less, because our random numbers are counter-based (a value is a pure
 function of the seed, the operator, the sample and its epoch): the seed, where the consumer of
 the pipeline stands (epoch, iteration, sample stream position), the state of every operator
-that has one (readers: a few integers, `dali._ops.readers._resume`), a fingerprint of the
+that has one (readers: a few integers, `dali._ops.readers.loader.resume`), a fingerprint of the
 graph, and the iterator's bookkeeping (``iterator_data``, a JSON string, as in DALI). It never
 holds array data and is never a pickle; `Pipeline.checkpoint` returns it as ``bytes``, like
 DALI, and every entry point takes ``bytes`` or ``str``.

@@ -690,7 +690,7 @@ class Pipeline(PipelineProperties):
 
         A checkpoint restored into a pipeline whose reader has other shards or another batch
         size spreads the rest of the interrupted epoch over the new shards
-        (`dali._ops.readers._resume`); the framework iterators read this to count that
+        (`dali._ops.readers.loader.resume`); the framework iterators read this to count that
         epoch. Returns ``{"epoch": e, "part_sizes": [...] or None, "length": L}``, or None
         when the pipeline was not restored elastically.
         """

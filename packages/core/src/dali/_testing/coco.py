@@ -147,7 +147,7 @@ def _write_images(args: tuple[str, list[int], int, int, int, int]) -> list[dict[
     """Write the JPEGs of ``indices``; return their image entries and annotations."""
     from PIL import Image, ImageDraw
 
-    from dali._ops.readers._coco_masks import (
+    from dali._ops.readers.coco.masks import (
         decode,
         rle_encode,
         rle_from_polygon,

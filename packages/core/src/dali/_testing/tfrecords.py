@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from dali._ops.readers._tfrecord_format import format_index, frame
+from dali._ops.readers.tfrecord.format import format_index, frame
 
 __all__ = [
     "bytes_feature",

@@ -6,7 +6,7 @@ file, which matters for many or remote files. This tool writes that file in DALI
 ``offset size`` line per record, ``size`` counting the record's 16 bytes of framing), so the
 index works with either library.
 
-Only the record headers are read (`dali._ops.readers._tfrecord_format.scan_records`), in large
+Only the record headers are read (`dali._ops.readers.tfrecord.format.scan_records`), in large
 pieces, and each header's length checksum is checked: a file that is not a TFRecord, or a
 truncated one, is an error naming the offset (DALI's script prints "Not a valid TFRecord file"
 and keeps the index of the records before). The file may be an fsspec URL
@@ -37,8 +37,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from dali._ops.readers import _storage
-from dali._ops.readers._tfrecord_format import format_index, scan_records
+from dali._ops.readers.storage import access as _storage
+from dali._ops.readers.tfrecord.format import format_index, scan_records
 
 __all__ = ["main", "write_index"]
 

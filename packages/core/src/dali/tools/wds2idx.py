@@ -6,8 +6,8 @@ matters for many or remote shards. This tool writes that file in DALI 2.4's form
 line per sample, ``<ext> <offset> <size> <member name>`` per component), so the index works with
 either library.
 
-The samples are the reader's (`dali._ops.readers._wds_index`): runs of consecutive regular,
-non-hidden files sharing a key. Only the tar headers are read (`dali._ops.readers._wds_tar`),
+The samples are the reader's (`dali._ops.readers.webdataset.index`): runs of consecutive regular,
+non-hidden files sharing a key. Only the tar headers are read (`dali._ops.readers.webdataset.tar`),
 never the data, and the archive may be an fsspec URL (``s3://bucket/shard.tar``).
 
 Usage::
@@ -38,8 +38,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from dali._ops.readers import _storage
-from dali._ops.readers._wds_index import format_index, scan_samples
+from dali._ops.readers.storage import access as _storage
+from dali._ops.readers.webdataset.index import format_index, scan_samples
 
 __all__ = ["default_index_path", "main", "write_index"]
 

@@ -3,7 +3,7 @@
 `walk` reads what the decoders plan with (frame size, components, precision, EXIF orientation,
 start of scan) from the markers before the scan; `header_row` gives, for one file, the row of
 `_jpeg_header.jpeg_headers`' fields. It imports nothing outside the standard library so that
-`fn.readers.file`'s worker process (`dali._ops.readers._read_worker_main`, which runs without
+`fn.readers.file`'s worker process (`dali._ops.readers.storage.read_worker_main`, which runs without
 site-packages) can walk each file it reads, out of the pipeline's process and its GIL: the GPU
 decoders then take the headers from the batch instead of walking the files themselves.
 

@@ -36,7 +36,7 @@ Example:
     >>> ctx = pool.register(SourceSpec(source=lambda i: [i], kind="callable", batch=True))
     >>> task = pool.schedule(ctx, epoch=0, parts=[(7,)])
     >>> pool.receive(ctx, task)
-    [[array(7)]]
+    [array([7])]
     >>> pool.close()
 """
 

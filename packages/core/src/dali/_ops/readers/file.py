@@ -37,22 +37,24 @@ from dali import _options as options
 from dali._dtypes import DALIDataType
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
-from dali._ops.readers import _read_worker, _remote, _storage
-from dali._ops.readers._indexed import (
+from dali._ops.readers.loader.indexed import (
     NON_SEMANTIC,
     READER_ARGS,
     SHUFFLE_AFTER_EPOCH_ARGS,
     IndexedReader,
 )
-from dali._ops.readers._listing import (
+from dali._ops.readers.loader.listing import (
     DEFAULT_FILE_FILTERS,
     list_file_root,
     parse_file_list,
     unreadable_files,
 )
-from dali._ops.readers._read_worker import ReadWorkers
-from dali._ops.readers._sharding import ReaderCursor
-from dali._ops.readers._storage import Extent, is_url, read_file
+from dali._ops.readers.loader.sharding import ReaderCursor
+from dali._ops.readers.storage import access as _storage
+from dali._ops.readers.storage import read_worker as _read_worker
+from dali._ops.readers.storage import remote as _remote
+from dali._ops.readers.storage.access import Extent, is_url, read_file
+from dali._ops.readers.storage.read_worker import ReadWorkers
 from dali._tensors import TensorListCPU
 
 if TYPE_CHECKING:

@@ -43,8 +43,8 @@ import numpy as np
 from dali._dtypes import DALIDataType, DALIImageType
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import REQUIRED, Arg, register
-from dali._ops.readers._indexed import NON_SEMANTIC, READER_ARGS, IndexedReader
-from dali._ops.readers._listing import list_file_root
+from dali._ops.readers.loader.indexed import NON_SEMANTIC, READER_ARGS, IndexedReader
+from dali._ops.readers.loader.listing import list_file_root
 from dali._ops.video._clips import Clip, VideoFrames, pad_frames, padding_colour
 from dali._ops.video._container import VideoError, VideoIndex, index_video
 from dali._tensors import TensorListCPU

@@ -23,7 +23,7 @@ operators give sample ``k`` in epoch ``e`` the same values whatever the number o
 shard or the batch size, and new values in every epoch.
 
 A stream may start with a `Remainder`: the rest of an interrupted epoch, spread over a new set
-of shards by an elastic restore (`dali._ops.readers._resume`); after it the stream goes on with
+of shards by an elastic restore (`dali._ops.readers.loader.resume`); after it the stream goes on with
 the next epoch's visit.
 
 Example:
@@ -469,7 +469,7 @@ class ReaderCursor:
     """A reader's position in its `SampleStream`, drawn through a shuffle buffer or not.
 
     Without shuffling, batch ``b`` is simply the stream's positions ``[b·B, (b+1)·B)``. With
-    ``random_shuffle``'s buffer (`dali._ops.readers._shuffle.ShuffleBuffer`), every real
+    ``random_shuffle``'s buffer (`dali._ops.readers.loader.shuffle.ShuffleBuffer`), every real
     position of the stream is drawn from the buffer, which reads the stream's real samples in
     order; a padding position repeats the sample drawn last, as DALI's loaders repeat it.
 
@@ -491,7 +491,7 @@ class ReaderCursor:
     def __init__(
         self, stream: SampleStream, shuffle_buffer: int | None = None, key: int | None = None
     ) -> None:
-        from dali._ops.readers._shuffle import ShuffleBuffer
+        from dali._ops.readers.loader.shuffle import ShuffleBuffer
 
         self.stream = stream
         self.shuffle_buffer = shuffle_buffer

@@ -17,7 +17,7 @@ DALI fast-forwards its loader from the epoch's snapshot, and a checkpoint needs 
 position.
 
 Example:
-    >>> from dali._ops.readers._sharding import SampleStream
+    >>> from dali._ops.readers.loader.sharding import SampleStream
     >>> buffer = ShuffleBuffer(SampleStream(6), size=3, key=7)
     >>> epoch = buffer.draw(6)
     >>> sorted(epoch.tolist()), sorted(buffer.draw(6).tolist())
@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from dali._exec.rng import SampleRNG, combine
-from dali._ops.readers._sharding import SampleStream
+from dali._ops.readers.loader.sharding import SampleStream
 
 __all__ = ["ShuffleBuffer"]
 

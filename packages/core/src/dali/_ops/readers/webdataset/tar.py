@@ -40,8 +40,8 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from dali._ops.readers import _storage
-from dali._ops.readers._listing import open_sample
+from dali._ops.readers.loader.listing import open_sample
+from dali._ops.readers.storage import access as _storage
 
 if TYPE_CHECKING:
     from typing_extensions import Self

@@ -45,15 +45,15 @@ from typing import Any
 
 import numpy as np
 
-from dali._ops.readers._mapping import LIBC, map_memory
-from dali._ops.readers._read_worker_main import ALIGN
+from dali._ops.readers.storage.mapping import LIBC, map_memory
+from dali._ops.readers.storage.read_worker_main import ALIGN
 
 __all__ = ["ReadWorker", "ReadWorkers", "WorkerDied", "supported"]
 
 _LEN = struct.Struct("<Q")
 #: What a worker answers for its part of a request (`ReadWorker.receive_part`).
 _Part = tuple[list[Any], np.ndarray | None]
-_SCRIPT = str(Path(__file__).with_name("_read_worker_main.py"))
+_SCRIPT = str(Path(__file__).with_name("read_worker_main.py"))
 
 
 class WorkerDied(RuntimeError):

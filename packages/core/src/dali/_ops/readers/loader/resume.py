@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from dali._ops.readers._sharding import Remainder, SampleStream
-from dali._ops.readers._shuffle import ShuffleBuffer
+from dali._ops.readers.loader.sharding import Remainder, SampleStream
+from dali._ops.readers.loader.shuffle import ShuffleBuffer
 
 __all__ = ["Layout", "ResumeError", "resume_info", "resume_stream"]
 

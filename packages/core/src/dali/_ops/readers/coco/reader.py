@@ -65,21 +65,22 @@ import numpy as np
 from dali._dtypes import DALIDataType
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
-from dali._ops.readers import _coco_preprocessed, _storage
-from dali._ops.readers._coco_annotations import (
+from dali._ops.readers.coco import preprocessed as _coco_preprocessed
+from dali._ops.readers.coco.annotations import (
     CocoAnnotations,
     CocoError,
     CocoOptions,
     parse_coco,
 )
-from dali._ops.readers._coco_masks import pixelwise_mask
-from dali._ops.readers._indexed import (
+from dali._ops.readers.coco.masks import pixelwise_mask
+from dali._ops.readers.loader.indexed import (
     NON_SEMANTIC,
     READER_ARGS,
     SHUFFLE_AFTER_EPOCH_ARGS,
     IndexedReader,
 )
-from dali._ops.readers._listing import unreadable_files
+from dali._ops.readers.loader.listing import unreadable_files
+from dali._ops.readers.storage import access as _storage
 from dali._tensors import TensorListCPU
 
 if TYPE_CHECKING:

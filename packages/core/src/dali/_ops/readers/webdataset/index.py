@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from dali._ops.readers._wds_tar import BLOCK, Member, TarSource, parse_header, scan
+from dali._ops.readers.webdataset.tar import BLOCK, Member, TarSource, parse_header, scan
 
 __all__ = [
     "CURRENT_VERSION",

@@ -31,7 +31,7 @@ file and the offset.
 
 Example:
     >>> from dali._testing.tfrecords import encode_example
-    >>> from dali._ops.readers._tfrecord_features import FixedLenFeature, VarLenFeature, int64
+    >>> from dali._ops.readers.tfrecord.features import FixedLenFeature, VarLenFeature, int64
     >>> data = encode_example({"label": [7], "boxes": [1.0, 2.0, 3.0, 4.0], "name": b"x"})
     >>> parser = ExampleParser([
     ...     ("label", FixedLenFeature([], int64, -1)),
@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from dali._ops.readers._tfrecord_features import Feature, dtype_name, float32, int64, string
+from dali._ops.readers.tfrecord.features import Feature, dtype_name, float32, int64, string
 
 __all__ = ["ExampleError", "ExampleParser", "decode_varints"]
 

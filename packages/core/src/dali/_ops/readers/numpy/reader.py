@@ -51,17 +51,17 @@ from dali import _options as options
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.numeric import convert_sat
-from dali._ops.readers import _storage
-from dali._ops.readers._indexed import (
+from dali._ops.readers.loader.indexed import (
     NON_SEMANTIC,
     READER_ARGS,
     SHUFFLE_AFTER_EPOCH_ARGS,
     IndexedReader,
 )
-from dali._ops.readers._listing import unreadable_files
-from dali._ops.readers._npy_header import NpyFormatError, NpyHeader, header_span, parse_header
-from dali._ops.readers._npy_read import BoxPlan, assemble, plan_box
-from dali._ops.readers._storage import Extent
+from dali._ops.readers.loader.listing import unreadable_files
+from dali._ops.readers.numpy.box import BoxPlan, assemble, plan_box
+from dali._ops.readers.numpy.header import NpyFormatError, NpyHeader, header_span, parse_header
+from dali._ops.readers.storage import access as _storage
+from dali._ops.readers.storage.access import Extent
 from dali._ops.window.out_of_bounds import inside_bounds
 from dali._ops.window.slice_attr import SliceAttr
 from dali._tensors import TensorListCPU

@@ -45,16 +45,16 @@ from dali._dtypes import DALIDataType
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._graph.trace import call_operator
-from dali._ops.readers import _storage
-from dali._ops.readers._indexed import (
+from dali._ops.readers.loader.indexed import (
     NON_SEMANTIC,
     READER_ARGS,
     SHUFFLE_AFTER_EPOCH_ARGS,
     IndexedReader,
 )
-from dali._ops.readers._tfrecord_example import ExampleError, ExampleParser, check_feature
-from dali._ops.readers._tfrecord_features import Feature, float32, int64, string
-from dali._ops.readers._tfrecord_format import (
+from dali._ops.readers.storage import access as _storage
+from dali._ops.readers.tfrecord.example import ExampleError, ExampleParser, check_feature
+from dali._ops.readers.tfrecord.features import Feature, float32, int64, string
+from dali._ops.readers.tfrecord.format import (
     HEADER,
     OVERHEAD,
     TFRecordError,

@@ -17,7 +17,7 @@ path in order:
   at the next multiple of `ALIGN`;
 * ``None``: a regular file of ``map_min_bytes`` or more, left for the caller to map;
 * ``(errno, strerror)``: the file could not be opened or read, or is not a regular file
-  (`dali._ops.readers._listing.open_sample`, the one rule for this process and the reader's).
+  (`dali._ops.readers.loader.listing.open_sample`, the one rule for this process and the reader's).
 
 ``rows``: with ``heads``, each file's JPEG header fields as the GPU decoders' planning reads
 them (`dali._ops.decoders._jpeg_walk.header_row`, walked here over the bytes just copied, so
@@ -45,8 +45,8 @@ ALIGN = 64
 _LEN = struct.Struct("<Q")
 
 _HERE = Path(__file__).resolve().parent
-_WALK = _HERE.parent / "decoders" / "_jpeg_walk.py"
-_LISTING = _HERE / "_listing.py"
+_WALK = _HERE.parents[1] / "decoders" / "_jpeg_walk.py"
+_LISTING = _HERE.parent / "loader" / "listing.py"
 
 
 def _load(name: str, path: Path) -> ModuleType:
@@ -68,7 +68,7 @@ def _jpeg_walk() -> ModuleType:
 
 
 def _listing() -> ModuleType:
-    """`dali._ops.readers._listing`."""
+    """`dali._ops.readers.loader.listing`."""
     return _load("_dali_listing", _LISTING)
 
 

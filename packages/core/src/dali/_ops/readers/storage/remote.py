@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from dali import _options as options
-from dali._ops.readers._listing import Listing, name_matcher
+from dali._ops.readers.loader.listing import Listing, name_matcher
 
 __all__ = [
     "ReadAhead",

@@ -42,9 +42,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from dali._ops.readers import _remote
-from dali._ops.readers._listing import open_sample
-from dali._ops.readers._mapping import LIBC, map_file
+from dali._ops.readers.loader.listing import open_sample
+from dali._ops.readers.storage import remote as _remote
+from dali._ops.readers.storage.mapping import LIBC, map_file
 
 __all__ = [
     "Extent",

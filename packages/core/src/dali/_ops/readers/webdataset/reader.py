@@ -66,15 +66,15 @@ import numpy as np
 from dali._dtypes import NP_BY_DALI, DALIDataType, type_name
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import REQUIRED, Arg, register
-from dali._ops.readers import _storage
-from dali._ops.readers._indexed import (
+from dali._ops.readers.loader.indexed import (
     NON_SEMANTIC,
     READER_ARGS,
     SHUFFLE_AFTER_EPOCH_ARGS,
     IndexedReader,
 )
-from dali._ops.readers._storage import Extent
-from dali._ops.readers._wds_index import (
+from dali._ops.readers.storage import access as _storage
+from dali._ops.readers.storage.access import Extent
+from dali._ops.readers.webdataset.index import (
     Component,
     IndexFormatError,
     check_against_tar,
@@ -82,7 +82,7 @@ from dali._ops.readers._wds_index import (
     scan_samples,
     split_name,
 )
-from dali._ops.readers._wds_tar import TarFormatError
+from dali._ops.readers.webdataset.tar import TarFormatError
 from dali._tensors import TensorListCPU
 
 if TYPE_CHECKING:

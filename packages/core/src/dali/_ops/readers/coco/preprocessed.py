@@ -26,7 +26,7 @@ which `_storage` does not have: local files, or the readers' fsspec filesystem f
 
 Example:
     >>> import tempfile
-    >>> from dali._ops.readers._coco_annotations import CocoOptions, parse_coco
+    >>> from dali._ops.readers.coco.annotations import CocoOptions, parse_coco
     >>> ann = parse_coco('{"images": [{"id": 1, "file_name": "a.jpg"}], "annotations": '
     ...                  '[{"image_id": 1, "category_id": 5, "bbox": [1, 2, 3, 4]}]}',
     ...                  CocoOptions(avoid_class_remapping=True))
@@ -43,8 +43,9 @@ import struct
 
 import numpy as np
 
-from dali._ops.readers import _remote, _storage
-from dali._ops.readers._coco_annotations import CocoAnnotations, CocoError
+from dali._ops.readers.coco.annotations import CocoAnnotations, CocoError
+from dali._ops.readers.storage import access as _storage
+from dali._ops.readers.storage import remote as _remote
 
 __all__ = ["load", "save", "write_bytes"]
 

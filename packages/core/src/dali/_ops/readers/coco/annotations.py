@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from dali._ops.readers._coco_masks import rle_from_string
+from dali._ops.readers.coco.masks import rle_from_string
 
 __all__ = ["CocoAnnotations", "CocoError", "CocoOptions", "parse_coco"]
 

@@ -44,15 +44,15 @@ from dali import _options as options
 from dali._exec.workspace import BatchMeta
 from dali._graph.schema import Arg
 from dali._ops.base import Operator
-from dali._ops.readers import _storage
-from dali._ops.readers._resume import Layout, ResumeError, resume_info, resume_stream
-from dali._ops.readers._sharding import (
+from dali._ops.readers.loader.resume import Layout, ResumeError, resume_info, resume_stream
+from dali._ops.readers.loader.sharding import (
     DEFAULT_SHUFFLE_SEED,
     ReaderCursor,
     check_sharding,
     epoch_permutation,
     reader_meta,
 )
+from dali._ops.readers.storage import access as _storage
 
 if TYPE_CHECKING:
     from dali.author import Workspace

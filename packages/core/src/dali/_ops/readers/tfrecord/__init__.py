@@ -1,0 +1,3 @@
+"""`fn.readers.tfrecord` (`reader`): the TFRecord container (`format`), ``tf.train.Example``
+parsing (`example`) and the feature specs (`features`).
+"""
