@@ -96,8 +96,9 @@ def _error_text(exc: BaseException) -> str:
     if "encountered:" in lines:
         lines = lines[lines.index("encountered:") + 1 :]
     lines = [ln for ln in lines if "no longer valid" not in ln] or lines
-    text = " ".join(lines[:2])
-    return f"{type(exc).__name__}: {text[:300]}"
+    # ours: where (operator, sample), the definition's traceback, then the cause, last
+    text = " ".join(lines[:2] + lines[2:][-1:])
+    return f"{type(exc).__name__}: {text[:500]}"
 
 
 def run_case(lib: Any, case: _cases.Case, ctx: _cases.Context) -> Result:

@@ -1,0 +1,1 @@
+"""Tensor manipulation: joining, adding and removing dimensions, reinterpreting, filling, resizing."""
