@@ -27,9 +27,11 @@ __all__ = [
     "brightness_contrast",
     "cast",
     "cast_like",
+    "cat",
     "coco_reader",
     "coin_flip",
     "color_twist",
+    "constant",
     "contrast",
     "coord_transform",
     "copy",
@@ -37,10 +39,13 @@ __all__ = [
     "crop_mirror_normalize",
     "decoders",
     "element_extract",
+    "expand_dims",
     "experimental",
     "external_source",
     "file_reader",
     "flip",
+    "full",
+    "full_like",
     "get_property",
     "hsv",
     "hue",
@@ -52,6 +57,8 @@ __all__ = [
     "normalize",
     "numpy_reader",
     "one_hot",
+    "ones",
+    "ones_like",
     "optical_flow",
     "pad",
     "paste",
@@ -61,17 +68,22 @@ __all__ = [
     "random_bbox_crop",
     "random_resized_crop",
     "readers",
+    "reinterpret",
     "reshape",
     "resize",
     "rotate",
     "saturation",
     "shapes",
     "slice",
+    "squeeze",
+    "stack",
     "tfrecord_reader",
     "transpose",
     "uniform",
     "video_reader",
     "warp_affine",
+    "zeros",
+    "zeros_like",
 ]
 
 @overload
@@ -489,6 +501,64 @@ def cast_like(
     """
 
 @overload
+def cat(
+    input_0: DataNode | ArrayLike,
+    /,
+    *inputs: DataNode | ArrayLike,
+    device: str | None = ...,
+    name: str | None = ...,
+    axis: int | None = ...,
+    axis_name: str | PathLike[str] | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Joins the input tensors along an existing axis.
+
+    The shapes of the inputs must match in all dimensions except the concatenation axis.
+    ``axis`` accepts [-ndim, ndim-1]; negative indices count from the back. ``axis_name``
+    (exclusive with ``axis``) names the axis in the input layout.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        axis (int, default 0): Axis along which the inputs are concatenated.
+        axis_name (str, optional): Name of the concatenation axis (instead of `axis`).
+
+    Devices: cpu, gpu. Inputs: 1..999.
+    """
+
+@overload
+def cat(
+    input_0: list[DataNode] | DataNode | ArrayLike,
+    /,
+    *inputs: list[DataNode] | DataNode | ArrayLike,
+    device: str | None = ...,
+    name: str | None = ...,
+    axis: int | None = ...,
+    axis_name: str | PathLike[str] | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode | list[DataNode]:
+    """Joins the input tensors along an existing axis.
+
+    The shapes of the inputs must match in all dimensions except the concatenation axis.
+    ``axis`` accepts [-ndim, ndim-1]; negative indices count from the back. ``axis_name``
+    (exclusive with ``axis``) names the axis in the input layout.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        axis (int, default 0): Axis along which the inputs are concatenated.
+        axis_name (str, optional): Name of the concatenation axis (instead of `axis`).
+
+    Devices: cpu, gpu. Inputs: 1..999.
+    """
+
+@overload
 def color_twist(
     input: DataNode | ArrayLike,
     /,
@@ -558,6 +628,39 @@ def color_twist(
         dtype (dtype, optional): Output type (default: the input's).
 
     Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+def constant(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    fdata: Sequence[float] | float | None = ...,
+    idata: Sequence[int] | int | None = ...,
+    layout: str | None = ...,
+    preserve: bool | None = ...,
+    shape: Sequence[int] | int | None = ...,
+) -> DataNode:
+    """Produces a batch of constant tensors.
+
+    Floating point values go in ``fdata`` and integer values in ``idata`` (exactly one of
+    them); a flat vector of values or a single value, reshaped to ``shape`` (a single value is
+    broadcast to fill it). Without ``dtype`` the output is FLOAT for ``fdata`` and INT32 for
+    ``idata``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        fdata (float_vec, optional): The values, for floating point types.
+        idata (int_vec, optional): The values, for integer types.
+        shape (int_vec, optional): Shape of the output; without it the data is 1-D.
+        layout (layout, default ''): Layout of the output.
+        dtype (dtype, optional): Output type (default: FLOAT for fdata, INT32 for idata).
+
+    Devices: cpu, gpu. Inputs: 0..0.
     """
 
 @overload
@@ -1009,6 +1112,64 @@ def element_extract(
     """
 
 @overload
+def expand_dims(
+    data: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    axes: Sequence[int] | int,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    new_axis_names: str | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Insert new dimension(s) with extent 1 to the data shape.
+
+    The new dimensions are inserted at the positions specified by ``axes`` (positions in the
+    output). With ``new_axis_names`` (one letter per axis) their names are inserted in the
+    layout at the same positions; without it the output layout is empty.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        axes (int_vec, required): Output positions of the new dimensions.
+        new_axis_names (layout, default ''): Layout letters of the new dimensions.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def expand_dims(
+    data: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    axes: Sequence[int] | int,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    new_axis_names: str | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Insert new dimension(s) with extent 1 to the data shape.
+
+    The new dimensions are inserted at the positions specified by ``axes`` (positions in the
+    output). With ``new_axis_names`` (one letter per axis) their names are inserted in the
+    layout at the same positions; without it the output layout is empty.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        axes (int_vec, required): Output positions of the new dimensions.
+        new_axis_names (layout, default ''): Layout letters of the new dimensions.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
 def external_source(
     source: Any = ...,
     num_outputs: Literal[0, 1] | None = ...,
@@ -1312,6 +1473,110 @@ def flip(
     """
 
 @overload
+def full(
+    fill_value: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    layout: str | None = ...,
+    preserve: bool | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """Returns new data of given shape and type, filled with a fill value.
+
+    A fill value that is not a scalar must be broadcastable to the output shape (NumPy-style:
+    extents compared from the innermost, each equal or one of them 1). The output has the fill
+    value's type.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        shape (int_vec, optional, per-sample): Shape of the output (default: a scalar).
+        layout (layout, optional): Output layout.
+
+    Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
+def full(
+    fill_value: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    layout: str | None = ...,
+    preserve: bool | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+) -> list[DataNode]:
+    """Returns new data of given shape and type, filled with a fill value.
+
+    A fill value that is not a scalar must be broadcastable to the output shape (NumPy-style:
+    extents compared from the innermost, each equal or one of them 1). The output has the fill
+    value's type.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        shape (int_vec, optional, per-sample): Shape of the output (default: a scalar).
+        layout (layout, optional): Output layout.
+
+    Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
+def full_like(
+    data_like: DataNode | ArrayLike,
+    fill_value: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Returns new data with the same shape, type and layout as the input data, filled with
+    a fill value (broadcast NumPy-style to the shape, converted to the input's type).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+
+    Devices: cpu. Inputs: 2..2.
+    """
+
+@overload
+def full_like(
+    data_like: list[DataNode] | DataNode | ArrayLike,
+    fill_value: list[DataNode] | DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode | list[DataNode]:
+    """Returns new data with the same shape, type and layout as the input data, filled with
+    a fill value (broadcast NumPy-style to the shape, converted to the input's type).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+
+    Devices: cpu. Inputs: 2..2.
+    """
+
+@overload
 def get_property(
     input: DataNode | ArrayLike,
     /,
@@ -1639,6 +1904,76 @@ def one_hot(
         axis_name (str, optional): One-character layout name of the new axis.
 
     Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+def ones(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    layout: str | None = ...,
+    preserve: bool | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """Returns new data of given shape and type, filled with ones.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        shape (int_vec, optional, per-sample): Shape of the output (default: a scalar).
+        dtype (dtype, default <DALIDataType.INT32: 6>): Output data type.
+        layout (layout, optional): Output layout; must match the output's dimensions.
+
+    Devices: cpu. Inputs: 0..0.
+    """
+
+@overload
+def ones_like(
+    data_like: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Returns new data with the same shape, type and layout as the input, filled with ones.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        dtype (dtype, optional): Overrides the output data type.
+
+    Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
+def ones_like(
+    data_like: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Returns new data with the same shape, type and layout as the input, filled with ones.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        dtype (dtype, optional): Overrides the output data type.
+
+    Devices: cpu. Inputs: 1..1.
     """
 
 @overload
@@ -2285,6 +2620,76 @@ def random_resized_crop(
         seed (int, default -1): Operator seed; -1 derives it from the pipeline.
 
     Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def reinterpret(
+    data: DataNode | ArrayLike,
+    shape_input: DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    layout: str | None = ...,
+    preserve: bool | None = ...,
+    rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    src_dims: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """Treats content of the input as if it had a different type, shape, and/or layout.
+
+    The buffer contents are not copied. With ``dtype`` alone the innermost dimension is
+    adjusted; its size in bytes must be divisible by the size of the new type.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        shape (int_vec, optional, per-sample): New shape; one extent may be -1.
+        rel_shape (float_vec, optional, per-sample): New shape relative to the input's.
+        layout (layout, optional): New layout ('' clears it).
+        src_dims (int_vec, optional, per-sample): Input dimensions to keep (-1: insert 1).
+        dtype (dtype, optional): Output type: the same bytes seen as this type.
+
+    Devices: cpu, gpu. Inputs: 1..2.
+    """
+
+@overload
+def reinterpret(
+    data: list[DataNode] | DataNode | ArrayLike,
+    shape_input: list[DataNode] | DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    layout: str | None = ...,
+    preserve: bool | None = ...,
+    rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    src_dims: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+) -> DataNode | list[DataNode]:
+    """Treats content of the input as if it had a different type, shape, and/or layout.
+
+    The buffer contents are not copied. With ``dtype`` alone the innermost dimension is
+    adjusted; its size in bytes must be divisible by the size of the new type.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        shape (int_vec, optional, per-sample): New shape; one extent may be -1.
+        rel_shape (float_vec, optional, per-sample): New shape relative to the input's.
+        layout (layout, optional): New layout ('' clears it).
+        src_dims (int_vec, optional, per-sample): Input dimensions to keep (-1: insert 1).
+        dtype (dtype, optional): Output type: the same bytes seen as this type.
+
+    Devices: cpu, gpu. Inputs: 1..2.
     """
 
 @overload
@@ -3080,6 +3485,122 @@ def slice(
     """
 
 @overload
+def squeeze(
+    data: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    axes: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    axis_names: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Removes the dimensions given as ``axes`` or ``axis_names``.
+
+    It is an error to remove a dimension that would change the total volume: every removed
+    dimension must have extent 1, unless the volume is 0 before and after.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        axes (int_vec, optional, per-sample): Indices of the dimensions to remove.
+        axis_names (layout, optional): Layout letters of the dimensions to remove.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def squeeze(
+    data: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    axes: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    axis_names: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Removes the dimensions given as ``axes`` or ``axis_names``.
+
+    It is an error to remove a dimension that would change the total volume: every removed
+    dimension must have extent 1, unless the volume is 0 before and after.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        axes (int_vec, optional, per-sample): Indices of the dimensions to remove.
+        axis_names (layout, optional): Layout letters of the dimensions to remove.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def stack(
+    input_0: DataNode | ArrayLike,
+    /,
+    *inputs: DataNode | ArrayLike,
+    device: str | None = ...,
+    name: str | None = ...,
+    axis: int | None = ...,
+    axis_name: str | PathLike[str] | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Joins the input tensors along a new axis.
+
+    The shapes of respective tensors in the inputs must match. ``axis`` accepts [-ndim, ndim]:
+    0 stacks whole tensors, ``ndim`` interleaves their values. ``axis_name`` names the new
+    axis: ``axis=0, axis_name="C"`` on "HW" inputs gives "CHW"; without it the output has no
+    layout.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        axis (int, default 0): Position of the new axis in the output.
+        axis_name (str, optional): One-character name of the new axis in the output layout.
+
+    Devices: cpu, gpu. Inputs: 1..999.
+    """
+
+@overload
+def stack(
+    input_0: list[DataNode] | DataNode | ArrayLike,
+    /,
+    *inputs: list[DataNode] | DataNode | ArrayLike,
+    device: str | None = ...,
+    name: str | None = ...,
+    axis: int | None = ...,
+    axis_name: str | PathLike[str] | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode | list[DataNode]:
+    """Joins the input tensors along a new axis.
+
+    The shapes of respective tensors in the inputs must match. ``axis`` accepts [-ndim, ndim]:
+    0 stacks whole tensors, ``ndim`` interleaves their values. ``axis_name`` names the new
+    axis: ``axis=0, axis_name="C"`` on "HW" inputs gives "CHW"; without it the output has no
+    layout.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        axis (int, default 0): Position of the new axis in the output.
+        axis_name (str, optional): One-character name of the new axis in the output layout.
+
+    Devices: cpu, gpu. Inputs: 1..999.
+    """
+
+@overload
 def transpose(
     input: DataNode | ArrayLike,
     /,
@@ -3233,6 +3754,76 @@ def warp_affine(
         dtype (dtype, optional): Output type (default: the input type).
 
     Devices: cpu, gpu. Inputs: 1..2.
+    """
+
+def zeros(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    layout: str | None = ...,
+    preserve: bool | None = ...,
+    shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """Returns new data of given shape and type, filled with zeros.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        shape (int_vec, optional, per-sample): Shape of the output (default: a scalar).
+        dtype (dtype, default <DALIDataType.INT32: 6>): Output data type.
+        layout (layout, optional): Output layout; must match the output's dimensions.
+
+    Devices: cpu. Inputs: 0..0.
+    """
+
+@overload
+def zeros_like(
+    data_like: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Returns new data with the same shape, type and layout as the input, filled with zeros.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        dtype (dtype, optional): Overrides the output data type.
+
+    Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
+def zeros_like(
+    data_like: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Returns new data with the same shape, type and layout as the input, filled with zeros.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        dtype (dtype, optional): Overrides the output data type.
+
+    Devices: cpu. Inputs: 1..1.
     """
 
 @deprecated("WARNING: `dali.fn.coco_reader` is now deprecated. Use `dali.fn.readers.coco` instead.")

@@ -28,17 +28,22 @@ __all__ = [
     "COCOReader",
     "Cast",
     "CastLike",
+    "Cat",
     "CoinFlip",
     "ColorTwist",
+    "Constant",
     "Contrast",
     "CoordTransform",
     "Copy",
     "Crop",
     "CropMirrorNormalize",
     "ElementExtract",
+    "ExpandDims",
     "ExternalSource",
     "FileReader",
     "Flip",
+    "Full",
+    "FullLike",
     "GetProperty",
     "HostDecoder",
     "HostDecoderCrop",
@@ -54,6 +59,8 @@ __all__ = [
     "Normalize",
     "NumpyReader",
     "OneHot",
+    "Ones",
+    "OnesLike",
     "OpticalFlow",
     "Pad",
     "Paste",
@@ -61,17 +68,22 @@ __all__ = [
     "PythonFunction",
     "RandomBBoxCrop",
     "RandomResizedCrop",
+    "Reinterpret",
     "Reshape",
     "Resize",
     "Rotate",
     "Saturation",
     "Shapes",
     "Slice",
+    "Squeeze",
+    "Stack",
     "TFRecordReader",
     "Transpose",
     "Uniform",
     "VideoReader",
     "WarpAffine",
+    "Zeros",
+    "ZerosLike",
     "decoders",
     "experimental",
     "nvJPEGDecoder",
@@ -510,6 +522,64 @@ class CastLike:
     ) -> DataNode | list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class Cat:
+    """Joins the input tensors along an existing axis.
+
+    The shapes of the inputs must match in all dimensions except the concatenation axis.
+    ``axis`` accepts [-ndim, ndim-1]; negative indices count from the back. ``axis_name``
+    (exclusive with ``axis``) names the axis in the input layout.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        axis (int, default 0): Axis along which the inputs are concatenated.
+        axis_name (str, optional): Name of the concatenation axis (instead of `axis`).
+
+    Devices: cpu, gpu. Inputs: 1..999.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axis: int | None = ...,
+        axis_name: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Cat`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input_0: DataNode | ArrayLike,
+        /,
+        *inputs: DataNode | ArrayLike,
+        device: str | None = ...,
+        name: str | None = ...,
+        axis: int | None = ...,
+        axis_name: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input_0: list[DataNode] | DataNode | ArrayLike,
+        /,
+        *inputs: list[DataNode] | DataNode | ArrayLike,
+        device: str | None = ...,
+        name: str | None = ...,
+        axis: int | None = ...,
+        axis_name: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class ColorTwist:
     """Adjust hue, saturation, brightness and contrast of RGB images in one transform.
 
@@ -581,6 +651,57 @@ class ColorTwist:
         preserve: bool | None = ...,
         saturation: float | DataNode | ArrayLike | None = ...,
     ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Constant:
+    """Produces a batch of constant tensors.
+
+    Floating point values go in ``fdata`` and integer values in ``idata`` (exactly one of
+    them); a flat vector of values or a single value, reshaped to ``shape`` (a single value is
+    broadcast to fill it). Without ``dtype`` the output is FLOAT for ``fdata`` and INT32 for
+    ``idata``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        fdata (float_vec, optional): The values, for floating point types.
+        idata (int_vec, optional): The values, for integer types.
+        shape (int_vec, optional): Shape of the output; without it the data is 1-D.
+        layout (layout, default ''): Layout of the output.
+        dtype (dtype, optional): Output type (default: FLOAT for fdata, INT32 for idata).
+
+    Devices: cpu, gpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fdata: Sequence[float] | float | None = ...,
+        idata: Sequence[int] | int | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        shape: Sequence[int] | int | None = ...,
+    ) -> None:
+        """Set the arguments of `Constant`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        fdata: Sequence[float] | float | None = ...,
+        idata: Sequence[int] | int | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        shape: Sequence[int] | int | None = ...,
+    ) -> DataNode:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 class Contrast:
@@ -1039,6 +1160,64 @@ class ElementExtract:
     ) -> list[DataNode | list[DataNode] | None]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class ExpandDims:
+    """Insert new dimension(s) with extent 1 to the data shape.
+
+    The new dimensions are inserted at the positions specified by ``axes`` (positions in the
+    output). With ``new_axis_names`` (one letter per axis) their names are inserted in the
+    layout at the same positions; without it the output layout is empty.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        axes (int_vec, required): Output positions of the new dimensions.
+        new_axis_names (layout, default ''): Layout letters of the new dimensions.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        new_axis_names: str | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `ExpandDims`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        new_axis_names: str | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        new_axis_names: str | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class ExternalSource:
     """Data from Python: a callable, an iterable, a generator function, or `feed_input`.
 
@@ -1207,6 +1386,113 @@ class Flip:
         preserve: bool | None = ...,
         vertical: int | DataNode | ArrayLike | None = ...,
     ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Full:
+    """Returns new data of given shape and type, filled with a fill value.
+
+    A fill value that is not a scalar must be broadcastable to the output shape (NumPy-style:
+    extents compared from the innermost, each equal or one of them 1). The output has the fill
+    value's type.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        shape (int_vec, optional, per-sample): Shape of the output (default: a scalar).
+        layout (layout, optional): Output layout.
+
+    Devices: cpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Full`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        fill_value: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        fill_value: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class FullLike:
+    """Returns new data with the same shape, type and layout as the input data, filled with
+    a fill value (broadcast NumPy-style to the shape, converted to the input's type).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+
+    Devices: cpu. Inputs: 2..2.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `FullLike`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data_like: DataNode | ArrayLike,
+        fill_value: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data_like: list[DataNode] | DataNode | ArrayLike,
+        fill_value: list[DataNode] | DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode | list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 class GetProperty:
@@ -1543,6 +1829,96 @@ class OneHot:
         num_classes: int | None = ...,
         off_value: float | None = ...,
         on_value: float | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Ones:
+    """Returns new data of given shape and type, filled with ones.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        shape (int_vec, optional, per-sample): Shape of the output (default: a scalar).
+        dtype (dtype, default <DALIDataType.INT32: 6>): Output data type.
+        layout (layout, optional): Output layout; must match the output's dimensions.
+
+    Devices: cpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Ones`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class OnesLike:
+    """Returns new data with the same shape, type and layout as the input, filled with ones.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        dtype (dtype, optional): Overrides the output data type.
+
+    Devices: cpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `OnesLike`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data_like: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data_like: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
         preserve: bool | None = ...,
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
@@ -2096,6 +2472,77 @@ class RandomResizedCrop:
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class Reinterpret:
+    """Treats content of the input as if it had a different type, shape, and/or layout.
+
+    The buffer contents are not copied. With ``dtype`` alone the innermost dimension is
+    adjusted; its size in bytes must be divisible by the size of the new type.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        shape (int_vec, optional, per-sample): New shape; one extent may be -1.
+        rel_shape (float_vec, optional, per-sample): New shape relative to the input's.
+        layout (layout, optional): New layout ('' clears it).
+        src_dims (int_vec, optional, per-sample): Input dimensions to keep (-1: insert 1).
+        dtype (dtype, optional): Output type: the same bytes seen as this type.
+
+    Devices: cpu, gpu. Inputs: 1..2.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        src_dims: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Reinterpret`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        shape_input: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        src_dims: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode] | DataNode | ArrayLike,
+        shape_input: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        rel_shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        src_dims: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class Reshape:
     """Treat the data as having another shape and/or layout (no copy).
 
@@ -2562,6 +3009,122 @@ class Slice:
     ) -> DataNode | list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class Squeeze:
+    """Removes the dimensions given as ``axes`` or ``axis_names``.
+
+    It is an error to remove a dimension that would change the total volume: every removed
+    dimension must have extent 1, unless the volume is 0 before and after.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        axes (int_vec, optional, per-sample): Indices of the dimensions to remove.
+        axis_names (layout, optional): Layout letters of the dimensions to remove.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axes: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Squeeze`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axes: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axes: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Stack:
+    """Joins the input tensors along a new axis.
+
+    The shapes of respective tensors in the inputs must match. ``axis`` accepts [-ndim, ndim]:
+    0 stacks whole tensors, ``ndim`` interleaves their values. ``axis_name`` names the new
+    axis: ``axis=0, axis_name="C"`` on "HW" inputs gives "CHW"; without it the output has no
+    layout.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        axis (int, default 0): Position of the new axis in the output.
+        axis_name (str, optional): One-character name of the new axis in the output layout.
+
+    Devices: cpu, gpu. Inputs: 1..999.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        axis: int | None = ...,
+        axis_name: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Stack`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input_0: DataNode | ArrayLike,
+        /,
+        *inputs: DataNode | ArrayLike,
+        device: str | None = ...,
+        name: str | None = ...,
+        axis: int | None = ...,
+        axis_name: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input_0: list[DataNode] | DataNode | ArrayLike,
+        /,
+        *inputs: list[DataNode] | DataNode | ArrayLike,
+        device: str | None = ...,
+        name: str | None = ...,
+        axis: int | None = ...,
+        axis_name: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class Transpose:
     """Permute the dimensions of every sample: ``out.shape[i] = in.shape[perm[i]]``.
 
@@ -2707,6 +3270,96 @@ class WarpAffine:
         preserve: bool | None = ...,
         size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
     ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Zeros:
+    """Returns new data of given shape and type, filled with zeros.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        shape (int_vec, optional, per-sample): Shape of the output (default: a scalar).
+        dtype (dtype, default <DALIDataType.INT32: 6>): Output data type.
+        layout (layout, optional): Output layout; must match the output's dimensions.
+
+    Devices: cpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Zeros`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class ZerosLike:
+    """Returns new data with the same shape, type and layout as the input, filled with zeros.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        dtype (dtype, optional): Overrides the output data type.
+
+    Devices: cpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `ZerosLike`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data_like: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data_like: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 @deprecated("WARNING: `dali.ops.COCOReader` is now deprecated. Use `dali.fn.readers.coco` instead.")
