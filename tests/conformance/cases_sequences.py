@@ -243,3 +243,21 @@ for data in (SEQ_FCHW, SEQ_CFHW):
         op("flip", [data], {"horizontal": 1}, prefix="seq.", expect_error=data is SEQ_CFHW),
         op("resize", [data], {"size": (7, 5)}, prefix="seq.", atol=1),
     )
+
+
+# -- sequence_rearrange -------------------------------------------------------------------------
+for data in (SEQ, RAGGED, SEQ_NOLAYOUT):
+    add(op("sequence_rearrange", [data], {"new_order": [2, 0, 0]}, prefix="seq."))
+add(op("sequence_rearrange", [SEQ], {"new_order": [3, 2, 1, 0, 0, 1]}, prefix="seq."))
+add(
+    op(
+        "sequence_rearrange",
+        [RAGGED, per_sample([[2, 1], [4]], np.int32, "orders")],
+        {"new_order": In(1)},
+        prefix="seq.",
+    )
+)
+add(op("sequence_rearrange", [RAGGED], {"new_order": [3]}, prefix="seq.", expect_error=True))
+add(op("sequence_rearrange", [SEQ], {"new_order": [-1]}, prefix="seq.", expect_error=True))
+add(op("sequence_rearrange", [SEQ], {"new_order": []}, prefix="seq.", expect_error=True))
+add(op("sequence_rearrange", [SEQ_HWCF], {"new_order": [0]}, prefix="seq.", expect_error=True))

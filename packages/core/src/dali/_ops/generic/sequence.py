@@ -1,4 +1,5 @@
-"""`fn.element_extract` and `fn.per_frame`: taking frames out of sequences, marking sequences.
+"""`fn.element_extract`, `fn.sequence_rearrange` and `fn.per_frame`: taking frames out of
+sequences, reordering them, marking sequences.
 
 A sequence is a sample whose layout starts with ``F`` (`dali._ops._sequences`).
 
@@ -6,6 +7,8 @@ A sequence is a sample whose layout starts with ``F`` (`dali._ops._sequences`).
   frame of every sequence: ``FHWC`` in, ``HWC`` out (the ``F`` dropped; an input without a
   layout gives outputs without one). Indices count from 0 and must be below every sample's
   number of frames; negative indices are an error, as in DALI.
+* **sequence_rearrange** gives every sequence the frames ``new_order`` lists (frames may
+  repeat or be dropped; the result must not be empty): one gather for a uniform batch and one order.
 * **per_frame** changes only the layout: it marks an argument input as holding one value per
   frame (``F`` first), for the operators that accept per-frame arguments. Without a layout it
   sets ``F`` followed by ``*`` for the other dimensions; with one, the layout must already start
@@ -32,6 +35,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops._sequences import is_sequence
 from dali._ops.base import Operator
@@ -40,7 +45,7 @@ from dali._ops.numeric import array_module
 if TYPE_CHECKING:
     from dali.author import Workspace
 
-__all__ = ["ElementExtract", "PerFrame"]
+__all__ = ["ElementExtract", "PerFrame", "SequenceRearrange"]
 
 
 def _num_outputs(args: Any) -> int:
@@ -194,3 +199,81 @@ class PerFrame(Operator):
                 "static_shape": src.static_shape,
             }
         ]
+
+
+@register(
+    "sequence_rearrange",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[
+        Arg(
+            "new_order",
+            "int_vec",
+            default=REQUIRED,
+            tensor=True,
+            doc="Output frame i is input frame new_order[i]; one list per sample allowed.",
+        ),
+    ],
+)
+class SequenceRearrange(Operator):
+    """Rearranges frames in a sequence: ``out[i, ...] = in[new_order[i], ...]``.
+
+    The outermost dimension holds the frames (a non-empty layout must start with ``F``).
+    Frames may be repeated or dropped, but an output sequence must not be empty; ``new_order``
+    may be given per sample (1-D tensors).
+    """
+
+    def setup(self) -> None:
+        if not self.is_tensor_arg("new_order") and not list(self.arg("new_order")):
+            raise self.arg_error("new_order", "Empty result sequences are not allowed.")
+
+    def run_cpu(self, ws: Workspace) -> Any:
+        tl = ws.inputs[0]
+        layout = tl.layout()
+        if layout and not is_sequence(layout):
+            raise self.error(
+                "Expected sequence as the input, where outermost dimension represents frames "
+                f'dimension `F`, got data with layout = "{layout}".'
+            )
+        if tl.sample_ndim < 2:
+            raise self.error("Sequence elements must have at least 1 dim")
+        orders = ws.arg_vectors("new_order", np.int64)
+        lengths = [s.shape[0] for s in tl.samples()]
+        for i, (order, length) in enumerate(zip(orders, lengths)):
+            if order.size == 0:
+                raise self.arg_error(
+                    "new_order", f"sample {i}: Empty result sequences are not allowed."
+                )
+            bad = np.flatnonzero((order < 0) | (order >= length))
+            if bad.size:
+                k = int(bad[0])
+                raise self.arg_error(
+                    "new_order",
+                    f"new_order[{k}] must be between 0 and input_sequence_length = {length} for "
+                    f"sample {i}, but it is: {int(order[k])}.",
+                )
+        xp, cls = array_module(tl)
+        dense = tl.held_dense
+        if dense is not None and not ws.is_tensor_arg("new_order"):
+            return cls.wrap(
+                xp.take(dense, xp.asarray(orders[0]), axis=1), layout
+            )  # one gather per batch
+        out = []
+        for s, order in zip(tl.samples(), orders):
+            out.append(xp.take(s, xp.asarray(order), axis=0))
+        return cls.wrap(out, layout, dtype=tl.np_dtype, ndim=tl.sample_ndim)
+
+    run_gpu = run_cpu
+
+    @staticmethod
+    def static_meta(node: Any) -> list[dict[str, Any]]:
+        src = node.inputs[0]
+        order = node.scalar_args.get("new_order")
+        shape = src.static_shape
+        if shape is not None and order is not None and len(shape) >= 1:
+            shape = (len(order), *shape[1:])
+        else:
+            shape = None
+        meta = {"dtype": src.dtype, "ndim": src.ndim, "layout": src.layout}
+        return [{**meta, "static_shape": shape}]
