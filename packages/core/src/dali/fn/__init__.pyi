@@ -73,6 +73,7 @@ __all__ = [
     "resize",
     "rotate",
     "saturation",
+    "sequence_rearrange",
     "shapes",
     "slice",
     "squeeze",
@@ -3368,6 +3369,60 @@ def saturation(
         saturation (float, default 1.0, per-sample): 0: grey, 1: unchanged.
         image_type (image_type, default 0): Colour space (RGB); kept as is.
         dtype (dtype, optional): Output type (default: the input's).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def sequence_rearrange(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    new_order: Sequence[int] | int | DataNode | ArrayLike,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Rearranges frames in a sequence: ``out[i, ...] = in[new_order[i], ...]``.
+
+    The outermost dimension holds the frames (a non-empty layout must start with ``F``).
+    Frames may be repeated or dropped, but an output sequence must not be empty; ``new_order``
+    may be given per sample (1-D tensors).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        new_order (int_vec, required, per-sample): Output frame i is input frame new_order[i]; one list per sample allowed.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def sequence_rearrange(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    new_order: Sequence[int] | int | DataNode | ArrayLike,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Rearranges frames in a sequence: ``out[i, ...] = in[new_order[i], ...]``.
+
+    The outermost dimension holds the frames (a non-empty layout must start with ``F``).
+    Frames may be repeated or dropped, but an output sequence must not be empty; ``new_order``
+    may be given per sample (1-D tensors).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        new_order (int_vec, required, per-sample): Output frame i is input frame new_order[i]; one list per sample allowed.
 
     Devices: cpu, gpu. Inputs: 1..1.
     """

@@ -73,6 +73,7 @@ __all__ = [
     "Resize",
     "Rotate",
     "Saturation",
+    "SequenceRearrange",
     "Shapes",
     "Slice",
     "Squeeze",
@@ -2893,6 +2894,60 @@ class Saturation:
         image_type: DALIImageType | int | None = ...,
         preserve: bool | None = ...,
         saturation: float | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class SequenceRearrange:
+    """Rearranges frames in a sequence: ``out[i, ...] = in[new_order[i], ...]``.
+
+    The outermost dimension holds the frames (a non-empty layout must start with ``F``).
+    Frames may be repeated or dropped, but an output sequence must not be empty; ``new_order``
+    may be given per sample (1-D tensors).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        new_order (int_vec, required, per-sample): Output frame i is input frame new_order[i]; one list per sample allowed.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        new_order: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `SequenceRearrange`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        new_order: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        new_order: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
