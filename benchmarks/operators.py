@@ -61,6 +61,12 @@ def all_benches() -> list[Bench]:
     return benches
 
 
+def _repeat(batch: Sequence[np.ndarray]) -> Callable[[], list[np.ndarray]]:
+    """The source of one input: the same batch every iteration (no argument: a parameter
+    would receive the iteration number)."""
+    return lambda: list(batch)
+
+
 def _pipeline(lib: ModuleType, bench: Bench, batches: Sequence[Sequence[np.ndarray]], op: bool):
     fn, types = lib.fn, lib.types
     batch_size = len(batches[0])
@@ -70,9 +76,7 @@ def _pipeline(lib: ModuleType, bench: Bench, batches: Sequence[Sequence[np.ndarr
         nodes = []
         for k, batch in enumerate(batches):
             layout = bench.layouts[k] if k < len(bench.layouts) else ""
-            nodes.append(
-                fn.external_source(source=lambda b=batch: list(b), layout=layout or None)
-            )
+            nodes.append(fn.external_source(source=_repeat(batch), layout=layout or None))
         if not op:
             return tuple(nodes)
         out = bench.graph(fn, types, *nodes)

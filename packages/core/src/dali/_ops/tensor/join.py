@@ -30,10 +30,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from dali._dtypes import type_name
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.numeric import array_module
+from dali._ops.numeric import array_module, run_per_sample
 
 if TYPE_CHECKING:
     from dali.author import Workspace
@@ -122,15 +124,26 @@ class _Join(Operator):
         shapes = [[tuple(s.shape) for s in tl.samples()] for tl in inputs]
         for i in range(n):
             self._check_sample(i, [sh[i] for sh in shapes], axis)
-        dense = [tl.dense() if tl.held_dense is not None else None for tl in inputs]
+        join = xp.stack if self.new_axis else xp.concatenate
+        dense = [tl.held_dense for tl in inputs]
         out_ndim = ndim + self.new_axis
         if all(d is not None for d in dense):
-            join = xp.stack if self.new_axis else xp.concatenate
-            return tl_cls.wrap(join(dense, axis=axis + 1), out_layout)
-        join = xp.stack if self.new_axis else xp.concatenate
+            if xp is not np:  # one launch for the batch
+                return tl_cls.wrap(join(dense, axis=axis + 1), out_layout)
+            # numpy: one copy per sample, on the pipeline's threads (numpy's copies release
+            # the interpreter lock), into one batch array
+            first_out = join([d[0] for d in dense], axis=axis)
+            out = np.empty((n, *first_out.shape), first_out.dtype)
+            out[0] = first_out
+            ws.map(lambda i: join([d[i] for d in dense], axis=axis, out=out[i]) if i else None)
+            return tl_cls.wrap(out, out_layout)
         per_input = [tl.samples() for tl in inputs]
-        out = [join([samples[i] for samples in per_input], axis=axis) for i in range(n)]
-        return tl_cls.wrap(out, out_layout, dtype=first.np_dtype, ndim=out_ndim)
+
+        def one(i: int) -> Any:
+            return join([samples[i] for samples in per_input], axis=axis)
+
+        out_samples = run_per_sample(ws, xp, one, n)
+        return tl_cls.wrap(out_samples, out_layout, dtype=first.np_dtype, ndim=out_ndim)
 
     run_gpu = run_cpu
 
