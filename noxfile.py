@@ -118,7 +118,7 @@ def core(session: nox.Session) -> None:
         session,
         "tests/core",
         "-e",
-        f"{CORE}[video,nvimgcodec]",
+        f"{CORE}[video,nvimgcodec,inflate]",
         "hypothesis",
         "moto[server]==5.2.1",
         "s3fs==2026.9.0",

@@ -75,14 +75,16 @@ def test_a_name_dali_does_not_have_is_a_plain_attribute_error() -> None:
 
 
 def test_dalis_namespaces_missing_here_are_modules_that_say_so() -> None:
-    assert "reductions" not in fn.__all__  # not listed, nor in the stubs
-    assert fn.reductions is fn.reductions
-    with pytest.raises(catalogue.OperatorNotImplementedError, match=r"fn\.io\.file\.read"):
-        fn.io.file.read  # noqa: B018
-    with pytest.raises(catalogue.OperatorNotImplementedError, match=r"ops\.transforms\.Rotation"):
-        ops.transforms.Rotation  # noqa: B018
+    assert "noise" not in fn.__all__  # not listed, nor in the stubs
+    assert fn.noise is fn.noise
+    with pytest.raises(catalogue.OperatorNotImplementedError, match=r"fn\.noise\.gaussian"):
+        fn.noise.gaussian  # noqa: B018
+    with pytest.raises(catalogue.OperatorNotImplementedError, match=r"ops\.noise\.Gaussian"):
+        ops.noise.Gaussian  # noqa: B018
+    with pytest.raises(catalogue.OperatorNotImplementedError, match=r"fn\.readers\.caffe"):
+        fn.readers.caffe  # noqa: B018
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
-        fn.reductions.nope  # noqa: B018
+        fn.noise.nope  # noqa: B018
 
 
 @pytest.mark.parametrize("api", ["fn", "ops"])

@@ -77,6 +77,8 @@ def _promote_positional(value: Any, device: str) -> DataNode:
         return value
     from dali.types import ScalarConstant
 
+    if isinstance(value, (bool, int, float)):  # DALI wraps a Python number in types.Constant
+        value = ScalarConstant(value)
     if isinstance(value, ScalarConstant):
         from dali._dtypes import np_dtype
 

@@ -43,9 +43,14 @@ class _RandomBase(Operator):
 
     default_dtype: Any = np.float32
     allowed_kinds = "biuf"
+    #: The position of the ``shape_like`` input (after the data inputs of `fn.random.choice`).
+    shape_like_index = 0
+
+    def has_shape_like(self) -> bool:
+        return len(self.node.inputs) > self.shape_like_index
 
     def setup(self) -> None:
-        if self.node.inputs and self.has_arg("shape"):
+        if self.has_shape_like() and self.has_arg("shape"):
             raise self.arg_error("shape", "cannot be used together with a `shape_like` input")
         dtype = self.arg("dtype")
         self.out_dtype = np.dtype(self.default_dtype) if not dtype else np_dtype(dtype)
@@ -60,8 +65,8 @@ class _RandomBase(Operator):
 
     def uniform_shape(self, ws: Workspace) -> tuple[int, ...] | None:
         """The sample shape when every sample has the same one (the fast, vectorised case)."""
-        if self.node.inputs:
-            dense = ws.inputs[0].dense()
+        if self.has_shape_like():
+            dense = ws.inputs[self.shape_like_index].dense()
             return tuple(dense.shape[1:]) if dense is not None else None
         if not self.has_arg("shape"):
             return ()
@@ -70,8 +75,8 @@ class _RandomBase(Operator):
         return None
 
     def sample_shapes(self, ws: Workspace) -> list[tuple[int, ...]]:
-        if self.node.inputs:
-            return [tuple(s.shape) for s in ws.inputs[0].samples()]
+        if self.has_shape_like():
+            return [tuple(s.shape) for s in ws.inputs[self.shape_like_index].samples()]
         shapes = []
         for i, s in enumerate(ws.arg_samples("shape")):
             shape = tuple(int(d) for d in np.asarray(s).reshape(-1))
@@ -113,8 +118,8 @@ class _RandomBase(Operator):
 
         dtype = node.scalar_args.get("dtype") or dali_dtype(np.dtype(cls.default_dtype))
         shape: tuple[int | None, ...] | None
-        if node.inputs:  # shape_like
-            shape = node.inputs[0].static_shape
+        if len(node.inputs) > cls.shape_like_index:  # shape_like
+            shape = node.inputs[cls.shape_like_index].static_shape
         elif "shape" in node.scalar_args:
             shape = tuple(int(d) for d in node.scalar_args["shape"])
         elif "shape" in node.arg_inputs:

@@ -1,0 +1,161 @@
+"""`fn.coord_flip`: reflect points (or vectors) about a centre, axis by axis.
+
+A sample is a float32 ``[N, D]`` tensor of ``N`` points with ``D`` coordinates (``D`` at most 3,
+the same for the whole batch). ``layout`` names the coordinates in order, with the letters
+``x``, ``y`` and ``z`` (empty: ``"x"``, ``"xy"`` or ``"xyz"`` by ``D``); each of the first ``D``
+axes must appear in it. A flipped coordinate ``v`` becomes ``2 * center - v`` (``2 * center`` is
+computed first, in float32, as DALI does), so with the default centre 0.5 relative coordinates
+are mirrored in ``[0, 1]``. ``flip_x`` (default 1), ``flip_y`` and ``flip_z`` (default 0) and
+the three centres may be given per sample (``flip_x=fn.random.coin_flip()``, the flag of the
+image's `fn.flip`). The output keeps the input's shape and layout.
+
+The batch is flipped at once: the points of every sample lie in one ``(points, D)`` array, with
+each sample's flags and centres repeated over its points (one numpy pass on the CPU, one
+element-wise kernel on the GPU).
+
+Example:
+    >>> import numpy as np
+    >>> from dali import fn, pipeline_def
+    >>> pts = np.array([[0.1, 0.2], [0.75, 0.5]], np.float32)
+    >>> @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    ... def pipe():
+    ...     p = fn.external_source(lambda: [pts])
+    ...     return fn.coord_flip(p), fn.coord_flip(p, flip_x=0, flip_y=1, center_y=1.0)
+    >>> x, y = pipe().run()
+    >>> x.at(0).astype(float).round(6).tolist(), y.at(0).astype(float).round(6).tolist()
+    ([[0.9, 0.2], [0.25, 0.5]], [[0.1, 1.8], [0.75, 1.5]])
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dali._graph.schema import Arg, register
+from dali._ops._static_shapes import like_input
+from dali._ops.base import Operator
+from dali._ops.numeric import array_module
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
+
+__all__ = ["CoordFlip"]
+
+_AXES = ("x", "y", "z")
+
+
+@register(
+    "coord_flip",
+    devices=("cpu", "gpu"),
+    inputs=1,
+    input_names=("input",),
+    args=[
+        Arg("layout", "layout", default="", doc='Order of the coordinates: "x", "xy", "xyz"...'),
+        Arg("flip_x", "int", default=1, tensor=True, doc="Flip the horizontal (x) coordinate."),
+        Arg("flip_y", "int", default=0, tensor=True, doc="Flip the vertical (y) coordinate."),
+        Arg("flip_z", "int", default=0, tensor=True, doc="Flip the depthwise (z) coordinate."),
+        Arg("center_x", "float", default=0.5, tensor=True, doc="Flip centre on the x axis."),
+        Arg("center_y", "float", default=0.5, tensor=True, doc="Flip centre on the y axis."),
+        Arg("center_z", "float", default=0.5, tensor=True, doc="Flip centre on the z axis."),
+    ],
+)
+class CoordFlip(Operator):
+    """Transforms vectors or points by flipping (reflecting) their coordinates with respect
+    to a given center."""
+
+    def _columns(self, ndim: int) -> list[int]:
+        """The input column of x, y and z (DALI's rule: an axis beyond ``ndim`` keeps its
+        default column 0/1/2, which then matters only where the layout reuses it)."""
+        layout = str(self.arg("layout") or "")
+        if not layout:
+            layout = "xyz"[:ndim]
+        cols = []
+        for k, axis in enumerate(_AXES):
+            if ndim > k:
+                col = layout.find(axis)
+                if col < 0:
+                    raise self.arg_error("layout", f'Dimension "{axis}" not found in the layout')
+                cols.append(col)
+            else:
+                cols.append(k)
+        return cols
+
+    def _ndim(self, shapes: list[tuple[int, ...]], dtype: np.dtype[Any]) -> int:
+        if dtype != np.float32:
+            raise self.error(f"Input is expected to be float (FLOAT), got {dtype}")
+        if not shapes:
+            return 0
+        for i, s in enumerate(shapes):
+            if len(s) != 2:
+                raise self.error(
+                    f"sample {i}: expected a 2D [N, D] tensor of N points, got shape {s}"
+                )
+        ndim = shapes[0][1]
+        if any(s[1] != ndim for s in shapes):
+            raise self.error(
+                "All samples are expected to have coordinates with same number of dimensions. "
+                f"Got : {shapes}"
+            )
+        if ndim > 3:
+            raise self.error(f"Unexpected number of dimensions {ndim}")
+        return int(ndim)
+
+    def _params(self, ws: Workspace, ndim: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per sample and column: whether to flip (``(batch, ndim)`` bools) and the mirrored
+        origin ``2 * center`` (float32), assigned in x, y, z order as DALI does."""
+        b = ws.batch_size
+        cols = self._columns(ndim)
+        width = max(3, *(c + 1 for c in cols))
+        flips = np.zeros((b, width), dtype=bool)
+        origin = np.ones((b, width), dtype=np.float32)
+        for axis, col in zip(_AXES, cols):
+            name = f"flip_{axis}"
+            if ws.is_tensor_arg(name):
+                for i, v in enumerate(ws.arg_samples(name)):
+                    if np.asarray(v).dtype.kind not in "biu":
+                        raise self.arg_error(
+                            name,
+                            f"sample {i}: expected an integer flag (INT32), got "
+                            f"{np.asarray(v).dtype}",
+                        )
+            flips[:, col] = ws.arg_scalars(name, np.int64) != 0
+            center = ws.arg_scalars(f"center_{axis}", np.float32)
+            origin[:, col] = np.float32(2) * center
+        return flips[:, :ndim], origin[:, :ndim]
+
+    def run_cpu(self, ws: Workspace) -> Any:
+        tl = ws.inputs[0]
+        xp, tl_cls = array_module(tl)
+        dense = tl.held_dense if xp is np else tl.dense()
+        samples = None if dense is not None else tl.samples()
+        shapes = (
+            [tuple(dense.shape[1:])] * len(dense)
+            if dense is not None
+            else [tuple(s.shape) for s in samples]  # type: ignore[union-attr]
+        )
+        ndim = self._ndim(shapes, tl.np_dtype)
+        flips, origin = self._params(ws, ndim)
+        if not shapes or not ndim:
+            return tl
+        if dense is not None:  # (B, N, D): the parameters broadcast over the points
+            f, o = xp.asarray(flips[:, None, :]), xp.asarray(origin[:, None, :])
+            return tl_cls.wrap(xp.where(f, o - dense, dense), tl.layout())
+        assert samples is not None
+        counts = np.array([s[0] for s in shapes], dtype=np.int64)
+        flat = tl.flat()
+        points = flat[0].reshape(-1, ndim) if flat is not None else xp.concatenate(samples)
+        if len(flips) and (flips == flips[0]).all() and (origin == origin[0]).all():
+            f, o = xp.asarray(flips[:1]), xp.asarray(origin[:1])  # the same for every point
+        else:
+            f = xp.asarray(np.repeat(flips, counts, axis=0))
+            o = xp.asarray(np.repeat(origin, counts, axis=0))
+        out = xp.where(f, o - points, points)
+        # the samples lie back to back in ``out``: views are made only when asked for
+        return tl_cls.wrap_flat(out.reshape(-1), shapes, tl.layout(), 2)
+
+    run_gpu = run_cpu  # the same element-wise operations on CuPy arrays
+
+    @staticmethod
+    def static_meta(node: Any) -> list[dict[str, Any]]:
+        return like_input(node)

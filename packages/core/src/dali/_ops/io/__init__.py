@@ -1,0 +1,1 @@
+"""Raw input: `fn.io.file.read`."""
