@@ -14,12 +14,15 @@ from typing_extensions import deprecated
 
 from dali.fn import decoders as decoders
 from dali.fn import experimental as experimental
+from dali.fn import io as io
 from dali.fn import random as random
 from dali.fn import readers as readers
+from dali.fn import transforms as transforms
 from dali.pipeline import DataNode
 from dali.types import DALIDataType, DALIImageType, DALIInterpType
 
 __all__ = [
+    "batch_permutation",
     "bb_flip",
     "bbox_paste",
     "box_encoder",
@@ -33,6 +36,7 @@ __all__ = [
     "color_twist",
     "constant",
     "contrast",
+    "coord_flip",
     "coord_transform",
     "copy",
     "crop",
@@ -53,6 +57,8 @@ __all__ = [
     "image_decoder_crop",
     "image_decoder_random_crop",
     "image_decoder_slice",
+    "io",
+    "lookup_table",
     "normal_distribution",
     "normalize",
     "numpy_reader",
@@ -62,7 +68,9 @@ __all__ = [
     "optical_flow",
     "pad",
     "paste",
+    "peek_image_shape",
     "per_frame",
+    "permute_batch",
     "python_function",
     "random",
     "random_bbox_crop",
@@ -79,6 +87,8 @@ __all__ = [
     "squeeze",
     "stack",
     "tfrecord_reader",
+    "transform_translation",
+    "transforms",
     "transpose",
     "uniform",
     "video_reader",
@@ -86,6 +96,31 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+def batch_permutation(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    allow_repetitions: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    no_fixed_points: bool | None = ...,
+    preserve: bool | None = ...,
+    seed: int | None = ...,
+) -> DataNode:
+    """Produces a batch of random integers which can be used as indices for indexing samples
+    in the batch.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        allow_repetitions (bool, default False): The output may contain repetitions and omissions.
+        no_fixed_points (bool, default False): out[i] != i (ignored for a batch of one sample).
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 0..0.
+    """
 
 @overload
 def bb_flip(
@@ -714,6 +749,78 @@ def contrast(
         contrast (float, default 1.0, per-sample): Contrast multiplier (0: flat).
         contrast_center (float, default 0.5, per-sample): Level unaffected by contrast (default: half the input type's range).
         dtype (dtype, optional): Output type (default: the input's).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def coord_flip(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    center_x: float | DataNode | ArrayLike | None = ...,
+    center_y: float | DataNode | ArrayLike | None = ...,
+    center_z: float | DataNode | ArrayLike | None = ...,
+    flip_x: int | DataNode | ArrayLike | None = ...,
+    flip_y: int | DataNode | ArrayLike | None = ...,
+    flip_z: int | DataNode | ArrayLike | None = ...,
+    layout: str | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Transforms vectors or points by flipping (reflecting) their coordinates with respect
+    to a given center.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        layout (layout, default ''): Order of the coordinates: "x", "xy", "xyz"...
+        flip_x (int, default 1, per-sample): Flip the horizontal (x) coordinate.
+        flip_y (int, default 0, per-sample): Flip the vertical (y) coordinate.
+        flip_z (int, default 0, per-sample): Flip the depthwise (z) coordinate.
+        center_x (float, default 0.5, per-sample): Flip centre on the x axis.
+        center_y (float, default 0.5, per-sample): Flip centre on the y axis.
+        center_z (float, default 0.5, per-sample): Flip centre on the z axis.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def coord_flip(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    center_x: float | DataNode | ArrayLike | None = ...,
+    center_y: float | DataNode | ArrayLike | None = ...,
+    center_z: float | DataNode | ArrayLike | None = ...,
+    flip_x: int | DataNode | ArrayLike | None = ...,
+    flip_y: int | DataNode | ArrayLike | None = ...,
+    flip_z: int | DataNode | ArrayLike | None = ...,
+    layout: str | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Transforms vectors or points by flipping (reflecting) their coordinates with respect
+    to a given center.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        layout (layout, default ''): Order of the coordinates: "x", "xy", "xyz"...
+        flip_x (int, default 1, per-sample): Flip the horizontal (x) coordinate.
+        flip_y (int, default 0, per-sample): Flip the vertical (y) coordinate.
+        flip_z (int, default 0, per-sample): Flip the depthwise (z) coordinate.
+        center_x (float, default 0.5, per-sample): Flip centre on the x axis.
+        center_y (float, default 0.5, per-sample): Flip centre on the y axis.
+        center_z (float, default 0.5, per-sample): Flip centre on the z axis.
 
     Devices: cpu, gpu. Inputs: 1..1.
     """
@@ -1752,6 +1859,70 @@ def hue(
     """
 
 @overload
+def lookup_table(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    default_value: float | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    keys: Sequence[int] | int | None = ...,
+    output_dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+    values: Sequence[float] | float | None = ...,
+) -> DataNode:
+    """Maps integer inputs through the table given by ``keys`` and ``values``:
+    ``out[i] = values[keys.index(in[i])]``, or ``default_value`` for any other input.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        keys (int_vec, default ()): Input values (keys), in [0, 65535].
+        values (float_vec, default ()): The value of each key.
+        default_value (float, default 0.0): The value of every other input.
+        dtype (dtype, default <DALIDataType.FLOAT: 9>): Output data type.
+        output_dtype (dtype, optional): Deprecated alias of `dtype`.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def lookup_table(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    default_value: float | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    keys: Sequence[int] | int | None = ...,
+    output_dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+    values: Sequence[float] | float | None = ...,
+) -> list[DataNode]:
+    """Maps integer inputs through the table given by ``keys`` and ``values``:
+    ``out[i] = values[keys.index(in[i])]``, or ``default_value`` for any other input.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        keys (int_vec, default ()): Input values (keys), in [0, 65535].
+        values (float_vec, default ()): The value of each key.
+        default_value (float, default 0.0): The value of every other input.
+        dtype (dtype, default <DALIDataType.FLOAT: 9>): Output data type.
+        output_dtype (dtype, optional): Deprecated alias of `dtype`.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
 def normalize(
     input: DataNode | ArrayLike,
     /,
@@ -2198,6 +2369,62 @@ def paste(
     """
 
 @overload
+def peek_image_shape(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    adjust_orientation: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    image_type: DALIImageType | int | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Obtains the shape of the encoded image: ``[height, width, channels]``, as it would be
+    after decoding.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        dtype (dtype, default <DALIDataType.INT64: 7>): Type of the output sizes.
+        image_type (image_type, default <DALIImageType.RGB: 0>): Colour format of the image (decides the channel count).
+        adjust_orientation (bool, default True): Use the EXIF orientation metadata when calculating the shape.
+
+    Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
+def peek_image_shape(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    adjust_orientation: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    image_type: DALIImageType | int | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Obtains the shape of the encoded image: ``[height, width, channels]``, as it would be
+    after decoding.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        dtype (dtype, default <DALIDataType.INT64: 7>): Type of the output sizes.
+        image_type (image_type, default <DALIImageType.RGB: 0>): Colour format of the image (decides the channel count).
+        adjust_orientation (bool, default True): Use the EXIF orientation metadata when calculating the shape.
+
+    Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
 def per_frame(
     input: DataNode | ArrayLike,
     /,
@@ -2245,6 +2472,54 @@ def per_frame(
         preserve (bool, default False): Keep the operator even if unused.
         bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
         replace (bool, default False): Replace the first letter of an existing layout with 'F' (False: it must be 'F').
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def permute_batch(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    indices: Sequence[int] | int | DataNode | ArrayLike,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Returns a batch of tensors constructed by selecting tensors from the input based on
+    indices given in `indices` argument: ``out_tensor[i] = in_tensor[indices[i]]``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        indices (int_or_int_vec, required, per-sample): One index per output sample, in [0, batch_size).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def permute_batch(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    indices: Sequence[int] | int | DataNode | ArrayLike,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Returns a batch of tensors constructed by selecting tensors from the input based on
+    indices given in `indices` argument: ``out_tensor[i] = in_tensor[indices[i]]``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        indices (int_or_int_vec, required, per-sample): One index per output sample, in [0, batch_size).
 
     Devices: cpu, gpu. Inputs: 1..1.
     """
@@ -4473,6 +4748,40 @@ def tfrecord_reader(
     use_o_direct: bool | None = ...,
 ) -> dict[str, DataNode]:
     """WARNING: `dali.fn.tfrecord_reader` is now deprecated. Use `dali.fn.readers.tfrecord` instead."""
+
+@overload
+@deprecated(
+    "WARNING: `dali.fn.transform_translation` is now deprecated. Use `dali.fn.transforms.translation` instead."
+)
+def transform_translation(
+    input: DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    offset: Sequence[float] | float | DataNode | ArrayLike,
+    preserve: bool | None = ...,
+    reverse_order: bool | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.transform_translation` is now deprecated. Use `dali.fn.transforms.translation` instead."""
+
+@overload
+@deprecated(
+    "WARNING: `dali.fn.transform_translation` is now deprecated. Use `dali.fn.transforms.translation` instead."
+)
+def transform_translation(
+    input: list[DataNode] | DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    offset: Sequence[float] | float | DataNode | ArrayLike,
+    preserve: bool | None = ...,
+    reverse_order: bool | None = ...,
+) -> DataNode | list[DataNode]:
+    """WARNING: `dali.fn.transform_translation` is now deprecated. Use `dali.fn.transforms.translation` instead."""
 
 @overload
 @deprecated("WARNING: `dali.fn.uniform` is now deprecated. Use `dali.fn.random.uniform` instead.")

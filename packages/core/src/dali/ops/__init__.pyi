@@ -14,13 +14,16 @@ from typing_extensions import deprecated
 
 from dali.ops import decoders as decoders
 from dali.ops import experimental as experimental
+from dali.ops import io as io
 from dali.ops import random as random
 from dali.ops import readers as readers
+from dali.ops import transforms as transforms
 from dali.pipeline import DataNode
 from dali.types import DALIDataType, DALIImageType, DALIInterpType
 
 __all__ = [
     "BBoxPaste",
+    "BatchPermutation",
     "BbFlip",
     "BoxEncoder",
     "Brightness",
@@ -33,6 +36,7 @@ __all__ = [
     "ColorTwist",
     "Constant",
     "Contrast",
+    "CoordFlip",
     "CoordTransform",
     "Copy",
     "Crop",
@@ -55,6 +59,7 @@ __all__ = [
     "ImageDecoderCrop",
     "ImageDecoderRandomCrop",
     "ImageDecoderSlice",
+    "LookupTable",
     "NormalDistribution",
     "Normalize",
     "NumpyReader",
@@ -64,7 +69,9 @@ __all__ = [
     "OpticalFlow",
     "Pad",
     "Paste",
+    "PeekImageShape",
     "PerFrame",
+    "PermuteBatch",
     "PythonFunction",
     "RandomBBoxCrop",
     "RandomResizedCrop",
@@ -79,6 +86,7 @@ __all__ = [
     "Squeeze",
     "Stack",
     "TFRecordReader",
+    "TransformTranslation",
     "Transpose",
     "Uniform",
     "VideoReader",
@@ -87,13 +95,56 @@ __all__ = [
     "ZerosLike",
     "decoders",
     "experimental",
+    "io",
     "nvJPEGDecoder",
     "nvJPEGDecoderCrop",
     "nvJPEGDecoderRandomCrop",
     "nvJPEGDecoderSlice",
     "random",
     "readers",
+    "transforms",
 ]
+
+class BatchPermutation:
+    """Produces a batch of random integers which can be used as indices for indexing samples
+    in the batch.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        allow_repetitions (bool, default False): The output may contain repetitions and omissions.
+        no_fixed_points (bool, default False): out[i] != i (ignored for a batch of one sample).
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        allow_repetitions: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        no_fixed_points: bool | None = ...,
+        preserve: bool | None = ...,
+        seed: int | None = ...,
+    ) -> None:
+        """Set the arguments of `BatchPermutation`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        allow_repetitions: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        no_fixed_points: bool | None = ...,
+        preserve: bool | None = ...,
+        seed: int | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
 
 class BbFlip:
     """Flip relative bounding boxes horizontally (default) and/or vertically.
@@ -759,6 +810,81 @@ class Contrast:
         contrast: float | DataNode | ArrayLike | None = ...,
         contrast_center: float | DataNode | ArrayLike | None = ...,
         dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class CoordFlip:
+    """Transforms vectors or points by flipping (reflecting) their coordinates with respect
+    to a given center.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        layout (layout, default ''): Order of the coordinates: "x", "xy", "xyz"...
+        flip_x (int, default 1, per-sample): Flip the horizontal (x) coordinate.
+        flip_y (int, default 0, per-sample): Flip the vertical (y) coordinate.
+        flip_z (int, default 0, per-sample): Flip the depthwise (z) coordinate.
+        center_x (float, default 0.5, per-sample): Flip centre on the x axis.
+        center_y (float, default 0.5, per-sample): Flip centre on the y axis.
+        center_z (float, default 0.5, per-sample): Flip centre on the z axis.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        center_x: float | DataNode | ArrayLike | None = ...,
+        center_y: float | DataNode | ArrayLike | None = ...,
+        center_z: float | DataNode | ArrayLike | None = ...,
+        flip_x: int | DataNode | ArrayLike | None = ...,
+        flip_y: int | DataNode | ArrayLike | None = ...,
+        flip_z: int | DataNode | ArrayLike | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `CoordFlip`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        center_x: float | DataNode | ArrayLike | None = ...,
+        center_y: float | DataNode | ArrayLike | None = ...,
+        center_z: float | DataNode | ArrayLike | None = ...,
+        flip_x: int | DataNode | ArrayLike | None = ...,
+        flip_y: int | DataNode | ArrayLike | None = ...,
+        flip_z: int | DataNode | ArrayLike | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        center_x: float | DataNode | ArrayLike | None = ...,
+        center_y: float | DataNode | ArrayLike | None = ...,
+        center_z: float | DataNode | ArrayLike | None = ...,
+        flip_x: int | DataNode | ArrayLike | None = ...,
+        flip_y: int | DataNode | ArrayLike | None = ...,
+        flip_z: int | DataNode | ArrayLike | None = ...,
+        layout: str | None = ...,
         preserve: bool | None = ...,
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
@@ -1674,6 +1800,73 @@ class Hue:
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class LookupTable:
+    """Maps integer inputs through the table given by ``keys`` and ``values``:
+    ``out[i] = values[keys.index(in[i])]``, or ``default_value`` for any other input.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        keys (int_vec, default ()): Input values (keys), in [0, 65535].
+        values (float_vec, default ()): The value of each key.
+        default_value (float, default 0.0): The value of every other input.
+        dtype (dtype, default <DALIDataType.FLOAT: 9>): Output data type.
+        output_dtype (dtype, optional): Deprecated alias of `dtype`.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        default_value: float | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        keys: Sequence[int] | int | None = ...,
+        output_dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        values: Sequence[float] | float | None = ...,
+    ) -> None:
+        """Set the arguments of `LookupTable`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        default_value: float | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        keys: Sequence[int] | int | None = ...,
+        output_dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        values: Sequence[float] | float | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        default_value: float | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        keys: Sequence[int] | int | None = ...,
+        output_dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        values: Sequence[float] | float | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class Normalize:
     """Normalise to zero mean and unit standard deviation (or the given ``mean``/``stddev``).
 
@@ -2146,6 +2339,65 @@ class Paste:
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class PeekImageShape:
+    """Obtains the shape of the encoded image: ``[height, width, channels]``, as it would be
+    after decoding.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        dtype (dtype, default <DALIDataType.INT64: 7>): Type of the output sizes.
+        image_type (image_type, default <DALIImageType.RGB: 0>): Colour format of the image (decides the channel count).
+        adjust_orientation (bool, default True): Use the EXIF orientation metadata when calculating the shape.
+
+    Devices: cpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `PeekImageShape`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        adjust_orientation: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class PerFrame:
     """Mark a batch as sequences (its layout starts with ``F``); the data is untouched.
 
@@ -2196,6 +2448,57 @@ class PerFrame:
         bytes_per_sample_hint: Sequence[int] | int | None = ...,
         preserve: bool | None = ...,
         replace: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class PermuteBatch:
+    """Returns a batch of tensors constructed by selecting tensors from the input based on
+    indices given in `indices` argument: ``out_tensor[i] = in_tensor[indices[i]]``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        indices (int_or_int_vec, required, per-sample): One index per output sample, in [0, batch_size).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        indices: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `PermuteBatch`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        indices: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        indices: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
@@ -4809,6 +5112,51 @@ class TFRecordReader:
         tensor_init_bytes: int | None = ...,
         use_o_direct: bool | None = ...,
     ) -> dict[str, DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated(
+    "WARNING: `dali.ops.TransformTranslation` is now deprecated. Use `dali.fn.transforms.translation` instead."
+)
+class TransformTranslation:
+    """WARNING: `dali.ops.TransformTranslation` is now deprecated. Use `dali.fn.transforms.translation` instead."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        offset: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        reverse_order: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `TransformTranslation`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        offset: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        reverse_order: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        offset: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        reverse_order: bool | None = ...,
+    ) -> DataNode | list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 @deprecated("WARNING: `dali.ops.Uniform` is now deprecated. Use `dali.fn.random.uniform` instead.")

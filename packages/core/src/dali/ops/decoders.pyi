@@ -15,6 +15,8 @@ __all__ = [
     "ImageCrop",
     "ImageRandomCrop",
     "ImageSlice",
+    "Inflate",
+    "Numpy",
     "Video",
 ]
 
@@ -631,6 +633,144 @@ class ImageSlice:
         use_chunk_allocator: bool | None = ...,
         use_fast_idct: bool | None = ...,
     ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Inflate:
+    """Decompresses the input using the specified decompression algorithm (LZ4 blocks).
+
+    The input is 1-D ``uint8``; ``shape`` and ``dtype`` give what one chunk inflates to. A
+    sample of several chunks (``chunk_offsets``/``chunk_sizes``) becomes their stack, with
+    ``sequence_axis_name`` in front of ``layout``. DALI 2.4: GPU only; the CPU backend is an
+    extension of this library, and the GPU backend decompresses on the host.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        shape (int_vec, required, per-sample): The shape of the output (inflated) chunk.
+        dtype (dtype, default <DALIDataType.UINT8: 0>): The output (inflated) type.
+        chunk_offsets (int_vec, optional, per-sample): Where the chunks begin in the input sample (sizes inferred if not given).
+        chunk_sizes (int_vec, optional, per-sample): The sizes of the input chunks (densely packed if no offsets are given).
+        algorithm (str, default 'LZ4'): The decompression algorithm: "LZ4".
+        layout (layout, default ''): Layout of the output (inflated) chunk.
+        sequence_axis_name (layout, default 'F'): The name of the chunks' axis (with layout, for samples of chunks).
+        check_output_size (bool, default False): A chunk that inflates to more than the output chunk is an error.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        algorithm: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        check_output_size: bool | None = ...,
+        chunk_offsets: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        chunk_sizes: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        sequence_axis_name: str | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Inflate`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        algorithm: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        check_output_size: bool | None = ...,
+        chunk_offsets: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        chunk_sizes: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        sequence_axis_name: str | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        algorithm: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        check_output_size: bool | None = ...,
+        chunk_offsets: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        chunk_sizes: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        layout: str | None = ...,
+        preserve: bool | None = ...,
+        sequence_axis_name: str | None = ...,
+        shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Numpy:
+    """Decodes NumPy arrays from the bytes of serialized ``.npy`` files.
+
+    Each input sample is one file's bytes (1-D ``uint8``); each output sample is its array, C
+    order, with the file's type, or converted to ``dtype``. All samples of a batch must have
+    the same number of dimensions and, without ``dtype``, the same type. Format version 1.0,
+    C or Fortran order, little-endian ``bool``, integer and float types.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        dtype (dtype, optional): Output type (samples are converted to it); inferred from the data if not set.
+
+    Devices: cpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Numpy`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 class Video:
