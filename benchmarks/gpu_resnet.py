@@ -279,7 +279,7 @@ def operator_alone(
 def plan_costs(datas: list[np.ndarray]) -> str:
     """Microseconds per sample of each piece of the decoder's host work (one thread, no GIL war)."""
     from dali._exec.rng import SampleRNG, combine
-    from dali._ops.decoders import _nvimgcodec
+    from dali._ops.decoders.nvimgcodec import mixed as _nvimgcodec
     from dali._ops.window.random_crop import random_crop_windows
     from nvidia import nvimgcodec as nv
 

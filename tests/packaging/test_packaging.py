@@ -122,7 +122,8 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image
-from dali._ops.decoders import _codecs, _cpu_nvimgcodec
+from dali._ops.decoders.image import codecs as _codecs
+from dali._ops.decoders.nvimgcodec import cpu as _cpu_nvimgcodec
 from dali._ops.image import _cmn_jit
 from dali._ops.image.resample import band, jit
 

@@ -176,7 +176,8 @@ def _crop_graph(root, **kw):
 
 
 def test_decoders_fed_by_a_reader_are_planned_in_the_source_stage(image_tree, monkeypatch):
-    from dali._ops.decoders import _cpu_nvimgcodec, _mixed_plan
+    from dali._ops.decoders.image import mixed_plan as _mixed_plan
+    from dali._ops.decoders.nvimgcodec import cpu as _cpu_nvimgcodec
 
     if not _cpu_nvimgcodec.enabled():
         pytest.skip("needs nvImageCodec's CPU decoder (the nvimgcodec extra)")

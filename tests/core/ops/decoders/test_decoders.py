@@ -22,8 +22,8 @@ ImageOps = pytest.importorskip("PIL.ImageOps")
 from dali import fn, ops, pipeline_def, types
 from dali._exec.rng import SampleRNG, combine
 from dali._graph.schema import get_schema
-from dali._ops.decoders import _codecs
-from dali._ops.decoders.image import header_shapes, size_hint
+from dali._ops.decoders.image import codecs as _codecs
+from dali._ops.decoders.image.decoder import header_shapes, size_hint
 from dali._ops.window.random_crop import RandomCropParams, random_crop_windows
 from dali._testing.images import (
     make_edge_cases,
@@ -1073,7 +1073,7 @@ def declare_size(src: Path, dst: Path, height: int, width: int) -> Path:
 @pytest.fixture(params=["nvimgcodec", "opencv"])
 def cpu_jpeg_decoder(request, monkeypatch) -> str:
     """Both CPU JPEG paths: nvImageCodec's (where installed) and OpenCV's."""
-    from dali._ops.decoders import _cpu_nvimgcodec
+    from dali._ops.decoders.nvimgcodec import cpu as _cpu_nvimgcodec
 
     if request.param == "nvimgcodec" and not _cpu_nvimgcodec.enabled():
         pytest.skip("nvImageCodec's CPU decoder is not installed")
@@ -1145,7 +1145,7 @@ def test_huge_declared_png_and_bmp_are_refused(edge, tmp_path, fmt) -> None:
 
 
 def test_out_of_memory_is_a_decode_error_naming_the_file(tree, monkeypatch) -> None:
-    from dali._ops.decoders import _cpu_nvimgcodec
+    from dali._ops.decoders.nvimgcodec import cpu as _cpu_nvimgcodec
 
     monkeypatch.setenv(_cpu_nvimgcodec.ENV, "opencv")
 
@@ -1165,7 +1165,7 @@ def test_out_of_memory_is_a_decode_error_naming_the_file(tree, monkeypatch) -> N
 
 
 def test_nvimgcodec_buffer_out_of_memory_falls_back_to_opencv(tree, monkeypatch) -> None:
-    from dali._ops.decoders import _cpu_nvimgcodec
+    from dali._ops.decoders.nvimgcodec import cpu as _cpu_nvimgcodec
 
     if not _cpu_nvimgcodec.enabled():
         pytest.skip("nvImageCodec's CPU decoder is not installed")

@@ -1,4 +1,4 @@
-"""The CPU image decoders' nvImageCodec path (`dali._ops.decoders._cpu_nvimgcodec`).
+"""The CPU image decoders' nvImageCodec path (`dali._ops.decoders.nvimgcodec.cpu`).
 
 When nvImageCodec's wheel is installed, the CPU backend decodes JPEGs (only the window's region
 for the crop variants) with nvImageCodec's libjpeg-turbo decoder; ``DALI_CPU_JPEG_DECODER=opencv``
@@ -22,8 +22,8 @@ Image = pytest.importorskip("PIL.Image")
 
 from dali import _options as options
 from dali import fn, pipeline_def, types
-from dali._ops.decoders import _cpu_nvimgcodec as host
-from dali._ops.decoders import _nvimgcodec_c as nvc
+from dali._ops.decoders.nvimgcodec import binding as nvc
+from dali._ops.decoders.nvimgcodec import cpu as host
 from dali._testing.images import photo
 
 if not nvc.available():

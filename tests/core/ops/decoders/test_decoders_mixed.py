@@ -26,7 +26,10 @@ pytest.importorskip("cv2")
 
 from dali import _options as options
 from dali import fn, pipeline_def, types
-from dali._ops.decoders import _codecs, _jpeg_header, _mixed_plan, _nvimgcodec
+from dali._ops.decoders.headers import jpeg_header as _jpeg_header
+from dali._ops.decoders.image import codecs as _codecs
+from dali._ops.decoders.image import mixed_plan as _mixed_plan
+from dali._ops.decoders.nvimgcodec import mixed as _nvimgcodec
 from dali._testing.images import make_edge_cases, make_image_tree, make_imagenet_like, photo
 
 #: Largest per-pixel difference between nvJPEG and libjpeg-turbo on the test JPEGs, and the
@@ -181,7 +184,7 @@ def test_jpeg_info_agrees_with_the_cpu_parser(tree, edge, extra) -> None:
 
 def test_the_planner_predicts_the_cpu_backends_sizes(tree, edge, extra) -> None:
     """Both backends compute the random windows from the same size hints (so, the same windows)."""
-    from dali._ops.decoders.image import ImageDecoderBase, header_shapes
+    from dali._ops.decoders.image.decoder import ImageDecoderBase, header_shapes
 
     class Op:
         check_encoded = ImageDecoderBase.check_encoded
@@ -397,7 +400,7 @@ def reference_plan(op, samples, windows_for):
     """The per-sample planner `_mixed_plan` replaced: (the infos of ``heads``, the display
     sizes, the `GpuSample` rows as tuples, the CPU samples)."""
     from dali._exec.workspace import SampleFailure
-    from dali._ops.decoders.image import size_hint
+    from dali._ops.decoders.image.decoder import size_hint
 
     heads, shapes = [], np.full((len(samples), 2), -1, dtype=np.int64)
     for i, sample in enumerate(samples):
@@ -478,7 +481,7 @@ def test_the_vectorised_plan_is_the_per_sample_plan(tree, edge, extra, op, kw) -
     """Headers, sizes, windows, regions, padding, the GPU/CPU split and errors are those of the
     per-sample planner, on a batch of every kind of sample."""
     from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
-    from dali._ops.decoders.image import BatchWindows
+    from dali._ops.decoders.image.decoder import BatchWindows
     from dali._tensors import TensorListCPU
 
     files = [*tree[:6], *(edge[k] for k in ("jpeg_cmyk", "truncated", "png_rgb", "jpeg_gray"))]
@@ -542,7 +545,7 @@ def test_the_vectorised_plan_is_the_per_sample_plan(tree, edge, extra, op, kw) -
 
 
 def test_batch_windows_are_window_functions() -> None:
-    from dali._ops.decoders.image import BatchWindows, Window
+    from dali._ops.decoders.image.decoder import BatchWindows, Window
 
     calls = []
 
@@ -909,7 +912,7 @@ def _huge_jpeg(src: Path, dst: Path, height: int = 65000, width: int = 65000) ->
 def test_the_planner_leaves_huge_declared_jpegs_to_the_cpu_backend(tree, tmp_path) -> None:
     """Over `_codecs.MAX_DECODED_BYTES` as RGB: never allocated by the GPU (or nvImageCodec
     CPU) path; the CPU backend refuses (or skips) it, naming the file."""
-    from dali._ops.decoders.image import ImageDecoderBase
+    from dali._ops.decoders.image.decoder import ImageDecoderBase
 
     class Op:
         check_encoded = ImageDecoderBase.check_encoded
@@ -1071,7 +1074,7 @@ def test_the_decoders_take_whole_batches_at_once(monkeypatch):
         def close(self):
             pass
 
-    from dali._ops.decoders import _nvimgcodec_c
+    from dali._ops.decoders.nvimgcodec import binding as _nvimgcodec_c
 
     monkeypatch.setattr(_nvimgcodec_c, "Decoder", _Dec)
     mixed = _nvimgcodec.MixedDecoder(_FakeOp())
@@ -1143,7 +1146,7 @@ def test_the_mixed_decoder_needs_only_the_c_library(gpu, photos):
     script = f"""
 import sys
 from dali import fn, pipeline_def
-from dali._ops.decoders import _nvimgcodec
+from dali._ops.decoders.nvimgcodec import mixed as _nvimgcodec
 
 @pipeline_def(batch_size=8, num_threads=2, device_id=0, seed=1, prefetch_queue_depth=1)
 def pipe():

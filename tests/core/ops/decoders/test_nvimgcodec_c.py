@@ -1,4 +1,4 @@
-"""`dali._ops.decoders._nvimgcodec_c`: the ctypes binding to nvImageCodec's C API.
+"""`dali._ops.decoders.nvimgcodec.binding`: the ctypes binding to nvImageCodec's C API.
 
 The CPU tests decode with nvImageCodec's CPU backend (libjpeg-turbo) into host numpy buffers and
 need no CUDA: their pixels must equal those of nvImageCodec's own Python binding with the same
@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import pytest
 from dali import _options as options
-from dali._ops.decoders import _nvimgcodec_c as nvc
-from dali._ops.decoders import _nvimgcodec_capi as capi
+from dali._ops.decoders.nvimgcodec import binding as nvc
+from dali._ops.decoders.nvimgcodec import capi
 
 if not nvc.available():
     pytest.skip("nvImageCodec's C library is not installed", allow_module_level=True)
@@ -33,7 +33,7 @@ Image = pytest.importorskip("PIL.Image")
 pytest.importorskip("cv2")
 nv = pytest.importorskip("nvidia.nvimgcodec")
 
-from dali._ops.decoders import _codecs
+from dali._ops.decoders.image import codecs as _codecs
 from dali._testing.images import photo
 
 CPU = [("cpu", 1.0)]

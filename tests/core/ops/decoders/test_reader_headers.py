@@ -16,7 +16,9 @@ import pytest
 import test_decoders_mixed as mixed_tests
 from dali import _options as options
 from dali import fn
-from dali._ops.decoders import _jpeg_header, _jpeg_walk, _mixed_plan
+from dali._ops.decoders.headers import jpeg_header as _jpeg_header
+from dali._ops.decoders.headers import jpeg_walk as _jpeg_walk
+from dali._ops.decoders.image import mixed_plan as _mixed_plan
 from dali._ops.readers.storage import read_worker as _read_worker
 from test_decoders_mixed import cpu_decoder, header_corpus, unusual_jpegs
 

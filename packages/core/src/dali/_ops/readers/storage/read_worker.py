@@ -285,7 +285,7 @@ class ReadWorker:
 
     def receive_part(self, paths: list[str]) -> tuple[list[Any], np.ndarray | None]:
         """`receive`, and the header rows when the request asked for them: per file, 1 then
-        `dali._ops.decoders._jpeg_walk.ROW_FIELDS` (walked by the worker) for a file it read,
+        `dali._ops.decoders.headers.jpeg_walk.ROW_FIELDS` (walked by the worker) for a file it read,
         0 then zeros for the others, as an ``(n, 1 + len(ROW_FIELDS))`` int64 array; else None.
         """
         try:

@@ -20,7 +20,7 @@ path in order:
   (`dali._ops.readers.loader.listing.open_sample`, the one rule for this process and the reader's).
 
 ``rows``: with ``heads``, each file's JPEG header fields as the GPU decoders' planning reads
-them (`dali._ops.decoders._jpeg_walk.header_row`, walked here over the bytes just copied, so
+them (`dali._ops.decoders.headers.jpeg_walk.header_row`, walked here over the bytes just copied, so
 that the pipeline's process does not), packed as ``1 + len(ROW_FIELDS)`` little-endian int64
 per path: 1 then the fields for a file read here, 0 then zeros for the others; else None.
 """
@@ -45,7 +45,7 @@ ALIGN = 64
 _LEN = struct.Struct("<Q")
 
 _HERE = Path(__file__).resolve().parent
-_WALK = _HERE.parents[1] / "decoders" / "_jpeg_walk.py"
+_WALK = _HERE.parents[1] / "decoders" / "headers" / "jpeg_walk.py"
 _LISTING = _HERE.parent / "loader" / "listing.py"
 
 
@@ -63,7 +63,7 @@ def _load(name: str, path: Path) -> ModuleType:
 
 
 def _jpeg_walk() -> ModuleType:
-    """`dali._ops.decoders._jpeg_walk`."""
+    """`dali._ops.decoders.headers.jpeg_walk`."""
     return _load("_dali_jpeg_walk", _WALK)
 
 

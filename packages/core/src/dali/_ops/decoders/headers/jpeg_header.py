@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from dali._ops.decoders._jpeg_walk import (
+from dali._ops.decoders.headers.jpeg_walk import (
     APP1,
     MARKER_KIND,
     PREFIX,
@@ -36,7 +36,7 @@ from dali._ops.decoders._jpeg_walk import (
     SOS,
     JpegInfo,
 )
-from dali._ops.decoders._jpeg_walk import walk as _walk
+from dali._ops.decoders.headers.jpeg_walk import walk as _walk
 
 __all__ = ["PREFIX", "JpegHeaders", "JpegInfo", "headers_from_rows", "jpeg_headers", "jpeg_info"]
 

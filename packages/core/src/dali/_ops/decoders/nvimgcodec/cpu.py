@@ -64,11 +64,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dali import _options as options
-from dali._ops.decoders import _codecs
+from dali._ops.decoders.image import codecs as _codecs
 
 if TYPE_CHECKING:
-    from dali._ops.decoders._mixed_plan import GpuSample
-    from dali._ops.decoders.image import ImageDecoderBase
+    from dali._ops.decoders.image.decoder import ImageDecoderBase
+    from dali._ops.decoders.image.mixed_plan import GpuSample
     from dali.author import Workspace
 
 __all__ = ["ENV", "HostDecoders", "call_sizes", "enabled", "run_cpu"]
@@ -127,7 +127,7 @@ def enabled() -> bool:
 
 
 def _try_create() -> bool:
-    from dali._ops.decoders import _nvimgcodec_c as nvc
+    from dali._ops.decoders.nvimgcodec import binding as nvc
 
     if not nvc.available():
         return False
@@ -158,7 +158,7 @@ class HostDecoders:
     ) -> np.ndarray:
         """Decode ``datas`` (their ``regions``) into the host arrays ``outs``, luma only when
         ``gray``, in display orientation when ``orient``; per sample, whether it was decoded (see `_nvimgcodec_c.Decoder.decode`)."""
-        from dali._ops.decoders import _nvimgcodec_c as nvc
+        from dali._ops.decoders.nvimgcodec import binding as nvc
 
         try:
             dec = self._idle.get_nowait()
@@ -190,7 +190,7 @@ def run_cpu(op: ImageDecoderBase, ws: Workspace, decoders: HostDecoders) -> list
     """Decode a batch on the CPU (the module docstring's steps); per sample, the output array
     or the operator's skip marker (``on_error="skip"``)."""
     from dali._exec.workspace import SampleFailure
-    from dali._ops.decoders._mixed_plan import plan_batch
+    from dali._ops.decoders.image.mixed_plan import plan_batch
 
     plan = ws.prepared  # planned ahead in the source stage (`ImageDecoderBase.prepare_cpu`)
     if isinstance(plan, BaseException):

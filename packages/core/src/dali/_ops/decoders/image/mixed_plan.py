@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from dali._ops.decoders import _codecs
-from dali._ops.decoders._jpeg_header import JpegInfo, headers_from_rows, jpeg_headers
+from dali._ops.decoders.headers.jpeg_header import JpegInfo, headers_from_rows, jpeg_headers
+from dali._ops.decoders.image import codecs as _codecs
 
 if TYPE_CHECKING:
-    from dali._ops.decoders.image import ImageDecoderBase
+    from dali._ops.decoders.image.decoder import ImageDecoderBase
     from dali._ops.window.image_windows import Windows
     from dali.author import Workspace
 
@@ -142,7 +142,7 @@ def _headers(
     sample (`fn.readers.file`'s worker processes walk them: `headers_from_rows`).
     """
     from dali._exec.workspace import SampleFailure
-    from dali._ops.decoders._image_sizes import size_hint
+    from dali._ops.decoders.headers.image_sizes import size_hint
 
     check = op.check_encoded
     try:

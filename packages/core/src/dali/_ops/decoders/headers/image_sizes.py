@@ -57,7 +57,7 @@ def header_shapes(samples: Sequence[np.ndarray], orientation: bool) -> np.ndarra
         >>> header_shapes([np.frombuffer(b"GIF89a...", np.uint8)], True).tolist()
         [[-1, -1]]
     """
-    from dali._ops.decoders._jpeg_header import jpeg_headers
+    from dali._ops.decoders.headers.jpeg_header import jpeg_headers
 
     out = np.full((len(samples), 2), -1, dtype=np.int64)
     datas: list[np.ndarray] = []

@@ -61,13 +61,14 @@ import numpy as np
 from dali._dtypes import DALIDataType, DALIImageType, np_dtype, type_name
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.decoders import _codecs, _cpu_nvimgcodec
-from dali._ops.decoders._image_sizes import header_shapes, size_hint
+from dali._ops.decoders.headers.image_sizes import header_shapes, size_hint
+from dali._ops.decoders.image import codecs as _codecs
+from dali._ops.decoders.nvimgcodec import cpu as _cpu_nvimgcodec
 from dali._ops.window.image_windows import BatchWindows, Window, WindowFn, Windows
 from dali._tensors import TensorListCPU
 
 if TYPE_CHECKING:
-    from dali._ops.decoders._nvimgcodec import MixedDecoder
+    from dali._ops.decoders.nvimgcodec.mixed import MixedDecoder
     from dali.author import Workspace
 
 __all__ = [
@@ -182,7 +183,7 @@ class ImageDecoderBase(Operator):
         #: whether the EXIF orientation is applied (``adjust_orientation``)
         self.orientation = bool(self.arg("adjust_orientation"))
         #: the mixed backend's decoders and workers, made on the first batch
-        #: (`dali._ops.decoders._nvimgcodec.mixed_of`); None until then and after `close`
+        #: (`dali._ops.decoders.nvimgcodec.mixed.mixed_of`); None until then and after `close`
         self.mixed: MixedDecoder | None = None
         load = self.arg("hw_decoder_load")
         if not 0.0 <= load <= 1.0:
@@ -252,20 +253,20 @@ class ImageDecoderBase(Operator):
         the batch will not be decoded by nvImageCodec's CPU decoder."""
         if not _cpu_nvimgcodec.enabled():
             return None
-        from dali._ops.decoders._mixed_plan import plan_batch
+        from dali._ops.decoders.image.mixed_plan import plan_batch
 
         return plan_batch(self, ws)
 
     def prepare(self, ws: Workspace) -> Any:
         """Start the mixed backend's planning and decode of a batch (the executor calls it in
         the CPU stage, ahead of `run_mixed`)."""
-        from dali._ops.decoders import _nvimgcodec
+        from dali._ops.decoders.nvimgcodec import mixed as _nvimgcodec
 
         return _nvimgcodec.prepare(self, ws)
 
     def run_mixed(self, ws: Workspace) -> Any:
         """Decode on the GPU with nvImageCodec (`_nvimgcodec`); see that module for the design."""
-        from dali._ops.decoders import _nvimgcodec
+        from dali._ops.decoders.nvimgcodec import mixed as _nvimgcodec
 
         return _nvimgcodec.run_mixed(self, ws)
 

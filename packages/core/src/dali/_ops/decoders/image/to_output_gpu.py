@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from dali._ops.decoders import _codecs
+from dali._ops.decoders.image import codecs as _codecs
 
 __all__ = ["MODES", "TABLE_COLS", "conversion", "convert_kernel", "ycc_coefficients"]
 

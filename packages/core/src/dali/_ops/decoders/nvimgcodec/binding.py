@@ -47,7 +47,7 @@ Example:
     >>> import io
     >>> import numpy as np
     >>> from PIL import Image
-    >>> from dali._ops.decoders import _nvimgcodec_c as nvc
+    >>> from dali._ops.decoders.nvimgcodec import binding as nvc
     >>> jpeg = io.BytesIO()
     >>> Image.new("RGB", (64, 48), (200, 100, 50)).save(jpeg, "JPEG")
     >>> data = np.frombuffer(jpeg.getvalue(), dtype=np.uint8)
@@ -70,7 +70,7 @@ import numpy as np
 
 from dali import _options
 from dali._exec import gil
-from dali._ops.decoders._nvimgcodec_capi import (
+from dali._ops.decoders.nvimgcodec.capi import (
     BACKEND_KINDS,
     BUFFER_KIND_STRIDED_DEVICE,
     BUFFER_KIND_STRIDED_HOST,

@@ -81,9 +81,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dali import _options as options
-from dali._ops.decoders._jpeg_header import JpegInfo, jpeg_info
-from dali._ops.decoders._mixed_plan import GpuSample, Prepared, plan_batch
-from dali._ops.decoders._to_output_gpu import (
+from dali._ops.decoders.headers.jpeg_header import JpegInfo, jpeg_info
+from dali._ops.decoders.image.mixed_plan import GpuSample, Prepared, plan_batch
+from dali._ops.decoders.image.to_output_gpu import (
     MODES,
     TABLE_COLS,
     conversion,
@@ -92,7 +92,7 @@ from dali._ops.decoders._to_output_gpu import (
 )
 
 if TYPE_CHECKING:
-    from dali._ops.decoders.image import ImageDecoderBase
+    from dali._ops.decoders.image.decoder import ImageDecoderBase
     from dali._ops.window.image_windows import Windows
     from dali.author import Workspace
 
@@ -184,7 +184,7 @@ class MixedDecoder:
     def decoder(self, k: int = 0) -> Any:
         """The ``k``-th C-API decoder (`_nvimgcodec_c.Decoder`), created on first use."""
         while len(self._decoders) <= k:
-            from dali._ops.decoders import _nvimgcodec_c
+            from dali._ops.decoders.nvimgcodec import binding as _nvimgcodec_c
 
             backends = [("hw_gpu", self.hw_load), ("gpu", 1.0), ("hybrid", 1.0)]
             threads = self.threads_per_decoder()

@@ -1,10 +1,10 @@
 """The fused decode-and-crop operators: `image_crop`, `image_random_crop`, `image_slice`.
 
-Each is `dali._ops.decoders.image.ImageDecoderBase` with its own windows, given by the attribute
+Each is `dali._ops.decoders.image.decoder.ImageDecoderBase` with its own windows, given by the attribute
 `fn.crop` and `fn.slice` share (`dali._ops.window`): DALI's crop arguments (`CropAttr`), DALI's
 random crop generator (whole batches at once, `RandomCropParams`), or DALI's slice arguments
 (`ImageSliceAttr`). Decoding, region decoding, conversions and errors are the shared
-implementation's (see `dali._ops.decoders.image`).
+implementation's (see `dali._ops.decoders.image.decoder`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dali._graph.schema import register
-from dali._ops.decoders.image import DECODER_ARGS, ImageDecoderBase
+from dali._ops.decoders.image.decoder import DECODER_ARGS, ImageDecoderBase
 from dali._ops.window.crop_attr import CROP_WINDOW_ARGS, CropAttr
 from dali._ops.window.image_windows import Windows
 from dali._ops.window.random_crop import RANDOM_CROP_ARGS, RandomCropParams

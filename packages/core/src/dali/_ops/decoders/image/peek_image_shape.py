@@ -44,9 +44,9 @@ import numpy as np
 from dali._dtypes import DALIDataType, DALIImageType, dali_dtype, np_dtype, type_name
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
-from dali._ops.decoders import _codecs
-from dali._ops.decoders._jpeg_header import jpeg_headers
-from dali._ops.decoders._jpeg_walk import tiff_orientation
+from dali._ops.decoders.headers.jpeg_header import jpeg_headers
+from dali._ops.decoders.headers.jpeg_walk import tiff_orientation
+from dali._ops.decoders.image import codecs as _codecs
 from dali._tensors import TensorListCPU
 
 if TYPE_CHECKING:

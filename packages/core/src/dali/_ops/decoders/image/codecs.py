@@ -29,7 +29,7 @@ Example:
     >>> import io
     >>> import numpy as np
     >>> from PIL import Image
-    >>> from dali._ops.decoders import _codecs
+    >>> from dali._ops.decoders.image import codecs as _codecs
     >>> jpeg = io.BytesIO()
     >>> Image.new("RGB", (64, 48), (200, 100, 50)).save(jpeg, "JPEG")
     >>> rgb = _codecs.decode(np.frombuffer(jpeg.getvalue(), dtype=np.uint8), "rgb")
@@ -47,7 +47,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from dali._ops.decoders._jpeg_walk import SOF_MARKERS, tiff_orientation
+from dali._ops.decoders.headers.jpeg_walk import SOF_MARKERS, tiff_orientation
 
 __all__ = [
     "MAX_DECODED_BYTES",
@@ -97,14 +97,14 @@ def check_size(height: int, width: int, channels: int, itemsize: int = 1) -> Non
         >>> check_size(65000, 65000, 3)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
           ...
-        dali._ops.decoders._codecs.DecodeError: the header declares 65000x65000 pixels ...
+        dali._ops.decoders.image.codecs.DecodeError: the header declares 65000x65000 pixels ...
     """
     if too_large(height, width, channels, itemsize):
         gib = height * width * channels * itemsize / 2**30
         raise DecodeError(
             f"the header declares {height}x{width} pixels (height x width), {gib:.1f} GiB "
             f"decoded: more than the decoders' limit of {MAX_DECODED_BYTES / 2**30:.1f} GiB "
-            "per image (MAX_DECODED_BYTES in dali._ops.decoders._codecs)"
+            "per image (MAX_DECODED_BYTES in dali._ops.decoders.image.codecs)"
         )
 
 
@@ -456,7 +456,7 @@ _PNG_CHANNELS = {0: 1, 2: 3, 3: 4, 4: 2, 6: 4}
 def _check_declared_size(data: np.ndarray, fmt: str, mode: str) -> None:
     """`check_size` of the PNG or BMP header's size (JPEG: in `_decode`; TIFF: Pillow's own
     limit; WebP cannot exceed 16383 x 16383; the others: OpenCV's limit, then MemoryError)."""
-    from dali._ops.decoders._image_sizes import size_hint
+    from dali._ops.decoders.headers.image_sizes import size_hint
 
     size = size_hint(data)
     if size is None:
