@@ -215,7 +215,7 @@ def test_arguments_are_checked() -> None:
     with pytest.raises(ValueError, match="2 random streams"):
         random_crop_windows(rng, [(10, 10)])
     with pytest.raises(ValueError, match="num_attempts"):
-        random_crop_windows(rng, [(10, 10)] * 2, num_attempts=0)
+        random_crop_windows(rng, [(10, 10)] * 2, num_attempts=-1)
     anchors, sizes = random_crop_windows(rng.subset(slice(0, 0)), np.zeros((0, 2)))
     assert anchors.shape == sizes.shape == (0, 2)
 

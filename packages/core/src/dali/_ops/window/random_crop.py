@@ -149,7 +149,8 @@ def random_crop_windows(
             side of 0, or below: an unknown size) gets an empty window at (0, 0).
         random_area: ``(lo, hi)`` fraction of the image area, or ``(batch, 2)`` per sample.
         random_aspect_ratio: ``(lo, hi)`` range of w/h, or ``(batch, 2)`` per sample.
-        num_attempts: Attempts before the fallback window (at least 1).
+        num_attempts: Attempts before the fallback window (0: the fallback window at once,
+            as DALI's generator with ``num_attempts=0``).
         stream: The sub-stream to draw from.
 
     Returns:
@@ -169,8 +170,8 @@ def random_crop_windows(
     if len(rng) != n:
         raise ValueError(f"{n} shapes for {len(rng)} random streams")
     attempts = int(num_attempts)
-    if attempts < 1:
-        raise ValueError(f"num_attempts must be at least 1, got {attempts}")
+    if attempts < 0:
+        raise ValueError(f"num_attempts must not be negative, got {attempts}")
     if n == 0:
         empty = np.zeros((0, 2), dtype=np.int64)
         return empty, empty.copy()
@@ -253,6 +254,8 @@ def _windows(
             u_area, u_ratio = _uniform(flat[at]), _uniform(flat[at + 1])
             lo, hi = _rows(area_lo, rows), _rows(area_hi, rows)
             target_area = (lo + (hi - lo) * u_area) * _rows(original_area, rows)
+            # a negative area (random_area may start below 0) gives DALI a 1x1 window
+            target_area = np.maximum(target_area, f32(0))
             llo, lhi = _rows(log_lo, rows), _rows(log_hi, rows)
             ratio = np.exp(llo + (lhi - llo) * u_ratio)
             # C roundf (half away from zero) of positive float32 values, computed in double
