@@ -17,6 +17,8 @@ from dali.fn import experimental as experimental
 from dali.fn import io as io
 from dali.fn import random as random
 from dali.fn import readers as readers
+from dali.fn import reductions as reductions
+from dali.fn import segmentation as segmentation
 from dali.fn import transforms as transforms
 from dali.pipeline import DataNode
 from dali.types import DALIDataType, DALIImageType, DALIInterpType
@@ -74,13 +76,17 @@ __all__ = [
     "python_function",
     "random",
     "random_bbox_crop",
+    "random_crop_generator",
     "random_resized_crop",
     "readers",
+    "reductions",
     "reinterpret",
     "reshape",
     "resize",
+    "roi_random_crop",
     "rotate",
     "saturation",
+    "segmentation",
     "sequence_rearrange",
     "shapes",
     "slice",
@@ -2803,6 +2809,64 @@ def random_bbox_crop(
     """
 
 @overload
+def random_crop_generator(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    num_attempts: int | None = ...,
+    preserve: bool | None = ...,
+    random_area: Sequence[float] | float | None = ...,
+    random_aspect_ratio: Sequence[float] | float | None = ...,
+    seed: int | None = ...,
+) -> list[DataNode]:
+    """A random crop window (``anchor``, ``shape``) of an image shape ``[H, W(, C)]``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        random_area (float_vec, default (0.08, 1.0)): Range of the crop area as a fraction of the image area.
+        random_aspect_ratio (float_vec, default (0.75, 1.3333333333333333)): Range of the crop aspect ratio (width / height).
+        num_attempts (int, default 10): Attempts to find a window before the fallback.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
+def random_crop_generator(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    num_attempts: int | None = ...,
+    preserve: bool | None = ...,
+    random_area: Sequence[float] | float | None = ...,
+    random_aspect_ratio: Sequence[float] | float | None = ...,
+    seed: int | None = ...,
+) -> list[list[DataNode]]:
+    """A random crop window (``anchor``, ``shape``) of an image shape ``[H, W(, C)]``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        random_area (float_vec, default (0.08, 1.0)): Range of the crop area as a fraction of the image area.
+        random_aspect_ratio (float_vec, default (0.75, 1.3333333333333333)): Range of the crop aspect ratio (width / height).
+        num_attempts (int, default 10): Attempts to find a window before the fallback.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
 def random_resized_crop(
     input: DataNode | ArrayLike,
     /,
@@ -3508,6 +3572,72 @@ def resize(
         image_type (image_type, optional): Deprecated and ignored.
 
     Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def roi_random_crop(
+    input: DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    crop_shape: Sequence[int] | int | DataNode | ArrayLike,
+    in_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+    roi_end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    roi_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    roi_start: Sequence[int] | int | DataNode | ArrayLike,
+    seed: int | None = ...,
+) -> DataNode:
+    """A random start of a ``crop_shape`` window that holds as much of the ROI as it can.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        crop_shape (int_vec, required, per-sample): The window's size.
+        roi_start (int_vec, required, per-sample): ROI start.
+        roi_end (int_vec, optional, per-sample): ROI end (not with roi_shape).
+        roi_shape (int_vec, optional, per-sample): ROI shape (not with roi_end).
+        in_shape (int_vec, optional, per-sample): The input's shape (not with an input).
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 0..1.
+    """
+
+@overload
+def roi_random_crop(
+    input: list[DataNode] | DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    crop_shape: Sequence[int] | int | DataNode | ArrayLike,
+    in_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+    roi_end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    roi_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    roi_start: Sequence[int] | int | DataNode | ArrayLike,
+    seed: int | None = ...,
+) -> DataNode | list[DataNode]:
+    """A random start of a ``crop_shape`` window that holds as much of the ROI as it can.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        crop_shape (int_vec, required, per-sample): The window's size.
+        roi_start (int_vec, required, per-sample): ROI start.
+        roi_end (int_vec, optional, per-sample): ROI end (not with roi_shape).
+        roi_shape (int_vec, optional, per-sample): ROI shape (not with roi_end).
+        in_shape (int_vec, optional, per-sample): The input's shape (not with an input).
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 0..1.
     """
 
 @overload

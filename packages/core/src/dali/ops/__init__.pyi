@@ -17,6 +17,8 @@ from dali.ops import experimental as experimental
 from dali.ops import io as io
 from dali.ops import random as random
 from dali.ops import readers as readers
+from dali.ops import reductions as reductions
+from dali.ops import segmentation as segmentation
 from dali.ops import transforms as transforms
 from dali.pipeline import DataNode
 from dali.types import DALIDataType, DALIImageType, DALIInterpType
@@ -73,7 +75,9 @@ __all__ = [
     "PerFrame",
     "PermuteBatch",
     "PythonFunction",
+    "ROIRandomCrop",
     "RandomBBoxCrop",
+    "RandomCropGenerator",
     "RandomResizedCrop",
     "Reinterpret",
     "Reshape",
@@ -102,6 +106,8 @@ __all__ = [
     "nvJPEGDecoderSlice",
     "random",
     "readers",
+    "reductions",
+    "segmentation",
     "transforms",
 ]
 
@@ -2679,6 +2685,68 @@ class RandomBBoxCrop:
     ) -> list[DataNode] | list[list[DataNode]]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class RandomCropGenerator:
+    """A random crop window (``anchor``, ``shape``) of an image shape ``[H, W(, C)]``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        random_area (float_vec, default (0.08, 1.0)): Range of the crop area as a fraction of the image area.
+        random_aspect_ratio (float_vec, default (0.75, 1.3333333333333333)): Range of the crop aspect ratio (width / height).
+        num_attempts (int, default 10): Attempts to find a window before the fallback.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        num_attempts: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+    ) -> None:
+        """Set the arguments of `RandomCropGenerator`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        num_attempts: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        num_attempts: int | None = ...,
+        preserve: bool | None = ...,
+        random_area: Sequence[float] | float | None = ...,
+        random_aspect_ratio: Sequence[float] | float | None = ...,
+        seed: int | None = ...,
+    ) -> list[list[DataNode]]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class RandomResizedCrop:
     """Crop a random window (area and aspect ratio drawn at random) and resize it to ``size``.
 
@@ -3059,6 +3127,76 @@ class Resize:
         subpixel_scale: bool | None = ...,
         temp_buffer_hint: int | None = ...,
     ) -> list[DataNode | list[DataNode]]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class ROIRandomCrop:
+    """A random start of a ``crop_shape`` window that holds as much of the ROI as it can.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        crop_shape (int_vec, required, per-sample): The window's size.
+        roi_start (int_vec, required, per-sample): ROI start.
+        roi_end (int_vec, optional, per-sample): ROI end (not with roi_shape).
+        roi_shape (int_vec, optional, per-sample): ROI shape (not with roi_end).
+        in_shape (int_vec, optional, per-sample): The input's shape (not with an input).
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 0..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        in_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        roi_end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        seed: int | None = ...,
+    ) -> None:
+        """Set the arguments of `ROIRandomCrop`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        in_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        roi_end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        seed: int | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        in_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        roi_end: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        roi_start: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        seed: int | None = ...,
+    ) -> DataNode | list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 class Rotate:
