@@ -19,6 +19,7 @@ _MODULES = (
     "decoders.video",
     "detection.bb_flip",
     "detection.bbox_paste",
+    "detection.bbox_rotate",
     "detection.box_encoder",
     "detection.coord_flip",
     "detection.coord_transform",
