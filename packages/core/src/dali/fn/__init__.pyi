@@ -27,6 +27,7 @@ __all__ = [
     "batch_permutation",
     "bb_flip",
     "bbox_paste",
+    "bbox_rotate",
     "box_encoder",
     "brightness",
     "brightness_contrast",
@@ -246,6 +247,94 @@ def bbox_paste(
         ltrb (bool, default False): Boxes are [l, t, r, b] (else [x, y, w, h]).
 
     Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
+def bbox_rotate(
+    bboxes: DataNode | ArrayLike,
+    labels: DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    angle: float | DataNode | ArrayLike,
+    bbox_layout: str | None = ...,
+    bbox_normalized: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    input_shape: Sequence[int] | int | DataNode | ArrayLike,
+    keep_size: bool | None = ...,
+    mode: str | PathLike[str] | None = ...,
+    preserve: bool | None = ...,
+    remove_threshold: float | None = ...,
+    shape_layout: str | None = ...,
+    size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+) -> DataNode | list[DataNode] | None:
+    """Rotate bounding boxes (and drop their labels) as `fn.rotate` rotates their image.
+
+    Example: ``boxes, labels = fn.bbox_rotate(boxes, labels, angle=angle,
+    input_shape=image.shape(), keep_size=True)``, then
+    ``image = fn.rotate(image, angle=angle, keep_size=True)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        angle (float, required, per-sample): Rotation angle in degrees.
+        input_shape (int_vec, required, per-sample): The image's shape.
+        shape_layout (layout, default 'HW'): The layout of `input_shape`.
+        bbox_layout (layout, default 'xyXY'): "xyXY" or "xyWH".
+        bbox_normalized (bool, default True): The boxes are relative ([0, 1]).
+        keep_size (bool, default False): The canvas is the input size.
+        size (float_vec, optional, per-sample): The canvas size (H, W) of `fn.rotate`.
+        mode (str, default 'expand'): "expand", "halfway" or "fixed".
+        remove_threshold (float, default 0.1): Drop boxes keeping less area.
+
+    Devices: cpu. Inputs: 1..2.
+    """
+
+@overload
+def bbox_rotate(
+    bboxes: list[DataNode] | DataNode | ArrayLike,
+    labels: list[DataNode] | DataNode | ArrayLike = ...,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    angle: float | DataNode | ArrayLike,
+    bbox_layout: str | None = ...,
+    bbox_normalized: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    input_shape: Sequence[int] | int | DataNode | ArrayLike,
+    keep_size: bool | None = ...,
+    mode: str | PathLike[str] | None = ...,
+    preserve: bool | None = ...,
+    remove_threshold: float | None = ...,
+    shape_layout: str | None = ...,
+    size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+) -> DataNode | list[DataNode] | None | list[DataNode | list[DataNode] | None]:
+    """Rotate bounding boxes (and drop their labels) as `fn.rotate` rotates their image.
+
+    Example: ``boxes, labels = fn.bbox_rotate(boxes, labels, angle=angle,
+    input_shape=image.shape(), keep_size=True)``, then
+    ``image = fn.rotate(image, angle=angle, keep_size=True)``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        angle (float, required, per-sample): Rotation angle in degrees.
+        input_shape (int_vec, required, per-sample): The image's shape.
+        shape_layout (layout, default 'HW'): The layout of `input_shape`.
+        bbox_layout (layout, default 'xyXY'): "xyXY" or "xyWH".
+        bbox_normalized (bool, default True): The boxes are relative ([0, 1]).
+        keep_size (bool, default False): The canvas is the input size.
+        size (float_vec, optional, per-sample): The canvas size (H, W) of `fn.rotate`.
+        mode (str, default 'expand'): "expand", "halfway" or "fixed".
+        remove_threshold (float, default 0.1): Drop boxes keeping less area.
+
+    Devices: cpu. Inputs: 1..2.
     """
 
 @overload
