@@ -63,6 +63,7 @@ _MODULES = (
     "tensor.fill",
     "tensor.join",
     "tensor.reinterpret",
+    "tensor.tensor_resize",
     "transfer",
     "transforms.affine",
     "video.input",

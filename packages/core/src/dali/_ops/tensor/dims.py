@@ -98,7 +98,8 @@ class Squeeze(Operator):
                     f"{where}Dimension passed in axes is out of the bounds{bound}: {a}",
                 )
 
-    def _axes(self, ws: Workspace, layout: str, ndim: int) -> list[list[int]]:
+    def _axes(self, ws: Workspace, layout: str, ndim: int) -> list[tuple[int, ...]]:
+        """The axes to remove, per sample (one tuple, repeated, unless given per sample)."""
         if self.has_arg("axis_names"):
             names = self.arg("axis_names")
             for c in names:
@@ -106,10 +107,14 @@ class Squeeze(Operator):
                     raise self.arg_error(
                         "axis_names", f"Axis '{c}' is not present in the input layout \"{layout}\""
                     )
-            return [[d for d, c in enumerate(layout) if c in names]] * ws.batch_size
-        per_sample = [[int(a) for a in v] for v in ws.arg_vectors("axes", np.int64)]
+            return [tuple(d for d, c in enumerate(layout) if c in names)] * ws.batch_size
+        if not ws.is_tensor_arg("axes"):
+            axes = tuple(int(a) for a in self.arg("axes"))
+            self._check_axes(list(axes), ndim)
+            return [axes] * ws.batch_size
+        per_sample = [tuple(int(a) for a in v) for v in ws.arg_vectors("axes", np.int64)]
         for i, axes in enumerate(per_sample):
-            self._check_axes(axes, ndim, i if ws.is_tensor_arg("axes") else None)
+            self._check_axes(list(axes), ndim, i)
         return per_sample
 
     def run_cpu(self, ws: Workspace) -> Any:
@@ -120,20 +125,23 @@ class Squeeze(Operator):
         if any(len(a) != len(removed) for a in per_sample):
             raise self.arg_error("axes", "all samples must remove the same number of dimensions")
         out_ndim = ndim - len(removed)
-        shapes = _shapes(tl)
         out_shapes = []
-        for i, (shape, axes) in enumerate(zip(shapes, per_sample)):
-            out = tuple(e for d, e in enumerate(shape) if d not in axes)
-            if math.prod(out) != math.prod(shape):
-                raise SampleFailure(
-                    i,
-                    self.error(
-                        "The volume of the new shape should match the one of the original "
-                        f"shape. Requested a shape with {math.prod(out)} elements but the "
-                        f"original shape has {math.prod(shape)} elements (sample {i}: shape "
-                        f"{shape}, axes {sorted(axes)})."
-                    ),
-                )
+        memo: dict[tuple[Any, ...], tuple[int, ...]] = {}  # a uniform batch: one computation
+        for i, (shape, axes) in enumerate(zip(_shapes(tl), per_sample)):
+            out = memo.get((shape, axes))
+            if out is None:
+                out = tuple(e for d, e in enumerate(shape) if d not in axes)
+                if math.prod(out) != math.prod(shape):
+                    raise SampleFailure(
+                        i,
+                        self.error(
+                            "The volume of the new shape should match the one of the original "
+                            f"shape. Requested a shape with {math.prod(out)} elements but the "
+                            f"original shape has {math.prod(shape)} elements (sample {i}: shape "
+                            f"{shape}, axes {sorted(axes)})."
+                        ),
+                    )
+                memo[shape, axes] = out
             out_shapes.append(out)
         out_layout = "".join(c for d, c in enumerate(layout) if d not in removed)
         return _reshaped(tl, out_shapes, out_layout, out_ndim)
@@ -228,8 +236,13 @@ class ExpandDims(Operator):
                 "new_axis_names",
                 "Specifying ``new_axis_names`` requires an input with a proper layout.",
             )
-        shapes = _shapes(tl)
-        outs = [self._out(s, layout) for s in shapes]
+        memo: dict[tuple[int, ...], tuple[tuple[int, ...], str]] = {}
+        outs = []
+        for shape in _shapes(tl):  # a uniform batch: one computation
+            out = memo.get(shape)
+            if out is None:
+                out = memo[shape] = self._out(shape, layout)
+            outs.append(out)
         out_layout = outs[0][1] if outs else self._out((0,) * tl.sample_ndim, layout)[1]
         ndim = tl.sample_ndim + len(self._axes)
         return _reshaped(tl, [o[0] for o in outs], out_layout, ndim)

@@ -113,8 +113,13 @@ class Reinterpret(Reshape):
             else [tuple(s.shape) for s in tl.samples()]
         )
         n = len(shapes)
+        per_sample = len(self.node.inputs) > 1 or any(
+            ws.is_tensor_arg(a) for a in ("shape", "rel_shape", "src_dims")
+        )
+        if held is not None and not per_sample and n > 1:  # one shape: computed once
+            shapes = shapes[:1]
         virtual = [self._in_shape(i, s, in_size, size) for i, s in enumerate(shapes)]
-        req = self._requested(ws, n)
+        req = self._requested(ws, len(shapes))
         src_dims = ws.arg_vectors("src_dims", np.int64) if self.has_arg("src_dims") else None
         outs = [
             self._out_shape(
@@ -123,10 +128,11 @@ class Reinterpret(Reshape):
                 None if req is None else req[i],
                 None if src_dims is None else src_dims[i],
             )
-            for i in range(n)
+            for i in range(len(shapes))
         ]
         if req is None and src_dims is None:
             outs = virtual
+        outs = outs * n if len(outs) == 1 < n else outs
         out_ndim = len(outs[0]) if outs else tl.sample_ndim
         if any(len(o) != out_ndim for o in outs):
             raise self.error("all samples must have the same number of dimensions")

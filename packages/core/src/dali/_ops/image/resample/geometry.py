@@ -8,7 +8,9 @@ by `random_resized_crop`:
 * `output_geometry` turns the size arguments (``resize_x/y/z``, ``size``, ``resize_shorter``,
   ``resize_longer``, ``mode``, ``max_size``, ROI, ``subpixel_scale``) into the output size and
   the input region per axis, with DALI's float32 arithmetic; `output_geometry_batch` does the
-  same for a whole batch in numpy;
+  same for a whole batch of images in numpy. Any number of axes: `fn.tensor_resize` passes
+  every dimension of its samples, with its ``alignment`` and ``size_rounding`` (keywords that
+  `fn.resize` leaves at DALI's centre alignment and round-half-away);
 * `axis_plans` adds the filter choice (min/mag filter, antialiasing) as
   `reference.AxisPlan` per axis.
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +35,7 @@ from dali._ops.image.resample.reference import AxisPlan
 
 __all__ = [
     "MODES",
+    "ROUNDINGS",
     "axis_plans",
     "cached_geometry",
     "cached_plans",
@@ -99,6 +102,17 @@ def spatial_axes(
 
 def _round_half_away(x: float) -> int:
     return math.floor(abs(x) + 0.5) * (1 if x >= 0 else -1)
+
+
+#: The output size rounding rules (of a non-negative size), by ``size_rounding`` name:
+#: DALI's ``round_int`` (halves away from zero), a cast to int, ``std::ceil``.
+_ROUNDING: dict[str, Callable[[float], int]] = {
+    "round": _round_half_away,
+    "truncate": math.trunc,
+    "ceil": math.ceil,
+}
+#: The values of ``size_rounding`` (`fn.tensor_resize`).
+ROUNDINGS = tuple(_ROUNDING)
 
 
 def f32(x: float) -> float:
@@ -178,6 +192,8 @@ def output_geometry(
     roi_end: Sequence[float] | None = None,
     roi_relative: bool = False,
     subpixel_scale: bool = True,
+    alignment: Sequence[float] | None = None,
+    rounding: str = "round",
 ) -> tuple[list[int], list[float], list[float]]:
     """Output size and input region of one sample (DALI's ``CalculateSampleParams``).
 
@@ -192,6 +208,12 @@ def output_geometry(
         roi_relative: ROI coordinates are fractions of the input extent.
         subpixel_scale: Keep the exact (fractional) scale and adjust the ROI around its centre
             when the output size is rounded.
+        alignment: Per axis, the point of the region that keeps its place when the ROI is
+            adjusted: 0 its start, 0.5 its centre (None: 0.5 on every axis), 1 its end
+            (`fn.tensor_resize`'s ``alignment``).
+        rounding: How a fractional output size becomes an integer: ``"round"`` (halves away
+            from zero, `fn.resize`), ``"truncate"`` or ``"ceil"`` (`fn.tensor_resize`'s
+            ``size_rounding``).
 
     Returns:
         ``(out_size, lo, hi)``: integer output extents and, per axis, the input coordinates
@@ -234,15 +256,20 @@ def output_geometry(
     min_size = 0 if math.prod(in_shape) == 0 else 1
     out_size: list[int] = []
     src_lo, src_hi = list(lo), list(hi)
+    round_size = _ROUNDING[rounding]
     for d in range(n):
         r = req[d]
-        size = max(min_size, _round_half_away(abs(r)))
+        size = max(min_size, round_size(abs(r)))
         out_size.append(size)
         if r < 0:
             src_lo[d], src_hi[d] = src_hi[d], src_lo[d]
         if subpixel_scale and size != abs(r) and r != 0:
             adjustment = min(max(size / abs(r), -10.0), 10.0)
-            center = (src_lo[d] + src_hi[d]) * 0.5
+            if alignment is None:
+                center = (src_lo[d] + src_hi[d]) * 0.5
+            else:  # the aligned point keeps its place (0.5: the centre, as above)
+                a = alignment[d]
+                center = (1.0 - a) * src_lo[d] + a * src_hi[d]
             src_lo[d] = f32(min(max(center + (src_lo[d] - center) * adjustment, -1e9), 1e9))
             src_hi[d] = f32(min(max(center + (src_hi[d] - center) * adjustment, -1e9), 1e9))
     return out_size, src_lo, src_hi
@@ -437,6 +464,8 @@ def cached_geometry(
     roi_end: tuple[float, ...] | None,
     roi_relative: bool,
     subpixel_scale: bool,
+    alignment: tuple[float, ...] | None = None,
+    rounding: str = "round",
 ) -> tuple[tuple[int, ...], tuple[float, ...], tuple[float, ...]]:
     """`output_geometry`, memoised: batches repeat image sizes, and it is a pure function."""
     out_size, lo, hi = output_geometry(
@@ -448,6 +477,8 @@ def cached_geometry(
         roi_end=roi_end,
         roi_relative=roi_relative,
         subpixel_scale=subpixel_scale,
+        alignment=alignment,
+        rounding=rounding,
     )
     return tuple(out_size), tuple(lo), tuple(hi)
 
