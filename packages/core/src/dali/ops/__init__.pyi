@@ -91,6 +91,7 @@ __all__ = [
     "Squeeze",
     "Stack",
     "TFRecordReader",
+    "TensorResize",
     "TransformTranslation",
     "Transpose",
     "Uniform",
@@ -3708,6 +3709,152 @@ class Stack:
         bytes_per_sample_hint: Sequence[int] | int | None = ...,
         preserve: bool | None = ...,
     ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class TensorResize:
+    """Resize tensors: any dimensions, named by ``axes`` or ``axis_names``.
+
+    Exactly one of ``sizes`` and ``scales`` gives the output extents of the chosen dimensions
+    (all of them by default); one value stands for all. With ``sizes``, a 0 extent follows the
+    others' scale (mode "default") and a negative one flips the dimension; with ``scales``,
+    ``size_rounding`` rounds ``scale * extent`` and ``alignment`` tells which point of the
+    input region keeps its place. ``roi_start``/``roi_end``/``max_size``/``alignment`` refer to
+    the same dimensions. The resized dimensions must lie within 3 consecutive ones. Sequences
+    are tensors like others: the frame dimension is resized when ``axes`` names it.
+
+    Example:
+        >>> import numpy as np
+        >>> import dali
+        >>> from dali import fn, types
+        >>> @dali.pipeline_def(batch_size=1, num_threads=1, device_id=None)
+        ... def pipe():
+        ...     x = types.Constant(np.array([[[[1, 2], [3, 4]]]], np.float32))  # 1x1x2x2
+        ...     return fn.tensor_resize(x, scales=[1, 1, 2, 3], alignment=0,
+        ...                             interp_type=types.INTERP_NN)
+        >>> p = pipe(); p.build()
+        >>> p.run()[0].as_array()[0, 0, 0]
+        array([[1., 1., 1., 2., 2., 2.],
+               [1., 1., 1., 2., 2., 2.],
+               [3., 3., 3., 4., 4., 4.],
+               [3., 3., 3., 4., 4., 4.]], dtype=float32)
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        sizes (float_vec, optional, per-sample): Output sizes of the `axes` (0: from others).
+        scales (float_vec, optional, per-sample): Scale factors of the `axes`.
+        axes (int_vec, optional): Dimensions the size arguments refer to (default: all).
+        axis_names (layout, optional): Layout letters of those dimensions (or `axes`).
+        alignment (float_vec, default (0.5,), per-sample): Point of the ROI kept in place when the size is rounded (0, 0.5, 1).
+        size_rounding (str, default 'round'): round, truncate or ceil.
+        mode (str, default 'default'): default, stretch, not_larger, not_smaller.
+        max_size (float_vec, optional): Limit of the output size (one value or per axis).
+        subpixel_scale (bool, default True): Keep fractional scales exact.
+        roi_start (float_vec, optional, per-sample): Input ROI origin (start > end flips).
+        roi_end (float_vec, optional, per-sample): Input ROI end.
+        roi_relative (bool, default False): ROI given as fractions of the size.
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        dtype (dtype, optional): Output type: the input type (default) or FLOAT.
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        alignment: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        antialias: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        scales: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        size_rounding: str | PathLike[str] | None = ...,
+        sizes: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> None:
+        """Set the arguments of `TensorResize`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        alignment: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        antialias: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        scales: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        size_rounding: str | PathLike[str] | None = ...,
+        sizes: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        alignment: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        antialias: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        scales: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        size_rounding: str | PathLike[str] | None = ...,
+        sizes: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 class Transpose:

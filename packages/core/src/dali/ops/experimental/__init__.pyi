@@ -12,11 +12,12 @@ from dali.ops.experimental import decoders as decoders
 from dali.ops.experimental import inputs as inputs
 from dali.ops.experimental import readers as readers
 from dali.pipeline import DataNode
-from dali.types import DALIDataType, DALIImageType
+from dali.types import DALIDataType, DALIImageType, DALIInterpType
 
 __all__ = [
     "Inflate",
     "PeekImageShape",
+    "TensorResize",
     "decoders",
     "inputs",
     "readers",
@@ -130,5 +131,101 @@ class PeekImageShape:
         dtype: DALIDataType | DTypeLike | None = ...,
         image_type: DALIImageType | int | None = ...,
         preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated(
+    "WARNING: `dali.ops.experimental.TensorResize` is now deprecated. Use `dali.fn.tensor_resize` instead."
+)
+class TensorResize:
+    """WARNING: `dali.ops.experimental.TensorResize` is now deprecated. Use `dali.fn.tensor_resize` instead."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        alignment: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        antialias: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        scales: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        size_rounding: str | PathLike[str] | None = ...,
+        sizes: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> None:
+        """Set the arguments of `TensorResize`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        alignment: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        antialias: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        scales: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        size_rounding: str | PathLike[str] | None = ...,
+        sizes: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        alignment: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        antialias: bool | None = ...,
+        axes: Sequence[int] | int | None = ...,
+        axis_names: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        scales: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        size_rounding: str | PathLike[str] | None = ...,
+        sizes: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
