@@ -322,7 +322,13 @@ def _input_sets(schema: Schema, every: str) -> tuple[str, str]:
     input may be the list."""
     if schema.min_inputs == schema.max_inputs == 1:
         return "list[DataNode]", f"list[{every}]"
-    return f"list[DataNode] | {_INPUT}", f"{every} | list[{every}]"
+    if every == "None":
+        result = "list[None] | None"
+    elif every.endswith(" | None"):  # `None` last in the union, as linters want it
+        result = f"{every.removesuffix(' | None')} | list[{every}] | None"
+    else:
+        result = f"{every} | list[{every}]"
+    return f"list[DataNode] | {_INPUT}", result
 
 
 def _fn_stub(schema: Schema, doc: str, *, name: str = "", deprecated_as: str = "") -> list[str]:

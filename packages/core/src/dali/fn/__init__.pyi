@@ -313,7 +313,7 @@ def bbox_rotate(
     remove_threshold: float | None = ...,
     shape_layout: str | None = ...,
     size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
-) -> DataNode | list[DataNode] | None | list[DataNode | list[DataNode] | None]:
+) -> DataNode | list[DataNode] | list[DataNode | list[DataNode] | None] | None:
     """Rotate bounding boxes (and drop their labels) as `fn.rotate` rotates their image.
 
     Example: ``boxes, labels = fn.bbox_rotate(boxes, labels, angle=angle,

@@ -363,7 +363,7 @@ class BBoxRotate:
         remove_threshold: float | None = ...,
         shape_layout: str | None = ...,
         size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
-    ) -> DataNode | list[DataNode] | None | list[DataNode | list[DataNode] | None]:
+    ) -> DataNode | list[DataNode] | list[DataNode | list[DataNode] | None] | None:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 class BoxEncoder:
