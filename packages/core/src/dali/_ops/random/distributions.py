@@ -46,7 +46,7 @@ import numpy as np
 
 from dali._dtypes import type_name
 from dali._graph.schema import Arg, register
-from dali._ops.random.generators import _RandomBase
+from dali._ops.random.generators import RandomBase
 from dali._tensors import TensorListCPU
 
 if TYPE_CHECKING:
@@ -155,7 +155,7 @@ def _check_float_scalars(op: Any, ws: Workspace, name: str) -> np.ndarray:
     ],
     random=True,
 )
-class Beta(_RandomBase):
+class Beta(RandomBase):
     """Generates a random number from ``[0, 1]`` range following the beta distribution."""
 
     allowed_kinds = "f"
@@ -203,7 +203,7 @@ class Beta(_RandomBase):
     ],
     random=True,
 )
-class Choice(_RandomBase):
+class Choice(RandomBase):
     """Generates a random sample from a given 1D array (or from ``0 .. a - 1`` for a scalar
     ``a``), with the probabilities ``p``."""
 

@@ -20,7 +20,7 @@ from dali._tensors import TensorListCPU
 if TYPE_CHECKING:
     from dali.author import Workspace
 
-__all__ = ["CoinFlip", "Normal", "Uniform"]
+__all__ = ["CoinFlip", "Normal", "RandomBase", "Uniform"]
 
 
 def round_half_away(x: np.ndarray) -> np.ndarray:
@@ -38,7 +38,7 @@ def convert_float(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return values.astype(dtype)
 
 
-class _RandomBase(Operator):
+class RandomBase(Operator):
     """Shared shape handling: ``shape`` argument, ``shape_like`` input, or scalars."""
 
     default_dtype: Any = np.float32
@@ -142,7 +142,7 @@ class _RandomBase(Operator):
     ],
     random=True,
 )
-class Uniform(_RandomBase):
+class Uniform(RandomBase):
     """Uniformly distributed values in ``[range[0], range[1])``, or drawn from ``values``."""
 
     def setup(self) -> None:
@@ -197,7 +197,7 @@ class Uniform(_RandomBase):
     ],
     random=True,
 )
-class CoinFlip(_RandomBase):
+class CoinFlip(RandomBase):
     """Bernoulli draws: 1 with probability ``probability``, else 0."""
 
     default_dtype = np.int32
@@ -234,7 +234,7 @@ class CoinFlip(_RandomBase):
     ],
     random=True,
 )
-class Normal(_RandomBase):
+class Normal(RandomBase):
     """Normally distributed values with the given ``mean`` and ``stddev``."""
 
     def setup(self) -> None:
