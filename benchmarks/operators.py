@@ -87,17 +87,28 @@ def _pipeline(lib: ModuleType, bench: Bench, batches: Sequence[Sequence[np.ndarr
     return p
 
 
-def _seconds(pipe: Any, iterations: int) -> float:
-    t0 = time.perf_counter()
-    for _ in range(iterations):
+def _seconds(pipe: Any, iterations: int, min_seconds: float) -> float:
+    """Mean seconds per ``run()`` over at least ``iterations`` runs and ``min_seconds``."""
+    runs, t0 = 0, time.perf_counter()
+    while True:
         pipe.run()
-    return (time.perf_counter() - t0) / iterations
+        runs += 1
+        elapsed = time.perf_counter() - t0
+        if runs >= iterations and elapsed >= min_seconds:
+            return elapsed / runs
 
 
 def measure(
-    libs: dict[str, ModuleType], bench: Bench, *, repeats: int, iterations: int
+    libs: dict[str, ModuleType],
+    bench: Bench,
+    *,
+    repeats: int,
+    iterations: int,
+    min_seconds: float = 0.2,
 ) -> dict[str, float]:
-    """Per library: the median over ``repeats`` of (pipeline with the operator - feed only)."""
+    """Per library: the median over ``repeats`` of (pipeline with the operator - feed only),
+    the two timed back to back, each over at least ``min_seconds`` (a sub-millisecond
+    operator needs hundreds of runs to stand out of the feed's own noise)."""
     batches = bench.inputs()
     pipes = {
         name: (_pipeline(lib, bench, batches, True), _pipeline(lib, bench, batches, False))
@@ -110,15 +121,18 @@ def measure(
     samples: dict[str, list[float]] = {name: [] for name in libs}
     for _ in range(repeats):
         for name, (with_op, feed) in pipes.items():
-            samples[name].append(_seconds(with_op, iterations) - _seconds(feed, iterations))
-    return {name: max(statistics.median(s), 1e-7) for name, s in samples.items()}
+            op_time = _seconds(with_op, iterations, min_seconds)
+            feed_time = _seconds(feed, iterations, min_seconds)
+            samples[name].append(op_time - feed_time)
+    return {name: max(statistics.median(s), 1e-6) for name, s in samples.items()}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-k", action="append", default=[], help="rows whose name contains this")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--iterations", type=int, default=10, help="runs per timing, at least")
+    parser.add_argument("--min-seconds", type=float, default=0.2, help="per timing, at least")
     args = parser.parse_args(argv)
 
     import dali
@@ -131,8 +145,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     for bench in all_benches():
         if args.k and not any(k in bench.name for k in args.k):
             continue
-        t = measure(libs, bench, repeats=args.repeats, iterations=args.iterations)
-        row = [bench.name, f"{t['dali'] * 1e3:.3f}"]
+        t = measure(
+            libs,
+            bench,
+            repeats=args.repeats,
+            iterations=args.iterations,
+            min_seconds=args.min_seconds,
+        )
+        row = [bench.name, f"{t['dali'] * 1e3:.3f}"]  # 0.001: below what can be told apart
         if "DALI" in t:
             row += [f"{t['DALI'] * 1e3:.3f}", f"{t['DALI'] / t['dali']:.2f}x"]
         rows.append(row)
