@@ -165,7 +165,9 @@ def test_axes_apart_equal_the_reference(interp):
     out = arrays(run(lambda d: fn.tensor_resize(d, sizes=[7, 20], axes=[0, 2],
                                                 interp_type=interp), [x]))[0]  # fmt: skip
     ref = _reference(x, (0, 1, 2), (7, 5, 20), int(interp))
-    np.testing.assert_array_equal(out, ref)
+    # the fast paths sum in another order than the reference: without Numba (banded BLAS
+    # products) a value may differ by an ulp or two
+    np.testing.assert_allclose(out, ref, rtol=5e-7, atol=1e-7)
 
 
 def test_volume_equals_the_reference():
