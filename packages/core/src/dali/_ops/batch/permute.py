@@ -14,8 +14,9 @@ draws a key, and the order of the keys is the permutation, so it depends only on
 the samples' identities. A derangement is drawn by rejection (a new draw until no index is
 fixed, e.g. 2.7 draws on average), which keeps every derangement equally likely.
 
-On the CPU the permuted batch holds the input's samples (a gather of a dense batch); on the GPU
-a dense batch is gathered with one indexing operation.
+On the CPU the permuted batch holds the input's samples, or a copy of a dense batch (one copy
+per sample, on the pipeline's threads); on the GPU a dense batch is gathered with one indexing
+operation.
 
 Example:
     >>> import numpy as np
@@ -45,7 +46,7 @@ from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
 from dali._ops.numeric import array_module
-from dali._tensors import TensorListCPU
+from dali._tensors import TensorListCPU, aligned_empty
 
 if TYPE_CHECKING:
     from dali._exec.rng import SampleRNG
@@ -56,6 +57,9 @@ __all__ = ["BatchPermutation", "PermuteBatch", "draw_permutation"]
 #: Rejection rounds before a derangement is built deterministically instead (the chance of
 #: getting there is about (1 - 1/e)^64, i.e. never).
 _MAX_ROUNDS = 64
+#: From this size on, a dense CPU batch is copied sample by sample on the pipeline's threads
+#: (below, handing the samples to threads costs more than the copy).
+_THREADED_BYTES = 1 << 20
 
 
 def draw_permutation(
@@ -183,7 +187,17 @@ class PermuteBatch(Operator):
         xp, tl_cls = array_module(tl)
         idx = self._indices(ws, len(tl))
         dense = tl.held_dense if xp is np else tl.dense()
-        if dense is not None:  # one gather (a copy, as DALI's)
+        if dense is not None and xp is np and dense.nbytes >= _THREADED_BYTES:
+            # a copy, as DALI's: one per sample, on the pipeline's threads
+            gathered = aligned_empty((len(idx), *dense.shape[1:]), dense.dtype)
+            src = idx.tolist()
+
+            def copy(i: int) -> None:
+                gathered[i] = dense[src[i]]  # numpy copies without the GIL
+
+            ws.map(copy, len(src))
+            out = tl_cls.wrap(gathered, tl.layout())
+        elif dense is not None:  # one gather (on the GPU, or a small batch)
             out = tl_cls.wrap(dense[xp.asarray(idx)], tl.layout())
         else:  # the input's own samples, in the new order
             samples = tl.samples()

@@ -239,30 +239,43 @@ class SequenceRearrange(Operator):
         if tl.sample_ndim < 2:
             raise self.error("Sequence elements must have at least 1 dim")
         orders = ws.arg_vectors("new_order", np.int64)
-        lengths = [s.shape[0] for s in tl.samples()]
-        for i, (order, length) in enumerate(zip(orders, lengths)):
+        per_sample = ws.is_tensor_arg("new_order")
+        lengths = [s[0] for s in tl.shape()]
+        if per_sample:
+            for i, (order, length) in enumerate(zip(orders, lengths)):
+                self._check_order(i, order, length)
+        elif orders:  # one order: the first sample it does not fit is the error's
+            order = orders[0]
             if order.size == 0:
-                raise self.arg_error(
-                    "new_order", f"sample {i}: Empty result sequences are not allowed."
-                )
-            bad = np.flatnonzero((order < 0) | (order >= length))
+                self._check_order(0, order, lengths[0])
+            fits = (order >= 0) & (order[None, :] < np.array(lengths, np.int64)[:, None])
+            bad = np.flatnonzero(~fits.all(axis=1))
             if bad.size:
-                k = int(bad[0])
-                raise self.arg_error(
-                    "new_order",
-                    f"new_order[{k}] must be between 0 and input_sequence_length = {length} for "
-                    f"sample {i}, but it is: {int(order[k])}.",
-                )
+                self._check_order(int(bad[0]), order, lengths[int(bad[0])])
         xp, cls = array_module(tl)
         dense = tl.held_dense
-        if dense is not None and not ws.is_tensor_arg("new_order"):
-            return cls.wrap(
-                xp.take(dense, xp.asarray(orders[0]), axis=1), layout
-            )  # one gather per batch
+        if dense is not None and not per_sample:
+            # one gather per batch: a single np.take beats per-sample copies on threads here
+            return cls.wrap(xp.take(dense, xp.asarray(orders[0]), axis=1), layout)
         out = []
         for s, order in zip(tl.samples(), orders):
             out.append(xp.take(s, xp.asarray(order), axis=0))
         return cls.wrap(out, layout, dtype=tl.np_dtype, ndim=tl.sample_ndim)
+
+    def _check_order(self, i: int, order: np.ndarray, length: int) -> None:
+        """Raises DALI's error when ``order`` does not fit sample ``i`` of ``length`` frames."""
+        if order.size == 0:
+            raise self.arg_error(
+                "new_order", f"sample {i}: Empty result sequences are not allowed."
+            )
+        bad = np.flatnonzero((order < 0) | (order >= length))
+        if bad.size:
+            k = int(bad[0])
+            raise self.arg_error(
+                "new_order",
+                f"new_order[{k}] must be between 0 and input_sequence_length = {length} for "
+                f"sample {i}, but it is: {int(order[k])}.",
+            )
 
     run_gpu = run_cpu
 

@@ -33,6 +33,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -78,16 +80,116 @@ def foreground_of(mask: np.ndarray, value: int | None, threshold: float) -> np.n
         >>> foreground_of(m, 256, 0.0) is None  # no uint8 equals 256
         True
     """
+    pred = _predicate(mask, value, threshold)
+    if pred is None:
+        return None
+    data, mode, ref = pred
+    if mode in ("all", "none"):
+        return np.full(mask.shape, mode == "all", np.bool_)
+    out: np.ndarray = data == ref if mode == "==" else data > ref
+    return out
+
+
+def _predicate(
+    mask: np.ndarray, value: int | None, threshold: float
+) -> tuple[np.ndarray, str, Any] | None:
+    """`foreground_of` as ``(data, mode, ref)``: the foreground is ``data == ref`` (mode
+    ``"=="``) or ``data > ref`` (``">"``), every element (``"all"``) or none (``"none"``);
+    ``data`` has the mask's shape and ``ref`` its type. None as in `foreground_of`."""
     if value is not None:
         v = np.array(value, np.int64).astype(mask.dtype)
         if int(v.astype(np.int64).astype(np.int32)) != value:
             return None
-        out: np.ndarray = mask == v
-        return out
+        if mask.dtype.kind == "b":  # as bytes (0 or 1), for the compiled scan
+            return mask.view(np.uint8), "==", np.uint8(v)
+        return mask, "==", v[()]
     thr = np.float32(threshold)
-    if mask.dtype.kind == "f" or mask.dtype.itemsize <= 2:
-        return mask > thr  # exact: these elements convert to float32 without rounding
-    return mask.astype(np.float32) > thr  # C++ compares int32/int64 converted to float
+    if mask.dtype.kind in "biu" and mask.dtype.itemsize <= 2:
+        # for an integer x, x > t is x > floor(t): one comparison in the mask's own type
+        # (against a float32, numpy would convert every element first)
+        data = mask.view(np.uint8) if mask.dtype.kind == "b" else mask
+        info = np.iinfo(data.dtype)
+        t = float(thr)
+        if math.isnan(t) or t >= info.max:  # NaN, or above every element
+            return data, "none", None
+        if t < info.min:
+            return data, "all", None
+        return data, ">", data.dtype.type(math.floor(t))
+    if mask.dtype.kind == "f":
+        return mask, ">", thr
+    return mask.astype(np.float32), ">", thr  # C++ compares int32/int64 converted to float
+
+
+@functools.cache
+def _pick_kernel() -> Any:
+    """The compiled scan of `_pick`, or None when Numba is not installed."""
+    try:
+        import numba
+    except ImportError:
+        return None
+
+    @numba.njit(nogil=True, cache=True)
+    def pick(data: np.ndarray, equal: bool, ref: Any, u: float) -> int:  # pragma: no cover
+        # one pass counts the foreground of each block of 256 elements (a fixed-length loop
+        # the compiler vectorises); the k-th element is then looked for in its block only
+        n = data.size
+        full = n >> 8
+        blocks = np.empty(full + 1, np.int64)
+        for b in range(full + 1):
+            base = b << 8
+            c = 0
+            if b < full:
+                if equal:
+                    for j in range(256):
+                        c += data[base + j] == ref
+                else:
+                    for j in range(256):
+                        c += data[base + j] > ref
+            else:
+                for j in range(base, n):
+                    c += (data[j] == ref) if equal else (data[j] > ref)
+            blocks[b] = c
+        count = blocks.sum()
+        if count == 0:
+            return -1
+        k = min(int(u * count), count - 1)
+        seen = 0
+        b = 0
+        while seen + blocks[b] <= k:
+            seen += blocks[b]
+            b += 1
+        for i in range(b << 8, n):
+            if (data[i] == ref) if equal else (data[i] > ref):
+                if seen == k:
+                    return i
+                seen += 1
+        return -1
+
+    return pick
+
+
+def _pick(mask: np.ndarray, value: int | None, threshold: float, u: float) -> int | None:
+    """The flat index of the foreground element ``u`` (uniform in [0, 1)) picks: the
+    ``min(int(u * count), count - 1)``-th of the ``count`` in raster order; None when there
+    is no foreground (or no `foreground_of`). With Numba, one scan that makes no index array
+    of every foreground element (most of the time of an ``np.flatnonzero``)."""
+    pred = _predicate(mask, value, threshold)
+    if pred is None:
+        return None
+    data, mode, ref = pred
+    n = data.size
+    if mode == "none" or n == 0:
+        return None
+    if mode == "all":
+        return min(int(u * n), n - 1)
+    kernel = _pick_kernel()
+    if kernel is None:
+        where = np.flatnonzero(data == ref if mode == "==" else data > ref)
+        if not where.size:
+            return None
+        return int(where[min(int(u * where.size), where.size - 1)])
+    i = int(kernel(np.ascontiguousarray(data).reshape(-1), mode == "==", ref, u))
+    return None if i < 0 else i
 
 
 @register(
@@ -124,22 +226,24 @@ class RandomMaskPixel(Operator):
         thresholds = ws.arg_scalars("threshold", np.float64)
         u = ws.rng.uniform(ndim + 1, stream=_STREAM)
         samples = tl.samples()
+        # every element a candidate: each coordinate uniform in [0, extent), the whole batch
+        shapes = np.array(tl.shape(), np.int64).reshape(n, ndim)
+        out = np.minimum((u[:, 1:] * shapes).astype(np.int64), np.maximum(shapes - 1, 0))
 
-        def one(i: int) -> np.ndarray:
+        def one(i: int) -> np.ndarray | None:
+            if not foreground[i]:
+                return None
             mask = samples[i]
-            shape = np.array(mask.shape, np.int64)
-            if foreground[i]:
-                v = int(values[i]) if values is not None else None
-                fg = foreground_of(mask, v, float(thresholds[i]))
-                if fg is not None:
-                    where = np.flatnonzero(fg)
-                    if where.size:
-                        k = min(int(u[i, 0] * where.size), where.size - 1)
-                        return np.array(np.unravel_index(where[k], mask.shape), np.int64)
-            # every element is a candidate: each coordinate uniform in [0, extent)
-            return np.minimum((u[i, 1:] * shape).astype(np.int64), np.maximum(shape - 1, 0))
+            v = int(values[i]) if values is not None else None
+            at = _pick(mask, v, float(thresholds[i]), float(u[i, 0]))
+            if at is None:
+                return None
+            return np.array(np.unravel_index(at, mask.shape), np.int64)
 
-        out = np.array(ws.map(one), np.int64).reshape(n, ndim)
+        if foreground.any():
+            for i, pos in enumerate(ws.map(one)):
+                if pos is not None:
+                    out[i] = pos
         return TensorListCPU.wrap(out, "")
 
     @staticmethod

@@ -119,6 +119,13 @@ class ROIRandomCrop(Operator):
             )
 
     def _crop_shapes(self, ws: Workspace) -> np.ndarray:
+        if not ws.is_tensor_arg("crop_shape"):  # one shape for every sample
+            ndim = len(ws.arg_vectors("crop_shape", np.int64)[0]) if ws.batch_size else 0
+            return (
+                ws.arg_vectors("crop_shape", np.int64, n=ndim)
+                if ndim
+                else np.zeros((ws.batch_size, 0), np.int64)
+            )
         crops = ws.arg_vectors("crop_shape", np.int64)
         ndim = len(crops[0]) if crops else 0
         for i, c in enumerate(crops):
@@ -145,7 +152,7 @@ class ROIRandomCrop(Operator):
         if self.has_arg("in_shape"):
             in_shape = ws.arg_vectors("in_shape", np.int64, n=ndim, what=what)
         elif ws.inputs:
-            shapes = [s.shape for s in ws.inputs[0].samples()]
+            shapes = ws.inputs[0].shape()
             for i, s in enumerate(shapes):
                 if len(s) < ndim:
                     raise self.error(
@@ -171,6 +178,8 @@ class ROIRandomCrop(Operator):
         by_end: bool,
     ) -> None:
         """DALI's checks, sample by sample: the window fits and the ROI lies inside."""
+        if not np.any((in_shape < crop) | (start < 0) | (in_shape < end)):
+            return  # nothing to report: no need to go sample by sample
         for s in range(len(crop)):
             for d in range(crop.shape[1]):
                 if in_shape[s, d] < crop[s, d]:

@@ -98,6 +98,74 @@ def select_polygons(
     return out, ranges
 
 
+_Flat = tuple[np.ndarray, list[tuple[int, ...]]]
+
+
+def _select_batch(
+    ids: list[np.ndarray], polys: list[np.ndarray], verts: list[np.ndarray], reindex: bool
+) -> tuple[_Flat, _Flat] | None:
+    """`select_polygons` and the vertex gather of a whole batch in a few array operations
+    (per-sample numpy calls on a few dozen rows cost more than the work): each output as one
+    flat buffer and its samples' shapes. None when a sample would be an error, or the samples'
+    vertices differ in width: the caller then goes sample by sample.
+    """
+    n = len(ids)
+    if n == 0:
+        return None
+    width = verts[0].shape[1]
+    if any(v.shape[1] != width for v in verts):
+        return None
+    counts = np.array([len(m) for m in ids], np.int64)
+    rows = np.array([len(p) for p in polys], np.int64)
+    nverts = np.array([len(v) for v in verts], np.int64)
+    sample = np.arange(n, dtype=np.int64)
+    # (sample, mask id) as one int64 key: the ids are int32, so 33 bits hold id + 2**31
+    id_sample = np.repeat(sample, counts)
+    flat_ids = np.concatenate(ids)
+    keys = (id_sample << 33) + (flat_ids.astype(np.int64) + 2**31)
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    if np.any(sorted_keys[1:] == sorted_keys[:-1]):  # a duplicated id
+        return None
+    table = np.concatenate(polys).astype(np.int64).reshape(-1, 3)
+    row_sample = np.repeat(sample, rows)
+    row_keys = (row_sample << 33) + (table[:, 0] + 2**31)
+    at = np.minimum(np.searchsorted(sorted_keys, row_keys), max(len(keys) - 1, 0))
+    hit = np.flatnonzero(sorted_keys[at] == row_keys) if len(keys) else at[:0]
+    start, end = table[hit, 1], table[hit, 2]
+    if np.any((start < 0) | (end > nverts[row_sample[hit]]) | (end < start)):
+        return None  # every polygon of a selected mask is checked, as sample by sample
+    # each selected id's polygon: the last row of its mask (rows are in increasing order)
+    chosen = np.full(len(keys), -1, np.int64)
+    np.maximum.at(chosen, order[at[hit]], hit)
+    if np.any(chosen < 0):  # an id without a polygon
+        return None
+    start, end = table[chosen, 1], table[chosen, 2]
+    length = end - start
+    ends = np.concatenate(([0], np.cumsum(length)))  # the batch's vertices before each one
+    before = ends[:-1]
+    first = np.cumsum(counts) - counts  # each sample's first selection
+    sample_base = ends[first]
+    kept = ends[first + counts] - sample_base  # each sample's output vertices
+    pos = before - np.repeat(sample_base, counts)
+    out = np.empty((len(keys), 3), np.int32)
+    if reindex:
+        out[:, 0] = np.arange(len(keys)) - np.repeat(first, counts)
+    else:
+        out[:, 0] = flat_ids
+    out[:, 1] = pos
+    out[:, 2] = pos + length
+    # the selected vertices of the batch, gathered from its vertices laid end to end
+    vert_base = np.cumsum(nverts) - nverts
+    src = start + vert_base[id_sample]
+    index = np.arange(int(length.sum())) + np.repeat(src - before, length)
+    gathered = np.concatenate(verts)[index]
+    return (
+        (out.reshape(-1), [(k, 3) for k in counts.tolist()]),
+        (gathered.reshape(-1), [(k, width) for k in kept.tolist()]),
+    )
+
+
 @register(
     "segmentation.select_masks",
     class_name="SelectMasks",
@@ -141,7 +209,15 @@ class SelectMasks(Operator):
         ids, polys, verts = (tl.samples() for tl in ws.inputs)
         vdtype = ws.inputs[2].np_dtype
         reindex = bool(self.arg("reindex_masks"))
+        batch = _select_batch(ids, polys, verts, reindex)
+        if batch is not None:
+            (out_polys, poly_shapes), (out_verts, vert_shapes) = batch
+            return (
+                TensorListCPU.wrap_flat(out_polys, poly_shapes, "", ndim=2),
+                TensorListCPU.wrap_flat(out_verts, vert_shapes, "", ndim=2),
+            )
 
+        # a sample the batch path rejected: sample by sample, for the first sample's own error
         def one(i: int) -> tuple[np.ndarray, np.ndarray]:
             v = verts[i]
             try:
@@ -154,13 +230,10 @@ class SelectMasks(Operator):
             index = np.concatenate(rows) if rows else np.zeros(0, np.int64)
             return out, v[index]
 
-        # a few microseconds per sample: handing samples to threads would cost more
         results = [one(i) for i in range(ws.batch_size)]
-        out_polys = [r[0] for r in results]
-        out_verts = [r[1] for r in results]
         return (
-            TensorListCPU.wrap(out_polys, "", dtype=np.int32, ndim=2),
-            TensorListCPU.wrap(out_verts, "", dtype=vdtype, ndim=2),
+            TensorListCPU.wrap([r[0] for r in results], "", dtype=np.int32, ndim=2),
+            TensorListCPU.wrap([r[1] for r in results], "", dtype=vdtype, ndim=2),
         )
 
     @staticmethod

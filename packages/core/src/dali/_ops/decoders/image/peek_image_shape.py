@@ -36,7 +36,6 @@ Example:
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -204,26 +203,6 @@ def image_info(data: np.ndarray) -> ImageInfo:
     return _READERS[_codecs.sniff(data)](data)
 
 
-def image_infos(samples: Sequence[np.ndarray]) -> list[ImageInfo | Exception]:
-    """`image_info` of a batch: its JPEGs' headers walked together; an error per bad file."""
-    datas = [s if s.flags.c_contiguous else np.ascontiguousarray(s) for s in samples]
-    hd = jpeg_headers(datas)
-    out: list[ImageInfo | Exception] = []
-    for i, data in enumerate(datas):
-        if hd.found[i] and hd.height[i] > 0 and hd.width[i] > 0 and hd.ncomp[i] > 0:
-            out.append(
-                ImageInfo(
-                    int(hd.height[i]), int(hd.width[i]), int(hd.ncomp[i]), int(hd.orientation[i])
-                )
-            )
-            continue
-        try:
-            out.append(image_info(data))
-        except _codecs.DecodeError as e:
-            out.append(e)
-    return out
-
-
 @register(
     "peek_image_shape",
     devices=("cpu",),
@@ -270,17 +249,27 @@ class PeekImageShape(Operator):
             raise self.error(
                 "The input must be a raw, undecoded file stored as a flat uint8 array."
             )
-        infos = image_infos(tl.samples())
-        out = np.empty((len(infos), 3), dtype=np.int64)
+        datas = [d if d.flags.c_contiguous else np.ascontiguousarray(d) for d in tl.samples()]
+        hd = jpeg_headers(datas)
+        h, w, c = hd.height, hd.width, hd.ncomp
+        # the JPEGs whose headers the batch walk read: their rows as whole columns
+        read = hd.found & (h > 0) & (w > 0) & (c > 0)
+        out = np.empty((len(datas), 3), dtype=np.int64)
         orient = bool(self.arg("adjust_orientation"))
-        for i, info in enumerate(infos):
-            if isinstance(info, Exception):
+        swap = hd.orientation >= 5 if orient else np.zeros_like(read)
+        out[:, 0] = np.where(swap, w, h)
+        out[:, 1] = np.where(swap, h, w)
+        out[:, 2] = c if self.channels is None else self.channels
+        for i in np.flatnonzero(~read).tolist():  # the other files, one by one, in order
+            try:
+                info = image_info(datas[i])
+            except _codecs.DecodeError as e:
                 where = ws.source_info(i) or f"sample {i}"
-                raise self.error(f"{where}: cannot read the image header: {info}")
-            h, w = info.height, info.width
+                raise self.error(f"{where}: cannot read the image header: {e}") from None
+            hh, ww = info.height, info.width
             if orient and info.orientation >= 5:
-                h, w = w, h
-            out[i] = (h, w, info.channels if self.channels is None else self.channels)
+                hh, ww = ww, hh
+            out[i] = (hh, ww, info.channels if self.channels is None else self.channels)
         return TensorListCPU.wrap(out.astype(self.out_dtype))
 
     @staticmethod
