@@ -24,6 +24,8 @@ _MODULES = (
     "detection.coord_flip",
     "detection.coord_transform",
     "detection.random_bbox_crop",
+    "filters.convolution",
+    "filters.morphology",
     "generic.cast",
     "generic.layout",
     "generic.lookup_table",
