@@ -48,9 +48,11 @@ __all__ = [
     "ExpandDims",
     "ExternalSource",
     "FileReader",
+    "Filter",
     "Flip",
     "Full",
     "FullLike",
+    "GaussianBlur",
     "GetProperty",
     "HostDecoder",
     "HostDecoderCrop",
@@ -62,6 +64,7 @@ __all__ = [
     "ImageDecoderCrop",
     "ImageDecoderRandomCrop",
     "ImageDecoderSlice",
+    "Laplacian",
     "LookupTable",
     "NormalDistribution",
     "Normalize",
@@ -1550,6 +1553,90 @@ class ExternalSource:
     ) -> DataNode | list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class Filter:
+    """Convolves the image with the provided filter (a correlation: the filter is not
+    flipped).
+
+    Inputs: ``data`` (images ``HW``/``HWC``/``CHW``, sequences ``F...``, volumes on the GPU),
+    ``filter`` (float32, one 2-D array per sample, or per frame: a sequence of 2-D filters
+    for a video; 3-D for volumes) and an optional ``fill_value`` (a scalar of the input's
+    type per sample, or per frame) used by ``border="constant"`` (0 without it).
+
+    With the filter of shape ``(r, s)`` and ``anchor=(a, b)``, the output at ``(y, x)`` is
+    the sum of the filter times the input window from ``(y - a, x - b)`` to ``(y - a + r - 1,
+    x - b + s - 1)``; ``anchor=-1`` centres the filter (the middle, rounded down). ``border``
+    says how out-of-range positions read the input: ``reflect_101`` (``dcb|abcd``, the
+    default), ``reflect_1001`` (``cba|abcd``), ``wrap``, ``clamp`` or ``constant``.
+    ``mode="valid"`` crops the output by ``filter_extent - 1`` to the positions where the
+    filter lies inside the sample (``anchor`` is then ignored). The computation is in float32;
+    an integer output is rounded and saturated.
+
+    Supported types: CPU uint8, uint16, int16, float32 with 2 data axes; GPU also int8,
+    float16 and volumes (3 data axes).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        anchor (int_or_int_vec, default (-1,), per-sample): Position of the filter over the input, per filter extent; -1: the middle. Per sample and per frame; ignored in 'valid' mode.
+        border (str, default 'reflect_101'): 'reflect_101', 'reflect_1001', 'wrap', 'clamp' or 'constant'.
+        mode (str, default 'same'): 'same' or 'valid'.
+        dtype (dtype, optional): Output type: FLOAT, or the input's type (the default).
+
+    Devices: cpu, gpu. Inputs: 2..3.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        anchor: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        border: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Filter`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        data: DataNode | ArrayLike,
+        filter: DataNode | ArrayLike,
+        fill_value: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        anchor: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        border: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        data: list[DataNode] | DataNode | ArrayLike,
+        filter: list[DataNode] | DataNode | ArrayLike,
+        fill_value: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        anchor: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        border: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class Flip:
     """Flip the images horizontally (default), vertically and/or depthwise.
 
@@ -1716,6 +1803,77 @@ class FullLike:
         bytes_per_sample_hint: Sequence[int] | int | None = ...,
         preserve: bool | None = ...,
     ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class GaussianBlur:
+    """Applies a Gaussian blur to the input.
+
+    A separable convolution with Gaussian windows, from the innermost data axis to the
+    outermost. With only ``sigma`` the window's diameter is ``2 * ceil(3 * sigma) + 1``; with
+    only ``window_size``, ``sigma = (radius - 1) * 0.3 + 0.8`` where ``radius = (window_size -
+    1) / 2``. Both may be one value for all data axes or one per axis, ordered as in the
+    layout (``HWC``: ``sigma=(sigma_h, sigma_w)``), and per sample (tensor arguments) or per
+    frame (``fn.per_frame``). The channels ``C`` and frames ``F`` are not data axes; channels
+    must come first or last. Sequences (``F...``) and volumes (``DHW``, ``DHWC``) are
+    supported. Borders are reflected without repeating the edge (reflect-101); the output has
+    the input's shape and layout and its type, or float32 (``dtype=FLOAT``).
+
+    Supported input types: all integers, float16 (the GPU backend's float16 is an extension:
+    DALI's GPU backend has none), float32 and float64.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        sigma (float_or_float_vec, default (0.0,), per-sample): Sigma of the Gaussian kernel: one value, or one per data axis (outermost first); per sample and per frame.
+        window_size (int_or_int_vec, default (0,), per-sample): Diameter of the kernel: one value or one per data axis; per sample and per frame.
+        dtype (dtype, optional): Output type: FLOAT, or the input's type (the default).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        sigma: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        window_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `GaussianBlur`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input_0: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        sigma: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        window_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input_0: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        preserve: bool | None = ...,
+        sigma: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        window_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 class GetProperty:
@@ -1893,6 +2051,88 @@ class Hue:
         hue: float | DataNode | ArrayLike | None = ...,
         image_type: DALIImageType | int | None = ...,
         preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Laplacian:
+    """Computes the Laplacian of the input: the sum over the data axes of the second partial
+    derivatives.
+
+    Each partial derivative is a separable convolution: the derivative window (size
+    ``window_size``) along its axis and binomial smoothing windows (size ``smoothing_size``,
+    by default the derivative window's size; ``1``: no smoothing) along the other axes. For a
+    volume with ``window_size=[dz, dy, dx]`` and ``smoothing_size=[sz, sy, sx]`` the ``z``
+    derivative uses ``dz`` along ``z`` and ``sy``, ``sx`` along ``y``, ``x``. The derivatives
+    are multiplied by ``scale`` (one, or one per axis), or with ``normalized_kernel=True`` by
+    ``2^-(s - n - 2)``, ``s`` the sum of the derivative's window sizes and ``n`` the number of
+    data axes, and summed in float32. Window sizes may be given per sample and per frame.
+    Channels and frames are not data axes; sequences and volumes are supported; borders are
+    reflected without repeating the edge. The output has the input's type (saturated) or
+    float32 (``dtype=FLOAT``).
+
+    Supported input types: all integers, float16 (the GPU backend's float16 is an extension)
+    and float32.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        window_size (int_or_int_vec, default (3,), per-sample): Size of the derivative windows: odd, 3 to 31; one, or one per data axis.
+        smoothing_size (int_or_int_vec, optional, per-sample): Size of the smoothing windows: odd, 1 to 31; one, or one per data axis (default: the derivative window's size).
+        scale (float_or_float_vec, default (1.0,), per-sample): Factors of the partial derivatives: one, or one per data axis.
+        normalized_kernel (bool, default False): Scale every partial derivative by 2^-(sum of its window sizes - ndim - 2).
+        dtype (dtype, optional): Output type: FLOAT, or the input's type (the default).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        normalized_kernel: bool | None = ...,
+        preserve: bool | None = ...,
+        scale: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        smoothing_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        window_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `Laplacian`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input_0: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        normalized_kernel: bool | None = ...,
+        preserve: bool | None = ...,
+        scale: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        smoothing_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        window_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input_0: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        normalized_kernel: bool | None = ...,
+        preserve: bool | None = ...,
+        scale: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        smoothing_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        window_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
