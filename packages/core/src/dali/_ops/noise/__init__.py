@@ -1,0 +1,1 @@
+"""Noise: `fn.noise.gaussian`, `fn.noise.salt_and_pepper`, `fn.noise.shot`."""
