@@ -15,6 +15,7 @@ from typing_extensions import deprecated
 from dali.fn import decoders as decoders
 from dali.fn import experimental as experimental
 from dali.fn import io as io
+from dali.fn import noise as noise
 from dali.fn import random as random
 from dali.fn import readers as readers
 from dali.fn import reductions as reductions
@@ -46,6 +47,7 @@ __all__ = [
     "crop_mirror_normalize",
     "decoders",
     "element_extract",
+    "erase",
     "expand_dims",
     "experimental",
     "external_source",
@@ -56,6 +58,7 @@ __all__ = [
     "full_like",
     "gaussian_blur",
     "get_property",
+    "grid_mask",
     "hsv",
     "hue",
     "image_decoder",
@@ -65,6 +68,7 @@ __all__ = [
     "io",
     "laplacian",
     "lookup_table",
+    "noise",
     "normal_distribution",
     "normalize",
     "numpy_reader",
@@ -1319,6 +1323,100 @@ def element_extract(
     """
 
 @overload
+def erase(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    anchor: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    axes: Sequence[int] | int | None = ...,
+    axis_names: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    centered_anchor: bool | None = ...,
+    fill_value: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    normalized: bool | None = ...,
+    normalized_anchor: bool | None = ...,
+    normalized_shape: bool | None = ...,
+    preserve: bool | None = ...,
+    shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """Erases one or more regions from the input tensors.
+
+    The region is specified by an ``anchor`` (starting point) and a ``shape`` (dimensions).
+    Only the relevant dimensions are specified; the others are covered whole. To specify
+    multiple regions, ``anchor`` and ``shape`` hold them consecutively (``anchor`` = (y0, x0,
+    y1, x1, ...), ``shape`` = (h0, w0, h1, w1, ...)), along the axes of ``axis_names`` or
+    ``axes``; without them, all dimensions except ``C`` must be given. ``fill_value`` is one
+    value, or one per channel. This operator allows sequence inputs and supports volumetric
+    data.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        anchor (float_vec, default (), per-sample): Coordinates of the regions' starting points, along the axes given.
+        shape (float_vec, default (), per-sample): Extents of the regions, along the axes given.
+        axes (int_vec, default (1, 0)): Order of dimensions used for anchor and shape, as dimension indices.
+        axis_names (layout, default 'HW'): Order of dimensions used for anchor and shape, as layout names (wins over axes).
+        fill_value (float_vec, default (0.0,), per-sample): Value of the erased regions: one, or one per channel.
+        normalized_anchor (bool, default False): The anchor is relative to the extent ([0, 1]).
+        normalized_shape (bool, default False): The shape is relative to the extent ([0, 1]).
+        normalized (bool, default False): Both anchor and shape are relative (exclusive with the two above).
+        centered_anchor (bool, default False): The anchor is the centre of the region instead of its first corner.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def erase(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    anchor: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    axes: Sequence[int] | int | None = ...,
+    axis_names: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    centered_anchor: bool | None = ...,
+    fill_value: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    normalized: bool | None = ...,
+    normalized_anchor: bool | None = ...,
+    normalized_shape: bool | None = ...,
+    preserve: bool | None = ...,
+    shape: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+) -> list[DataNode]:
+    """Erases one or more regions from the input tensors.
+
+    The region is specified by an ``anchor`` (starting point) and a ``shape`` (dimensions).
+    Only the relevant dimensions are specified; the others are covered whole. To specify
+    multiple regions, ``anchor`` and ``shape`` hold them consecutively (``anchor`` = (y0, x0,
+    y1, x1, ...), ``shape`` = (h0, w0, h1, w1, ...)), along the axes of ``axis_names`` or
+    ``axes``; without them, all dimensions except ``C`` must be given. ``fill_value`` is one
+    value, or one per channel. This operator allows sequence inputs and supports volumetric
+    data.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        anchor (float_vec, default (), per-sample): Coordinates of the regions' starting points, along the axes given.
+        shape (float_vec, default (), per-sample): Extents of the regions, along the axes given.
+        axes (int_vec, default (1, 0)): Order of dimensions used for anchor and shape, as dimension indices.
+        axis_names (layout, default 'HW'): Order of dimensions used for anchor and shape, as layout names (wins over axes).
+        fill_value (float_vec, default (0.0,), per-sample): Value of the erased regions: one, or one per channel.
+        normalized_anchor (bool, default False): The anchor is relative to the extent ([0, 1]).
+        normalized_shape (bool, default False): The shape is relative to the extent ([0, 1]).
+        normalized (bool, default False): Both anchor and shape are relative (exclusive with the two above).
+        centered_anchor (bool, default False): The anchor is the centre of the region instead of its first corner.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
 def expand_dims(
     data: DataNode | ArrayLike,
     /,
@@ -2013,6 +2111,76 @@ def get_property(
         preserve (bool, default False): Keep the operator even if unused.
         bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
         key (str, required): "source_info" or "layout".
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def grid_mask(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    angle: float | DataNode | ArrayLike | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+    ratio: float | DataNode | ArrayLike | None = ...,
+    shift_x: float | DataNode | ArrayLike | None = ...,
+    shift_y: float | DataNode | ArrayLike | None = ...,
+    tile: int | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """Performs the gridmask augmentation (https://arxiv.org/abs/2001.04086).
+
+    Zeroes out pixels of an image in a grid-like fashion. The grid consists of squares
+    repeating in x and y directions, with the same spacing in both directions. Can be rotated
+    around the origin.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        tile (int, default 100, per-sample): The length of a single tile (black square plus the spacing).
+        ratio (float, default 0.5, per-sample): The ratio between black square width and tile width.
+        angle (float, default 0.0, per-sample): Angle, in radians, by which the grid is rotated.
+        shift_x (float, default 0.0, per-sample): The x component of the translation vector, applied after rotation.
+        shift_y (float, default 0.0, per-sample): The y component of the translation vector, applied after rotation.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def grid_mask(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    angle: float | DataNode | ArrayLike | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+    ratio: float | DataNode | ArrayLike | None = ...,
+    shift_x: float | DataNode | ArrayLike | None = ...,
+    shift_y: float | DataNode | ArrayLike | None = ...,
+    tile: int | DataNode | ArrayLike | None = ...,
+) -> list[DataNode]:
+    """Performs the gridmask augmentation (https://arxiv.org/abs/2001.04086).
+
+    Zeroes out pixels of an image in a grid-like fashion. The grid consists of squares
+    repeating in x and y directions, with the same spacing in both directions. Can be rotated
+    around the origin.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        tile (int, default 100, per-sample): The length of a single tile (black square plus the spacing).
+        ratio (float, default 0.5, per-sample): The ratio between black square width and tile width.
+        angle (float, default 0.0, per-sample): Angle, in radians, by which the grid is rotated.
+        shift_x (float, default 0.0, per-sample): The x component of the translation vector, applied after rotation.
+        shift_y (float, default 0.0, per-sample): The y component of the translation vector, applied after rotation.
 
     Devices: cpu, gpu. Inputs: 1..1.
     """
