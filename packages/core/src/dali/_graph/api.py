@@ -243,7 +243,7 @@ def populate_ops(namespace: dict[str, Any], root_name: str) -> list[str]:
 def _missing(api: str, path: tuple[str, ...]) -> Callable[[str], Any]:
     """The ``__getattr__`` of the module ``api`` + ``path``: an NVIDIA DALI name that is not
     here raises `catalogue.OperatorNotImplementedError`, and a namespace of DALI's that this
-    library does not have yet (``fn.noise``) is a module that answers the same way."""
+    library does not have (one a later catalogue adds) is a module that answers the same way."""
     known = catalogue.dali_names(api)
     here = ".".join((f"dali.{api}", *path))
     namespaces: dict[str, pytypes.ModuleType] = {}
