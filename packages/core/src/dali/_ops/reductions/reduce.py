@@ -54,7 +54,7 @@ from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.numeric import array_module
-from dali._ops.reductions import arith
+from dali._ops.reductions import _fused, arith
 from dali._ops.reductions.axes import ReduceAxes
 
 if TYPE_CHECKING:
@@ -302,15 +302,19 @@ class _Reduction(Operator):
         if kind in ("std_dev", "variance") and self._axes.explicit_empty:
             return xp.zeros(a.shape, _F32)  # DALI fills, reading neither data nor mean
         count = math.prod(a.shape[d] for d in axes)
-        if kind in ("sum", "mean"):
-            pre = a
-        elif kind in ("mean_square", "rms"):
-            pre = arith.square(xp, a)
-        else:
-            mean = arith.expand_trailing(xp, mean, a.shape)
-            d = xp.subtract(a, mean, dtype=_F32)
-            pre = d * d  # float32, as DALI; summed in float64
-        acc = arith.accumulate(xp, pre, axes, out_dtype)
+        acc = None
+        if xp is np and out_dtype.kind == "f":  # one pass, no temporary (the same sums)
+            acc = _fused.accumulate(kind, a, axes, mean)
+        if acc is None:
+            if kind in ("sum", "mean"):
+                pre = a
+            elif kind in ("mean_square", "rms"):
+                pre = arith.square(xp, a)
+            else:
+                mean = arith.expand_trailing(xp, mean, a.shape)
+                d = xp.subtract(a, mean, dtype=_F32)
+                pre = d * d  # float32, as DALI; summed in float64
+            acc = arith.accumulate(xp, pre, axes, out_dtype)
         if kind == "sum":
             return acc if out_dtype.kind in "iu" else acc.astype(_F32)
         ddof = int(self.arg("ddof")) if kind in ("std_dev", "variance") else 0

@@ -162,6 +162,9 @@ def _fill_dense(op: Operator, ws: Workspace, values: Any, shape: tuple[int, ...]
     for i in range(len(values)):
         _broadcast(op, i, values[i], tuple(shape))  # DALI's message if one does not broadcast
     out = np.empty((len(values), *shape), values.dtype)
+    if not shape:  # scalars: the values themselves (a sample of ``out`` is no array to fill)
+        out[...] = values
+        return out
     ws.map(lambda i: np.copyto(out[i], _tile(values[i], tuple(shape))))
     return out
 

@@ -53,7 +53,7 @@ import numpy as np
 
 from dali._dtypes import dali_dtype, type_name
 from dali._graph.schema import Arg, register
-from dali._ops.image.resample.cpu import resample
+from dali._ops.image.resample.cpu import resample, separable_3d
 from dali._ops.image.resample.geometry import (
     MODES,
     ROUNDINGS,
@@ -173,7 +173,10 @@ def _resample_cpu(
 ) -> np.ndarray:
     """Resample one sample along its block ``axes`` (skipping identity axes; two axes apart
     are moved next to each other for the fast 2-D paths, which compute what the reference
-    computes)."""
+    computes; a block of three whose passes allow it takes the engine's 3-D path, which
+    moves nothing)."""
+    if separable_3d(x, axes, plans):
+        return resample(x, axes, plans, out_dtype)
     axes, plans = _cpu_axes(axes, plans)
     if not axes:
         return x.astype(out_dtype)

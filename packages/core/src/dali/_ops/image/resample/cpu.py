@@ -2,8 +2,10 @@
 
 `resample` sends samples whose two spatial axes are adjacent (HWC, HW, CHW, FHWC, ...) to a
 fast 2-D path: `jit` (Numba row passes, bit-equal to the reference) when the `jit` extra is
-installed, else `band` (banded BLAS products, equal within float32 reordering). Volumes, empty
-samples and all-NN resampling take `reference.resample_reference`. Both fast paths see a sample
+installed, else `band` (banded BLAS products, equal within float32 reordering). Volumes
+(three adjacent axes) take a pass over the outermost axis plus the 2-D path when Numba is
+installed and the reference's pass order allows it (`separable_3d`). Others, empty samples and
+all-NN resampling take `reference.resample_reference`. Both fast paths see a sample
 as a stack of ``(H, W, C)`` images through `each_image`.
 
 Example:
@@ -23,9 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from dali._ops.image.resample.reference import AxisPlan, nn_indices, resample_reference
+from dali._ops.image.resample.reference import (
+    AxisPlan,
+    axis_order,
+    nn_indices,
+    resample_reference,
+)
 
-__all__ = ["each_image", "resample"]
+__all__ = ["each_image", "resample", "separable_3d"]
 
 
 def each_image(
@@ -91,4 +98,43 @@ def resample(
         if jit.available():
             return jit.resample_2d(data, axes[0], plans, out_dtype)
         return band.resample_2d(data, axes[0], plans, out_dtype)
+    if fast and separable_3d(data, axes, plans):
+        return _resample_3d(data, axes, plans, out_dtype)
     return resample_reference(data, axes, plans, out_dtype)
+
+
+def separable_3d(data: np.ndarray, axes: Sequence[int], plans: Sequence[AxisPlan]) -> bool:
+    """Whether `resample` takes the fast path for three adjacent spatial axes: Numba is
+    installed, some axis is filtered, and the reference's pass order (`axis_order`, identity
+    axes left out) resamples the outermost axis first or last, so that the two inner axes
+    are one 2-D pass of the fast path."""
+    from dali._ops.image.resample import jit
+
+    if not (
+        len(axes) == 3
+        and axes[1] == axes[0] + 1
+        and axes[2] == axes[0] + 2
+        and data.size
+        and all(p.out_size for p in plans)
+        and not all(p.kind == "nn" for p in plans)
+        and jit.available()
+    ):
+        return False
+    order = [i for i in axis_order(axes, plans) if not plans[i].is_identity]
+    return not order or order[0] == 0 or order[-1] == 0
+
+
+def _resample_3d(
+    data: np.ndarray, axes: Sequence[int], plans: Sequence[AxisPlan], out_dtype: Any
+) -> np.ndarray:
+    """Three adjacent axes as the reference resamples them, one axis at a time (float32
+    between the passes): the outermost one by `jit.resample_outer` (its rows are whole
+    planes), the two inner ones by the fast 2-D path, in the reference's order."""
+    from dali._ops.image.resample import jit
+
+    order = [i for i in axis_order(axes, plans) if not plans[i].is_identity]
+    if order and order[0] == 0:
+        planes = jit.resample_outer(data, axes[0], plans[0], None)
+        return resample(planes, axes[1:], plans[1:], out_dtype)
+    inner = resample(data, axes[1:], plans[1:], np.float32)
+    return jit.resample_outer(inner, axes[0], plans[0], np.dtype(out_dtype))

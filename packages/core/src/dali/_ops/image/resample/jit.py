@@ -37,9 +37,14 @@ import numpy as np
 
 from dali._ops.image._common import ThreadScratch, transpose_hw
 from dali._ops.image.resample.cpu import each_image
-from dali._ops.image.resample.reference import AxisPlan, axis_weights, convert_output
+from dali._ops.image.resample.reference import (
+    AxisPlan,
+    axis_weights,
+    convert_output,
+    nn_indices,
+)
 
-__all__ = ["available", "resample_2d"]
+__all__ = ["available", "resample_2d", "resample_outer"]
 
 _F32 = np.float32
 #: Input dtypes the kernels are compiled for; others are converted to float32 first.
@@ -168,3 +173,41 @@ def _pass(
     out = _scratch.get(name, (n_out, wd * c))
     rows_float(src, idx, w, out)
     return out.reshape(n_out, wd, c)
+
+
+def resample_outer(
+    data: np.ndarray, axis: int, plan: AxisPlan, out_dtype: np.dtype[Any] | None
+) -> np.ndarray:
+    """Resample ``data`` along ``axis`` alone, whose rows are whole (contiguous) slices: the
+    outermost of three spatial axes. NN gathers (coordinates stepped in float32, as the
+    reference's outer axes); an identity plan copies.
+
+    Args:
+        data: One sample (any dtype), or the float32 result of the other passes.
+        axis: The axis.
+        plan: Its `AxisPlan`.
+        out_dtype: The output dtype (the last pass), or None: float32 for a next pass.
+
+    Raises:
+        RuntimeError: Numba is not installed (check `available` first).
+    """
+    kernels = _kernels()
+    if kernels is None:
+        raise RuntimeError("the jit resampling path needs Numba (pip install numba)")
+    if plan.kind == "nn" or plan.is_identity:
+        out = data
+        if not plan.is_identity:
+            out = np.take(data, nn_indices(plan, accumulate=True), axis=axis)
+        return convert_output(out.astype(_F32, copy=False), out_dtype or np.dtype(_F32))
+    if data.dtype not in _NATIVE_INPUTS:
+        data = data.astype(_F32)
+    data = np.ascontiguousarray(data)
+    lead, n = data.shape[:axis], data.shape[axis]
+    rest = data.shape[axis + 1 :]
+    planes = data.reshape(-1, n, int(np.prod(rest, dtype=np.int64)), 1)
+    idx, w = axis_weights(plan)
+    final = None if out_dtype is None else np.dtype(out_dtype)
+    # a new array of ``final`` per plane (float32 for a next pass), not thread scratch
+    done = [_pass(p, (idx, w), final or np.dtype(_F32), kernels, "outer") for p in planes]
+    result = done[0][None] if len(done) == 1 else np.stack(done)
+    return result.reshape(*lead, plan.out_size, *rest)
