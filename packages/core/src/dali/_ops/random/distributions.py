@@ -279,8 +279,11 @@ class Choice(RandomBase):
             )
         return counts, samples or [], dense
 
-    def _probabilities(self, ws: Workspace, counts: np.ndarray) -> list[np.ndarray] | None:
-        """Each sample's ``p`` (float64), checked; None: uniform."""
+    def _probabilities(
+        self, ws: Workspace, counts: np.ndarray
+    ) -> np.ndarray | list[np.ndarray] | None:
+        """The ``p`` of the samples (float64), checked: one ``(k,)`` array for every sample (a
+        constant), a ``(batch, k)`` array, or one array per sample; None: uniform."""
         if not self.has_arg("p"):
             return None
         if not ws.is_tensor_arg("p"):
@@ -297,7 +300,20 @@ class Choice(RandomBase):
                     f'Argument "p" expected shape {counts[0]} but got {p.size} values, which '
                     "can't be interpreted as the expected shape.",
                 )
-            return [p] * len(counts)
+            return p
+        given = ws.arg_inputs["p"]
+        dense = given.dense() if len(given) == ws.batch_size else None
+        if dense is not None and dense.dtype == np.float32 and dense.ndim == 2:
+            rows = dense.astype(np.float64)
+            # the whole batch at once where it is clearly valid (the margin covers the order
+            # of the summation); else the checks sample by sample, for the message
+            total = rows.sum(axis=1)
+            if (
+                (dense.shape[1] == counts).all()
+                and ((rows >= 0.0) & (rows <= 1.0)).all()
+                and (np.abs(total - 1.0) < P_SUM_TOLERANCE / 2).all()
+            ):
+                return rows
         out = []
         for i, v in enumerate(ws.arg_samples("p")):
             v = np.asarray(v)
@@ -315,7 +331,11 @@ class Choice(RandomBase):
         return out
 
     def _indices(
-        self, ws: Workspace, counts: np.ndarray, p: list[np.ndarray] | None, n: int
+        self,
+        ws: Workspace,
+        counts: np.ndarray,
+        p: np.ndarray | list[np.ndarray] | None,
+        n: int,
     ) -> np.ndarray:
         """``(batch, n)`` int64 indices of the chosen entries."""
         u = ws.rng.uniform(n)
@@ -325,8 +345,12 @@ class Choice(RandomBase):
             return idx
         if np.all(counts == counts[0]):
             # one search over the batch: sample i's cumulative sums are shifted by i
-            cdf = np.cumsum(np.stack(p), axis=1)
-            cdf /= cdf[:, -1:]
+            if isinstance(p, np.ndarray) and p.ndim == 1:  # one p: one cumulative sum
+                cdf = np.cumsum(p)[None, :]
+                cdf = cdf / cdf[:, -1:]
+            else:
+                cdf = np.cumsum(p if isinstance(p, np.ndarray) else np.stack(p), axis=1)
+                cdf /= cdf[:, -1:]
             shift = np.arange(len(counts), dtype=np.float64).reshape(-1, 1)
             flat = np.searchsorted((cdf + shift).ravel(), (u + shift).ravel(), side="right")
             idx = flat.reshape(u.shape) - shift.astype(np.int64) * counts[0]
@@ -343,9 +367,15 @@ class Choice(RandomBase):
         counts, samples, dense = self._counts(ws)
         p = self._probabilities(ws, counts)
         shape = self.uniform_shape(ws)
-        shapes = [shape] * b if shape is not None else self.sample_shapes(ws)
-        sizes = [math.prod(s) for s in shapes]
-        idx = self._indices(ws, counts, p, max(sizes, default=0))
+        if shape is not None:  # one size for the batch
+            size = math.prod(shape)
+            idx = self._indices(ws, counts, p, size)
+            shapes = [shape] * b
+            sizes = [size] * b
+        else:
+            shapes = self.sample_shapes(ws)
+            sizes = [math.prod(s) for s in shapes]
+            idx = self._indices(ws, counts, p, max(sizes, default=0))
         dtype = tl.np_dtype
         if tl.sample_ndim == 0:
             values = idx.astype(dtype)

@@ -13,6 +13,10 @@ The one known difference is the 3-D rotation axis: DALI normalises it with the S
 reciprocal-square-root estimate and one Newton step (its result depends on the processor), this
 with the exact ``1 / sqrt``: the entries may differ by an ulp or two.
 
+With Numba, the rotations, the centring and the products run as compiled loops (`_jit`), the
+same float32 operations in the same order: a batch of 64 matrices costs one call, not the
+dozens of numpy calls on tiny arrays the numpy code makes (which remains without Numba).
+
 Example:
     >>> import numpy as np
     >>> r = rotation2d(np.float32([[90.0]])[:, 0])
@@ -23,12 +27,16 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import math
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 __all__ = [
     "compose",
+    "cos_sin_deg",
     "crop_window",
     "deg2rad",
     "identity",
@@ -76,7 +84,8 @@ _COS, _SIN, _TAN = 0, 1, 2
 def _libm() -> Any:
     """A Numba kernel calling the C library's ``cosf``/``sinf``/``tanf`` on a float32 array:
     the functions DALI's C++ calls, so the values are its own (they are not always the
-    correctly rounded ones). Compiled once (cached on disk); False without Numba."""
+    correctly rounded ones). Compiled once (cached on disk); False without Numba. It keeps the
+    GIL, as the builders of `_jit` do."""
     global _libm_kernel
     if _libm_kernel is None:
         try:
@@ -87,7 +96,7 @@ def _libm() -> Any:
             _libm_kernel = False
             return _libm_kernel
 
-        @numba.njit(nogil=True, cache=True)
+        @numba.njit(cache=True)
         def kernel(x: np.ndarray, which: int) -> np.ndarray:  # pragma: no cover - compiled
             out = np.empty_like(x)
             for i in range(x.size):
@@ -115,6 +124,106 @@ def _f32(which: int, rad: np.ndarray) -> np.ndarray:
         return fn(flat.astype(np.float64)).astype(_F32).reshape(rad.shape)
 
 
+def cos_sin_deg(deg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``cos`` and ``sin`` of ``deg2rad(deg)`` in float32, as DALI's rotations compute them."""
+    rad = deg2rad(deg)
+    return _f32(_COS, rad), _f32(_SIN, rad)
+
+
+@functools.cache
+def _jit() -> Any:
+    """The compiled builders of `rotation2d`, `rotation3d`, `with_center` and `compose`
+    (Numba), or None without Numba. They keep the GIL: they run for a microsecond or two,
+    and a thread giving the GIL up waits far longer to take it back from a busy one.
+
+    Each is the numpy code's float32 operations in the same order (Numba fuses no
+    multiply-add), with the cosine and sine of `_libm`: the same bits, in one call instead of
+    tens of numpy calls on arrays of a few dozen values. A parameter with one row serves
+    every row (the broadcasting of the numpy code); none may be empty."""
+    try:
+        import numba
+    except ImportError:
+        return None
+    one, zero, d2r = _F32(1), _F32(0), _D2R
+    f32 = np.float32
+
+    @numba.njit(cache=True)
+    def rotation2d(angle: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+        for i in range(len(out)):
+            rad = angle[i] * d2r
+            c, s = f32(math.cos(rad)), f32(math.sin(rad))
+            out[i, 0, 0], out[i, 0, 1], out[i, 0, 2] = c, -s, zero
+            out[i, 1, 0], out[i, 1, 1], out[i, 1, 2] = s, c, zero
+            out[i, 2, 0], out[i, 2, 1], out[i, 2, 2] = zero, zero, one
+
+    # error_model="numpy": a zero axis divides by zero into inf and NaN, as numpy does
+    @numba.njit(cache=True, error_model="numpy")
+    def rotation3d(
+        axis: np.ndarray, angle: np.ndarray, out: np.ndarray
+    ) -> None:  # pragma: no cover - compiled
+        out[:] = zero
+        for i in range(len(out)):
+            out[i, 3, 3] = one
+            ax = axis[i if len(axis) > 1 else 0]
+            rad = angle[i if len(angle) > 1 else 0] * d2r
+            if rad == 0:  # the identity, whatever the axis
+                out[i, 0, 0], out[i, 1, 1], out[i, 2, 2] = one, one, one
+                continue
+            c, s = f32(math.cos(rad)), f32(math.sin(rad))
+            lsq = ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]
+            inv = f32(1.0 / math.sqrt(np.float64(lsq)))
+            u, v, w = ax[0] * inv, ax[1] * inv, ax[2] * inv
+            uu, vv, ww = u * u, v * v, w * w
+            uv, uw, vw = u * v, u * w, v * w
+            one_c = one - c
+            out[i, 0, 0] = uu + (vv + ww) * c
+            out[i, 0, 1] = uv * one_c - w * s
+            out[i, 0, 2] = uw * one_c + v * s
+            out[i, 1, 0] = uv * one_c + w * s
+            out[i, 1, 1] = vv + (uu + ww) * c
+            out[i, 1, 2] = vw * one_c - u * s
+            out[i, 2, 0] = uw * one_c - v * s
+            out[i, 2, 1] = vw * one_c + u * s
+            out[i, 2, 2] = ww + (uu + vv) * c
+
+    @numba.njit(cache=True)
+    def with_center(
+        mat: np.ndarray, center: np.ndarray, out: np.ndarray
+    ) -> None:  # pragma: no cover - compiled
+        n = center.shape[1]
+        for i in range(len(out)):
+            m = mat[i if len(mat) > 1 else 0]
+            cen = center[i if len(center) > 1 else 0]
+            out[i] = m
+            for r in range(n):
+                acc = m[r, 0] * -cen[0]
+                for k in range(1, n):
+                    acc = acc + m[r, k] * -cen[k]
+                out[i, r, n] = acc + cen[r]
+
+    @numba.njit(cache=True)
+    def compose(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+        m = out.shape[1]
+        for i in range(len(out)):
+            x = a[i if len(a) > 1 else 0]
+            y = b[i if len(b) > 1 else 0]
+            for r in range(m):
+                for j in range(m):
+                    acc = x[r, 0] * y[0, j]
+                    for k in range(1, m):
+                        acc = acc + x[r, k] * y[k, j]
+                    out[i, r, j] = acc
+
+    return SimpleNamespace(
+        rotation2d=rotation2d, rotation3d=rotation3d, with_center=with_center, compose=compose
+    )
+
+
+def _f32_rows(a: np.ndarray) -> np.ndarray:
+    """``a`` as a C-contiguous float32 array (what the compiled builders take)."""
+    return np.ascontiguousarray(a, _F32)
+
+
 def tan_deg(deg: np.ndarray) -> np.ndarray:
     """``tan(deg2rad(deg))`` in float32, as DALI's shear ``angles`` become factors."""
     return _f32(_TAN, deg2rad(deg))
@@ -127,6 +236,11 @@ def compose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     float32 (numpy's ``matmul`` would use BLAS, with another order and fused operations).
     """
     m = a.shape[-1]
+    jit = _jit()
+    if jit is not None and a.dtype == b.dtype == _F32 and len(a) and len(b):
+        out = np.empty((max(len(a), len(b)), m, m), _F32)
+        jit.compose(_f32_rows(a), _f32_rows(b), out)
+        return out
     acc = a[:, :, 0, None] * b[:, None, 0, :]
     for k in range(1, m):
         acc = acc + a[:, :, k, None] * b[:, None, k, :]
@@ -149,6 +263,10 @@ def with_center(mat: np.ndarray, center: np.ndarray | None) -> np.ndarray:
         return mat
     n = center.shape[-1]
     out = np.empty((max(len(mat), len(center)), n + 1, n + 1), _F32)
+    jit = _jit()
+    if jit is not None and len(mat) and len(center):
+        jit.with_center(_f32_rows(mat), _f32_rows(center), out)
+        return out
     out[...] = mat
     out[:, :n, n] = _linear(mat, -center) + center
     return out
@@ -177,6 +295,11 @@ def scaling(scale: np.ndarray, center: np.ndarray | None) -> np.ndarray:
 def rotation2d(angle: np.ndarray) -> np.ndarray:
     """Counter-clockwise 2-D rotations by ``(rows,)`` angles in degrees:
     ``[[c, −s, 0], [s, c, 0]]``."""
+    jit = _jit()
+    if jit is not None and len(angle):
+        out = np.empty((len(angle), 3, 3), _F32)
+        jit.rotation2d(_f32_rows(angle), out)
+        return out
     rad = deg2rad(angle)
     c, s = _f32(_COS, rad), _f32(_SIN, rad)
     out = identity(len(rad), 2)
@@ -192,6 +315,11 @@ def rotation3d(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
     length; a zero axis gives NaN), right-handed (Rodrigues' formula as DALI writes it). A
     zero angle gives the identity whatever the axis."""
     rows = max(len(axis), len(angle))
+    jit = _jit()
+    if jit is not None and len(axis) and len(angle):
+        out = np.empty((rows, 4, 4), _F32)
+        jit.rotation3d(_f32_rows(axis), _f32_rows(angle), out)
+        return out
     rad = deg2rad(angle)
     c, s = _f32(_COS, rad), _f32(_SIN, rad)
     lsq = axis[:, 0] * axis[:, 0] + axis[:, 1] * axis[:, 1] + axis[:, 2] * axis[:, 2]
@@ -223,9 +351,15 @@ def shearing(factors: np.ndarray) -> np.ndarray:
     rows, k = factors.shape
     n = 2 if k == 2 else 3
     out = identity(rows, n)
-    i, j = np.nonzero(~np.eye(n, dtype=bool))  # off-diagonal, row-major
-    out[:, i, j] = factors
+    out.reshape(rows, -1)[:, _OFF_DIAGONAL[n]] = factors
     return out
+
+
+#: Per n (2, 3): the flat positions, in a homogeneous matrix, of the off-diagonal entries of
+#: the linear part, row-major (where `shearing` puts its factors).
+_OFF_DIAGONAL = {
+    n: np.array([i * (n + 1) + j for i in range(n) for j in range(n) if i != j]) for n in (2, 3)
+}
 
 
 def crop_window(

@@ -40,6 +40,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -267,7 +268,7 @@ class _Generator(_AffineBase):
         if not self.has_arg(name):
             return None
         v = self._raw(ws, name, frames)
-        size = int(np.prod(v.shape[1:], dtype=np.int64))
+        size = math.prod(v.shape[1:])
         if ws.is_tensor_arg(name):
             if v.ndim == 1:  # a scalar per sample
                 return np.repeat(v[:, None], n, axis=1)
