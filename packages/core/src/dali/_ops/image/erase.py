@@ -187,7 +187,12 @@ class Erase(Operator):
         fills = ws.arg_vectors("fill_value", np.float32)
         samples = tl.samples()
         plans = []  # per sample: (regions, fill), the fill shaped to broadcast over a region
+        constant = not any(ws.is_tensor_arg(a) for a in ("anchor", "shape", "fill_value"))
+        memo: dict[tuple[int, ...], Any] = {}  # constant arguments: one plan per sample shape
         for i, x in enumerate(samples):
+            if constant and tuple(x.shape) in memo:
+                plans.append(memo[tuple(x.shape)])
+                continue
             fill = np.array([c_cast(v, dtype) for v in fills[i]], dtype)
             if fill.size > 1:
                 if channel < 0:
@@ -205,10 +210,16 @@ class Erase(Operator):
                     )
             regions = self.regions(anchors[i], shapes[i], axes, tuple(x.shape))
             plans.append((regions, fill))
+            if constant:
+                memo[tuple(x.shape)] = plans[-1]
         dense = tl.held_dense if xp is np else tl.dense()
-        if dense is not None and all(_same(p, plans[0]) for p in plans):
+        if dense is not None and (constant or all(_same(p, plans[0]) for p in plans)):
             # the same regions and fill for every sample: a copy and one assignment per region
-            out = dense.copy()
+            if xp is np:  # the copy sample by sample on the pipeline's threads
+                out = np.empty_like(dense)
+                ws.map(lambda i: np.copyto(out[i], dense[i]))
+            else:
+                out = dense.copy()
             for region in plans[0][0]:
                 index = (slice(None), *region)
                 out[index] = _fill_for(xp, plans[0][1], region, channel, ndim)
