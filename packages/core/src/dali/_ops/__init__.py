@@ -45,6 +45,7 @@ _MODULES = (
     "image.resize",
     "image.rotate",
     "image.warp_affine",
+    "image.warp_perspective",
     "io.file_read",
     "math.arithmetic",
     "math.subscript",
