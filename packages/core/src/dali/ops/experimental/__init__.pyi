@@ -22,6 +22,7 @@ __all__ = [
     "MedianBlur",
     "PeekImageShape",
     "TensorResize",
+    "WarpPerspective",
     "decoders",
     "inputs",
     "readers",
@@ -219,6 +220,94 @@ class MedianBlur:
         preserve: bool | None = ...,
         window_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
     ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class WarpPerspective:
+    """Perform a perspective transform on images (HW, HWC, CHW, or sequences FHWC, FCHW).
+
+    ``matrix`` (nine values, or the second input: a float32 ``3×3`` tensor per sample) maps
+    destination to source coordinates (``inverse_map=False``: source to destination), like
+    OpenCV's ``warpPerspective`` with ``WARP_INVERSE_MAP``. ``pixel_origin="corner"`` puts
+    ``(0, 0)`` at the corner of the first pixel, ``"center"`` at its centre (OpenCV).
+    ``size`` sets the output's (H, W) (rounded, at least 1); pixels mapped outside the input
+    follow ``border_mode`` (``constant`` uses ``fill_value``: one value or one per channel,
+    default 0). Inputs are uint8, int16, uint16 or float with at most 4 channels; the output
+    has the input's type and layout. ``matrix`` may be per frame (``fn.per_frame``).
+
+    Example: ``fn.experimental.warp_perspective(images, matrix=[1, 0, 5, 0, 1, 3, 0, 0, 1])``
+    gives ``dst[y, x] = src[y + 3, x + 5]``.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        matrix (float_vec, optional, per-sample): 3×3 matrix, destination→source.
+        size (float_vec, optional, per-sample): Output size (H, W); default: the input's.
+        border_mode (str, default 'constant'): constant, replicate, reflect, ...
+        fill_value (float_or_float_vec, default ()): Constant border value(s).
+        interp_type (interp_type, default 1): INTERP_NN, LINEAR (default), CUBIC.
+        inverse_map (bool, default True): The matrix maps destination to source.
+        pixel_origin (str, default 'corner'): "corner" (default) or "center".
+
+    Devices: cpu, gpu. Inputs: 1..2.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        border_mode: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        fill_value: Sequence[float] | float | None = ...,
+        interp_type: DALIInterpType | int | None = ...,
+        inverse_map: bool | None = ...,
+        matrix: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        pixel_origin: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `WarpPerspective`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        matrix_input: DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        border_mode: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        fill_value: Sequence[float] | float | None = ...,
+        interp_type: DALIInterpType | int | None = ...,
+        inverse_map: bool | None = ...,
+        matrix: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        pixel_origin: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode] | DataNode | ArrayLike,
+        matrix_input: list[DataNode] | DataNode | ArrayLike = ...,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        border_mode: str | PathLike[str] | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        fill_value: Sequence[float] | float | None = ...,
+        interp_type: DALIInterpType | int | None = ...,
+        inverse_map: bool | None = ...,
+        matrix: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        pixel_origin: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode | list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 @deprecated(
