@@ -51,6 +51,7 @@ __all__ = [
     "expand_dims",
     "experimental",
     "external_source",
+    "fast_resize_crop_mirror",
     "file_reader",
     "filter",
     "flip",
@@ -66,6 +67,7 @@ __all__ = [
     "image_decoder_random_crop",
     "image_decoder_slice",
     "io",
+    "jpeg_compression_distortion",
     "laplacian",
     "lookup_table",
     "noise",
@@ -91,6 +93,7 @@ __all__ = [
     "reinterpret",
     "reshape",
     "resize",
+    "resize_crop_mirror",
     "roi_random_crop",
     "rotate",
     "saturation",
@@ -2304,6 +2307,58 @@ def hue(
     """
 
 @overload
+def jpeg_compression_distortion(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+    quality: int | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """Introduce JPEG compression artifacts to RGB images (uint8 ``HWC``, or ``FHWC``).
+
+    Every image (every frame of a sequence) is compressed to a JPEG of the sample's
+    ``quality`` (clamped to 1..100) and decompressed; the shape, type and layout are kept.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        quality (int, default 50, per-sample): JPEG quality, 1 (lowest) to 100 (highest); values outside are clamped.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def jpeg_compression_distortion(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+    quality: int | DataNode | ArrayLike | None = ...,
+) -> list[DataNode]:
+    """Introduce JPEG compression artifacts to RGB images (uint8 ``HWC``, or ``FHWC``).
+
+    Every image (every frame of a sequence) is compressed to a JPEG of the sample's
+    ``quality`` (clamped to 1..100) and decompressed; the shape, type and layout are kept.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        quality (int, default 50, per-sample): JPEG quality, 1 (lowest) to 100 (highest); values outside are clamped.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
 def laplacian(
     input_0: DataNode | ArrayLike,
     /,
@@ -4108,6 +4163,170 @@ def resize(
     """
 
 @overload
+def resize_crop_mirror(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    antialias: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    crop_d: float | DataNode | ArrayLike | None = ...,
+    crop_h: float | DataNode | ArrayLike | None = ...,
+    crop_pos_x: float | DataNode | ArrayLike | None = ...,
+    crop_pos_y: float | DataNode | ArrayLike | None = ...,
+    crop_pos_z: float | DataNode | ArrayLike | None = ...,
+    crop_w: float | DataNode | ArrayLike | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    max_size: Sequence[float] | float | None = ...,
+    min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    minibatch_size: int | None = ...,
+    mirror: int | DataNode | ArrayLike | None = ...,
+    mode: str | PathLike[str] | None = ...,
+    preserve: bool | None = ...,
+    resize_longer: float | DataNode | ArrayLike | None = ...,
+    resize_shorter: float | DataNode | ArrayLike | None = ...,
+    resize_x: float | DataNode | ArrayLike | None = ...,
+    resize_y: float | DataNode | ArrayLike | None = ...,
+    resize_z: float | DataNode | ArrayLike | None = ...,
+    roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    roi_relative: bool | None = ...,
+    roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    rounding: str | PathLike[str] | None = ...,
+    size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    subpixel_scale: bool | None = ...,
+    temp_buffer_hint: int | None = ...,
+) -> DataNode:
+    """Fused resize, crop and mirror: the result of ``resize``, then ``crop``, then ``flip``.
+
+    The crop window is taken in the resized image and projected back onto the input, so only
+    the window is resampled. ``mirror`` is a per-sample bit mask: 1 flips horizontally, 2
+    vertically, 4 along the depth (DALI 2.4 reads the bits of inputs whose spatial axes do not
+    come first, CHW or FHWC, from the wrong axis; here they mean what they document).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        resize_x (float, default 0.0, per-sample): Output width (0: from others).
+        resize_y (float, default 0.0, per-sample): Output height.
+        resize_z (float, default 0.0, per-sample): Output depth (volumes).
+        size (float_vec, optional, per-sample): Output size, (H, W) or (D, H, W).
+        resize_shorter (float, default 0.0, per-sample): Length of the shorter side.
+        resize_longer (float, default 0.0, per-sample): Length of the longer side.
+        mode (str, default 'default'): default, stretch, not_larger, not_smaller.
+        max_size (float_vec, optional): Limit of the output size (one value or per axis).
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        dtype (dtype, optional): Output type: the input type (default) or FLOAT.
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+        subpixel_scale (bool, default True): Keep fractional scales exact.
+        roi_start (float_vec, optional, per-sample): Input ROI origin (start > end flips).
+        roi_end (float_vec, optional, per-sample): Input ROI end.
+        roi_relative (bool, default False): ROI given as fractions of the size.
+        crop (float_vec, optional, per-sample): Window size (H, W) or (D, H, W).
+        crop_h (float, default 0.0, per-sample): Window height (0: whole height).
+        crop_w (float, default 0.0, per-sample): Window width (0: whole width).
+        crop_d (float, default 0.0, per-sample): Window depth (volumes, sequences).
+        crop_pos_x (float, default 0.5, per-sample): Normalised horizontal start.
+        crop_pos_y (float, default 0.5, per-sample): Normalised vertical start.
+        crop_pos_z (float, default 0.5, per-sample): Normalised depth start.
+        rounding (str, default 'round'): "round" (half away from zero) or "truncate".
+        mirror (int, default 0, per-sample): Flip mask: 1 horizontal, 2 vertical, 4 depthwise (bitwise combinations).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def resize_crop_mirror(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    antialias: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    crop_d: float | DataNode | ArrayLike | None = ...,
+    crop_h: float | DataNode | ArrayLike | None = ...,
+    crop_pos_x: float | DataNode | ArrayLike | None = ...,
+    crop_pos_y: float | DataNode | ArrayLike | None = ...,
+    crop_pos_z: float | DataNode | ArrayLike | None = ...,
+    crop_w: float | DataNode | ArrayLike | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    max_size: Sequence[float] | float | None = ...,
+    min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    minibatch_size: int | None = ...,
+    mirror: int | DataNode | ArrayLike | None = ...,
+    mode: str | PathLike[str] | None = ...,
+    preserve: bool | None = ...,
+    resize_longer: float | DataNode | ArrayLike | None = ...,
+    resize_shorter: float | DataNode | ArrayLike | None = ...,
+    resize_x: float | DataNode | ArrayLike | None = ...,
+    resize_y: float | DataNode | ArrayLike | None = ...,
+    resize_z: float | DataNode | ArrayLike | None = ...,
+    roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    roi_relative: bool | None = ...,
+    roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    rounding: str | PathLike[str] | None = ...,
+    size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    subpixel_scale: bool | None = ...,
+    temp_buffer_hint: int | None = ...,
+) -> list[DataNode]:
+    """Fused resize, crop and mirror: the result of ``resize``, then ``crop``, then ``flip``.
+
+    The crop window is taken in the resized image and projected back onto the input, so only
+    the window is resampled. ``mirror`` is a per-sample bit mask: 1 flips horizontally, 2
+    vertically, 4 along the depth (DALI 2.4 reads the bits of inputs whose spatial axes do not
+    come first, CHW or FHWC, from the wrong axis; here they mean what they document).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        resize_x (float, default 0.0, per-sample): Output width (0: from others).
+        resize_y (float, default 0.0, per-sample): Output height.
+        resize_z (float, default 0.0, per-sample): Output depth (volumes).
+        size (float_vec, optional, per-sample): Output size, (H, W) or (D, H, W).
+        resize_shorter (float, default 0.0, per-sample): Length of the shorter side.
+        resize_longer (float, default 0.0, per-sample): Length of the longer side.
+        mode (str, default 'default'): default, stretch, not_larger, not_smaller.
+        max_size (float_vec, optional): Limit of the output size (one value or per axis).
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        dtype (dtype, optional): Output type: the input type (default) or FLOAT.
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+        subpixel_scale (bool, default True): Keep fractional scales exact.
+        roi_start (float_vec, optional, per-sample): Input ROI origin (start > end flips).
+        roi_end (float_vec, optional, per-sample): Input ROI end.
+        roi_relative (bool, default False): ROI given as fractions of the size.
+        crop (float_vec, optional, per-sample): Window size (H, W) or (D, H, W).
+        crop_h (float, default 0.0, per-sample): Window height (0: whole height).
+        crop_w (float, default 0.0, per-sample): Window width (0: whole width).
+        crop_d (float, default 0.0, per-sample): Window depth (volumes, sequences).
+        crop_pos_x (float, default 0.5, per-sample): Normalised horizontal start.
+        crop_pos_y (float, default 0.5, per-sample): Normalised vertical start.
+        crop_pos_z (float, default 0.5, per-sample): Normalised depth start.
+        rounding (str, default 'round'): "round" (half away from zero) or "truncate".
+        mirror (int, default 0, per-sample): Flip mask: 1 horizontal, 2 vertical, 4 depthwise (bitwise combinations).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
 def roi_random_crop(
     input: DataNode | ArrayLike = ...,
     /,
@@ -5067,6 +5286,92 @@ def coin_flip(
     shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
 ) -> DataNode | list[DataNode]:
     """WARNING: `dali.fn.coin_flip` is now deprecated. Use `dali.fn.random.coin_flip` instead."""
+
+@overload
+@deprecated(
+    "WARNING: `dali.fn.fast_resize_crop_mirror` is now deprecated. Use `dali.fn.resize_crop_mirror` instead."
+)
+def fast_resize_crop_mirror(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    antialias: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    crop_d: float | DataNode | ArrayLike | None = ...,
+    crop_h: float | DataNode | ArrayLike | None = ...,
+    crop_pos_x: float | DataNode | ArrayLike | None = ...,
+    crop_pos_y: float | DataNode | ArrayLike | None = ...,
+    crop_pos_z: float | DataNode | ArrayLike | None = ...,
+    crop_w: float | DataNode | ArrayLike | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    max_size: Sequence[float] | float | None = ...,
+    min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    minibatch_size: int | None = ...,
+    mirror: int | DataNode | ArrayLike | None = ...,
+    mode: str | PathLike[str] | None = ...,
+    preserve: bool | None = ...,
+    resize_longer: float | DataNode | ArrayLike | None = ...,
+    resize_shorter: float | DataNode | ArrayLike | None = ...,
+    resize_x: float | DataNode | ArrayLike | None = ...,
+    resize_y: float | DataNode | ArrayLike | None = ...,
+    resize_z: float | DataNode | ArrayLike | None = ...,
+    roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    roi_relative: bool | None = ...,
+    roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    rounding: str | PathLike[str] | None = ...,
+    size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    subpixel_scale: bool | None = ...,
+    temp_buffer_hint: int | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.fast_resize_crop_mirror` is now deprecated. Use `dali.fn.resize_crop_mirror` instead."""
+
+@overload
+@deprecated(
+    "WARNING: `dali.fn.fast_resize_crop_mirror` is now deprecated. Use `dali.fn.resize_crop_mirror` instead."
+)
+def fast_resize_crop_mirror(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    antialias: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    crop_d: float | DataNode | ArrayLike | None = ...,
+    crop_h: float | DataNode | ArrayLike | None = ...,
+    crop_pos_x: float | DataNode | ArrayLike | None = ...,
+    crop_pos_y: float | DataNode | ArrayLike | None = ...,
+    crop_pos_z: float | DataNode | ArrayLike | None = ...,
+    crop_w: float | DataNode | ArrayLike | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    max_size: Sequence[float] | float | None = ...,
+    min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    minibatch_size: int | None = ...,
+    mirror: int | DataNode | ArrayLike | None = ...,
+    mode: str | PathLike[str] | None = ...,
+    preserve: bool | None = ...,
+    resize_longer: float | DataNode | ArrayLike | None = ...,
+    resize_shorter: float | DataNode | ArrayLike | None = ...,
+    resize_x: float | DataNode | ArrayLike | None = ...,
+    resize_y: float | DataNode | ArrayLike | None = ...,
+    resize_z: float | DataNode | ArrayLike | None = ...,
+    roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    roi_relative: bool | None = ...,
+    roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    rounding: str | PathLike[str] | None = ...,
+    size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    subpixel_scale: bool | None = ...,
+    temp_buffer_hint: int | None = ...,
+) -> list[DataNode]:
+    """WARNING: `dali.fn.fast_resize_crop_mirror` is now deprecated. Use `dali.fn.resize_crop_mirror` instead."""
 
 @deprecated("WARNING: `dali.fn.file_reader` is now deprecated. Use `dali.fn.readers.file` instead.")
 def file_reader(

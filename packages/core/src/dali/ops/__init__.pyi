@@ -49,6 +49,7 @@ __all__ = [
     "Erase",
     "ExpandDims",
     "ExternalSource",
+    "FastResizeCropMirror",
     "FileReader",
     "Filter",
     "Flip",
@@ -67,6 +68,7 @@ __all__ = [
     "ImageDecoderCrop",
     "ImageDecoderRandomCrop",
     "ImageDecoderSlice",
+    "JpegCompressionDistortion",
     "Laplacian",
     "LookupTable",
     "NormalDistribution",
@@ -89,6 +91,7 @@ __all__ = [
     "Reinterpret",
     "Reshape",
     "Resize",
+    "ResizeCropMirror",
     "Rotate",
     "Saturation",
     "SequenceRearrange",
@@ -2218,6 +2221,59 @@ class Hue:
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class JpegCompressionDistortion:
+    """Introduce JPEG compression artifacts to RGB images (uint8 ``HWC``, or ``FHWC``).
+
+    Every image (every frame of a sequence) is compressed to a JPEG of the sample's
+    ``quality`` (clamped to 1..100) and decompressed; the shape, type and layout are kept.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        quality (int, default 50, per-sample): JPEG quality, 1 (lowest) to 100 (highest); values outside are clamped.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+        quality: int | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `JpegCompressionDistortion`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+        quality: int | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+        quality: int | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class Laplacian:
     """Computes the Laplacian of the input: the sum over the data axes of the second partial
     derivatives.
@@ -3623,6 +3679,169 @@ class Resize:
     ) -> list[DataNode | list[DataNode]]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class ResizeCropMirror:
+    """Fused resize, crop and mirror: the result of ``resize``, then ``crop``, then ``flip``.
+
+    The crop window is taken in the resized image and projected back onto the input, so only
+    the window is resampled. ``mirror`` is a per-sample bit mask: 1 flips horizontally, 2
+    vertically, 4 along the depth (DALI 2.4 reads the bits of inputs whose spatial axes do not
+    come first, CHW or FHWC, from the wrong axis; here they mean what they document).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        resize_x (float, default 0.0, per-sample): Output width (0: from others).
+        resize_y (float, default 0.0, per-sample): Output height.
+        resize_z (float, default 0.0, per-sample): Output depth (volumes).
+        size (float_vec, optional, per-sample): Output size, (H, W) or (D, H, W).
+        resize_shorter (float, default 0.0, per-sample): Length of the shorter side.
+        resize_longer (float, default 0.0, per-sample): Length of the longer side.
+        mode (str, default 'default'): default, stretch, not_larger, not_smaller.
+        max_size (float_vec, optional): Limit of the output size (one value or per axis).
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        dtype (dtype, optional): Output type: the input type (default) or FLOAT.
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+        subpixel_scale (bool, default True): Keep fractional scales exact.
+        roi_start (float_vec, optional, per-sample): Input ROI origin (start > end flips).
+        roi_end (float_vec, optional, per-sample): Input ROI end.
+        roi_relative (bool, default False): ROI given as fractions of the size.
+        crop (float_vec, optional, per-sample): Window size (H, W) or (D, H, W).
+        crop_h (float, default 0.0, per-sample): Window height (0: whole height).
+        crop_w (float, default 0.0, per-sample): Window width (0: whole width).
+        crop_d (float, default 0.0, per-sample): Window depth (volumes, sequences).
+        crop_pos_x (float, default 0.5, per-sample): Normalised horizontal start.
+        crop_pos_y (float, default 0.5, per-sample): Normalised vertical start.
+        crop_pos_z (float, default 0.5, per-sample): Normalised depth start.
+        rounding (str, default 'round'): "round" (half away from zero) or "truncate".
+        mirror (int, default 0, per-sample): Flip mask: 1 horizontal, 2 vertical, 4 depthwise (bitwise combinations).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mirror: int | DataNode | ArrayLike | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        resize_longer: float | DataNode | ArrayLike | None = ...,
+        resize_shorter: float | DataNode | ArrayLike | None = ...,
+        resize_x: float | DataNode | ArrayLike | None = ...,
+        resize_y: float | DataNode | ArrayLike | None = ...,
+        resize_z: float | DataNode | ArrayLike | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> None:
+        """Set the arguments of `ResizeCropMirror`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mirror: int | DataNode | ArrayLike | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        resize_longer: float | DataNode | ArrayLike | None = ...,
+        resize_shorter: float | DataNode | ArrayLike | None = ...,
+        resize_x: float | DataNode | ArrayLike | None = ...,
+        resize_y: float | DataNode | ArrayLike | None = ...,
+        resize_z: float | DataNode | ArrayLike | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mirror: int | DataNode | ArrayLike | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        resize_longer: float | DataNode | ArrayLike | None = ...,
+        resize_shorter: float | DataNode | ArrayLike | None = ...,
+        resize_x: float | DataNode | ArrayLike | None = ...,
+        resize_y: float | DataNode | ArrayLike | None = ...,
+        resize_z: float | DataNode | ArrayLike | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class ROIRandomCrop:
     """A random start of a ``crop_shape`` window that holds as much of the ROI as it can.
 
@@ -4639,6 +4858,129 @@ class CoinFlip:
         seed: int | None = ...,
         shape: Sequence[int] | int | DataNode | ArrayLike | None = ...,
     ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated(
+    "WARNING: `dali.ops.FastResizeCropMirror` is now deprecated. Use `dali.fn.resize_crop_mirror` instead."
+)
+class FastResizeCropMirror:
+    """WARNING: `dali.ops.FastResizeCropMirror` is now deprecated. Use `dali.fn.resize_crop_mirror` instead."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mirror: int | DataNode | ArrayLike | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        resize_longer: float | DataNode | ArrayLike | None = ...,
+        resize_shorter: float | DataNode | ArrayLike | None = ...,
+        resize_x: float | DataNode | ArrayLike | None = ...,
+        resize_y: float | DataNode | ArrayLike | None = ...,
+        resize_z: float | DataNode | ArrayLike | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> None:
+        """Set the arguments of `FastResizeCropMirror`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mirror: int | DataNode | ArrayLike | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        resize_longer: float | DataNode | ArrayLike | None = ...,
+        resize_shorter: float | DataNode | ArrayLike | None = ...,
+        resize_x: float | DataNode | ArrayLike | None = ...,
+        resize_y: float | DataNode | ArrayLike | None = ...,
+        resize_z: float | DataNode | ArrayLike | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        crop: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        crop_d: float | DataNode | ArrayLike | None = ...,
+        crop_h: float | DataNode | ArrayLike | None = ...,
+        crop_pos_x: float | DataNode | ArrayLike | None = ...,
+        crop_pos_y: float | DataNode | ArrayLike | None = ...,
+        crop_pos_z: float | DataNode | ArrayLike | None = ...,
+        crop_w: float | DataNode | ArrayLike | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mirror: int | DataNode | ArrayLike | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        resize_longer: float | DataNode | ArrayLike | None = ...,
+        resize_shorter: float | DataNode | ArrayLike | None = ...,
+        resize_x: float | DataNode | ArrayLike | None = ...,
+        resize_y: float | DataNode | ArrayLike | None = ...,
+        resize_z: float | DataNode | ArrayLike | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        rounding: str | PathLike[str] | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 @deprecated("WARNING: `dali.ops.FileReader` is now deprecated. Use `dali.fn.readers.file` instead.")

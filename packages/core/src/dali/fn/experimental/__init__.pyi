@@ -3,7 +3,7 @@
 
 from collections.abc import Sequence
 from os import PathLike
-from typing import overload
+from typing import Literal, overload
 
 from numpy.typing import ArrayLike, DTypeLike
 from typing_extensions import deprecated
@@ -24,6 +24,7 @@ __all__ = [
     "median_blur",
     "peek_image_shape",
     "readers",
+    "resize",
     "tensor_resize",
     "warp_perspective",
 ]
@@ -228,6 +229,390 @@ def median_blur(
         window_size (int_or_int_vec, default (3, 3), per-sample): Size of the window, (width, height) or one value for both; odd, > 1.
 
     Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def resize(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    antialias: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    image_type: DALIImageType | int | None = ...,
+    interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    max_size: Sequence[float] | float | None = ...,
+    min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    minibatch_size: int | None = ...,
+    mode: str | PathLike[str] | None = ...,
+    preserve: bool | None = ...,
+    resize_longer: float | DataNode | ArrayLike | None = ...,
+    resize_shorter: float | DataNode | ArrayLike | None = ...,
+    resize_x: float | DataNode | ArrayLike | None = ...,
+    resize_y: float | DataNode | ArrayLike | None = ...,
+    resize_z: float | DataNode | ArrayLike | None = ...,
+    roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    roi_relative: bool | None = ...,
+    roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    save_attrs: Literal[False] | None = ...,
+    size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    subpixel_scale: bool | None = ...,
+    temp_buffer_hint: int | None = ...,
+) -> DataNode:
+    """Resize images (DALI 2.4's GPU-only ``experimental.resize``): `fn.resize` itself, with
+    the same arguments, outputs and results.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        resize_x (float, default 0.0, per-sample): Output width (0: from others).
+        resize_y (float, default 0.0, per-sample): Output height.
+        resize_z (float, default 0.0, per-sample): Output depth (volumes).
+        size (float_vec, optional, per-sample): Output size, (H, W) or (D, H, W).
+        resize_shorter (float, default 0.0, per-sample): Length of the shorter side.
+        resize_longer (float, default 0.0, per-sample): Length of the longer side.
+        mode (str, default 'default'): default, stretch, not_larger, not_smaller.
+        max_size (float_vec, optional): Limit of the output size (one value or per axis).
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        dtype (dtype, optional): Output type: the input type (default) or FLOAT.
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+        subpixel_scale (bool, default True): Keep fractional scales exact.
+        roi_start (float_vec, optional, per-sample): Input ROI origin (start > end flips).
+        roi_end (float_vec, optional, per-sample): Input ROI end.
+        roi_relative (bool, default False): ROI given as fractions of the size.
+        save_attrs (bool, default False): Also output the input spatial shape.
+        image_type (image_type, optional): Deprecated and ignored.
+
+    Devices: gpu. Inputs: 1..1.
+    """
+
+@overload
+def resize(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    antialias: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    image_type: DALIImageType | int | None = ...,
+    interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    max_size: Sequence[float] | float | None = ...,
+    min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    minibatch_size: int | None = ...,
+    mode: str | PathLike[str] | None = ...,
+    preserve: bool | None = ...,
+    resize_longer: float | DataNode | ArrayLike | None = ...,
+    resize_shorter: float | DataNode | ArrayLike | None = ...,
+    resize_x: float | DataNode | ArrayLike | None = ...,
+    resize_y: float | DataNode | ArrayLike | None = ...,
+    resize_z: float | DataNode | ArrayLike | None = ...,
+    roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    roi_relative: bool | None = ...,
+    roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    save_attrs: Literal[True],
+    size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    subpixel_scale: bool | None = ...,
+    temp_buffer_hint: int | None = ...,
+) -> list[DataNode]:
+    """Resize images (DALI 2.4's GPU-only ``experimental.resize``): `fn.resize` itself, with
+    the same arguments, outputs and results.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        resize_x (float, default 0.0, per-sample): Output width (0: from others).
+        resize_y (float, default 0.0, per-sample): Output height.
+        resize_z (float, default 0.0, per-sample): Output depth (volumes).
+        size (float_vec, optional, per-sample): Output size, (H, W) or (D, H, W).
+        resize_shorter (float, default 0.0, per-sample): Length of the shorter side.
+        resize_longer (float, default 0.0, per-sample): Length of the longer side.
+        mode (str, default 'default'): default, stretch, not_larger, not_smaller.
+        max_size (float_vec, optional): Limit of the output size (one value or per axis).
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        dtype (dtype, optional): Output type: the input type (default) or FLOAT.
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+        subpixel_scale (bool, default True): Keep fractional scales exact.
+        roi_start (float_vec, optional, per-sample): Input ROI origin (start > end flips).
+        roi_end (float_vec, optional, per-sample): Input ROI end.
+        roi_relative (bool, default False): ROI given as fractions of the size.
+        save_attrs (bool, default False): Also output the input spatial shape.
+        image_type (image_type, optional): Deprecated and ignored.
+
+    Devices: gpu. Inputs: 1..1.
+    """
+
+@overload
+def resize(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    antialias: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    image_type: DALIImageType | int | None = ...,
+    interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    max_size: Sequence[float] | float | None = ...,
+    min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    minibatch_size: int | None = ...,
+    mode: str | PathLike[str] | None = ...,
+    preserve: bool | None = ...,
+    resize_longer: float | DataNode | ArrayLike | None = ...,
+    resize_shorter: float | DataNode | ArrayLike | None = ...,
+    resize_x: float | DataNode | ArrayLike | None = ...,
+    resize_y: float | DataNode | ArrayLike | None = ...,
+    resize_z: float | DataNode | ArrayLike | None = ...,
+    roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    roi_relative: bool | None = ...,
+    roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    save_attrs: bool | None = ...,
+    size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    subpixel_scale: bool | None = ...,
+    temp_buffer_hint: int | None = ...,
+) -> DataNode | list[DataNode]:
+    """Resize images (DALI 2.4's GPU-only ``experimental.resize``): `fn.resize` itself, with
+    the same arguments, outputs and results.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        resize_x (float, default 0.0, per-sample): Output width (0: from others).
+        resize_y (float, default 0.0, per-sample): Output height.
+        resize_z (float, default 0.0, per-sample): Output depth (volumes).
+        size (float_vec, optional, per-sample): Output size, (H, W) or (D, H, W).
+        resize_shorter (float, default 0.0, per-sample): Length of the shorter side.
+        resize_longer (float, default 0.0, per-sample): Length of the longer side.
+        mode (str, default 'default'): default, stretch, not_larger, not_smaller.
+        max_size (float_vec, optional): Limit of the output size (one value or per axis).
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        dtype (dtype, optional): Output type: the input type (default) or FLOAT.
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+        subpixel_scale (bool, default True): Keep fractional scales exact.
+        roi_start (float_vec, optional, per-sample): Input ROI origin (start > end flips).
+        roi_end (float_vec, optional, per-sample): Input ROI end.
+        roi_relative (bool, default False): ROI given as fractions of the size.
+        save_attrs (bool, default False): Also output the input spatial shape.
+        image_type (image_type, optional): Deprecated and ignored.
+
+    Devices: gpu. Inputs: 1..1.
+    """
+
+@overload
+def resize(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    antialias: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    image_type: DALIImageType | int | None = ...,
+    interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    max_size: Sequence[float] | float | None = ...,
+    min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    minibatch_size: int | None = ...,
+    mode: str | PathLike[str] | None = ...,
+    preserve: bool | None = ...,
+    resize_longer: float | DataNode | ArrayLike | None = ...,
+    resize_shorter: float | DataNode | ArrayLike | None = ...,
+    resize_x: float | DataNode | ArrayLike | None = ...,
+    resize_y: float | DataNode | ArrayLike | None = ...,
+    resize_z: float | DataNode | ArrayLike | None = ...,
+    roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    roi_relative: bool | None = ...,
+    roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    save_attrs: Literal[False] | None = ...,
+    size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    subpixel_scale: bool | None = ...,
+    temp_buffer_hint: int | None = ...,
+) -> list[DataNode]:
+    """Resize images (DALI 2.4's GPU-only ``experimental.resize``): `fn.resize` itself, with
+    the same arguments, outputs and results.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        resize_x (float, default 0.0, per-sample): Output width (0: from others).
+        resize_y (float, default 0.0, per-sample): Output height.
+        resize_z (float, default 0.0, per-sample): Output depth (volumes).
+        size (float_vec, optional, per-sample): Output size, (H, W) or (D, H, W).
+        resize_shorter (float, default 0.0, per-sample): Length of the shorter side.
+        resize_longer (float, default 0.0, per-sample): Length of the longer side.
+        mode (str, default 'default'): default, stretch, not_larger, not_smaller.
+        max_size (float_vec, optional): Limit of the output size (one value or per axis).
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        dtype (dtype, optional): Output type: the input type (default) or FLOAT.
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+        subpixel_scale (bool, default True): Keep fractional scales exact.
+        roi_start (float_vec, optional, per-sample): Input ROI origin (start > end flips).
+        roi_end (float_vec, optional, per-sample): Input ROI end.
+        roi_relative (bool, default False): ROI given as fractions of the size.
+        save_attrs (bool, default False): Also output the input spatial shape.
+        image_type (image_type, optional): Deprecated and ignored.
+
+    Devices: gpu. Inputs: 1..1.
+    """
+
+@overload
+def resize(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    antialias: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    image_type: DALIImageType | int | None = ...,
+    interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    max_size: Sequence[float] | float | None = ...,
+    min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    minibatch_size: int | None = ...,
+    mode: str | PathLike[str] | None = ...,
+    preserve: bool | None = ...,
+    resize_longer: float | DataNode | ArrayLike | None = ...,
+    resize_shorter: float | DataNode | ArrayLike | None = ...,
+    resize_x: float | DataNode | ArrayLike | None = ...,
+    resize_y: float | DataNode | ArrayLike | None = ...,
+    resize_z: float | DataNode | ArrayLike | None = ...,
+    roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    roi_relative: bool | None = ...,
+    roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    save_attrs: Literal[True],
+    size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    subpixel_scale: bool | None = ...,
+    temp_buffer_hint: int | None = ...,
+) -> list[list[DataNode]]:
+    """Resize images (DALI 2.4's GPU-only ``experimental.resize``): `fn.resize` itself, with
+    the same arguments, outputs and results.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        resize_x (float, default 0.0, per-sample): Output width (0: from others).
+        resize_y (float, default 0.0, per-sample): Output height.
+        resize_z (float, default 0.0, per-sample): Output depth (volumes).
+        size (float_vec, optional, per-sample): Output size, (H, W) or (D, H, W).
+        resize_shorter (float, default 0.0, per-sample): Length of the shorter side.
+        resize_longer (float, default 0.0, per-sample): Length of the longer side.
+        mode (str, default 'default'): default, stretch, not_larger, not_smaller.
+        max_size (float_vec, optional): Limit of the output size (one value or per axis).
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        dtype (dtype, optional): Output type: the input type (default) or FLOAT.
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+        subpixel_scale (bool, default True): Keep fractional scales exact.
+        roi_start (float_vec, optional, per-sample): Input ROI origin (start > end flips).
+        roi_end (float_vec, optional, per-sample): Input ROI end.
+        roi_relative (bool, default False): ROI given as fractions of the size.
+        save_attrs (bool, default False): Also output the input spatial shape.
+        image_type (image_type, optional): Deprecated and ignored.
+
+    Devices: gpu. Inputs: 1..1.
+    """
+
+@overload
+def resize(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    antialias: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    image_type: DALIImageType | int | None = ...,
+    interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    max_size: Sequence[float] | float | None = ...,
+    min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    minibatch_size: int | None = ...,
+    mode: str | PathLike[str] | None = ...,
+    preserve: bool | None = ...,
+    resize_longer: float | DataNode | ArrayLike | None = ...,
+    resize_shorter: float | DataNode | ArrayLike | None = ...,
+    resize_x: float | DataNode | ArrayLike | None = ...,
+    resize_y: float | DataNode | ArrayLike | None = ...,
+    resize_z: float | DataNode | ArrayLike | None = ...,
+    roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    roi_relative: bool | None = ...,
+    roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    save_attrs: bool | None = ...,
+    size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    subpixel_scale: bool | None = ...,
+    temp_buffer_hint: int | None = ...,
+) -> list[DataNode | list[DataNode]]:
+    """Resize images (DALI 2.4's GPU-only ``experimental.resize``): `fn.resize` itself, with
+    the same arguments, outputs and results.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        resize_x (float, default 0.0, per-sample): Output width (0: from others).
+        resize_y (float, default 0.0, per-sample): Output height.
+        resize_z (float, default 0.0, per-sample): Output depth (volumes).
+        size (float_vec, optional, per-sample): Output size, (H, W) or (D, H, W).
+        resize_shorter (float, default 0.0, per-sample): Length of the shorter side.
+        resize_longer (float, default 0.0, per-sample): Length of the longer side.
+        mode (str, default 'default'): default, stretch, not_larger, not_smaller.
+        max_size (float_vec, optional): Limit of the output size (one value or per axis).
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        dtype (dtype, optional): Output type: the input type (default) or FLOAT.
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+        subpixel_scale (bool, default True): Keep fractional scales exact.
+        roi_start (float_vec, optional, per-sample): Input ROI origin (start > end flips).
+        roi_end (float_vec, optional, per-sample): Input ROI end.
+        roi_relative (bool, default False): ROI given as fractions of the size.
+        save_attrs (bool, default False): Also output the input spatial shape.
+        image_type (image_type, optional): Deprecated and ignored.
+
+    Devices: gpu. Inputs: 1..1.
     """
 
 @overload

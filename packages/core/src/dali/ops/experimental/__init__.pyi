@@ -21,6 +21,7 @@ __all__ = [
     "Inflate",
     "MedianBlur",
     "PeekImageShape",
+    "Resize",
     "TensorResize",
     "WarpPerspective",
     "decoders",
@@ -220,6 +221,137 @@ class MedianBlur:
         preserve: bool | None = ...,
         window_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
     ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Resize:
+    """Resize images (DALI 2.4's GPU-only ``experimental.resize``): `fn.resize` itself, with
+    the same arguments, outputs and results.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        resize_x (float, default 0.0, per-sample): Output width (0: from others).
+        resize_y (float, default 0.0, per-sample): Output height.
+        resize_z (float, default 0.0, per-sample): Output depth (volumes).
+        size (float_vec, optional, per-sample): Output size, (H, W) or (D, H, W).
+        resize_shorter (float, default 0.0, per-sample): Length of the shorter side.
+        resize_longer (float, default 0.0, per-sample): Length of the longer side.
+        mode (str, default 'default'): default, stretch, not_larger, not_smaller.
+        max_size (float_vec, optional): Limit of the output size (one value or per axis).
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        dtype (dtype, optional): Output type: the input type (default) or FLOAT.
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+        subpixel_scale (bool, default True): Keep fractional scales exact.
+        roi_start (float_vec, optional, per-sample): Input ROI origin (start > end flips).
+        roi_end (float_vec, optional, per-sample): Input ROI end.
+        roi_relative (bool, default False): ROI given as fractions of the size.
+        save_attrs (bool, default False): Also output the input spatial shape.
+        image_type (image_type, optional): Deprecated and ignored.
+
+    Devices: gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        resize_longer: float | DataNode | ArrayLike | None = ...,
+        resize_shorter: float | DataNode | ArrayLike | None = ...,
+        resize_x: float | DataNode | ArrayLike | None = ...,
+        resize_y: float | DataNode | ArrayLike | None = ...,
+        resize_z: float | DataNode | ArrayLike | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        save_attrs: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> None:
+        """Set the arguments of `Resize`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        resize_longer: float | DataNode | ArrayLike | None = ...,
+        resize_shorter: float | DataNode | ArrayLike | None = ...,
+        resize_x: float | DataNode | ArrayLike | None = ...,
+        resize_y: float | DataNode | ArrayLike | None = ...,
+        resize_z: float | DataNode | ArrayLike | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        save_attrs: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        antialias: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        max_size: Sequence[float] | float | None = ...,
+        min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+        minibatch_size: int | None = ...,
+        mode: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+        resize_longer: float | DataNode | ArrayLike | None = ...,
+        resize_shorter: float | DataNode | ArrayLike | None = ...,
+        resize_x: float | DataNode | ArrayLike | None = ...,
+        resize_y: float | DataNode | ArrayLike | None = ...,
+        resize_z: float | DataNode | ArrayLike | None = ...,
+        roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        roi_relative: bool | None = ...,
+        roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        save_attrs: bool | None = ...,
+        size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+        subpixel_scale: bool | None = ...,
+        temp_buffer_hint: int | None = ...,
+    ) -> list[DataNode | list[DataNode]]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 class WarpPerspective:
