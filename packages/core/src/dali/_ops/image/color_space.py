@@ -1,0 +1,252 @@
+"""`fn.color_space_conversion`: RGB, BGR, GRAY and YCbCr images converted into one another.
+
+DALI 2.4's arithmetic, per pixel, in float32, each result rounded half away from zero and
+saturated to uint8 (the only type DALI accepts):
+
+* RGB ↔ BGR swaps the channels; GRAY → RGB/BGR repeats the grey value.
+* RGB → GRAY is the full-range luma ``0.299 R + 0.587 G + 0.114 B`` in 15-bit fixed point
+  (OpenCV's ``RGB2GRAY``, which DALI calls), rounded.
+* RGB → YCbCr is ITU-R BT.601 with footroom and headroom (Y in 16..235): the JPEG matrix
+  scaled by 219/255 (Y) and 224/255 (Cb, Cr), ``Y ≈ 0.2568 R + 0.5041 G + 0.0979 B + 16``,
+  ``Cb ≈ -0.1482 R - 0.2910 G + 0.4392 B + 128``, ``Cr ≈ 0.4392 R - 0.3678 G - 0.0714 B + 128``
+  (Cb and Cr are exactly 128 for grey pixels). GRAY → YCbCr is ``Y = 219/255 · v + 16`` with
+  Cb = Cr = 128.
+* YCbCr → RGB is its inverse: ``y = 255/219 (Y - 16)``, ``R = y + 1.402·255/224 (Cr - 128)``,
+  ``G = y - 0.3441·255/224 (Cb - 128) - 0.7141·255/224 (Cr - 128)``,
+  ``B = y + 1.772·255/224 (Cb - 128)``; YCbCr → GRAY is ``255/219 (Y - 16)``.
+
+BGR inputs are swapped to RGB first and BGR outputs swapped last. Converting a colour space into
+itself, or from or to ``ANY_DATA``, is not supported, as in DALI. The layouts are ``HWC``,
+``DHWC``, ``FHWC`` and ``FDHWC`` (sequences and volumes: every pixel is converted alike); the
+input must have the channels of ``image_type``. A uniform batch is converted as one array (one
+sequence of kernels on the GPU).
+
+Example:
+    >>> import numpy as np
+    >>> from dali import fn, pipeline_def, types
+    >>> img = np.array([[[95, 130, 194]]], dtype=np.uint8)
+    >>> @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    ... def pipe():
+    ...     x = types.Constant(img, layout="HWC")
+    ...     return (
+    ...         fn.color_space_conversion(x, image_type=types.RGB, output_type=types.YCbCr),
+    ...         fn.color_space_conversion(x, image_type=types.RGB, output_type=types.GRAY),
+    ...     )
+    >>> ycbcr, gray = pipe().run()
+    >>> ycbcr.as_array()[0].tolist(), gray.as_array()[0].tolist()
+    ([[[125, 161, 108]]], [[[127]]])
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dali._dtypes import DALIDataType, DALIImageType
+from dali._graph.schema import REQUIRED, Arg, register
+from dali._ops.base import Operator
+from dali._ops.image._common import image_layout, static_image_layout
+from dali._ops.numeric import array_module, batch_array, convert_sat, run_per_sample
+
+if TYPE_CHECKING:
+    from dali.author import Workspace
+
+__all__ = ["ColorSpaceConversion", "convert_color_space"]
+
+LAYOUTS = ("FDHWC", "FHWC", "DHWC", "HWC")
+
+_RGB, _BGR, _GRAY, _YCBCR = (
+    int(DALIImageType.RGB),
+    int(DALIImageType.BGR),
+    int(DALIImageType.GRAY),
+    int(DALIImageType.YCbCr),
+)
+_CHANNELS = {_RGB: 3, _BGR: 3, _GRAY: 1, _YCBCR: 3}
+_SUPPORTED = {
+    (_RGB, _BGR),
+    (_BGR, _RGB),
+    (_RGB, _YCBCR),
+    (_BGR, _YCBCR),
+    (_RGB, _GRAY),
+    (_BGR, _GRAY),
+    (_YCBCR, _RGB),
+    (_YCBCR, _BGR),
+    (_YCBCR, _GRAY),
+    (_GRAY, _RGB),
+    (_GRAY, _BGR),
+    (_GRAY, _YCBCR),
+}
+
+_F = np.float32
+
+
+# ITU-R BT.601 with footroom and headroom: the JPEG (full range) matrices scaled to 219/255
+# (Y) and 224/255 (Cb, Cr), rounded once to float32 as DALI's constants are.
+_Y = (0.299 * 219 / 255, 0.587 * 219 / 255, 0.114 * 219 / 255)
+_CB = (-0.16873589 * 224 / 255, -0.33126411 * 224 / 255, 0.5 * 224 / 255)
+_CR = (0.5 * 224 / 255, -0.41868759 * 224 / 255, -0.08131241 * 224 / 255)
+_Y_SCALE = 255 / 219
+_R_CR, _G_CB, _G_CR, _B_CB = (
+    1.402 * 255 / 224,
+    0.34413629 * 255 / 224,
+    0.71413629 * 255 / 224,
+    1.772 * 255 / 224,
+)
+
+
+def _dot(c: tuple[float, float, float], r: Any, g: Any, b: Any) -> Any:
+    """``c0·r + c1·g + c2·b`` in float32, in DALI's order."""
+    return (_F(c[0]) * r + _F(c[1]) * g) + _F(c[2]) * b
+
+
+def _sat(xp: Any, x: Any) -> Any:
+    return convert_sat(xp, x, np.uint8)
+
+
+def _rgb_to_gray(xp: Any, x: Any) -> Any:
+    """OpenCV's RGB2GRAY (what DALI calls on the CPU): 15-bit fixed point, rounded."""
+    r, g, b = (x[..., i].astype(np.uint32) for i in range(3))
+    return ((r * 9798 + g * 19235 + b * 3735 + 16384) >> 15).astype(np.uint8)
+
+
+def _rgb_to_ycbcr(xp: Any, x: Any) -> list[Any]:
+    f = x.astype(np.float32)
+    r, g, b = f[..., 0], f[..., 1], f[..., 2]
+    y = _sat(xp, _dot(_Y, r, g, b) + _F(16))
+    grey = (x[..., 0] == x[..., 1]) & (x[..., 0] == x[..., 2])
+    half = np.uint8(128)
+    cb = xp.where(grey, half, _sat(xp, _dot(_CB, r, g, b) + _F(128)))
+    cr = xp.where(grey, half, _sat(xp, _dot(_CR, r, g, b) + _F(128)))
+    return [y, cb, cr]
+
+
+def _ycbcr_to_rgb(xp: Any, x: Any) -> list[Any]:
+    f = x.astype(np.float32)
+    ty = _F(_Y_SCALE) * (f[..., 0] - _F(16))
+    tb = f[..., 1] - _F(128)
+    tr = f[..., 2] - _F(128)
+    return [
+        _sat(xp, ty + _F(_R_CR) * tr),
+        _sat(xp, (ty - _F(_G_CB) * tb) - _F(_G_CR) * tr),
+        _sat(xp, ty + _F(_B_CB) * tb),
+    ]
+
+
+def convert_color_space(xp: Any, x: Any, image_type: int, output_type: int) -> Any:
+    """Convert a uint8 array of pixels ``(..., C)`` from ``image_type`` to ``output_type``.
+
+    Args:
+        xp: numpy or CuPy.
+        x: The pixels, channels last, with the channels of ``image_type``.
+        image_type: The input's `DALIImageType` (as an int).
+        output_type: The output's `DALIImageType` (as an int); a supported pair.
+
+    Returns:
+        A new contiguous uint8 array ``(..., C_out)``.
+    """
+    if image_type == _BGR:
+        x = x[..., ::-1]
+        image_type = _RGB
+    swap = output_type == _BGR
+    if swap:
+        output_type = _RGB
+    if image_type == output_type:  # RGB <-> BGR: the swap alone
+        return xp.ascontiguousarray(x[..., ::-1] if swap else x)
+    chans: list[Any]
+    if image_type == _RGB:
+        chans = [_rgb_to_gray(xp, x)] if output_type == _GRAY else _rgb_to_ycbcr(xp, x)
+    elif image_type == _GRAY:
+        if output_type == _RGB:
+            chans = [x[..., 0]] * 3
+        else:  # YCbCr: the scaled grey, no chroma
+            y = _sat(xp, x[..., 0].astype(np.float32) * _F(219 / 255) + _F(16))
+            chans = [y, xp.full_like(y, 128), xp.full_like(y, 128)]
+    elif output_type == _GRAY:  # from YCbCr
+        chans = [_sat(xp, _F(_Y_SCALE) * (x[..., 0].astype(np.float32) - _F(16)))]
+    else:  # YCbCr -> RGB
+        chans = _ycbcr_to_rgb(xp, x)
+    if swap:
+        chans = chans[::-1]
+    return xp.ascontiguousarray(xp.stack(chans, axis=-1))
+
+
+@register(
+    "color_space_conversion",
+    devices=("cpu", "gpu"),
+    args=[
+        Arg("image_type", "image_type", default=REQUIRED, doc="The color space of the input."),
+        Arg("output_type", "image_type", default=REQUIRED, doc="The color space of the output."),
+    ],
+)
+class ColorSpaceConversion(Operator):
+    """Converts between various image color models.
+
+    Supports RGB, BGR, GRAY (1 channel) and YCbCr (ITU-R BT.601, 16..235) uint8 images, and
+    sequences (``FHWC``) and volumes (``DHWC``, ``FDHWC``) of them.
+    """
+
+    def setup(self) -> None:
+        self._in = int(self.arg("image_type"))
+        self._out = int(self.arg("output_type"))
+        if (self._in, self._out) not in _SUPPORTED:
+            names = {int(v): k for k, v in DALIImageType.__members__.items()}
+            raise self.error(
+                f"conversion not supported: from {names.get(self._in, self._in)} "
+                f"to {names.get(self._out, self._out)}"
+            )
+
+    def _check(self, c: int, sample: int | None) -> None:
+        want = _CHANNELS[self._in]
+        if c != want:
+            where = "" if sample is None else f" (sample {sample})"
+            raise self.error(
+                f"the input has {c} channels{where}; image_type "
+                f"{DALIImageType(self._in).name} needs {want}"
+            )
+
+    def run_cpu(self, ws: Workspace) -> Any:
+        tl = ws.inputs[0]
+        xp, tl_cls = array_module(tl)
+        layout = image_layout(self, tl, LAYOUTS)
+        if tl.np_dtype != np.uint8:
+            raise self.error(
+                f"unsupported input type {tl.np_dtype.name}; color space conversion accepts "
+                "only uint8"
+            )
+        out_c = _CHANNELS[self._out]
+        if len(tl) == 0:
+            return tl_cls.wrap([], layout, dtype=np.uint8, ndim=tl.sample_ndim)
+        dense = batch_array(tl, xp)
+        if dense is not None:
+            self._check(dense.shape[-1], None)
+            return tl_cls.wrap(convert_color_space(xp, dense, self._in, self._out), layout)
+        samples = tl.samples()
+        for i, s in enumerate(samples):
+            self._check(s.shape[-1], i)
+
+        def one(i: int) -> Any:
+            s = samples[i]
+            if s.size == 0:
+                return xp.zeros((*s.shape[:-1], out_c), np.uint8)
+            return convert_color_space(xp, s, self._in, self._out)
+
+        return tl_cls.wrap(run_per_sample(ws, xp, one, len(tl)), layout)
+
+    run_gpu = run_cpu
+
+    @staticmethod
+    def static_meta(node: Any) -> list[dict[str, Any]]:
+        src = node.inputs[0]
+        out_c = _CHANNELS.get(int(node.scalar_args["output_type"]))
+        shape = src.static_shape
+        if shape is not None and len(shape) and out_c is not None:
+            shape = (*shape[:-1], out_c)
+        return [
+            {
+                "dtype": DALIDataType.UINT8,
+                "ndim": src.ndim,
+                "layout": static_image_layout(node, LAYOUTS),
+                "static_shape": shape,
+            }
+        ]
