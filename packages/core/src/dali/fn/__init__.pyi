@@ -37,6 +37,7 @@ __all__ = [
     "cat",
     "coco_reader",
     "coin_flip",
+    "color_space_conversion",
     "color_twist",
     "constant",
     "contrast",
@@ -45,8 +46,10 @@ __all__ = [
     "copy",
     "crop",
     "crop_mirror_normalize",
+    "debayer",
     "decoders",
     "element_extract",
+    "equalize",
     "erase",
     "expand_dims",
     "experimental",
@@ -701,6 +704,62 @@ def cat(
     """
 
 @overload
+def color_space_conversion(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    image_type: DALIImageType | int,
+    output_type: DALIImageType | int,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Converts between various image color models.
+
+    Supports RGB, BGR, GRAY (1 channel) and YCbCr (ITU-R BT.601, 16..235) uint8 images, and
+    sequences (``FHWC``) and volumes (``DHWC``, ``FDHWC``) of them.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        image_type (image_type, required): The color space of the input.
+        output_type (image_type, required): The color space of the output.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def color_space_conversion(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    image_type: DALIImageType | int,
+    output_type: DALIImageType | int,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Converts between various image color models.
+
+    Supports RGB, BGR, GRAY (1 channel) and YCbCr (ITU-R BT.601, 16..235) uint8 images, and
+    sequences (``FHWC``) and volumes (``DHWC``, ``FDHWC``) of them.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        image_type (image_type, required): The color space of the input.
+        output_type (image_type, required): The color space of the output.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
 def color_twist(
     input: DataNode | ArrayLike,
     /,
@@ -1272,6 +1331,64 @@ def crop_mirror_normalize(
     """
 
 @overload
+def debayer(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    algorithm: str | PathLike[str] | None = ...,
+    blue_position: Sequence[int] | int | DataNode | ArrayLike,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Performs image demosaicing/debayering.
+
+    Converts single-channel image to RGB using specified color filter array. The supported
+    input types are ``uint8_t`` and ``uint16_t``; the output is ``HWC`` (``FHWC`` for
+    sequences).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        blue_position (int_vec, required, per-sample): (y, x) of the blue sensor in the 2x2 tile: (0, 0) BG ... (1, 1) RG.
+        algorithm (str, optional): CPU: bilinear_ocv (default), edgeaware_ocv, ...
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def debayer(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    algorithm: str | PathLike[str] | None = ...,
+    blue_position: Sequence[int] | int | DataNode | ArrayLike,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Performs image demosaicing/debayering.
+
+    Converts single-channel image to RGB using specified color filter array. The supported
+    input types are ``uint8_t`` and ``uint16_t``; the output is ``HWC`` (``FHWC`` for
+    sequences).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        blue_position (int_vec, required, per-sample): (y, x) of the blue sensor in the 2x2 tile: (0, 0) BG ... (1, 1) RG.
+        algorithm (str, optional): CPU: bilinear_ocv (default), edgeaware_ocv, ...
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
 def element_extract(
     input: DataNode | ArrayLike,
     /,
@@ -1321,6 +1438,52 @@ def element_extract(
         preserve (bool, default False): Keep the operator even if unused.
         bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
         element_map (int_vec, required): Indices of the frames to extract.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def equalize(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Performs grayscale/per-channel histogram equalization.
+
+    The supported inputs are images and videos of uint8_t type.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def equalize(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Performs grayscale/per-channel histogram equalization.
+
+    The supported inputs are images and videos of uint8_t type.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
 
     Devices: cpu, gpu. Inputs: 1..1.
     """

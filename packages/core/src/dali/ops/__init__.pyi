@@ -37,6 +37,7 @@ __all__ = [
     "CastLike",
     "Cat",
     "CoinFlip",
+    "ColorSpaceConversion",
     "ColorTwist",
     "Constant",
     "Contrast",
@@ -45,7 +46,9 @@ __all__ = [
     "Copy",
     "Crop",
     "CropMirrorNormalize",
+    "Debayer",
     "ElementExtract",
+    "Equalize",
     "Erase",
     "ExpandDims",
     "ExternalSource",
@@ -738,6 +741,63 @@ class Cat:
     ) -> DataNode | list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class ColorSpaceConversion:
+    """Converts between various image color models.
+
+    Supports RGB, BGR, GRAY (1 channel) and YCbCr (ITU-R BT.601, 16..235) uint8 images, and
+    sequences (``FHWC``) and volumes (``DHWC``, ``FDHWC``) of them.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        image_type (image_type, required): The color space of the input.
+        output_type (image_type, required): The color space of the output.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `ColorSpaceConversion`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input_0: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input_0: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        output_type: DALIImageType | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class ColorTwist:
     """Adjust hue, saturation, brightness and contrast of RGB images in one transform.
 
@@ -1339,6 +1399,64 @@ class CropMirrorNormalize:
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class Debayer:
+    """Performs image demosaicing/debayering.
+
+    Converts single-channel image to RGB using specified color filter array. The supported
+    input types are ``uint8_t`` and ``uint16_t``; the output is ``HWC`` (``FHWC`` for
+    sequences).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        blue_position (int_vec, required, per-sample): (y, x) of the blue sensor in the 2x2 tile: (0, 0) BG ... (1, 1) RG.
+        algorithm (str, optional): CPU: bilinear_ocv (default), edgeaware_ocv, ...
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        algorithm: str | PathLike[str] | None = ...,
+        blue_position: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Debayer`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input_0: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        algorithm: str | PathLike[str] | None = ...,
+        blue_position: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input_0: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        algorithm: str | PathLike[str] | None = ...,
+        blue_position: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class ElementExtract:
     """Extract frames from sequences: one output per index of ``element_map``.
 
@@ -1391,6 +1509,54 @@ class ElementExtract:
         element_map: Sequence[int] | int | None = ...,
         preserve: bool | None = ...,
     ) -> list[DataNode | list[DataNode] | None]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Equalize:
+    """Performs grayscale/per-channel histogram equalization.
+
+    The supported inputs are images and videos of uint8_t type.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Equalize`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input_0: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input_0: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 class Erase:

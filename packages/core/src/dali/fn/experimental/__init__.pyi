@@ -15,8 +15,10 @@ from dali.pipeline import DataNode
 from dali.types import DALIDataType, DALIImageType, DALIInterpType
 
 __all__ = [
+    "debayer",
     "decoders",
     "dilate",
+    "equalize",
     "erode",
     "filter",
     "inflate",
@@ -710,6 +712,70 @@ def warp_perspective(
 
     Devices: cpu, gpu. Inputs: 1..2.
     """
+
+@overload
+@deprecated(
+    "WARNING: `dali.fn.experimental.debayer` is now deprecated. Use `dali.fn.debayer` instead."
+)
+def debayer(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    algorithm: str | PathLike[str] | None = ...,
+    blue_position: Sequence[int] | int | DataNode | ArrayLike,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.experimental.debayer` is now deprecated. Use `dali.fn.debayer` instead."""
+
+@overload
+@deprecated(
+    "WARNING: `dali.fn.experimental.debayer` is now deprecated. Use `dali.fn.debayer` instead."
+)
+def debayer(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    algorithm: str | PathLike[str] | None = ...,
+    blue_position: Sequence[int] | int | DataNode | ArrayLike,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """WARNING: `dali.fn.experimental.debayer` is now deprecated. Use `dali.fn.debayer` instead."""
+
+@overload
+@deprecated(
+    "WARNING: `dali.fn.experimental.equalize` is now deprecated. Use `dali.fn.equalize` instead."
+)
+def equalize(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.experimental.equalize` is now deprecated. Use `dali.fn.equalize` instead."""
+
+@overload
+@deprecated(
+    "WARNING: `dali.fn.experimental.equalize` is now deprecated. Use `dali.fn.equalize` instead."
+)
+def equalize(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """WARNING: `dali.fn.experimental.equalize` is now deprecated. Use `dali.fn.equalize` instead."""
 
 @overload
 @deprecated(

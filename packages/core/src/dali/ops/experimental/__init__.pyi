@@ -15,7 +15,9 @@ from dali.pipeline import DataNode
 from dali.types import DALIDataType, DALIImageType, DALIInterpType
 
 __all__ = [
+    "Debayer",
     "Dilate",
+    "Equalize",
     "Erode",
     "Filter",
     "Inflate",
@@ -440,6 +442,90 @@ class WarpPerspective:
         preserve: bool | None = ...,
         size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
     ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated(
+    "WARNING: `dali.ops.experimental.Debayer` is now deprecated. Use `dali.fn.debayer` instead."
+)
+class Debayer:
+    """WARNING: `dali.ops.experimental.Debayer` is now deprecated. Use `dali.fn.debayer` instead."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        algorithm: str | PathLike[str] | None = ...,
+        blue_position: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Debayer`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input_0: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        algorithm: str | PathLike[str] | None = ...,
+        blue_position: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input_0: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        algorithm: str | PathLike[str] | None = ...,
+        blue_position: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated(
+    "WARNING: `dali.ops.experimental.Equalize` is now deprecated. Use `dali.fn.equalize` instead."
+)
+class Equalize:
+    """WARNING: `dali.ops.experimental.Equalize` is now deprecated. Use `dali.fn.equalize` instead."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Equalize`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input_0: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input_0: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        preserve: bool | None = ...,
+    ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 @deprecated(
