@@ -108,9 +108,9 @@ def _equalize_cv2(cv2: Any, x: np.ndarray, layout: str) -> np.ndarray:
                 dst[f] = cv2.merge(planes).reshape(h, w, c)
         return out
     h, w = x.shape[-2:]
-    planes, dst = x.reshape(-1, h, w), out.reshape(-1, h, w)
-    for k in range(planes.shape[0]):
-        dst[k] = cv2.equalizeHist(planes[k])
+    src_planes, out_planes = x.reshape(-1, h, w), out.reshape(-1, h, w)
+    for k in range(src_planes.shape[0]):
+        out_planes[k] = cv2.equalizeHist(src_planes[k])
     return out
 
 
