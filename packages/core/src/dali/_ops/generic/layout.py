@@ -44,13 +44,6 @@ if TYPE_CHECKING:
 __all__ = ["Pad", "Reshape", "Transpose"]
 
 
-def _shapes(tl: Any) -> list[tuple[int, ...]]:
-    dense = tl.held_dense
-    if dense is not None:
-        return [tuple(dense.shape[1:])] * dense.shape[0]
-    return [tuple(s.shape) for s in tl.samples()]
-
-
 # --------------------------------------------------------------------------------------------
 # transpose
 # --------------------------------------------------------------------------------------------
@@ -157,6 +150,13 @@ class Reshape(Operator):
     gives ``[1, 200, 300]``.
     """
 
+    #: What `setup` says when no argument changes anything.
+    no_op = "is no-op: arguments specify neither new shape nor layout"
+
+    def _changes_more(self) -> bool:
+        """Whether an argument besides the shape changes the data (a subclass adds its own)."""
+        return self.has_arg("layout") or self.has_arg("src_dims")
+
     def setup(self) -> None:
         has_input = len(self.node.inputs) == 2
         given = [n for n in ("shape", "rel_shape") if self.has_arg(n)]
@@ -165,8 +165,8 @@ class Reshape(Operator):
                 given[-1] if given else "shape",
                 "the shape input, `shape` and `rel_shape` are mutually exclusive",
             )
-        if not (has_input or given or self.has_arg("layout") or self.has_arg("src_dims")):
-            raise self.error("is no-op: arguments specify neither new shape nor layout")
+        if not (has_input or given or self._changes_more()):
+            raise self.error(self.no_op)
         self._source = "input" if has_input else (given[0] if given else None)
         for name in given:
             if not self.is_tensor_arg(name):
@@ -275,7 +275,7 @@ class Reshape(Operator):
     def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         _, tl_cls = array_module(tl)
-        shapes = _shapes(tl)
+        shapes = tl.shape()
         n = len(shapes)
         req = self._requested(ws, n)
         src_dims = None
@@ -460,7 +460,7 @@ class Pad(Operator):
     def run_cpu(self, ws: Workspace) -> Any:
         tl = ws.inputs[0]
         xp, tl_cls = array_module(tl)
-        shapes = _shapes(tl)
+        shapes = tl.shape()
         n, ndim = len(shapes), tl.sample_ndim
         if n == 0:
             return tl_cls.wrap([], tl.layout(), dtype=tl.np_dtype, ndim=ndim)

@@ -87,6 +87,17 @@ class ResamplingOperator(Operator):
     share the choice of filters (per sample), the output type and the layout rules.
     """
 
+    def _check_finite(self, name: str, rows: np.ndarray, what: str = "a finite number") -> None:
+        """A size argument's values (one row per sample) must be finite: NaN or infinity
+        makes no extent (DALI crashes on NaN and makes 1x1 of infinity)."""
+        bad = ~np.isfinite(rows)
+        if bad.any():
+            i = int(np.flatnonzero(bad.any(axis=1))[0])
+            where = f"sample {i}: " if self.is_tensor_arg(name) else ""
+            values = rows[i].tolist()
+            got = values[0] if len(values) == 1 else values
+            raise self.arg_error(name, f"{where}must be {what}, got {got}")
+
     def _int_samples(self, ws: Workspace, name: str) -> list[int]:
         if not self.has_arg(name):
             return []
@@ -273,17 +284,6 @@ class Resize(ResamplingOperator):
             raise self.arg_error(
                 name, f"{where}must not be negative, got {values[bad[0]]:g} (0: not given)"
             )
-
-    def _check_finite(self, name: str, rows: np.ndarray) -> None:
-        """A size argument's values (one row per sample) must be finite: NaN or infinity
-        makes no extent (DALI crashes on NaN and makes 1x1 of infinity)."""
-        bad = ~np.isfinite(rows)
-        if bad.any():
-            i = int(np.flatnonzero(bad.any(axis=1))[0])
-            where = f"sample {i}: " if self.is_tensor_arg(name) else ""
-            values = rows[i].tolist()
-            got = values[0] if len(values) == 1 else values
-            raise self.arg_error(name, f"{where}must be a finite number, got {got}")
 
     # -- per-sample argument values ------------------------------------------------------------
     def _vector_array(self, ws: Workspace, name: str, n: int) -> np.ndarray:

@@ -51,13 +51,6 @@ def _reshaped(tl: Any, shapes: list[tuple[int, ...]], layout: str, ndim: int) ->
     return tl_cls.wrap(out, layout, dtype=tl.np_dtype, ndim=ndim)
 
 
-def _shapes(tl: Any) -> list[tuple[int, ...]]:
-    held = tl.held_dense
-    if held is not None:
-        return [tuple(held.shape[1:])] * held.shape[0]
-    return [tuple(s.shape) for s in tl.samples()]
-
-
 @register(
     "squeeze",
     devices=("cpu", "gpu"),
@@ -127,7 +120,7 @@ class Squeeze(Operator):
         out_ndim = ndim - len(removed)
         out_shapes = []
         memo: dict[tuple[Any, ...], tuple[int, ...]] = {}  # a uniform batch: one computation
-        for i, (shape, axes) in enumerate(zip(_shapes(tl), per_sample)):
+        for i, (shape, axes) in enumerate(zip(tl.shape(), per_sample)):
             out = memo.get((shape, axes))
             if out is None:
                 out = tuple(e for d, e in enumerate(shape) if d not in axes)
@@ -238,7 +231,7 @@ class ExpandDims(Operator):
             )
         memo: dict[tuple[int, ...], tuple[tuple[int, ...], str]] = {}
         outs = []
-        for shape in _shapes(tl):  # a uniform batch: one computation
+        for shape in tl.shape():  # a uniform batch: one computation
             out = memo.get(shape)
             if out is None:
                 out = memo[shape] = self._out(shape, layout)

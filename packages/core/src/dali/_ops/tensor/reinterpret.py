@@ -58,26 +58,14 @@ class Reinterpret(Reshape):
     adjusted; its size in bytes must be divisible by the size of the new type.
     """
 
+    no_op = "is no-op: arguments specify neither new shape, layout nor type."
+
+    def _changes_more(self) -> bool:
+        return super()._changes_more() or self.has_arg("dtype")
+
     def setup(self) -> None:
-        if not self.has_arg("dtype"):
-            shaped = ("shape", "rel_shape", "layout", "src_dims")
-            if len(self.node.inputs) == 1 and not any(self.has_arg(n) for n in shaped):
-                raise self.error("is no-op: arguments specify neither new shape, layout nor type.")
-            super().setup()
-            self._out_dtype = None
-            return
-        self._out_dtype = np_dtype(self.arg("dtype"))
-        has_input = len(self.node.inputs) == 2
-        given = [n for n in ("shape", "rel_shape") if self.has_arg(n)]
-        if has_input + len(given) > 1:
-            raise self.arg_error(
-                given[-1] if given else "shape",
-                "the shape input, `shape` and `rel_shape` are mutually exclusive",
-            )
-        self._source = "input" if has_input else (given[0] if given else None)
-        for name in given:
-            if not self.is_tensor_arg(name):
-                self._check_extents(name, list(self.arg(name)))
+        super().setup()
+        self._out_dtype = np_dtype(self.arg("dtype")) if self.has_arg("dtype") else None
 
     def _in_shape(self, i: int, shape: tuple[int, ...], in_size: int, size: int) -> tuple[int, ...]:
         """The input's shape counted in output elements: the innermost extent rescaled, or

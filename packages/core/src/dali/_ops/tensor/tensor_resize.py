@@ -190,6 +190,10 @@ def _resample_cpu(
 # -- the operator ------------------------------------------------------------------------------
 
 
+#: How its size errors say what the values must be (DALI crashes on NaN sizes).
+_FINITE = "finite numbers"
+
+
 @register(
     "tensor_resize",
     devices=("cpu", "gpu"),
@@ -280,19 +284,11 @@ class TensorResize(ResamplingOperator):
                 raise self.arg_error("axes", f"Duplicate axis index {dup[0]}")
         for name in ("sizes", "scales"):
             if self.has_arg(name) and not self.is_tensor_arg(name):
-                self._check_finite(name, np.asarray(self.arg(name), np.float64).reshape(1, -1))
+                self._check_finite(
+                    name, np.asarray(self.arg(name), np.float64).reshape(1, -1), _FINITE
+                )
 
     # -- arguments -----------------------------------------------------------------------------
-    def _check_finite(self, name: str, rows: np.ndarray) -> None:
-        """Sizes and scales must be finite (DALI crashes on NaN)."""
-        bad = ~np.isfinite(rows)
-        if bad.any():
-            i = int(np.flatnonzero(bad.any(axis=1))[0])
-            where = f"sample {i}: " if self.is_tensor_arg(name) else ""
-            values = rows[i].tolist()
-            got = values[0] if len(values) == 1 else values
-            raise self.arg_error(name, f"{where}must be finite numbers, got {got}")
-
     def _axes(self, ndim: int, layout: str) -> list[int]:
         """The dimensions the size arguments refer to (all by default)."""
         axes_arg = self.arg("axes") if self.has_arg("axes") else None
@@ -354,10 +350,10 @@ class TensorResize(ResamplingOperator):
         extents = np.array(shapes, np.float64).reshape(b, full_ndim)
         if self.has_arg("sizes"):
             requested = self._full(ws, "sizes", axes, extents)
-            self._check_finite("sizes", requested)
+            self._check_finite("sizes", requested, _FINITE)
         else:
             scales = self._full(ws, "scales", axes, np.ones((b, full_ndim)))
-            self._check_finite("scales", scales)
+            self._check_finite("scales", scales, _FINITE)
             # float32 scale times the extent, in float32 (DALI's arithmetic)
             requested = (scales.astype(np.float32) * extents.astype(np.float32)).astype(np.float64)
         alignment = None
