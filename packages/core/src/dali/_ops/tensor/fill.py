@@ -37,6 +37,7 @@ from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.numeric import convert_sat
+from dali._ops.tensor.join import shape_text
 from dali._tensors import TensorListCPU
 
 if TYPE_CHECKING:
@@ -46,10 +47,6 @@ __all__ = ["Full", "FullLike", "Ones", "OnesLike", "Zeros", "ZerosLike"]
 
 _SHAPE = Arg("shape", "int_vec", tensor=True, doc="Shape of the output (default: a scalar).")
 _LAYOUT = Arg("layout", "layout", doc="Output layout; must match the output's dimensions.")
-
-
-def _shape_text(shape: tuple[int, ...]) -> str:
-    return " x ".join(str(d) for d in shape) if shape else "scalar"
 
 
 class _Filled(Operator):
@@ -150,7 +147,7 @@ def _broadcast(op: Operator, i: int, value: Any, shape: tuple[int, ...]) -> Any:
         raise SampleFailure(
             i,
             op.error(
-                f"Shapes {_shape_text(shape)} and {_shape_text(tuple(value.shape))} can't be "
+                f"Shapes {shape_text(shape)} and {shape_text(tuple(value.shape))} can't be "
                 "broadcast."
             ),
         ) from None

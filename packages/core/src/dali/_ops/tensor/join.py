@@ -40,13 +40,14 @@ from dali._ops.numeric import array_module, run_per_sample
 if TYPE_CHECKING:
     from dali.author import Workspace
 
-__all__ = ["Cat", "Stack"]
+__all__ = ["Cat", "Stack", "shape_text"]
 
 #: DALI accepts up to 999 inputs.
 _MAX_INPUTS = 999
 
 
-def _shape_text(shape: tuple[int, ...]) -> str:
+def shape_text(shape: tuple[int, ...]) -> str:
+    """A sample shape as DALI's messages write it (``2 x 3``; ``scalar`` for 0-D)."""
     return " x ".join(str(d) for d in shape) if shape else "scalar"
 
 
@@ -154,16 +155,16 @@ class _Join(Operator):
                 if shape != ref:
                     raise self.error(
                         "Tensor stacking requires that all tensors being stacked are of equal "
-                        f"shape. Sample {i}: input #0 has shape {_shape_text(ref)}, input #{k} "
-                        f"has shape {_shape_text(shape)}."
+                        f"shape. Sample {i}: input #0 has shape {shape_text(ref)}, input #{k} "
+                        f"has shape {shape_text(shape)}."
                     )
                 continue
             for d, (e, r) in enumerate(zip(shape, ref)):
                 if d != axis and e != r:
                     raise self.error(
                         "Concatenated tensors can differ in size only in the concatenation axis "
-                        f"({axis}). Sample {i}: input #{k} has shape {_shape_text(shape)}, which "
-                        f"is not compatible with input #0's shape {_shape_text(ref)}. Mismatch "
+                        f"({axis}). Sample {i}: input #{k} has shape {shape_text(shape)}, which "
+                        f"is not compatible with input #0's shape {shape_text(ref)}. Mismatch "
                         f"in axis {d}."
                     )
 
