@@ -37,6 +37,7 @@ from dali._pipeline.arguments import (
     check_types,
     normalize_depth,
 )
+from dali._pipeline.inspection import Inspection
 from dali._pipeline.outputs import normalize_outputs, validate_outputs
 from dali._pipeline.properties import PipelineProperties
 from dali._pipeline.scheduling import ScheduleState, fetch_sources, iterations_ahead, sources_ready
@@ -119,7 +120,7 @@ class PipelineInfo:
     set_affinity: bool = False
 
 
-class Pipeline(PipelineProperties):
+class Pipeline(PipelineProperties, Inspection):
     """A graph of operators that produces batches ahead of the training loop.
 
     Define the graph with ``with pipe: ... pipe.set_outputs(...)``, by overriding
