@@ -279,6 +279,8 @@ def _run_steps(
         out_meta = ws.out_meta if ws.out_meta is not None else meta
         if step is plan.identity_step and it.root is None:
             it.root = out_meta
+        if prof is not None and prof.memory is not None:
+            prof.outputs(step.node.name, step.device, outs)
         for slot, value in zip(step.outputs, outs):
             values[slot] = value
             metas[slot] = out_meta
@@ -397,6 +399,7 @@ class _Stages:
         cuda: CudaContext | None = None,
         affinity: frozenset[int] | None = None,
         stage_queue: int = 0,
+        profile: Profile | None = None,
     ) -> None:
         self.plan = plan
         self.cuda = cuda
@@ -418,7 +421,9 @@ class _Stages:
             if num_threads > 1
             else None
         )
-        self.profile = _profile.from_env()  # None unless DALI_PROFILE is set
+        #: the pipeline's `Profile` (``DALI_PROFILE``, ``DALI_TRACE``, ``enable_memory_stats``);
+        #: else one from the environment (a worker process's executor)
+        self.profile = profile if profile is not None else _profile.from_env()
         #: where finished iterations go instead of their slots (`Executor`'s ``deliver``)
         self.deliver: Deliver | None = None
         #: set when the pipeline was dropped (`Executor.release`): start no more iterations
@@ -447,6 +452,8 @@ class _Stages:
         while True:
             with span(stage.label, -1, waiting):
                 item = inbox.get()
+            if prof is not None:
+                prof.queued(stage.label, inbox.qsize())
             if item is None:
                 if outbox is not None:
                     outbox.put(None)
@@ -513,6 +520,8 @@ class Executor:
             many on its first run, then one per iteration taken (``prefetch_queue_depth``).
         stage_queue: How many finished iterations a stage may hold for the next one before it
             waits (DALI's CPU queue, ``prefetch_queue_depth``'s ``cpu_size``); 0: no bound.
+        profile: What records the steps and stages (`dali._exec.profile`); None: one from the
+            environment when ``DALI_PROFILE`` or ``DALI_TRACE`` is set.
     """
 
     def __init__(
@@ -526,8 +535,9 @@ class Executor:
         deliver: Deliver | None = None,
         depth: int = 1,
         stage_queue: int = 0,
+        profile: Profile | None = None,
     ) -> None:
-        self._state = _Stages(plan, num_threads, cuda, affinity, stage_queue)
+        self._state = _Stages(plan, num_threads, cuda, affinity, stage_queue, profile)
         self._state.deliver = deliver
         self._async = asynchronous
         #: iterations the executor keeps in flight (submitted and not yet taken)
@@ -663,7 +673,7 @@ class Executor:
             if not slot.filled():
                 slot.fill(closed)
         if state.profile is not None:
-            state.profile.print_report()
+            state.profile.finish()
         for step in state.plan.steps:
             try:
                 step.impl.close()

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from dali import _options as options
 from dali._exec import closer as _closer
+from dali._exec import profile as _profile
 from dali._exec.affinity import pipeline_cores, usable_cores
 from dali._exec.executor import Executor
 from dali._exec.process.executor import ProcessExecutor
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from dali._dtypes import PipelineAPIType
     from dali._exec.device import CudaContext
     from dali._exec.process.pool import PoolExecutor
+    from dali._exec.profile import Profile
 
     #: what runs a pipeline's iterations: threads here, one worker process, or a pool of them
     _AnyExecutor: TypeAlias = "Executor | ProcessExecutor | PoolExecutor"
@@ -94,6 +96,14 @@ def _gpu_users(plan: Plan) -> list[str]:
             line += "; defined at:\n" + textwrap.indent(node.definition.rstrip(), "    ")
         lines.append(line)
     return lines
+
+
+def _release(executor: _AnyExecutor, profile: Profile | None) -> None:
+    """A dropped pipeline's finalizer: release the executor (`Executor.release`: it never
+    blocks) and write what the consumer's profile recorded (a trace, a report)."""
+    executor.release()
+    if profile is not None:
+        _closer.defer(profile.finish)
 
 
 @dataclass(frozen=True)
@@ -300,6 +310,10 @@ class Pipeline(PipelineProperties, Inspection):
         #: how a CPU pipeline spreads its work: "auto", "threads" or "processes" (`_pool`)
         self._cpu_parallelism = cpu_parallelism
         self._finalizer: Any = None
+        #: what records steps, stages and output sizes (None: nothing is recorded)
+        self._profile: Profile | None = None
+        #: iterations the consumer took (the consumer's spans in a trace)
+        self._taken = 0
         self._built = False
         self._api_type: str | None = None
         self._api_check = True
@@ -717,6 +731,7 @@ class Pipeline(PipelineProperties, Inspection):
         if self._executor is None:
             assert self._plan is not None
             ex: _AnyExecutor | None = None
+            self._profile = _profile.from_env(memory=self._enable_memory_stats)
             if self._worker_process:
                 ex = self._process_executor()
             else:
@@ -731,6 +746,7 @@ class Pipeline(PipelineProperties, Inspection):
                     affinity=pipeline_cores(info, self._plan.uses_gpu),
                     depth=info.iterations_ahead,
                     stage_queue=info.prefetch_queue_depth,
+                    profile=self._profile,
                 )
             self._executor = ex
             # the executor says how far ahead it runs (a worker process: one more in flight)
@@ -739,7 +755,7 @@ class Pipeline(PipelineProperties, Inspection):
                 if isinstance(step.impl, PythonSource):
                     step.impl.copy_in_transport = not isinstance(ex, Executor)
             # dropped without close(): closed on the closing thread, never in the collector
-            self._finalizer = weakref.finalize(self, ex.release)
+            self._finalizer = weakref.finalize(self, _release, ex, self._profile)
         return self._executor
 
     def _process_executor(self) -> ProcessExecutor | None:
@@ -940,8 +956,14 @@ class Pipeline(PipelineProperties, Inspection):
         # An operator's error fails its iteration alone (raised here, naming the operator and
         # the sample); an interrupt while waiting leaves the iteration for the next call.
         executor = self._start()
+        prof = self._profile
         try:
-            out = executor.get()
+            if prof is None:
+                out = executor.get()
+            else:
+                self._taken += 1
+                with prof.span("consumer", self._taken - 1, "run"):
+                    out = executor.get()
         finally:
             self._note_consumed(executor)
         validate_outputs(out, self._output_dtype, self._output_ndim, self._output_layout)
@@ -1135,6 +1157,49 @@ class Pipeline(PipelineProperties, Inspection):
             }
         return self._cuda.memory_stats()
 
+    def executor_statistics(self) -> dict[str, Any]:
+        """Per operator, the sizes of its outputs, as DALI reports them; ``{}`` unless the
+        pipeline was made with ``enable_memory_stats=True``.
+
+        Keys are ``<DEVICE>_<operator name>`` (``CPU___Resize_1``); each value has DALI's lists,
+        one number per output: ``real_memory_size`` (bytes of the last batch) and
+        ``max_real_memory_size`` (its largest sample), ``reserved_memory_size`` and
+        ``max_reserved_memory_size`` (the most of either in any batch so far: what the
+        memory pools keep). Beyond DALI's keys: ``stage`` (the executor stage that runs it),
+        ``runs``, ``mean_ms`` and ``mean_cpu_ms`` (wall and thread-CPU milliseconds per run).
+        `stage_statistics` has the stages' and the consumer's times. A pipeline that runs in
+        worker processes (``worker_process``, or a CPU pipeline on many cores) reports
+        nothing here: each worker writes its part to its ``DALI_TRACE`` file.
+
+        Example:
+            >>> import dali.fn as fn
+            >>> pipe = Pipeline(batch_size=2, num_threads=1, enable_memory_stats=True)
+            >>> with pipe:
+            ...     pipe.set_outputs(fn.random.uniform(shape=[3], name="u"))
+            >>> _ = pipe.run()
+            >>> pipe.executor_statistics()["CPU_u"]["real_memory_size"]
+            [24]
+        """
+        prof = self._profile
+        if prof is None or prof.memory is None:
+            return {}
+        stats: dict[str, Any] = prof.memory_statistics()
+        times = prof.step_times()
+        for key, entry in stats.items():
+            entry.update(times.get(key.split("_", 1)[1], {}))
+        return stats
+
+    def stage_statistics(self) -> dict[str, dict[str, float]]:
+        """Per executor stage and for the consumer, what ``DALI_PROFILE=1`` prints, as data
+        (our extension): iterations, ``mean_busy_ms`` and ``mean_wait_ms`` per iteration, and
+        ``mean_queued`` (iterations waiting in the stage's inbox when it took one: near 0,
+        the stage waits for the one before it; near the queue depth, it is the slow one).
+        The ``consumer`` entry's ``mean_busy_ms`` is the time ``run()`` waited for its batch.
+        ``{}`` unless ``DALI_PROFILE``, ``DALI_TRACE`` or ``enable_memory_stats=True`` is set.
+        """
+        prof = self._profile
+        return {} if prof is None else prof.stage_times()
+
     def start_py_workers(self) -> None:
         """Start the worker processes of parallel external sources now."""
         self.build()
@@ -1148,6 +1213,8 @@ class Pipeline(PipelineProperties, Inspection):
         if self._finalizer is not None and self._finalizer.detach() is not None:
             assert self._executor is not None  # the finalizer is made with the executor
             self._executor.close()
+            if self._profile is not None:  # (the executor's, finished already, or the consumer's)
+                self._profile.finish()
         if self._plan is not None:
             for step in self._plan.callback_sources:
                 step.impl.close()

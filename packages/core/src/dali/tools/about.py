@@ -44,6 +44,14 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
         ),
     ),
     (
+        "DALI_TRACE",
+        (
+            "a file name: write a Chrome/Perfetto trace of every pipeline there when it closes "
+            "(one track per thread; worker processes write <name>.<pid>.json); NVTX ranges too "
+            "when the nvtx package is installed"
+        ),
+    ),
+    (
         "DALI_CPU_JPEG_DECODER",
         "nvimgcodec (default where installed) or opencv: the CPU image decoder's JPEG library",
     ),

@@ -43,6 +43,7 @@ from dali._exec.executor import IterationRequest, PipelineError
 from dali._exec.process.buffers import OutputViews
 from dali._exec.process.feed import share_fed
 from dali._exec.process.shm import HostRing, recv_fd, send_fd
+from dali._exec.profile import TRACE_ENV, worker_trace_path
 
 if TYPE_CHECKING:
     from dali._exec.process.spec import WorkerSpec
@@ -141,6 +142,8 @@ class ProcessExecutor:
         core = str(Path(__file__).resolve().parents[3])
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [core, env.get("PYTHONPATH")]))
+        if env.get(TRACE_ENV):  # a trace file of its own
+            env[TRACE_ENV] = worker_trace_path(env[TRACE_ENV])
         try:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "dali._exec.process.worker", str(theirs.fileno())],
