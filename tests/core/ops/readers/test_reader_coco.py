@@ -484,6 +484,26 @@ def test_parser_follows_dalis_rules():
         ('{"annotations": [{"id": 3, "category_id": 1, "bbox": [1]}]}', "(id 3) has no 'image_id'"),
         ('{"annotations": [{"image_id": 1, "category_id": 1, "bbox": [1]}]}', "exactly 4"),
         ('{"annotations": [{"image_id": 1, "category_id": 1, "bbox": [1, 1, "a", 1]}]}', "number"),
+        # what the fast type checks must send to the exact error, too
+        ('{"annotations": [{"image_id": 1, "category_id": 1, "bbox": [1, 1, true, 1]}]}', "number"),
+        (
+            '{"annotations": [{"image_id": true, "category_id": 1, "bbox": [1, 1, 1, 1]}]}',
+            "'image_id' must be an integer",
+        ),
+        (
+            '{"annotations": [{"image_id": 1, "category_id": 2.0, "bbox": [1, 1, 1, 1]}]}',
+            "'category_id' must be an integer",
+        ),
+        (
+            '{"annotations": [{"image_id": 4294967296, "category_id": 1, "bbox": [1, 1, 1, 1]}]}',
+            "does not fit int32",
+        ),
+        (
+            '{"annotations": [{"image_id": 1, "category_id": 1, "bbox": [1, 1, 1, 1], "iscrowd": "0"}]}',
+            "'iscrowd' must be an integer",
+        ),
+        ('{"annotations": [{"image_id": 1, "category_id": 1, "bbox": "1 1 1 1"}]}', "exactly 4"),
+        ('{"annotations": [{"image_id": 1, "bbox": [1, 1, 1, 1]}]}', "has no 'category_id'"),
     ],
 )
 def test_parser_errors_name_the_entry(doc, text):
@@ -504,6 +524,16 @@ def test_segmentation_errors_name_the_annotation():
 
     with pytest.raises(CocoError, match=r"\(id 8\): polygon 0 has an odd number"):
         _parse(seg([[1, 2, 3]]), polygons=True)
+    with pytest.raises(CocoError, match=r"\(id 8\): polygon 1 must be a number, got True"):
+        _parse(seg([[1, 2, 3, 4], [1, True, 3, 4]]), polygons=True)
+    with pytest.raises(CocoError, match=r"\(id 8\): polygon 0 must be a list of coordinates"):
+        _parse(seg(["1 2 3 4"]), polygons=True)
+    with pytest.raises(CocoError, match="RLE 'counts' must be an integer, got True"):
+        _parse(seg({"size": [3, 4], "counts": [5, True]}), polygons=True, rles=True)
+    with pytest.raises(CocoError, match="RLE 'counts' must not be negative"):
+        _parse(seg({"size": [3, 4], "counts": [13, -1]}), polygons=True, rles=True)
+    with pytest.raises(CocoError, match="does not fit int32"):
+        _parse(seg({"size": [3, 4], "counts": [2**40, 1]}), polygons=True, rles=True)
     with pytest.raises(CocoError, match="covers 11 pixels"):
         _parse(seg({"size": [3, 4], "counts": [5, 6]}), polygons=True, rles=True)
     with pytest.raises(CocoError, match="invalid or missing RLE 'size'"):
