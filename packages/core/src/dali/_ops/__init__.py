@@ -62,6 +62,7 @@ _MODULES = (
     "readers.coco.reader",
     "readers.file",
     "readers.numpy.reader",
+    "readers.recordio.reader",
     "readers.tfrecord.reader",
     "readers.video",
     "readers.webdataset.reader",
