@@ -42,6 +42,7 @@ from dali._pipeline.inspection import Inspection
 from dali._pipeline.outputs import normalize_outputs, validate_outputs
 from dali._pipeline.properties import PipelineProperties
 from dali._pipeline.scheduling import ScheduleState, fetch_sources, iterations_ahead, sources_ready
+from dali._pipeline.serialization import Serialization
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -130,7 +131,7 @@ class PipelineInfo:
     set_affinity: bool = False
 
 
-class Pipeline(PipelineProperties, Inspection):
+class Pipeline(PipelineProperties, Inspection, Serialization):
     """A graph of operators that produces batches ahead of the training loop.
 
     Define the graph with ``with pipe: ... pipe.set_outputs(...)``, by overriding
