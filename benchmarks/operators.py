@@ -45,12 +45,16 @@ class Bench:
         graph: Builds the operator call from the input nodes; returns a node or a tuple.
         inputs: Makes the input batches, each a list of numpy samples (called once).
         layouts: The layout of each input ("" for none).
+        conditionals: Build the pipelines with ``enable_conditionals=True`` (graphs that
+            branch on DataNodes, such as the automatic augmentations; ``graph`` must then be a
+            ``def`` function: the calls in a lambda are not converted).
     """
 
     name: str
     graph: Callable[..., Any]
     inputs: Callable[[], Sequence[Sequence[np.ndarray]]]
     layouts: Sequence[str] = ()
+    conditionals: bool = False
 
 
 def all_benches() -> list[Bench]:
@@ -71,7 +75,13 @@ def _pipeline(lib: ModuleType, bench: Bench, batches: Sequence[Sequence[np.ndarr
     fn, types = lib.fn, lib.types
     batch_size = len(batches[0])
 
-    @lib.pipeline_def(batch_size=batch_size, num_threads=2, device_id=None, seed=1234)
+    @lib.pipeline_def(
+        batch_size=batch_size,
+        num_threads=2,
+        device_id=None,
+        seed=1234,
+        enable_conditionals=bench.conditionals,
+    )
     def pipe() -> Any:
         nodes = []
         for k, batch in enumerate(batches):

@@ -84,3 +84,36 @@ def test_video_example_runs_both_slide_pipelines(tmp_path):
     assert "label 1: first frame (192, 256, 3), flow (5, 48, 64, 2)" in stdout
     assert Image.open(out).size == (8 * 224, 2 * 160)
     assert Image.open(flow_out).size == (2 * 256, 2 * 192)
+
+
+def test_simclr_views_example_saves_two_views(tmp_path):
+    """examples/auto_aug/simclr_views.py: two independently augmented views of each generated
+    image (crop, flip, colour jitter, grayscale, blur, auto_aug's solarize, with per-sample
+    coin flips), saved as two rows; the training form gives normalised CHW views."""
+    pytest.importorskip("PIL")
+    out = tmp_path / "views.png"
+    stdout = _run(
+        "auto_aug/simclr_views.py", "--out", str(out), "--images", str(tmp_path / "images")
+    )
+    from PIL import Image
+
+    assert "views: 2 x 8 images (160, 160, 3)" in stdout
+    assert "training views: (3, 160, 160) CHW" in stdout
+    assert Image.open(out).size == (8 * 160, 2 * 160)
+
+
+@pytest.mark.parametrize("scheme", ["rand", "trivial", "auto"])
+def test_rand_augment_example_saves_the_augmented_batch(tmp_path, scheme):
+    """examples/auto_aug/rand_augment.py: a classification pipeline with RandAugment (or
+    TrivialAugment Wide, AutoAugment) on generated images; the picture and the training batch."""
+    pytest.importorskip("PIL")
+    out = tmp_path / "batch.png"
+    images = str(tmp_path / "images")
+    stdout = _run(
+        "auto_aug/rand_augment.py", "--out", str(out), "--images", images, "--scheme", scheme
+    )
+    from PIL import Image
+
+    assert f"{scheme} augmented: 8 images (224, 224, 3)" in stdout
+    assert "training batch: 8 x (3, 224, 224) CHW" in stdout
+    assert Image.open(out).size == (4 * 224, 2 * 224)

@@ -1152,3 +1152,75 @@ def test_gpu_and_cpu_values_merge_on_the_gpu():
     (y,) = _run(pipe, device_id=0)
     assert type(y).__name__ == "TensorListGPU"
     assert y.as_cpu().as_array().tolist() == [-100, -99, 20, 30]
+
+
+# -- recursion; operators in a branch no sample takes ----------------------------------------------
+
+
+def _split_sum(lo, hi, x):
+    """Recursive: a binary search of the ``if``s, as ``dali.auto_aug.core.select`` does."""
+    if lo == hi:
+        return x * 0 + lo * 10
+    mid = (lo + hi) // 2
+    if x <= mid:
+        return _split_sum(lo, mid, x)
+    else:
+        return _split_sum(mid + 1, hi, x)
+
+
+def test_recursive_module_level_function_is_converted():
+    # the converted function calls itself by its global name (not a name of the factory)
+    @cond_def
+    def pipe():
+        return _split_sum(0, 7, _source([6, 0, 3, 7]))
+
+    (y,) = _run(pipe)
+    assert y.as_array().tolist() == [60, 0, 30, 70]
+
+
+def test_recursive_nested_function_is_converted():
+    @cond_def
+    def pipe():
+        def countdown(x, k):
+            if x > k:
+                return x + 100
+            return countdown(x, k - 1) if k > 0 else x - 100
+
+        return countdown(_x(), 2)
+
+    (y,) = _run(pipe)
+    assert y.as_array().tolist() == [-100, 101, 102, 103]
+
+
+def test_the_library_s_auto_aug_is_converted():
+    """`dali.auto_aug` is library code that branches on DataNodes: it is converted (as DALI
+    converts ``nvidia.dali.auto_aug``), while the rest of the library is not."""
+    from dali._pipeline.conditionals import functions
+    from dali.auto_aug.core import _select
+
+    assert functions._user_function(_select.split_samples_among_ops)
+    assert not functions._user_function(fn.external_source)
+
+
+def test_operators_in_a_branch_without_samples():
+    # transforms, per-sample scalar arguments and arithmetic whose inputs' empty batches have
+    # shapes that do not broadcast ((0, 0, 0, 0) and (0, 4, 5, 3)) run on 0 samples
+    images = [np.full((4, 5, 3), i, np.uint8) for i in range(_BATCH)]
+
+    @cond_def
+    def pipe():
+        img = fn.external_source(source=lambda: images, batch=True, layout="HWC")
+        x = _x()
+        if x > 10:
+            angle = fn.cast(x, dtype=types.FLOAT)
+            vector = types.Constant(np.float32([[0.5, 0], [0, 0.5]]))[x % 2]
+            mt = fn.transforms.shear(shear=vector)
+            mt = fn.transforms.translation(mt, offset=vector * angle)
+            img = fn.warp_affine(img, matrix=mt, inverse_map=False)
+            img = fn.rotate(img, angle=angle, keep_size=True)
+            low = fn.reductions.min(img, axis_names="HW", keep_dims=True)
+            img = fn.cast_like((img - low) * 2, img)
+        return img
+
+    (out,) = _run(pipe)
+    assert [np.asarray(out.at(i)).tolist() for i in range(_BATCH)] == [i.tolist() for i in images]

@@ -306,6 +306,8 @@ class Workspace:
         dense = tl.dense()
         if dense is None or len(dense) != self.batch_size:
             return None
+        if self.batch_size == 0:  # (an empty batch: `-1` below would be ambiguous)
+            return np.empty((0, 1), dense.dtype)
         return np.asarray(dense).reshape(self.batch_size, -1)
 
     @property

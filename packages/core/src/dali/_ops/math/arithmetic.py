@@ -208,7 +208,8 @@ class ArithmeticGenericOp(Operator):
         out_ndim = max(tl.sample_ndim for tl in ins)
         layout = self._layout(ins, out_ndim)
         denses = [tl.dense() for tl in ins]
-        if all(d is not None for d in denses):
+        # (an empty batch goes sample by sample: its dense arrays' shapes need not broadcast)
+        if n and all(d is not None for d in denses):
             if any(d.ndim != out_ndim + 1 for d in denses):
                 # align the sample dimensions to the right, leaving the batch axis first
                 denses = [

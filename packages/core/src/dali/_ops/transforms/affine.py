@@ -298,6 +298,8 @@ class _Generator(_AffineBase):
     # -- the run -----------------------------------------------------------------------------
     def run_cpu(self, ws: Workspace) -> TensorListCPU:
         frames = self._frames(ws)
+        if ws.batch_size == 0:  # (a branch no sample took: no values to size the transform)
+            return self._output(np.empty((0, 1, 1), _F32), 0, frames)
         given = ws.inputs[0] if ws.inputs else None
         inp = in_ndim = None
         if given is not None:

@@ -86,6 +86,12 @@ _call_methods: weakref.WeakKeyDictionary[type, Any] = weakref.WeakKeyDictionary(
 _NEVER_CONVERTED = (type, pytypes.BuiltinFunctionType, pytypes.MethodWrapperType, functools.partial)
 #: Fields that AST constructors need from Python 3.12 on (and reject as unknown before).
 _NEW_FIELDS: dict[str, Any] = {"type_params": []} if sys.version_info >= (3, 12) else {}
+#: The name a converted function is compiled under (see `convert_function`).
+CONVERTED = "__dali_converted_function__"
+#: Library modules converted all the same (as DALI's `convert_modules`): the automatic
+#: augmentations branch on DataNodes with plain `if` statements.
+CONVERTED_MODULES = ("dali.auto_aug",)
+_CONVERTED_PREFIXES = tuple(m + "." for m in CONVERTED_MODULES)
 
 
 class ConversionError(Exception):
@@ -93,7 +99,7 @@ class ConversionError(Exception):
 
 
 def _user_function(func: Any) -> bool:
-    """Whether ``func`` is user code that may be converted."""
+    """Whether ``func`` is user code (or of `CONVERTED_MODULES`) that may be converted."""
     if not isinstance(func, pytypes.FunctionType):
         return False
     if getattr(func, "__dali_do_not_convert__", False) or getattr(
@@ -105,6 +111,8 @@ def _user_function(func: Any) -> bool:
     if func.__code__.co_flags & _NOT_CONVERTIBLE:
         return False
     module = func.__module__ or ""
+    if module in CONVERTED_MODULES or module.startswith(_CONVERTED_PREFIXES):
+        return True
     if module == "dali" or module.startswith("dali."):
         return False
     filename = os.path.abspath(func.__code__.co_filename)
@@ -187,6 +195,10 @@ def convert_function(func: pytypes.FunctionType) -> pytypes.FunctionType:
     converter.depth = 0
     new_node = converter.visit(node)
     assert isinstance(new_node, ast.FunctionDef)
+    # Compiled under a private name: a `def` of the function's own name in the factory would
+    # make a recursive call (`f` calling `f`, a global or a cell of the enclosing function)
+    # read an unbound factory local instead; the code object gets its name back below.
+    new_node.name = CONVERTED
 
     # The rewritten function is compiled inside a factory whose parameters are the original
     # free variables (and the runtime), so that they compile as closure variables; the code
@@ -228,9 +240,12 @@ def convert_function(func: pytypes.FunctionType) -> pytypes.FunctionType:
     factory_code = _find_code(code, FACTORY)
     assert factory_code is not None
     parent = _find_code(factory_code, cls_name) if cls_name is not None else factory_code
-    new_code = _find_code(parent, func.__name__) if parent is not None else None
+    new_code = _find_code(parent, CONVERTED) if parent is not None else None
     if new_code is None:
         raise ConversionError("the rewritten code could not be found")
+    new_code = new_code.replace(co_name=func.__name__)
+    if sys.version_info >= (3, 11):
+        new_code = new_code.replace(co_qualname=func.__code__.co_qualname)
 
     cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
     closure = []
