@@ -313,7 +313,7 @@ def _ships_exactly_its_subpackage(wheel: Path, project: Path, package: str) -> s
 def _pins_core(wheel: Path) -> list[str]:
     """The wheel's requirements, checked to pin dali-core to its own release."""
     requires = _requires(wheel)
-    version = _project_field(CORE / "pyproject.toml", r'^version = "([^"]+)"')
+    version = _version(CORE)
     assert f"dali-core=={version}" in requires, requires
     return requires
 
@@ -330,7 +330,7 @@ def test_clu_wheel_ships_only_dali_plugin_jax_clu(wheels: dict[str, Path]) -> No
     _ships_exactly_its_subpackage(wheels["clu"], CLU, "dali.plugin.jax.clu")
     # the metadata pins the two distributions it builds on
     requires = _pins_core(wheels["clu"])
-    version = _project_field(JAX / "pyproject.toml", r'^version = "([^"]+)"')
+    version = _version(JAX)
     assert f"dali-jax=={version}" in requires, requires
     assert any(r.startswith("clu") for r in requires), requires
 
@@ -468,10 +468,55 @@ def _project_field(pyproject: Path, pattern: str) -> str:
     return found.group(1)
 
 
+#: Where each distribution's version is written (once: hatch reads it from there).
+VERSION_FILES = {
+    CORE: "src/dali/__init__.py",
+    JAX: "src/dali/plugin/jax/__init__.py",
+    CLU: "src/dali/plugin/jax/clu/__init__.py",
+    TORCH: "src/dali/plugin/pytorch/__init__.py",
+    TF: "src/dali/plugin/tf/__init__.py",
+}
+
+
+def _version(project: Path) -> str:
+    path = _project_field(
+        project / "pyproject.toml", r'^\[tool\.hatch\.version\]\npath = "([^"]+)"'
+    )
+    assert path == VERSION_FILES[project]
+    return _project_field(project / path, r'^__version__ = "([^"]+)"')
+
+
+def test_every_distribution_has_one_version_and_its_licence() -> None:
+    versions = {project.name: _version(project) for project in VERSION_FILES}
+    assert len(set(versions.values())) == 1, versions  # released together
+    licence = (REPO / "LICENSE").read_text()
+    assert "Apache License" in licence and "Version 2.0, January 2004" in licence
+    for project in VERSION_FILES:
+        assert (project / "LICENSE").read_text() == licence, project
+        text = (project / "pyproject.toml").read_text()
+        assert 'license = "Apache-2.0"' in text and 'license-files = ["LICENSE"]' in text
+
+
+def test_wheel_metadata(wheels: dict[str, Path]) -> None:
+    """What ``pip show`` prints: version, licence, author; the licence file inside."""
+    for key in ("core", "jax", "clu", "torch", "tf"):
+        with zipfile.ZipFile(wheels[key]) as zf:
+            (meta,) = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
+            text = zf.read(meta).decode()
+            assert any(n.endswith("licenses/LICENSE") for n in zf.namelist()), key
+        fields = dict(
+            line.split(": ", 1) for line in text.split("\n\n")[0].splitlines() if ": " in line
+        )
+        assert fields["Version"] == _version(CORE), key
+        assert fields["License-Expression"] == "Apache-2.0", key
+        assert fields["Author"] == "The dali authors", key
+        assert "Programming Language :: Python :: 3.13" in text, key
+
+
 def test_plugins_pin_core_to_their_own_release() -> None:
     """A plugin uses core's author API, which may change between releases: each plugin names
     exactly the core release it was built with."""
-    version = _project_field(CORE / "pyproject.toml", r'^version = "([^"]+)"')
+    version = _version(CORE)
     plugins = sorted((REPO / "packages").glob("plugin-*"))
     assert {p.name for p in plugins} >= {"plugin-jax", "plugin-clu", "plugin-torch", "plugin-tf"}
     for plugin in plugins:
@@ -482,6 +527,6 @@ def test_plugins_pin_core_to_their_own_release() -> None:
 def test_clu_pins_jax_to_its_own_release() -> None:
     """dali-clu extends dali-jax's iterator through its public extension points, which may
     change between releases: it names exactly the dali-jax release it was built with."""
-    version = _project_field(JAX / "pyproject.toml", r'^version = "([^"]+)"')
+    version = _version(JAX)
     deps = _project_field(CLU / "pyproject.toml", r"^dependencies = \[(.*)\]")
     assert f'"dali-jax=={version}"' in deps, deps

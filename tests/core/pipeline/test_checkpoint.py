@@ -494,7 +494,17 @@ def _build_error(files, checkpoint: Any, **kw: Any) -> pytest.ExceptionInfo:
             r"it has version 0, this dali-core reads version 1$",
             id="older_version",
         ),
-        pytest.param(lambda c: b"sample 1,2,3", r"it is not valid JSON", id="not_json"),
+        pytest.param(
+            lambda c: b"sample 1,2,3",
+            r"it is not a dali checkpoint: dali reads its own JSON checkpoints",
+            id="not_json",
+        ),
+        pytest.param(
+            lambda c: b"\x0a\x06Reader\x12\x02\x08\x01",
+            r"looks like an NVIDIA DALI checkpoint \(protobuf\)",
+            id="protobuf_ascii",
+        ),
+        pytest.param(lambda c: b"{1: 2}", r"it is not valid JSON", id="bad_json"),
         pytest.param(
             lambda c: b"\x0a\x8f\x01\x12\x05Reader\xff", r"it is not UTF-8 JSON", id="protobuf"
         ),

@@ -9,7 +9,7 @@ from dali import backend, data_node, fn, math, ops, tensors, tfrecord, types
 from dali._graph.node import newaxis
 from dali.pipeline import DataNode, Pipeline, do_not_convert, pipeline_def
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "DataNode",

@@ -240,6 +240,21 @@ def test_available_and_library_dir():
     assert (nvc.library_dir() / "extensions").is_dir()
 
 
+def test_installed_version_is_the_supported_one():
+    assert capi.installed_version().startswith(capi.SUPPORTED_VERSION + ".")
+
+
+def test_another_minor_version_is_refused_with_what_to_install(monkeypatch):
+    import importlib.metadata
+
+    monkeypatch.setattr(importlib.metadata, "version", lambda dist: "0.10.1")
+    monkeypatch.setattr(capi, "_lib", None)
+    monkeypatch.setattr(capi, "_lib_error", None)
+    with pytest.raises(ImportError, match=r"nvImageCodec 0\.10\.1 is installed.*0\.9 C API"):
+        capi.library()
+    assert not capi.available()  # the error is kept: every later call says the same
+
+
 # -- decoding on the CPU backend ---------------------------------------------------------------
 
 NAMES = [

@@ -125,6 +125,12 @@ def decode(checkpoint: Any) -> dict[str, Any]:
             f"A checkpoint is bytes or str (what `checkpoint()` returns), got "
             f"{type(checkpoint).__name__}"
         )
+    if text.strip() and not text.lstrip().startswith(("{", "[")):
+        raise CheckpointError(
+            "it is not a dali checkpoint: dali reads its own JSON checkpoints (what "
+            "`Pipeline.checkpoint()` returns), and this looks like an NVIDIA DALI checkpoint "
+            "(protobuf) or another file"
+        )
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:

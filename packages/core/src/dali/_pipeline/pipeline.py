@@ -501,7 +501,8 @@ class Pipeline(PipelineProperties, Inspection, Serialization):
         if not self._enable_checkpointing:
             raise RuntimeError(
                 f'Assert on "checkpointing_enabled()" failed: Cannot {action}. The '
-                "`enable_checkpointing` was not specified when creating the pipeline"
+                "`enable_checkpointing` was not specified when creating the pipeline: pass "
+                "enable_checkpointing=True to the Pipeline (or to @pipeline_def)"
             )
 
     def _read_checkpoint(self) -> dict[str, Any] | None:

@@ -28,6 +28,8 @@ Example:
     ((8, 256, 256, 3), (8, 1))
 """
 
+__version__ = "0.2.0"
+
 from dali.plugin.jax._check import require_jax as _require_jax
 
 _require_jax()

@@ -38,6 +38,8 @@ Example:
 
 from __future__ import annotations
 
+__version__ = "0.2.0"
+
 import importlib
 from typing import TYPE_CHECKING, Any
 

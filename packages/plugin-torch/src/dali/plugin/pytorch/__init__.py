@@ -33,6 +33,9 @@ Example:
     [(8, 64, 64, 3), (8, 64, 64, 3), (5, 64, 64, 3)]
 """
 
+__version__ = "0.2.0"
+
+
 from dali.plugin.pytorch._check import require_torch as _require_torch
 
 _require_torch()

@@ -593,6 +593,34 @@ def library_dir() -> Path | None:
     return None
 
 
+#: The nvImageCodec minor version whose C API this binding is written for (its structs' layouts).
+SUPPORTED_VERSION = "0.9"
+
+
+def installed_version() -> str | None:
+    """The version of the installed ``nvidia-nvimgcodec-cu13`` (or ``-cu12``) distribution."""
+    import importlib.metadata
+
+    for dist in ("nvidia-nvimgcodec-cu13", "nvidia-nvimgcodec-cu12"):
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def _check_version() -> None:
+    """Refuse an nvImageCodec of another minor version: the ctypes structs are 0.9's, and a
+    changed layout would be read wrong (garbage, or a crash) rather than fail."""
+    version = installed_version()
+    if version is not None and not version.startswith(SUPPORTED_VERSION + "."):
+        raise ImportError(
+            f"nvImageCodec {version} is installed, but dali's binding is written for its "
+            f"{SUPPORTED_VERSION} C API: pip install 'nvidia-nvimgcodec-cu13>=0.9,<0.10' (or "
+            "-cu12), or DALI_CPU_JPEG_DECODER=opencv to decode without it on the CPU"
+        )
+
+
 def library() -> _Library:
     """The loaded library (once per process); raises ImportError or OSError when it cannot be."""
     global _lib, _lib_error
@@ -604,6 +632,7 @@ def library() -> _Library:
                 raise _lib_error
             directory = library_dir()
             try:
+                _check_version()
                 if directory is None:
                     raise ImportError(
                         "nvImageCodec's C library was not found: pip install "

@@ -25,6 +25,9 @@ Example:
     True
 """
 
+__version__ = "0.2.0"
+
+
 try:
     import clu.data.dataset_iterator  # noqa: F401 - the one dependency to check first
 except ImportError as e:  # pragma: no cover - exercised in a subprocess by the tests
