@@ -90,12 +90,12 @@ def test_dalis_namespaces_missing_here_are_modules_that_say_so(
 
 
 def test_dalis_operators_missing_here_say_so_in_their_namespace() -> None:
-    with pytest.raises(catalogue.OperatorNotImplementedError, match=r"fn\.readers\.caffe"):
-        fn.readers.caffe  # noqa: B018
-    with pytest.raises(catalogue.OperatorNotImplementedError, match=r"ops\.readers\.Caffe"):
-        ops.readers.Caffe  # noqa: B018
-    with pytest.raises(catalogue.OperatorNotImplementedError, match=r"fn\.experimental\.remap"):
-        fn.experimental.remap  # noqa: B018
+    with pytest.raises(catalogue.OperatorNotImplementedError, match=r"fn\.readers\.video_resize"):
+        fn.readers.video_resize  # noqa: B018
+    with pytest.raises(catalogue.OperatorNotImplementedError, match=r"ops\.readers\.VideoResize"):
+        ops.readers.VideoResize  # noqa: B018
+    with pytest.raises(catalogue.OperatorNotImplementedError, match=r"fn\.dump_image"):
+        fn.dump_image  # noqa: B018
 
 
 @pytest.mark.parametrize("api", ["fn", "ops"])

@@ -61,6 +61,7 @@ _MODULES = (
     "random.generators",
     "readers.coco.reader",
     "readers.file",
+    "readers.lmdb.reader",
     "readers.numpy.reader",
     "readers.recordio.reader",
     "readers.tfrecord.reader",
