@@ -43,6 +43,7 @@ from dali._ops.readers.recordio.format import RecordIOError, scan_records
 from dali._ops.readers.recordio.index import format_index
 from dali._ops.readers.recordio.stream import Concatenation
 from dali._ops.readers.storage import access as _storage
+from dali._progress import bar, counted
 
 __all__ = ["main", "write_index"]
 
@@ -68,7 +69,8 @@ def write_index(paths: str | Sequence[str], index_path: str) -> int:
         raise ValueError("no RecordIO files given")
     data = Concatenation.open(files)
     try:
-        offsets = scan_records(data.total, data.read)
+        with bar(data.total, f"indexing {files[0]}" + (" ..." if len(files) > 1 else "")) as update:
+            offsets = scan_records(data.total, counted(data.read, update))
     except RecordIOError as e:
         raise RecordIOError(f"{data.describe(e.offset)}: {e}", e.offset) from e
     _storage.write_text(index_path, format_index(offsets))

@@ -39,6 +39,7 @@ from collections.abc import Sequence
 
 from dali._ops.readers.storage import access as _storage
 from dali._ops.readers.tfrecord.format import format_index, scan_records
+from dali._progress import bar, counted
 
 __all__ = ["main", "write_index"]
 
@@ -58,9 +59,11 @@ def write_index(path: str, index_path: str) -> int:
             offset).
         OSError: A file cannot be read or written.
     """
-    offsets, sizes = scan_records(
-        _storage.size(path), lambda offset, n: _storage.read_range(path, offset, n)
-    )
+    size = _storage.size(path)
+    with bar(size, f"indexing {path}") as update:
+        offsets, sizes = scan_records(
+            size, counted(lambda offset, n: _storage.read_range(path, offset, n), update)
+        )
     text = format_index(offsets, sizes)
     _storage.write_text(index_path, text)
     return len(offsets)

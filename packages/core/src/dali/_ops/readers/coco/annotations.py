@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from dali._ops.readers.coco.masks import rle_from_string
+from dali._progress import bar
 
 __all__ = ["CocoAnnotations", "CocoError", "CocoOptions", "parse_coco"]
 
@@ -420,31 +421,34 @@ def parse_coco(text: str | bytes, options: CocoOptions) -> CocoAnnotations:
     raw_boxes: list[list[float]] = []
     lo, hi = _INT32
     numbers = _NUMBER_TYPES
-    for k, entry in enumerate(raw_annotations):
-        if not isinstance(entry, dict):
-            continue
-        image_id: Any = entry.get("image_id")
-        category_id: Any = entry.get("category_id")
-        box: Any = entry.get("bbox")
-        crowd: Any = entry.get("iscrowd", 0)
-        if not (
-            type(image_id) is int
-            and type(category_id) is int
-            and type(crowd) is int
-            and type(box) is list
-            and len(box) == 4
-            and numbers.issuperset(map(type, box))
-            and lo <= image_id <= hi
-            and lo <= category_id <= hi
-            and lo <= crowd <= hi
-        ):
-            _check_annotation(k, entry)
-        image_ids.append(image_id)
-        category_ids.append(category_id)
-        raw_boxes.append(box)
-        entries.append(entry)
-        positions.append(k)
-        allowed.append(crowd == 0 or options.include_iscrowd)
+    with bar(len(raw_annotations), "COCO annotations", "annotations", 200_000) as update:
+        for k, entry in enumerate(raw_annotations):
+            if not k & 0x3FFF:
+                update(min(0x4000, len(raw_annotations) - k))
+            if not isinstance(entry, dict):
+                continue
+            image_id: Any = entry.get("image_id")
+            category_id: Any = entry.get("category_id")
+            box: Any = entry.get("bbox")
+            crowd: Any = entry.get("iscrowd", 0)
+            if not (
+                type(image_id) is int
+                and type(category_id) is int
+                and type(crowd) is int
+                and type(box) is list
+                and len(box) == 4
+                and numbers.issuperset(map(type, box))
+                and lo <= image_id <= hi
+                and lo <= category_id <= hi
+                and lo <= crowd <= hi
+            ):
+                _check_annotation(k, entry)
+            image_ids.append(image_id)
+            category_ids.append(category_id)
+            raw_boxes.append(box)
+            entries.append(entry)
+            positions.append(k)
+            allowed.append(crowd == 0 or options.include_iscrowd)
     wheres = _Wheres(raw_annotations, positions)
     boxes = np.asarray(raw_boxes, dtype=np.float64).reshape(-1, 4).astype(np.float32)
     threshold = np.float32(options.size_threshold)
