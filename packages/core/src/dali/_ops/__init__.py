@@ -10,6 +10,8 @@ import importlib
 _MODULES = (
     "conditional",
     "constant",
+    "audio.decoder",
+    "audio.resample",
     "batch.permute",
     "decoders.image.crops",
     "decoders.image.decoder",
@@ -62,6 +64,7 @@ _MODULES = (
     "readers.coco.reader",
     "readers.file",
     "readers.lmdb.reader",
+    "readers.nemo_asr.reader",
     "readers.numpy.reader",
     "readers.recordio.reader",
     "readers.tfrecord.reader",

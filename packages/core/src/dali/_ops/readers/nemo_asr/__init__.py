@@ -1,0 +1,1 @@
+"""`fn.readers.nemo_asr`: NeMo ASR JSON-lines manifests (`reader`)."""
