@@ -35,7 +35,11 @@ def _lookup(root: object, path: str) -> object:
 
 @pytest.mark.parametrize("api", ["fn", "ops"])
 def test_every_operator_here_is_one_of_dalis(api: str) -> None:
-    assert _public(api) <= (catalogue.DALI_FN if api == "fn" else catalogue.DALI_OPS)
+    # (DALI's deprecated operators of their own, readers.sequence, are DALI's too)
+    if api == "fn":
+        assert _public(api) <= catalogue.DALI_FN | catalogue.DEPRECATED_FN
+    else:
+        assert _public(api) <= catalogue.DALI_OPS | catalogue.DEPRECATED_OPS
 
 
 def _missing(api: str) -> list[str]:

@@ -377,6 +377,7 @@ OPS_ALIASES: dict[str, str] = {
     "NemoAsrReader": "readers.nemo_asr",
     "NormalDistribution": "random.normal",
     "NumpyReader": "readers.numpy",
+    "SequenceReader": "readers.sequence",
     "Shapes": "_shape",
     "TFRecordReader": "readers.tfrecord",
     "TransformTranslation": "transforms.translation",
@@ -402,10 +403,8 @@ OPS_ALIASES: dict[str, str] = {
 }
 
 #: DALI's deprecated operators of their own (not aliases: their own arguments or outputs).
-DEPRECATED_FN: frozenset[str] = frozenset(
-    ("readers.sequence", "sequence_reader", "ssd_random_crop")
-)
-DEPRECATED_OPS: frozenset[str] = frozenset(("readers.Sequence", "SequenceReader", "SSDRandomCrop"))
+DEPRECATED_FN: frozenset[str] = frozenset(("readers.sequence", "ssd_random_crop"))
+DEPRECATED_OPS: frozenset[str] = frozenset(("readers.Sequence", "SSDRandomCrop"))
 
 #: What to use instead of a deprecated name whose operator has no public successor.
 NOTES: dict[str, str] = {

@@ -1,0 +1,1 @@
+"""`fn.experimental.readers.fits`: FITS files, their HDUs read as arrays (`reader`)."""
