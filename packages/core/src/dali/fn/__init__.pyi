@@ -25,6 +25,8 @@ from dali.pipeline import DataNode
 from dali.types import DALIDataType, DALIImageType, DALIInterpType
 
 __all__ = [
+    "audio_decoder",
+    "audio_resample",
     "batch_permutation",
     "bb_flip",
     "bbox_paste",
@@ -32,9 +34,12 @@ __all__ = [
     "box_encoder",
     "brightness",
     "brightness_contrast",
+    "caffe2_reader",
+    "caffe_reader",
     "cast",
     "cast_like",
     "cat",
+    "clahe",
     "coco_reader",
     "coin_flip",
     "color_space_conversion",
@@ -73,6 +78,9 @@ __all__ = [
     "jpeg_compression_distortion",
     "laplacian",
     "lookup_table",
+    "multi_paste",
+    "mxnet_reader",
+    "nemo_asr_reader",
     "noise",
     "normal_distribution",
     "normalize",
@@ -117,6 +125,90 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+@overload
+def audio_resample(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    in_rate: float | DataNode | ArrayLike | None = ...,
+    out_length: int | DataNode | ArrayLike | None = ...,
+    out_rate: float | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+    quality: float | None = ...,
+    scale: float | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """Resamples an audio signal.
+
+    The resampling is achieved by applying a sinc filter with Hann window with an extent
+    controlled by the `quality` argument.
+
+    The resampling ratio can be specified directly or as a ratio of target to source sampling
+    rate, or calculated from the ratio of the requested output length to the input length.
+    Samples are ``(time,)`` or ``(time, channels)``; the layout is kept. When the type changes
+    the values are normalized to fill the dynamic range of the target type (floats are taken
+    to be in -1..1; between signed and unsigned types, 0 maps to half of the unsigned range).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        in_rate (float, optional, per-sample): Input sampling rate (with `out_rate`).
+        out_rate (float, optional, per-sample): Output sampling rate (with `in_rate`).
+        scale (float, optional, per-sample): Ratio of output to input sampling rate.
+        out_length (int, optional, per-sample): The requested output length, in samples.
+        quality (float, default 50.0): Resampling quality 0..100 (3..64 lobes).
+        dtype (dtype, optional): Output type (default: the input's); values are rescaled.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def audio_resample(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    in_rate: float | DataNode | ArrayLike | None = ...,
+    out_length: int | DataNode | ArrayLike | None = ...,
+    out_rate: float | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+    quality: float | None = ...,
+    scale: float | DataNode | ArrayLike | None = ...,
+) -> list[DataNode]:
+    """Resamples an audio signal.
+
+    The resampling is achieved by applying a sinc filter with Hann window with an extent
+    controlled by the `quality` argument.
+
+    The resampling ratio can be specified directly or as a ratio of target to source sampling
+    rate, or calculated from the ratio of the requested output length to the input length.
+    Samples are ``(time,)`` or ``(time, channels)``; the layout is kept. When the type changes
+    the values are normalized to fill the dynamic range of the target type (floats are taken
+    to be in -1..1; between signed and unsigned types, 0 maps to half of the unsigned range).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        in_rate (float, optional, per-sample): Input sampling rate (with `out_rate`).
+        out_rate (float, optional, per-sample): Output sampling rate (with `in_rate`).
+        scale (float, optional, per-sample): Ratio of output to input sampling rate.
+        out_length (int, optional, per-sample): The requested output length, in samples.
+        quality (float, default 50.0): Resampling quality 0..100 (3..64 lobes).
+        dtype (dtype, optional): Output type (default: the input's); values are rescaled.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
 
 def batch_permutation(
     *,
@@ -701,6 +793,130 @@ def cat(
         axis_name (str, optional): Name of the concatenation axis (instead of `axis`).
 
     Devices: cpu, gpu. Inputs: 1..999.
+    """
+
+@overload
+def clahe(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bins: int | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    clip_limit: float,
+    luma_only: bool | None = ...,
+    preserve: bool | None = ...,
+    tiles_x: int,
+    tiles_y: int,
+) -> DataNode:
+    """Contrast Limited Adaptive Histogram Equalization (CLAHE) operator.
+
+    Performs local histogram equalization with clipping and bilinear blending of lookup
+    tables (LUTs) between neighboring tiles. This technique enhances local contrast while
+    preventing over-amplification of noise. Attempts to use same algorithm as OpenCV
+    (https://docs.opencv.org/4.x/d5/daf/tutorial_py_histogram_equalization.html). The input
+    image is divided into rectangular tiles, and histogram equalization is applied to each
+    tile independently. To avoid artifacts at tile boundaries, the lookup tables are
+    bilinearly interpolated between neighboring tiles. Supports both grayscale (1-channel)
+    and RGB (3-channel) uint8 images in HWC layout.
+
+    **IMPORTANT COLOR ORDER REQUIREMENT**: For 3-channel images, the channels must be in RGB
+    order (Red, Green, Blue). BGR images (common in OpenCV) will produce incorrect results
+    when luma_only=True, as the luminance calculation assumes RGB channel order.
+
+    For RGB images, by default CLAHE is applied to the luminance channel only
+    (luma_only=True), preserving color relationships. When luma_only=False, CLAHE is applied
+    to each color channel independently (CPU only).
+
+    The CPU backend gives OpenCV's results bit for bit; the GPU backend is DALI's own CUDA
+    algorithm, within a mean squared error of 5 and a mean absolute error of 2 of it.
+
+    Example usage::
+
+        # Grayscale image
+        clahe_out = fn.clahe(grayscale_image, tiles_x=8, tiles_y=8, clip_limit=2.0)
+
+        # RGB image with luminance-only processing (default)
+        clahe_out = fn.clahe(rgb_image, tiles_x=8, tiles_y=8, clip_limit=3.0, luma_only=True)
+
+        # RGB image with per-channel processing (CPU)
+        clahe_out = fn.clahe(rgb_image, tiles_x=8, tiles_y=8, clip_limit=2.0, luma_only=False)
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        tiles_x (int, required): Number of tiles along the image width. Higher values provide more localized enhancement but may introduce artifacts; typical values range from 4 to 16. Must be positive.
+        tiles_y (int, required): Number of tiles along the image height. Higher values provide more localized enhancement but may introduce artifacts; typical values range from 4 to 16. Must be positive.
+        clip_limit (float, required): Relative clip limit multiplier for histogram bins: the actual clip limit is clip_limit * (tile_area / bins). Values > 1.0 enhance contrast, values close to 1.0 provide minimal enhancement; typical values range from 1.5 to 4.0. On the CPU, a value <= 0 disables clipping (OpenCV); on the GPU the limit is at least 1.
+        bins (int, default 256): Number of histogram bins for CLAHE computation (documented as a power of 2). As in DALI 2.4, both backends use 256 bins whatever the value.
+        luma_only (bool, default True): For RGB inputs, apply CLAHE to the luminance (L* of CIE L*a*b*) only, preserving color relationships; when False, to each channel independently. The GPU backend supports only luma_only=True for RGB images.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def clahe(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bins: int | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    clip_limit: float,
+    luma_only: bool | None = ...,
+    preserve: bool | None = ...,
+    tiles_x: int,
+    tiles_y: int,
+) -> list[DataNode]:
+    """Contrast Limited Adaptive Histogram Equalization (CLAHE) operator.
+
+    Performs local histogram equalization with clipping and bilinear blending of lookup
+    tables (LUTs) between neighboring tiles. This technique enhances local contrast while
+    preventing over-amplification of noise. Attempts to use same algorithm as OpenCV
+    (https://docs.opencv.org/4.x/d5/daf/tutorial_py_histogram_equalization.html). The input
+    image is divided into rectangular tiles, and histogram equalization is applied to each
+    tile independently. To avoid artifacts at tile boundaries, the lookup tables are
+    bilinearly interpolated between neighboring tiles. Supports both grayscale (1-channel)
+    and RGB (3-channel) uint8 images in HWC layout.
+
+    **IMPORTANT COLOR ORDER REQUIREMENT**: For 3-channel images, the channels must be in RGB
+    order (Red, Green, Blue). BGR images (common in OpenCV) will produce incorrect results
+    when luma_only=True, as the luminance calculation assumes RGB channel order.
+
+    For RGB images, by default CLAHE is applied to the luminance channel only
+    (luma_only=True), preserving color relationships. When luma_only=False, CLAHE is applied
+    to each color channel independently (CPU only).
+
+    The CPU backend gives OpenCV's results bit for bit; the GPU backend is DALI's own CUDA
+    algorithm, within a mean squared error of 5 and a mean absolute error of 2 of it.
+
+    Example usage::
+
+        # Grayscale image
+        clahe_out = fn.clahe(grayscale_image, tiles_x=8, tiles_y=8, clip_limit=2.0)
+
+        # RGB image with luminance-only processing (default)
+        clahe_out = fn.clahe(rgb_image, tiles_x=8, tiles_y=8, clip_limit=3.0, luma_only=True)
+
+        # RGB image with per-channel processing (CPU)
+        clahe_out = fn.clahe(rgb_image, tiles_x=8, tiles_y=8, clip_limit=2.0, luma_only=False)
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        tiles_x (int, required): Number of tiles along the image width. Higher values provide more localized enhancement but may introduce artifacts; typical values range from 4 to 16. Must be positive.
+        tiles_y (int, required): Number of tiles along the image height. Higher values provide more localized enhancement but may introduce artifacts; typical values range from 4 to 16. Must be positive.
+        clip_limit (float, required): Relative clip limit multiplier for histogram bins: the actual clip limit is clip_limit * (tile_area / bins). Values > 1.0 enhance contrast, values close to 1.0 provide minimal enhancement; typical values range from 1.5 to 4.0. On the CPU, a value <= 0 disables clipping (OpenCV); on the GPU the limit is at least 1.
+        bins (int, default 256): Number of histogram bins for CLAHE computation (documented as a power of 2). As in DALI 2.4, both backends use 256 bins whatever the value.
+        luma_only (bool, default True): For RGB inputs, apply CLAHE to the luminance (L* of CIE L*a*b*) only, preserving color relationships; when False, to each channel independently. The GPU backend supports only luma_only=True for RGB images.
+
+    Devices: cpu, gpu. Inputs: 1..1.
     """
 
 @overload
@@ -2677,6 +2893,130 @@ def lookup_table(
         output_dtype (dtype, optional): Deprecated alias of `dtype`.
 
     Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def multi_paste(
+    input_0: DataNode | ArrayLike,
+    /,
+    *inputs: DataNode | ArrayLike,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    in_anchors: int | DataNode | ArrayLike | None = ...,
+    in_anchors_rel: float | DataNode | ArrayLike | None = ...,
+    in_ids: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    out_anchors: int | DataNode | ArrayLike | None = ...,
+    out_anchors_rel: float | DataNode | ArrayLike | None = ...,
+    output_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+    shapes: int | DataNode | ArrayLike | None = ...,
+    shapes_rel: float | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """Performs multiple pastes from image batch to each of the outputs.
+
+    If the `in_ids` is specified, the operator expects exactly one input batch. In that case,
+    for each output sample, `in_ids` describes which samples from the input batch should be
+    pasted to the corresponding sample in the output batch.
+
+    If the `in_ids` argument is omitted, the operator accepts multiple inputs. In that case,
+    the i-th sample from each input batch will be pasted to the i-th sample of the output batch.
+    All the input batches must have the same type and device placement.
+
+    If the input shapes are uniform and no explicit `output_size` is provided, the operator
+    assumes the same output shape (the output canvas size). Otherwise, the `output_size` must
+    be specified.
+
+    The regions are given by `in_anchors` (or `in_anchors_rel`), `shapes` (or `shapes_rel`)
+    and `out_anchors` (or `out_anchors_rel`), each a 2D tensor per sample of shape
+    ``number of pasted regions`` x 2 (H and W); without anchors they are zero, without shapes a
+    region spans from its anchor to the end of its input. The canvas is zero where no region
+    lands; a later region covers an earlier one.
+
+    This operator can also change the type of data (UINT8, INT16, INT32, FLOAT).
+
+    This operator allows sequence inputs (``FHWC``); the region arguments accept per-frame
+    values.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        in_ids (int_vec, optional, per-sample): Indices of the input samples to paste into each output (one input batch).
+        in_anchors (int, optional, per-sample): Top-left corners of the regions in their sources: (regions, 2) per sample.
+        in_anchors_rel (float, optional, per-sample): `in_anchors` relative to the source's extents, in [0, 1].
+        shapes (int, optional, per-sample): Extents (H, W) of the regions: (regions, 2) per sample.
+        shapes_rel (float, optional, per-sample): `shapes` relative to the source's extents, in [0, 1].
+        out_anchors (int, optional, per-sample): Top-left corners of the regions on the canvas: (regions, 2) per sample.
+        out_anchors_rel (float, optional, per-sample): `out_anchors` relative to the canvas's extents, in [0, 1].
+        output_size (int_vec, optional, per-sample): The canvas (H, W); may be omitted when the inputs have one shape.
+        dtype (dtype, optional): Output data type. If not set, the input type is used.
+
+    Devices: cpu, gpu. Inputs: 1..64.
+    """
+
+@overload
+def multi_paste(
+    input_0: list[DataNode] | DataNode | ArrayLike,
+    /,
+    *inputs: list[DataNode] | DataNode | ArrayLike,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    in_anchors: int | DataNode | ArrayLike | None = ...,
+    in_anchors_rel: float | DataNode | ArrayLike | None = ...,
+    in_ids: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    out_anchors: int | DataNode | ArrayLike | None = ...,
+    out_anchors_rel: float | DataNode | ArrayLike | None = ...,
+    output_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+    shapes: int | DataNode | ArrayLike | None = ...,
+    shapes_rel: float | DataNode | ArrayLike | None = ...,
+) -> DataNode | list[DataNode]:
+    """Performs multiple pastes from image batch to each of the outputs.
+
+    If the `in_ids` is specified, the operator expects exactly one input batch. In that case,
+    for each output sample, `in_ids` describes which samples from the input batch should be
+    pasted to the corresponding sample in the output batch.
+
+    If the `in_ids` argument is omitted, the operator accepts multiple inputs. In that case,
+    the i-th sample from each input batch will be pasted to the i-th sample of the output batch.
+    All the input batches must have the same type and device placement.
+
+    If the input shapes are uniform and no explicit `output_size` is provided, the operator
+    assumes the same output shape (the output canvas size). Otherwise, the `output_size` must
+    be specified.
+
+    The regions are given by `in_anchors` (or `in_anchors_rel`), `shapes` (or `shapes_rel`)
+    and `out_anchors` (or `out_anchors_rel`), each a 2D tensor per sample of shape
+    ``number of pasted regions`` x 2 (H and W); without anchors they are zero, without shapes a
+    region spans from its anchor to the end of its input. The canvas is zero where no region
+    lands; a later region covers an earlier one.
+
+    This operator can also change the type of data (UINT8, INT16, INT32, FLOAT).
+
+    This operator allows sequence inputs (``FHWC``); the region arguments accept per-frame
+    values.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        in_ids (int_vec, optional, per-sample): Indices of the input samples to paste into each output (one input batch).
+        in_anchors (int, optional, per-sample): Top-left corners of the regions in their sources: (regions, 2) per sample.
+        in_anchors_rel (float, optional, per-sample): `in_anchors` relative to the source's extents, in [0, 1].
+        shapes (int, optional, per-sample): Extents (H, W) of the regions: (regions, 2) per sample.
+        shapes_rel (float, optional, per-sample): `shapes` relative to the source's extents, in [0, 1].
+        out_anchors (int, optional, per-sample): Top-left corners of the regions on the canvas: (regions, 2) per sample.
+        out_anchors_rel (float, optional, per-sample): `out_anchors` relative to the canvas's extents, in [0, 1].
+        output_size (int_vec, optional, per-sample): The canvas (H, W); may be omitted when the inputs have one shape.
+        dtype (dtype, optional): Output data type. If not set, the input type is used.
+
+    Devices: cpu, gpu. Inputs: 1..64.
     """
 
 @overload
@@ -5367,6 +5707,103 @@ def zeros_like(
     Devices: cpu. Inputs: 1..1.
     """
 
+@overload
+@deprecated(
+    "WARNING: `dali.fn.audio_decoder` is now deprecated. Use `dali.fn.decoders.audio` instead."
+)
+def audio_decoder(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    downmix: bool | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+    quality: float | None = ...,
+    sample_rate: float | DataNode | ArrayLike | None = ...,
+) -> list[DataNode]:
+    """WARNING: `dali.fn.audio_decoder` is now deprecated. Use `dali.fn.decoders.audio` instead."""
+
+@overload
+@deprecated(
+    "WARNING: `dali.fn.audio_decoder` is now deprecated. Use `dali.fn.decoders.audio` instead."
+)
+def audio_decoder(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    downmix: bool | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+    quality: float | None = ...,
+    sample_rate: float | DataNode | ArrayLike | None = ...,
+) -> list[list[DataNode]]:
+    """WARNING: `dali.fn.audio_decoder` is now deprecated. Use `dali.fn.decoders.audio` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.caffe2_reader` is now deprecated. Use `dali.fn.readers.caffe2` instead."
+)
+def caffe2_reader(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    additional_inputs: int | None = ...,
+    bbox: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dont_use_mmap: bool | None = ...,
+    image_available: bool | None = ...,
+    initial_fill: int | None = ...,
+    label_type: int | None = ...,
+    lazy_init: bool | None = ...,
+    num_labels: int | None = ...,
+    num_shards: int | None = ...,
+    pad_last_batch: bool | None = ...,
+    path: Sequence[str | PathLike[str]] | str | PathLike[str],
+    prefetch_queue_depth: int | None = ...,
+    preserve: bool | None = ...,
+    random_shuffle: bool | None = ...,
+    read_ahead: bool | None = ...,
+    seed: int | None = ...,
+    shard_id: int | None = ...,
+    skip_cached_images: bool | None = ...,
+    stick_to_shard: bool | None = ...,
+    tensor_init_bytes: int | None = ...,
+) -> DataNode | list[DataNode] | None:
+    """WARNING: `dali.fn.caffe2_reader` is now deprecated. Use `dali.fn.readers.caffe2` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.caffe_reader` is now deprecated. Use `dali.fn.readers.caffe` instead."
+)
+def caffe_reader(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dont_use_mmap: bool | None = ...,
+    image_available: bool | None = ...,
+    initial_fill: int | None = ...,
+    label_available: bool | None = ...,
+    lazy_init: bool | None = ...,
+    num_shards: int | None = ...,
+    pad_last_batch: bool | None = ...,
+    path: Sequence[str | PathLike[str]] | str | PathLike[str],
+    prefetch_queue_depth: int | None = ...,
+    preserve: bool | None = ...,
+    random_shuffle: bool | None = ...,
+    read_ahead: bool | None = ...,
+    seed: int | None = ...,
+    shard_id: int | None = ...,
+    skip_cached_images: bool | None = ...,
+    stick_to_shard: bool | None = ...,
+    tensor_init_bytes: int | None = ...,
+) -> DataNode | list[DataNode] | None:
+    """WARNING: `dali.fn.caffe_reader` is now deprecated. Use `dali.fn.readers.caffe` instead."""
+
 @deprecated("WARNING: `dali.fn.coco_reader` is now deprecated. Use `dali.fn.readers.coco` instead.")
 def coco_reader(
     *,
@@ -5897,6 +6334,73 @@ def image_decoder_slice(
     use_fast_idct: bool | None = ...,
 ) -> DataNode | list[DataNode]:
     """WARNING: `dali.fn.image_decoder_slice` is now deprecated. Use `dali.fn.decoders.image_slice` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.mxnet_reader` is now deprecated. Use `dali.fn.readers.mxnet` instead."
+)
+def mxnet_reader(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dont_use_mmap: bool | None = ...,
+    index_path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+    initial_fill: int | None = ...,
+    lazy_init: bool | None = ...,
+    num_shards: int | None = ...,
+    pad_last_batch: bool | None = ...,
+    path: Sequence[str | PathLike[str]] | str | PathLike[str],
+    prefetch_queue_depth: int | None = ...,
+    preserve: bool | None = ...,
+    random_shuffle: bool | None = ...,
+    read_ahead: bool | None = ...,
+    seed: int | None = ...,
+    shard_id: int | None = ...,
+    shuffle_after_epoch: bool | None = ...,
+    shuffle_after_epoch_seed: int | None = ...,
+    skip_cached_images: bool | None = ...,
+    stick_to_shard: bool | None = ...,
+    tensor_init_bytes: int | None = ...,
+) -> list[DataNode]:
+    """WARNING: `dali.fn.mxnet_reader` is now deprecated. Use `dali.fn.readers.mxnet` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.nemo_asr_reader` is now deprecated. Use `dali.fn.readers.nemo_asr` instead."
+)
+def nemo_asr_reader(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dont_use_mmap: bool | None = ...,
+    downmix: bool | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    initial_fill: int | None = ...,
+    lazy_init: bool | None = ...,
+    manifest_filepaths: Sequence[str | PathLike[str]] | str | PathLike[str],
+    max_duration: float | None = ...,
+    min_duration: float | None = ...,
+    normalize_text: bool | None = ...,
+    num_shards: int | None = ...,
+    pad_last_batch: bool | None = ...,
+    prefetch_queue_depth: int | None = ...,
+    preserve: bool | None = ...,
+    quality: float | None = ...,
+    random_shuffle: bool | None = ...,
+    read_ahead: bool | None = ...,
+    read_idxs: bool | None = ...,
+    read_sample_rate: bool | None = ...,
+    read_text: bool | None = ...,
+    sample_rate: float | None = ...,
+    seed: int | None = ...,
+    shard_id: int | None = ...,
+    shuffle_after_epoch: bool | None = ...,
+    shuffle_after_epoch_seed: int | None = ...,
+    skip_cached_images: bool | None = ...,
+    stick_to_shard: bool | None = ...,
+    tensor_init_bytes: int | None = ...,
+) -> DataNode | list[DataNode] | None:
+    """WARNING: `dali.fn.nemo_asr_reader` is now deprecated. Use `dali.fn.readers.nemo_asr` instead."""
 
 @overload
 @deprecated(

@@ -11,6 +11,7 @@ from dali.pipeline import DataNode
 from dali.types import DALIDataType, DALIImageType
 
 __all__ = [
+    "audio",
     "image",
     "image_crop",
     "image_random_crop",
@@ -19,6 +20,92 @@ __all__ = [
     "numpy",
     "video",
 ]
+
+@overload
+def audio(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    downmix: bool | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+    quality: float | None = ...,
+    sample_rate: float | DataNode | ArrayLike | None = ...,
+) -> list[DataNode]:
+    """Decodes waveforms from encoded audio data.
+
+    It supports the following audio formats: WAV, FLAC, and OGG (including both OGG Vorbis
+    and OGG Opus), and the other formats libsndfile reads.
+
+    This operator produces the following outputs:
+
+    * output[0]: A batch of decoded data: ``(frames, channels)``, or ``(frames,)`` with
+      ``downmix=True``.
+    * output[1]: A batch of sampling rates [Hz] (float scalars): the files', or
+      ``sample_rate`` when it is given.
+
+    ``sample_rate`` resamples each clip whose rate differs with a Hann-windowed sinc filter
+    (``quality``: 0 gives 3 lobes, 50 gives 16 lobes, 100 gives 64 lobes), the filter of
+    `fn.audio_resample`.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        downmix (bool, default False): Average all channels into one (1-D output).
+        dtype (dtype, default <DALIDataType.FLOAT: 9>): Output type: INT16, INT32, FLOAT.
+        sample_rate (float, default 0.0, per-sample): If given, the target rate in Hz the audio is resampled to.
+        quality (float, default 50.0): Resampling quality 0..100 (3..64 sinc lobes).
+
+    Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
+def audio(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    downmix: bool | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preserve: bool | None = ...,
+    quality: float | None = ...,
+    sample_rate: float | DataNode | ArrayLike | None = ...,
+) -> list[list[DataNode]]:
+    """Decodes waveforms from encoded audio data.
+
+    It supports the following audio formats: WAV, FLAC, and OGG (including both OGG Vorbis
+    and OGG Opus), and the other formats libsndfile reads.
+
+    This operator produces the following outputs:
+
+    * output[0]: A batch of decoded data: ``(frames, channels)``, or ``(frames,)`` with
+      ``downmix=True``.
+    * output[1]: A batch of sampling rates [Hz] (float scalars): the files', or
+      ``sample_rate`` when it is given.
+
+    ``sample_rate`` resamples each clip whose rate differs with a Hann-windowed sinc filter
+    (``quality``: 0 gives 3 lobes, 50 gives 16 lobes, 100 gives 64 lobes), the filter of
+    `fn.audio_resample`.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        downmix (bool, default False): Average all channels into one (1-D output).
+        dtype (dtype, default <DALIDataType.FLOAT: 9>): Output type: INT16, INT32, FLOAT.
+        sample_rate (float, default 0.0, per-sample): If given, the target rate in Hz the audio is resampled to.
+        quality (float, default 50.0): Resampling quality 0..100 (3..64 sinc lobes).
+
+    Devices: cpu. Inputs: 1..1.
+    """
 
 @overload
 def image(

@@ -12,12 +12,243 @@ from dali.types import DALIDataType, DALIImageType
 
 __all__ = [
     "COCO",
+    "Caffe",
+    "Caffe2",
     "File",
+    "MXNet",
+    "NemoAsr",
     "Numpy",
+    "Sequence",
     "TFRecord",
     "Video",
     "Webdataset",
 ]
+
+class Caffe:
+    """Reads (Image, label) pairs from a Caffe LMDB.
+
+    The records are Caffe ``Datum`` messages (what ``convert_imageset`` writes), read from
+    the ``path`` databases in order, each in key order. Outputs, in this order:
+
+    * with ``image_available``: the image, uint8: the encoded bytes (1-D), or, for a record
+      with ``encoded: false``, the raw pixels shaped ``(height, width, channels)``; a record
+      without image data gives an empty image;
+    * with ``label_available``: the label, int32, shape ``(1,)`` (empty for a record without
+      one).
+
+    ``source_info`` is ``"<path> at key <key>"`` (on the image). Needs the ``lmdb`` package.
+
+    Example:
+        >>> import tempfile
+        >>> import dali, dali.fn as fn
+        >>> from dali._testing.lmdb_data import make_caffe_lmdb
+        >>> path = str(make_caffe_lmdb(tempfile.mkdtemp() + "/train_lmdb", n=5))
+        >>> pipe = dali.Pipeline(batch_size=2, num_threads=1, device_id=None)
+        >>> with pipe:
+        ...     jpegs, labels = fn.readers.caffe(path=path, name="Reader")
+        ...     pipe.set_outputs(jpegs, labels)
+        >>> jpegs_out, labels_out = pipe.run()
+        >>> labels_out.as_array().tolist(), pipe.epoch_size("Reader")
+        ([[0], [1]], 5)
+        >>> jpegs_out[1].source_info().rsplit("/", 1)[-1]
+        'train_lmdb at key 00000001_img00001.jpg'
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        path (str_vec, required): List of paths to the Caffe LMDB directories.
+        image_available (bool, default True): Determines whether an image is available in this LMDB.
+        label_available (bool, default True): Determines whether a label is available.
+        random_shuffle (bool, default False): Draw samples from a shuffle buffer.
+        initial_fill (int, default 1024): Size of the shuffle buffer.
+        shard_id (int, default 0): Index of this shard.
+        num_shards (int, default 1): Number of shards the dataset is split into.
+        pad_last_batch (bool, default False): Pad each shard with its last sample.
+        stick_to_shard (bool, default False): Read only this shard, for ever.
+        dont_use_mmap (bool, default False): Read every file (by default files of 1 MiB or more are mapped).
+        read_ahead (bool, default False): Page mapped files in at once.
+        lazy_init (bool, default False): Accepted (I/O tuning; no effect).
+        prefetch_queue_depth (int, default 1): Accepted (I/O tuning; no effect).
+        skip_cached_images (bool, default False): Accepted (no effect).
+        tensor_init_bytes (int, default 1048576): Accepted (memory hint).
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        image_available: bool | None = ...,
+        initial_fill: int | None = ...,
+        label_available: bool | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> None:
+        """Set the arguments of `Caffe`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        image_available: bool | None = ...,
+        initial_fill: int | None = ...,
+        label_available: bool | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> DataNode | list[DataNode] | None:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Caffe2:
+    """Reads sample data from a Caffe2 Lightning Memory-Mapped Database (LMDB).
+
+    The records are Caffe2 ``TensorProtos`` messages (lists of tensors), read from the
+    ``path`` databases in order, each in key order. Outputs, in this order:
+
+    * with ``image_available``: the image, uint8, from the record's first tensor: a
+      ``STRING`` tensor's encoded bytes (1-D), or a ``BYTE`` tensor's raw pixels shaped
+      ``(H, W, C)`` by its dims (``[H, W]``: ``C = 1``);
+    * the label, from the next tensor (``FLOAT``: float32, ``INT32``: int32), by
+      ``label_type``: 0, one value, shape ``(1,)``; 1, the active class indices as a
+      multi-hot vector of ``num_labels`` values; 2, the vector as stored; 3, a float32
+      multi-hot vector of the weights held by the tensor after the indices; 4: no label
+      output;
+    * ``additional_inputs`` outputs, one per further tensor (FLOAT, INT32 or INT64, 1-D),
+      after the weights of type 3 (type 1 skips one tensor there too, as DALI does);
+    * with ``bbox``: the record's last tensor (INT32, 4 values). With sparse labels (1, 3)
+      DALI counts two label outputs and returns that last tensor as the last output: a record
+      must end with one, and ``bbox`` must be False.
+
+    ``source_info`` is ``"<path> at key <key>"`` (on the image). Needs the ``lmdb`` package.
+
+    Example:
+        >>> import tempfile
+        >>> import dali, dali.fn as fn
+        >>> from dali._testing.lmdb_data import Caffe2Layout, make_caffe2_lmdb
+        >>> layout = Caffe2Layout(label_type=1, num_labels=5)
+        >>> path = str(make_caffe2_lmdb(tempfile.mkdtemp(), n=4, layout=layout))
+        >>> pipe = dali.Pipeline(batch_size=2, num_threads=1, device_id=None)
+        >>> with pipe:
+        ...     images, labels, boxes = fn.readers.caffe2(path=path, label_type=1, num_labels=5)
+        ...     pipe.set_outputs(labels, boxes)
+        >>> labels_out, boxes_out = pipe.run()
+        >>> labels_out.as_array().shape, boxes_out.as_array()[1].tolist()
+        ((2, 5), [1, 2, 11, 22])
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        path (str_vec, required): List of paths to the Caffe2 LMDB directories.
+        num_labels (int, default 1): Number of classes in the dataset. Required when sparse labels are used.
+        label_type (int, default 0): Type of label stored in dataset: 0 = SINGLE_LABEL (one integer label), 1 = MULTI_LABEL_SPARSE (active label indices), 2 = MULTI_LABEL_DENSE (a dense label vector), 3 = MULTI_LABEL_WEIGHTED_SPARSE (active indices with per-label weights), 4 = NO_LABEL.
+        image_available (bool, default True): Determines whether an image is available in this LMDB.
+        additional_inputs (int, default 0): Additional auxiliary data tensors that are provided for each sample.
+        bbox (bool, default False): Denotes whether the bounding-box information is present.
+        random_shuffle (bool, default False): Draw samples from a shuffle buffer.
+        initial_fill (int, default 1024): Size of the shuffle buffer.
+        shard_id (int, default 0): Index of this shard.
+        num_shards (int, default 1): Number of shards the dataset is split into.
+        pad_last_batch (bool, default False): Pad each shard with its last sample.
+        stick_to_shard (bool, default False): Read only this shard, for ever.
+        dont_use_mmap (bool, default False): Read every file (by default files of 1 MiB or more are mapped).
+        read_ahead (bool, default False): Page mapped files in at once.
+        lazy_init (bool, default False): Accepted (I/O tuning; no effect).
+        prefetch_queue_depth (int, default 1): Accepted (I/O tuning; no effect).
+        skip_cached_images (bool, default False): Accepted (no effect).
+        tensor_init_bytes (int, default 1048576): Accepted (memory hint).
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        additional_inputs: int | None = ...,
+        bbox: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        image_available: bool | None = ...,
+        initial_fill: int | None = ...,
+        label_type: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_labels: int | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> None:
+        """Set the arguments of `Caffe2`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        additional_inputs: int | None = ...,
+        bbox: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        image_available: bool | None = ...,
+        initial_fill: int | None = ...,
+        label_type: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_labels: int | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> DataNode | list[DataNode] | None:
+        """Add the operator to the pipeline being defined; returns its outputs."""
 
 class COCO:
     """Reads images and their annotations from a COCO dataset.
@@ -274,6 +505,238 @@ class File:
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
+class MXNet:
+    """Reads the data from an MXNet RecordIO.
+
+    Returns the encoded images (1-D uint8) and the labels (1-D float32: one label, or the
+    ``flag`` labels of a multi-label record). ``index_path`` is a list of one index file,
+    written by MXNet's ``im2rec.py`` or by ``rec2idx`` (`dali.tools.rec2idx`), whose offsets
+    count in the ``path`` files concatenated; it may be left out (beyond DALI): the files are
+    then scanned at build.
+
+    Example:
+        >>> import os, tempfile
+        >>> import dali, dali.fn as fn
+        >>> from dali._testing.recordio import write_recordio
+        >>> path = os.path.join(tempfile.mkdtemp(), "data.rec")
+        >>> _ = write_recordio(path, [((0, float(i), i, 0), b"image %d" % i) for i in range(5)])
+        >>> pipe = dali.Pipeline(batch_size=2, num_threads=1, device_id=None)
+        >>> with pipe:
+        ...     images, labels = fn.readers.mxnet(
+        ...         path=[path], index_path=[path[:-4] + ".idx"], name="Reader")
+        ...     pipe.set_outputs(images, labels)
+        >>> images, labels = pipe.run()
+        >>> labels.as_array().tolist(), bytes(images.at(1)), pipe.epoch_size("Reader")
+        ([[0.0], [1.0]], b'image 1', 5)
+        >>> images[1].source_info().rsplit(os.sep, 1)[-1]  # the record's byte offset
+        'data.rec at index 40'
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        path (str_vec, required): RecordIO (.rec) files (paths or URLs).
+        index_path (str_vec, optional): One index (.idx) file for all the files (`rec2idx`); without it they are scanned.
+        random_shuffle (bool, default False): Draw samples from a shuffle buffer.
+        initial_fill (int, default 1024): Size of the shuffle buffer.
+        shard_id (int, default 0): Index of this shard.
+        num_shards (int, default 1): Number of shards the dataset is split into.
+        pad_last_batch (bool, default False): Pad each shard with its last sample.
+        stick_to_shard (bool, default False): Read only this shard, for ever.
+        dont_use_mmap (bool, default False): Read every file (by default files of 1 MiB or more are mapped).
+        read_ahead (bool, default False): Page mapped files in at once.
+        lazy_init (bool, default False): Accepted (I/O tuning; no effect).
+        prefetch_queue_depth (int, default 1): Accepted (I/O tuning; no effect).
+        skip_cached_images (bool, default False): Accepted (no effect).
+        tensor_init_bytes (int, default 1048576): Accepted (memory hint).
+        shuffle_after_epoch (bool, default False): A global permutation per epoch.
+        shuffle_after_epoch_seed (int, optional): Seed of the per-epoch permutations.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        index_path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> None:
+        """Set the arguments of `MXNet`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        index_path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        path: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class NemoAsr:
+    """Reads automatic speech recognition (ASR) data (audio, text) from an NVIDIA NeMo
+    compatible manifest.
+
+    Example manifest file::
+
+        {"audio_filepath": "path/to/audio1.wav", "duration": 3.45, "text": "this is a nemo tutorial"}
+        {"audio_filepath": "path/to/audio1.wav", "offset": 3.45, "duration": 1.45, "text": "same audio file but using offset"}
+        {"audio_filepath": "path/to/audio2.wav", "duration": 3.45, "text": "third transcript in this example"}
+
+    Only ``audio_filepath`` is mandatory. Without ``duration`` the audio is read to the end
+    of the file (from ``offset``); a missing ``text`` gives an empty transcript.
+
+    This reader produces between 1 and 4 outputs:
+
+    - Decoded audio data: ``dtype``, ``(audio_length,)`` (``(audio_length, channels)`` with
+      ``downmix=False``)
+    - (optional, if ``read_sample_rate=True``) Audio sample rate: float, a scalar
+    - (optional, if ``read_text=True``) Transcript text as UTF-8 bytes: uint8, ``(text_len,)``
+    - (optional, if ``read_idxs=True``) Index of the manifest entry: int64, ``(1,)``
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        manifest_filepaths (str_vec, required): NeMo manifest files.
+        read_sample_rate (bool, default True): Output the sampling rate.
+        read_text (bool, default True): Output the transcript (UTF-8 bytes).
+        read_idxs (bool, default False): Output the entry's index in its manifest.
+        max_duration (float, default 0.0): If > 0, drop longer entries (s).
+        min_duration (float, default 0.0): If > 0, drop shorter entries (s).
+        sample_rate (float, default -1.0): If > 0, resample to this rate (Hz).
+        quality (float, default 50.0): Resampling quality 0..100 (3..64 lobes).
+        downmix (bool, default True): Average the channels (1-D output).
+        dtype (dtype, default <DALIDataType.FLOAT: 9>): Output type: INT16, INT32, FLOAT.
+        normalize_text (bool, optional): Deprecated; no longer used.
+        random_shuffle (bool, default False): Draw samples from a shuffle buffer.
+        initial_fill (int, default 1024): Size of the shuffle buffer.
+        shard_id (int, default 0): Index of this shard.
+        num_shards (int, default 1): Number of shards the dataset is split into.
+        pad_last_batch (bool, default False): Pad each shard with its last sample.
+        stick_to_shard (bool, default False): Read only this shard, for ever.
+        dont_use_mmap (bool, default False): Read every file (by default files of 1 MiB or more are mapped).
+        read_ahead (bool, default False): Page mapped files in at once.
+        lazy_init (bool, default False): Accepted (I/O tuning; no effect).
+        prefetch_queue_depth (int, default 1): Accepted (I/O tuning; no effect).
+        skip_cached_images (bool, default False): Accepted (no effect).
+        tensor_init_bytes (int, default 1048576): Accepted (memory hint).
+        shuffle_after_epoch (bool, default False): A global permutation per epoch.
+        shuffle_after_epoch_seed (int, optional): Seed of the per-epoch permutations.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        downmix: bool | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        manifest_filepaths: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        max_duration: float | None = ...,
+        min_duration: float | None = ...,
+        normalize_text: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        quality: float | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        read_idxs: bool | None = ...,
+        read_sample_rate: bool | None = ...,
+        read_text: bool | None = ...,
+        sample_rate: float | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> None:
+        """Set the arguments of `NemoAsr`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        downmix: bool | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        manifest_filepaths: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+        max_duration: float | None = ...,
+        min_duration: float | None = ...,
+        normalize_text: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        quality: float | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        read_idxs: bool | None = ...,
+        read_sample_rate: bool | None = ...,
+        read_text: bool | None = ...,
+        sample_rate: float | None = ...,
+        seed: int | None = ...,
+        shard_id: int | None = ...,
+        shuffle_after_epoch: bool | None = ...,
+        shuffle_after_epoch_seed: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        stick_to_shard: bool | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> DataNode | list[DataNode] | None:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
 class Numpy:
     """Reads ``.npy`` files: whole arrays, or a region of interest of each.
 
@@ -399,6 +862,119 @@ class Numpy:
         stick_to_shard: bool | None = ...,
         tensor_init_bytes: int | None = ...,
         use_o_direct: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Sequence:
+    """Reads [Frame] sequences from a directory representing a collection of streams.
+
+    .. warning::
+        This operator is deprecated (as in DALI) and may be removed in future releases.
+        `fn.external_source` can implement custom reading patterns; for video sequences use
+        `fn.readers.video`, `fn.experimental.readers.video`, `fn.experimental.decoders.video` or
+        `fn.experimental.inputs.video`.
+
+    This operator expects ``file_root`` to contain a set of directories, where each directory
+    represents an extracted video stream. This stream is represented by one file for each frame,
+    sorted lexicographically. Sequences do not cross the stream boundary and only complete
+    sequences are considered, so there is no padding.
+
+    Example directory structure::
+
+      - file_root
+        - 0
+          - 00001.png
+          - 00002.png
+          ....
+        - 1
+          - 00001.png
+          - 00002.png
+          ....
+
+    Each sample is a uint8 ``FHWC`` sequence of ``sequence_length`` frames decoded into
+    ``image_type``; a sequence's frames must all have the same shape. This operator is an
+    analogue of the video reader working on frames extracted as separate images; its main
+    purpose is a test baseline.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        file_root (str, required): Folder of the streams: one subfolder of frame images per stream.
+        sequence_length (int, required): Frames per sequence.
+        step (int, default 1): Distance between first frames of consecutive sequences.
+        stride (int, default 1): Distance between consecutive frames in a sequence.
+        image_type (image_type, default <DALIImageType.RGB: 0>): Colour space of the frames: RGB, BGR, GRAY or ANY_DATA.
+        random_shuffle (bool, default False): Draw samples from a shuffle buffer.
+        initial_fill (int, default 1024): Size of the shuffle buffer.
+        shard_id (int, default 0): Index of this shard.
+        num_shards (int, default 1): Number of shards the dataset is split into.
+        pad_last_batch (bool, default False): Pad each shard with its last sample.
+        stick_to_shard (bool, default False): Read only this shard, for ever.
+        dont_use_mmap (bool, default False): Read every file (by default files of 1 MiB or more are mapped).
+        read_ahead (bool, default False): Page mapped files in at once.
+        lazy_init (bool, default False): Accepted (I/O tuning; no effect).
+        prefetch_queue_depth (int, default 1): Accepted (I/O tuning; no effect).
+        skip_cached_images (bool, default False): Accepted (no effect).
+        tensor_init_bytes (int, default 1048576): Accepted (memory hint).
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu. Inputs: 0..0.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        sequence_length: int | None = ...,
+        shard_id: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        step: int | None = ...,
+        stick_to_shard: bool | None = ...,
+        stride: int | None = ...,
+        tensor_init_bytes: int | None = ...,
+    ) -> None:
+        """Set the arguments of `Sequence`; the call may give any of them too."""
+    def __call__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dont_use_mmap: bool | None = ...,
+        file_root: str | PathLike[str] | None = ...,
+        image_type: DALIImageType | int | None = ...,
+        initial_fill: int | None = ...,
+        lazy_init: bool | None = ...,
+        num_shards: int | None = ...,
+        pad_last_batch: bool | None = ...,
+        prefetch_queue_depth: int | None = ...,
+        preserve: bool | None = ...,
+        random_shuffle: bool | None = ...,
+        read_ahead: bool | None = ...,
+        seed: int | None = ...,
+        sequence_length: int | None = ...,
+        shard_id: int | None = ...,
+        skip_cached_images: bool | None = ...,
+        step: int | None = ...,
+        stick_to_shard: bool | None = ...,
+        stride: int | None = ...,
+        tensor_init_bytes: int | None = ...,
     ) -> DataNode:
         """Add the operator to the pipeline being defined; returns its outputs."""
 

@@ -15,6 +15,7 @@ from dali.pipeline import DataNode
 from dali.types import DALIDataType, DALIImageType, DALIInterpType
 
 __all__ = [
+    "audio_resample",
     "debayer",
     "decoders",
     "dilate",
@@ -712,6 +713,48 @@ def warp_perspective(
 
     Devices: cpu, gpu. Inputs: 1..2.
     """
+
+@overload
+@deprecated(
+    "WARNING: `dali.fn.experimental.audio_resample` is now deprecated. Use `dali.fn.audio_resample` instead."
+)
+def audio_resample(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    in_rate: float | DataNode | ArrayLike | None = ...,
+    out_length: int | DataNode | ArrayLike | None = ...,
+    out_rate: float | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+    quality: float | None = ...,
+    scale: float | DataNode | ArrayLike | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.experimental.audio_resample` is now deprecated. Use `dali.fn.audio_resample` instead."""
+
+@overload
+@deprecated(
+    "WARNING: `dali.fn.experimental.audio_resample` is now deprecated. Use `dali.fn.audio_resample` instead."
+)
+def audio_resample(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    in_rate: float | DataNode | ArrayLike | None = ...,
+    out_length: int | DataNode | ArrayLike | None = ...,
+    out_rate: float | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+    quality: float | None = ...,
+    scale: float | DataNode | ArrayLike | None = ...,
+) -> list[DataNode]:
+    """WARNING: `dali.fn.experimental.audio_resample` is now deprecated. Use `dali.fn.audio_resample` instead."""
 
 @overload
 @deprecated(

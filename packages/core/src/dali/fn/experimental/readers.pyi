@@ -5,12 +5,89 @@ from collections.abc import Sequence
 from os import PathLike
 from typing import Any, Literal, overload
 
+from numpy.typing import DTypeLike
+
 from dali.pipeline import DataNode
-from dali.types import DALIImageType
+from dali.types import DALIDataType, DALIImageType
 
 __all__ = [
+    "fits",
     "video",
 ]
+
+def fits(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dont_use_mmap: bool | None = ...,
+    dtypes: Sequence[DALIDataType | DTypeLike] | DALIDataType | DTypeLike | None = ...,
+    file_filter: str | PathLike[str] | None = ...,
+    file_list: str | PathLike[str] | None = ...,
+    file_root: str | PathLike[str] | None = ...,
+    files: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+    hdu_indices: Sequence[int] | int | None = ...,
+    initial_fill: int | None = ...,
+    lazy_init: bool | None = ...,
+    num_shards: int | None = ...,
+    pad_last_batch: bool | None = ...,
+    prefetch_queue_depth: int | None = ...,
+    preserve: bool | None = ...,
+    random_shuffle: bool | None = ...,
+    read_ahead: bool | None = ...,
+    seed: int | None = ...,
+    shard_id: int | None = ...,
+    shuffle_after_epoch: bool | None = ...,
+    shuffle_after_epoch_seed: int | None = ...,
+    skip_cached_images: bool | None = ...,
+    stick_to_shard: bool | None = ...,
+    tensor_init_bytes: int | None = ...,
+) -> DataNode | list[DataNode] | None:
+    """Reads Fits image HDUs from a directory.
+
+    This operator can be used in the following modes:
+
+    1. Read all files from a directory indicated by ``file_root`` that match given
+       ``file_filter``.
+    2. Read file names from a text file indicated in ``file_list`` argument.
+    3. Read files listed in ``files`` argument.
+    4. Number of outputs per sample corresponds to the length of ``hdu_indices`` argument. By
+       default, first HDU with data is read from each file, so the number of outputs defaults
+       to 1.
+
+    Each output sample is the image of its HDU: the HDU's type (``BSCALE``/``BZERO`` applied,
+    as cfitsio does) and its axes reversed (C order), tile-compressed images decompressed.
+    Needs the ``fitsio`` package.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        file_root (str, optional): Folder of the files (traversed unless files/file_list).
+        file_filter (str, default '*.fits'): Glob for file names under file_root.
+        file_list (str, optional): Text file with one path per line.
+        files (str_vec, optional): File paths (relative to file_root if given).
+        hdu_indices (int_vec, default (2,)): HDUs to read (1-based: 1 is the primary HDU); one output each.
+        dtypes (dtype_vec, optional): A type per HDU index, checked but not applied (as in DALI 2.4: the outputs have the files' types).
+        random_shuffle (bool, default False): Draw samples from a shuffle buffer.
+        initial_fill (int, default 1024): Size of the shuffle buffer.
+        shard_id (int, default 0): Index of this shard.
+        num_shards (int, default 1): Number of shards the dataset is split into.
+        pad_last_batch (bool, default False): Pad each shard with its last sample.
+        stick_to_shard (bool, default False): Read only this shard, for ever.
+        dont_use_mmap (bool, default False): Read every file (by default files of 1 MiB or more are mapped).
+        read_ahead (bool, default False): Page mapped files in at once.
+        lazy_init (bool, default False): Accepted (I/O tuning; no effect).
+        prefetch_queue_depth (int, default 1): Accepted (I/O tuning; no effect).
+        skip_cached_images (bool, default False): Accepted (no effect).
+        tensor_init_bytes (int, default 1048576): Accepted (memory hint).
+        shuffle_after_epoch (bool, default False): A global permutation per epoch.
+        shuffle_after_epoch_seed (int, optional): Seed of the per-epoch permutations.
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu, gpu. Inputs: 0..0.
+    """
 
 @overload
 def video(

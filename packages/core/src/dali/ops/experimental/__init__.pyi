@@ -15,6 +15,7 @@ from dali.pipeline import DataNode
 from dali.types import DALIDataType, DALIImageType, DALIInterpType
 
 __all__ = [
+    "AudioResample",
     "Debayer",
     "Dilate",
     "Equalize",
@@ -442,6 +443,63 @@ class WarpPerspective:
         preserve: bool | None = ...,
         size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
     ) -> DataNode | list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+@deprecated(
+    "WARNING: `dali.ops.experimental.AudioResample` is now deprecated. Use `dali.fn.audio_resample` instead."
+)
+class AudioResample:
+    """WARNING: `dali.ops.experimental.AudioResample` is now deprecated. Use `dali.fn.audio_resample` instead."""
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        in_rate: float | DataNode | ArrayLike | None = ...,
+        out_length: int | DataNode | ArrayLike | None = ...,
+        out_rate: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        quality: float | None = ...,
+        scale: float | DataNode | ArrayLike | None = ...,
+    ) -> None:
+        """Set the arguments of `AudioResample`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        in_rate: float | DataNode | ArrayLike | None = ...,
+        out_length: int | DataNode | ArrayLike | None = ...,
+        out_rate: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        quality: float | None = ...,
+        scale: float | DataNode | ArrayLike | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        dtype: DALIDataType | DTypeLike | None = ...,
+        in_rate: float | DataNode | ArrayLike | None = ...,
+        out_length: int | DataNode | ArrayLike | None = ...,
+        out_rate: float | DataNode | ArrayLike | None = ...,
+        preserve: bool | None = ...,
+        quality: float | None = ...,
+        scale: float | DataNode | ArrayLike | None = ...,
+    ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 @deprecated(
