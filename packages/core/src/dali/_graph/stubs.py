@@ -426,6 +426,11 @@ class _Module:
         clash = sorted(set(public) & used & set(_BUILTINS_USED))
         if clash:
             raise RuntimeError(f"{self.name}: {clash} shadow the builtins the annotations use")
+        # an operator named like an annotation's type (`ops.readers.Sequence`): the type is
+        # imported under a private name, and the annotations say that name
+        renamed = set(public) & used & set(_IMPORTS)
+        for name in renamed:
+            body = re.sub(rf"\b{name}\[", f"_{name}[", body)
         head = [
             f"# Generated from the operator registry by `{REGENERATE}`; do not edit.",
             *_docstring_lines(doc),
@@ -434,7 +439,10 @@ class _Module:
         # isort's groups (standard library, third party, dali), each sorted by module.
         groups: tuple[list[str], list[str], list[str]] = ([], [], [])
         for module in sorted({_IMPORTS[n] for n in used if n in _IMPORTS}):
-            names = ", ".join(sorted(n for n in used if _IMPORTS.get(n) == module))
+            names = ", ".join(
+                f"{n} as _{n}" if n in renamed else n
+                for n in sorted(n for n in used if _IMPORTS.get(n) == module)
+            )
             group = 0 if module in _STDLIB else 2 if module.startswith("dali.") else 1
             groups[group].append(f"from {module} import {names}")
         # Submodules are imported `as` themselves: a stub re-exports only what it says so.
