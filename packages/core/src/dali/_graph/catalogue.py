@@ -348,6 +348,7 @@ FN_ALIASES: dict[str, str] = {
     "nemo_asr_reader": "readers.nemo_asr",
     "normal_distribution": "random.normal",
     "numpy_reader": "readers.numpy",
+    "sequence_reader": "readers.sequence",
     "shapes": "_shape",
     "tfrecord_reader": "readers.tfrecord",
     "transform_translation": "transforms.translation",
