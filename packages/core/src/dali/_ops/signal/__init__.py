@@ -1,0 +1,1 @@
+"""Signal processing: short-time spectra (`spectrogram`), power spectra and decibel conversion."""
