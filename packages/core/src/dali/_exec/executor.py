@@ -73,7 +73,9 @@ __all__ = [
     "IterationRequest",
     "PipelineError",
     "Stage",
+    "align_outputs",
     "preparable",
+    "run_given",
     "run_iteration",
     "split_gpu_stage",
     "split_stages",
@@ -291,7 +293,7 @@ def _finish(plan: Plan, it: _Iteration, cuda: CudaContext | None = None) -> tupl
     out_values = [it.values[slot] for slot in plan.outputs]
     out_metas = [it.metas[slot] for slot in plan.outputs]
     if len({len(m) for m in out_metas if m is not None}) > 1:
-        out_values, out_metas = _align_outputs(out_values, out_metas)
+        out_values, out_metas = align_outputs(out_values, out_metas)
     results = []
     for tl, m in zip(out_values, out_metas):
         if m is not None and m.source_info is not None and tl.source_infos is None:
@@ -328,6 +330,46 @@ def run_iteration(
         return _finish(plan, it, cuda)
 
 
+def run_given(
+    plan: Plan,
+    req: IterationRequest,
+    given: dict[int, tuple[Any, BatchMeta]],
+    pool: ThreadPoolExecutor | None,
+    cuda: CudaContext | None = None,
+    root: BatchMeta | None = None,
+) -> list[tuple[Any, BatchMeta]]:
+    """Run every step of the plan for one iteration whose input slots were filled elsewhere,
+    on the calling thread; returns each output batch with its samples' identities.
+
+    Debug mode (`dali._pipeline.debug`) runs each operator call this way as soon as it is
+    made: a plan of one operator whose inputs are the batches earlier calls produced.
+
+    Args:
+        plan: The plan; ``given`` fills the slots its steps read and no step writes.
+        req: The iteration (its index, epoch, Python sources' batches, stream position).
+        given: Slot -> (batch, sample identities).
+        pool: The per-sample thread pool (`Workspace.map`), or None.
+        cuda: The pipeline's CUDA context, made current while the steps run (GPU work).
+        root: The iteration's sample identity (what its first source produced), which
+            operators without inputs take (None: the position in the sample stream).
+    """
+    it = _Iteration(plan, req)
+    it.root = root
+    for slot, (value, meta) in given.items():
+        it.values[slot] = value
+        it.metas[slot] = meta
+    steps = range(len(plan.steps))
+    with cuda.activate() if cuda is not None else contextlib.nullcontext():
+        _run_steps(plan, it, steps, pool, cuda)
+        outs = _finish(plan, it, cuda)
+    result = []
+    for out, slot in zip(outs, plan.outputs):
+        out_meta = it.metas[slot]
+        assert out_meta is not None  # (a step gives its outputs the identities it ran on)
+        result.append((out, out_meta))
+    return result
+
+
 def _sample_keys(meta: BatchMeta) -> list[tuple[int, int, int]]:
     """(id, epoch, occurrence) per sample: unique even when padding repeats a sample."""
     seen: dict[tuple[int, int], int] = {}
@@ -339,7 +381,7 @@ def _sample_keys(meta: BatchMeta) -> list[tuple[int, int, int]]:
     return keys
 
 
-def _align_outputs(values: list[Any], metas: list[Any]) -> tuple[list[Any], list[Any]]:
+def align_outputs(values: list[Any], metas: list[Any]) -> tuple[list[Any], list[Any]]:
     """Keep, in every output, only the samples present in all of them.
 
     An operator that drops samples (a decoder with ``on_error="skip"``) shortens its own output;

@@ -9,7 +9,7 @@ node is consumed on another device (`.gpu()`, `.cpu()`). Every operator gets a s
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +18,19 @@ from dali._graph.node import DataNode, OpNode
 from dali._graph.schema import REQUIRED
 from dali._ops.base import Operator, PythonSource
 
-__all__ = ["BuildError", "Plan", "Step", "build_plan", "op_identities", "reseed"]
+__all__ = [
+    "BuildError",
+    "IdentityStream",
+    "Plan",
+    "Step",
+    "build_plan",
+    "check_required",
+    "identity_source",
+    "instantiate",
+    "op_identities",
+    "random_key",
+    "reseed",
+]
 
 #: Arguments that never change what an operator computes.
 _NON_SEMANTIC = frozenset({"name", "device", "preserve", "bytes_per_sample_hint", "seed"})
@@ -118,20 +130,8 @@ def _collect(outputs: Sequence[DataNode], recorded: Sequence[OpNode]) -> list[Op
     return order
 
 
-def op_identities(ops: Sequence[OpNode], *, fingerprint: bool = False) -> dict[int, int]:
-    """A stable 64-bit identity for each operator.
-
-    An explicitly named operator is identified by its name. Otherwise the identity hashes the
-    operator type, its semantic arguments and the identities of its inputs, so it does not
-    depend on creation order, on other outputs, or on where the operator sits in the plan.
-    Structurally identical operators ("twins") are told apart by their creation order.
-
-    Args:
-        ops: The operators.
-        fingerprint: Hash every operator's type, arguments and inputs, its name too (the
-            graph fingerprint of checkpoints, which must see an argument of a named operator
-            change), instead of the identity that keys random numbers.
-    """
+def _structural_hasher(fingerprint: bool) -> Callable[[OpNode], int]:
+    """The structural hash of `op_identities` (memoised per operator, inputs first)."""
     memo: dict[int, int] = {}
 
     def structural(op: OpNode) -> int:
@@ -158,6 +158,24 @@ def op_identities(ops: Sequence[OpNode], *, fingerprint: bool = False) -> dict[i
         memo[id(op)] = h
         return h
 
+    return structural
+
+
+def op_identities(ops: Sequence[OpNode], *, fingerprint: bool = False) -> dict[int, int]:
+    """A stable 64-bit identity for each operator.
+
+    An explicitly named operator is identified by its name. Otherwise the identity hashes the
+    operator type, its semantic arguments and the identities of its inputs, so it does not
+    depend on creation order, on other outputs, or on where the operator sits in the plan.
+    Structurally identical operators ("twins") are told apart by their creation order.
+
+    Args:
+        ops: The operators.
+        fingerprint: Hash every operator's type, arguments and inputs, its name too (the
+            graph fingerprint of checkpoints, which must see an argument of a named operator
+            change), instead of the identity that keys random numbers.
+    """
+    structural = _structural_hasher(fingerprint)
     twins: dict[int, list[OpNode]] = {}
     for op in sorted(ops, key=lambda o: o.creation_index):
         twins.setdefault(structural(op), []).append(op)
@@ -168,6 +186,34 @@ def op_identities(ops: Sequence[OpNode], *, fingerprint: bool = False) -> dict[i
     return result
 
 
+class IdentityStream:
+    """`op_identities` of operators given one at a time, in creation order: each identity is
+    known as soon as its operator is traced (debug mode runs every call at once,
+    `dali._pipeline.debug`), and is the one `op_identities` gives for all of them together.
+
+    Example:
+        >>> from dali import fn, Pipeline
+        >>> pipe = Pipeline(batch_size=1, num_threads=1)
+        >>> with pipe:
+        ...     a, b = fn.random.uniform(), fn.random.uniform()
+        >>> stream = IdentityStream()
+        >>> [stream.identity(n.source) for n in (a, b)] == [
+        ...     op_identities([a.source, b.source])[id(n.source)] for n in (a, b)]
+        True
+    """
+
+    def __init__(self) -> None:
+        self._structural = _structural_hasher(False)
+        self._twins: dict[int, int] = {}
+
+    def identity(self, op: OpNode) -> int:
+        """The identity of ``op``, traced after every operator given before it."""
+        h = self._structural(op)
+        k = self._twins.get(h, 0)
+        self._twins[h] = k + 1
+        return int(combine(h, k)) if k else h
+
+
 def reseed(plan: Plan, seed: int) -> None:
     """Key the random operators of a built ``plan`` on another pipeline seed (a checkpoint
     restored into a built pipeline brings its own); explicit operator seeds stay."""
@@ -176,7 +222,8 @@ def reseed(plan: Plan, seed: int) -> None:
             step.impl.random_key = int(combine(seed, step.identity))
 
 
-def _check_required(op: OpNode) -> None:
+def check_required(op: OpNode) -> None:
+    """Raise `BuildError` naming the required arguments ``op`` was not given."""
     missing = [
         name
         for name, arg in op.schema.args.items()
@@ -189,6 +236,54 @@ def _check_required(op: OpNode) -> None:
             f"({op.name}). Please specify values for arguments: {names}"
             + (f"\nThe operator was defined at:\n{op.definition}" if op.definition else "")
         )
+
+
+def random_key(op: OpNode, seed: int, identity: int) -> tuple[int | None, int | None]:
+    """The random key of ``op`` (`Operator.random_key`) in a pipeline seeded with ``seed``,
+    and the identity it derives from (None: it does not, the operator has a seed of its own
+    or draws no random numbers; `reseed` leaves it alone).
+
+    Args:
+        op: The operator.
+        seed: The resolved pipeline seed.
+        identity: The operator's identity (`op_identities`).
+    """
+    if not op.schema.random:
+        return None, None
+    op_seed = op.scalar_args.get("seed", -1)
+    if op_seed is not None and op_seed >= 0:
+        # An explicit seed keys on the seed alone, as in DALI: two operators given the
+        # same seed draw the same values (e.g. aligned random crops of image and mask).
+        return int(combine(op_seed, _EXPLICIT_SEED)), None
+    return int(combine(seed, identity)), identity
+
+
+def instantiate(op: OpNode, pipeline_info: Any, key: int | None) -> Operator:
+    """The implementation object of ``op``, keyed by ``key`` (`random_key`) and set up.
+
+    Raises:
+        BuildError: ``setup`` rejected the arguments (the message names the operator and
+            where it was defined).
+    """
+    try:
+        impl = op.schema.impl(op, pipeline_info)
+        impl.random_key = key
+        impl.setup()
+    except BuildError:
+        raise
+    except Exception as e:
+        where = f"\nThe operator was defined at:\n{op.definition}" if op.definition else ""
+        raise BuildError(
+            f"Error in {op.device.upper()} operator `{op.schema.display_name}` ({op.name}): "
+            f"{e}{where}"
+        ) from e
+    return impl
+
+
+def identity_source(outputs: Sequence[DataNode], recorded: Sequence[OpNode]) -> OpNode | None:
+    """The source whose samples identify an iteration (`Plan.identity_step`): the first
+    source `build_plan` places, None when the built graph would have none."""
+    return next((op for op in _collect(outputs, recorded) if op.schema.source), None)
 
 
 def build_plan(
@@ -211,7 +306,7 @@ def build_plan(
     ops = _collect(outputs, recorded)
     names: dict[str, OpNode] = {}
     for op in ops:
-        _check_required(op)
+        check_required(op)
         other = names.setdefault(op.name, op)
         if other is not op:
             raise BuildError(f'Operator name "{op.name}" is used by two operators in the pipeline.')
@@ -254,28 +349,8 @@ def build_plan(
         return new
 
     for op in ops:
-        key_val = identity = None
-        if op.schema.random:
-            op_seed = op.scalar_args.get("seed", -1)
-            if op_seed is not None and op_seed >= 0:
-                # An explicit seed keys on the seed alone, as in DALI: two operators given the
-                # same seed draw the same values (e.g. aligned random crops of image and mask).
-                key_val = int(combine(op_seed, _EXPLICIT_SEED))
-            else:
-                identity = idents[id(op)]
-                key_val = int(combine(seed, identity))
-        try:
-            impl = op.schema.impl(op, pipeline_info)
-            impl.random_key = key_val
-            impl.setup()
-        except BuildError:
-            raise
-        except Exception as e:
-            where = f"\nThe operator was defined at:\n{op.definition}" if op.definition else ""
-            raise BuildError(
-                f"Error in {op.device.upper()} operator `{op.schema.display_name}` ({op.name}): "
-                f"{e}{where}"
-            ) from e
+        key_val, identity = random_key(op, seed, idents[id(op)])
+        impl = instantiate(op, pipeline_info, key_val)
         ins = [slot_for(n) for n in op.inputs]
         args = {k: slot_for(n) for k, n in op.arg_inputs.items()}
         batch = slot_for(op.batch_source) if op.batch_source is not None else None

@@ -7,7 +7,7 @@ import sys
 import traceback
 import weakref
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from dali._graph.schema import Schema
 if TYPE_CHECKING:
     from types import FrameType
 
-__all__ = ["call_operator", "constant_node", "definition_site"]
+__all__ = ["EagerCalls", "call_operator", "constant_node", "definition_site", "trace_call"]
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _detached_counter = [0]
@@ -98,6 +98,19 @@ def _is_input_set(value: Any) -> bool:
     )
 
 
+class EagerCalls(Protocol):
+    """What runs operator calls at once instead of recording them: a pipeline in debug mode
+    sets one as its ``_eager`` while its definition runs (`dali._pipeline.debug`)."""
+
+    def call(
+        self,
+        schema: Schema,
+        inputs: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        name_hint: str | None,
+    ) -> Any: ...
+
+
 def call_operator(
     schema: Schema,
     inputs: tuple[Any, ...],
@@ -105,7 +118,27 @@ def call_operator(
     *,
     name_hint: str | None = None,
 ) -> Any:
-    """Trace one operator call; returns a DataNode, a list of them, or None (no outputs)."""
+    """Trace one operator call; returns a DataNode, a list of them, or None (no outputs).
+
+    In a pipeline that runs in debug mode the call is handed to the pipeline's `EagerCalls`,
+    which traces it (`trace_call`) and runs it at once.
+    """
+    pipe = context.current_pipeline()
+    eager = pipe._eager if pipe is not None else None
+    if eager is not None:
+        return eager.call(schema, inputs, kwargs, name_hint)
+    return trace_call(schema, inputs, kwargs, name_hint=name_hint)
+
+
+def trace_call(
+    schema: Schema,
+    inputs: tuple[Any, ...],
+    kwargs: Mapping[str, Any],
+    *,
+    name_hint: str | None = None,
+) -> Any:
+    """Record one operator call in the current pipeline (`call_operator`, without the debug
+    mode's hand-off); returns a DataNode, a list of them, or None (no outputs)."""
     op_display = schema.display_name
     kwargs = {k: v for k, v in kwargs.items() if v is not None}  # None means "not given"
 

@@ -51,11 +51,12 @@ if TYPE_CHECKING:
     from dali._exec.device import CudaContext
     from dali._exec.process.pool import PoolExecutor
     from dali._exec.profile import Profile
+    from dali._graph.trace import EagerCalls
 
     #: what runs a pipeline's iterations: threads here, one worker process, or a pool of them
     _AnyExecutor: TypeAlias = "Executor | ProcessExecutor | PoolExecutor"
 
-__all__ = ["Pipeline", "PipelineInfo"]
+__all__ = ["Pipeline", "PipelineInfo", "require_gpu"]
 
 _BASIC, _ITERATOR, _SCHEDULED = "BASIC", "ITERATOR", "SCHEDULED"
 
@@ -97,6 +98,25 @@ def _gpu_users(plan: Plan) -> list[str]:
             line += "; defined at:\n" + textwrap.indent(node.definition.rstrip(), "    ")
         lines.append(line)
     return lines
+
+
+def require_gpu(device_id: int | None, plan: Plan) -> None:
+    """Check that the GPU work of ``plan`` has a GPU: the pipeline's ``device_id``, which must
+    be a device of this machine.
+
+    Raises:
+        BuildError: ``device_id`` is None (the message names every operator of ``plan`` that
+            needs a GPU and where it was defined).
+    """
+    if device_id is None:
+        raise BuildError(
+            "The pipeline requires a CUDA-capable GPU, but device_id=None was given:\n"
+            + "\n".join(_gpu_users(plan))
+            + "\nPass device_id=<GPU index> or keep every operator on the CPU."
+        )
+    from dali._exec import device
+
+    device.require(device_id)
 
 
 def _release(executor: _AnyExecutor, profile: Profile | None) -> None:
@@ -179,6 +199,9 @@ class Pipeline(PipelineProperties, Inspection, Serialization):
 
     #: Whether `pipeline_def` converted the graph function's ``if`` statements (set only by it).
     _conditionals: bool
+    #: What runs operator calls at once instead of recording them: set only while a pipeline
+    #: in debug mode runs its definition (`dali._pipeline.debug`; `_graph.trace.call_operator`).
+    _eager: EagerCalls | None = None
 
     def __init__(
         self,
@@ -719,15 +742,7 @@ class Pipeline(PipelineProperties, Inspection, Serialization):
         return step.impl.resume_info()
 
     def _require_gpu(self, plan: Plan) -> None:
-        if self._device_id is None:
-            raise BuildError(
-                "The pipeline requires a CUDA-capable GPU, but device_id=None was given:\n"
-                + "\n".join(_gpu_users(plan))
-                + "\nPass device_id=<GPU index> or keep every operator on the CPU."
-            )
-        from dali._exec import device
-
-        device.require(self._device_id)
+        require_gpu(self._device_id, plan)
 
     def _start(self) -> _AnyExecutor:
         if self._executor is None:

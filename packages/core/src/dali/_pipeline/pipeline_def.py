@@ -9,7 +9,7 @@ from typing import Any, overload
 
 from dali._pipeline.pipeline import Pipeline
 
-__all__ = ["do_not_convert", "pipeline_def"]
+__all__ = ["do_not_convert", "make_pipeline_def", "pipeline_def"]
 
 _PIPELINE_PARAMS = frozenset(
     name for name in inspect.signature(Pipeline.__init__).parameters if name != "self"
@@ -70,6 +70,27 @@ def pipeline_def(
         >>> len(p.run()[0])
         2
     """
+    return make_pipeline_def(fn, enable_conditionals, pipeline_kwargs, debug=None)
+
+
+def make_pipeline_def(
+    fn: Callable[..., Any] | None,
+    enable_conditionals: bool,
+    pipeline_kwargs: dict[str, Any],
+    *,
+    debug: bool | None,
+) -> Callable[..., Pipeline] | Callable[[Callable[..., Any]], Callable[..., Pipeline]]:
+    """`pipeline_def`'s work, shared with ``dali.pipeline.experimental.pipeline_def``.
+
+    Args:
+        fn: The graph-defining function, or None (the decorator is returned).
+        enable_conditionals: The default of the call's ``enable_conditionals``.
+        pipeline_kwargs: Default `Pipeline` constructor arguments.
+        debug: None for the stable decorator (no ``debug`` argument); a bool for the
+            experimental one: the default of the call's ``debug``, which makes the pipeline
+            run its definition eagerly (`dali._pipeline.debug.PipelineDebug`). As in DALI, a
+            graph function with a parameter of that name gets the value too.
+    """
     _check_ctor_kwargs(pipeline_kwargs, "pipeline_def")
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Pipeline]:
@@ -89,6 +110,11 @@ def pipeline_def(
             conditionals = enable_conditionals
             if "enable_conditionals" in kwargs and "enable_conditionals" not in fn_params:
                 conditionals = bool(kwargs.pop("enable_conditionals"))
+            debug_on = False
+            if debug is not None:
+                debug_on = bool(kwargs.get("debug", debug))
+                if "debug" not in fn_params:
+                    kwargs.pop("debug", None)
             ctor = dict(pipeline_kwargs)
             fn_kwargs: dict[str, Any] = {}
             for k, v in kwargs.items():
@@ -107,12 +133,17 @@ def pipeline_def(
                         f"neither a parameter of the graph-defining function nor a Pipeline "
                         f"constructor argument."
                     )
-            pipe = Pipeline(**ctor)
             target = func
             if conditionals:
                 from dali._pipeline.conditionals import convert
 
                 target = convert(func)
+            if debug_on:
+                from dali._pipeline.debug import PipelineDebug
+
+                definition = functools.partial(target, *args, **fn_kwargs)
+                return PipelineDebug(definition, conditionals=conditionals, **ctor)
+            pipe = Pipeline(**ctor)
             with pipe:
                 outputs = target(*args, **fn_kwargs)
                 if outputs is None:

@@ -36,8 +36,9 @@ import numpy as np
 
 from dali import fn, types
 from dali.auto_aug import augmentations as a
-from dali.auto_aug.core import Policy, _Augmentation, signed_bin
+from dali.auto_aug.core import Policy, signed_bin
 from dali.auto_aug.core._args import forbid_unused_kwargs as _forbid_unused_kwargs
+from dali.auto_aug.core._augmentation import Augmentation
 from dali.auto_aug.core._utils import get_translations as _get_translations
 from dali.auto_aug.core._utils import pretty_select as _pretty_select
 from dali.data_node import DataNode as _DataNode
@@ -513,7 +514,7 @@ def _sub_policy_to_magnitude_bin_map(policy: Policy) -> Any:
 
 def _sub_policy_to_augmentation_matrix_map(
     policy: Policy,
-) -> tuple[np.ndarray, list[list[_Augmentation]]]:
+) -> tuple[np.ndarray, list[list[Augmentation]]]:
     """Creates a matrix of operators to be called for given sub policy at given stage.
 
     The output is a tuple `(m, augments)`, where `augments` is a list of augmentations per
@@ -527,7 +528,7 @@ def _sub_policy_to_augmentation_matrix_map(
     max_policy_len = max(len(sub_policy) for sub_policy in sub_policies)
     augmentations = []  # list of augmentations in each stage
     for stage_idx in range(max_policy_len):
-        stage_augments: set[_Augmentation] = set()
+        stage_augments: set[Augmentation] = set()
         stage_augments_list = []
         for sub_policy in sub_policies:
             if stage_idx < len(sub_policy):
@@ -553,6 +554,6 @@ def _sub_policy_to_augmentation_matrix_map(
     return augments_by_id, augmentations
 
 
-def _sub_policy_to_augmentation_map(policy: Policy) -> tuple[Any, list[list[_Augmentation]]]:
+def _sub_policy_to_augmentation_map(policy: Policy) -> tuple[Any, list[list[Augmentation]]]:
     matrix, augments = _sub_policy_to_augmentation_matrix_map(policy)
     return types.Constant(matrix), augments

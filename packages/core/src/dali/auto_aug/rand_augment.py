@@ -30,8 +30,9 @@ from typing import Any
 
 from dali import fn, types
 from dali.auto_aug import augmentations as a
-from dali.auto_aug.core import _Augmentation, signed_bin
+from dali.auto_aug.core import signed_bin
 from dali.auto_aug.core._args import forbid_unused_kwargs as _forbid_unused_kwargs
+from dali.auto_aug.core._augmentation import Augmentation
 from dali.auto_aug.core._utils import get_translations as _get_translations
 from dali.auto_aug.core._utils import pretty_select as _pretty_select
 from dali.data_node import DataNode as _DataNode
@@ -136,7 +137,7 @@ def rand_augment(
 
 
 def apply_rand_augment(
-    augmentations: list[_Augmentation],
+    augmentations: list[Augmentation],
     data: _DataNode,
     n: int,
     m: int,
@@ -217,7 +218,7 @@ def get_rand_augment_suite(
     use_shape: bool = False,
     max_translate_abs: Any = None,
     max_translate_rel: Any = None,
-) -> list[_Augmentation]:
+) -> list[Augmentation]:
     """Creates a list of RandAugment augmentations.
 
     Args:
@@ -269,7 +270,7 @@ def get_rand_augment_non_monotonic_suite(
     use_shape: bool = False,
     max_translate_abs: Any = None,
     max_translate_rel: Any = None,
-) -> list[_Augmentation]:
+) -> list[Augmentation]:
     """Similarly to `get_rand_augment_suite` creates a list of RandAugment augmentations.
 
     This variant uses brightness, contrast, color, sharpness, posterize, and solarize with

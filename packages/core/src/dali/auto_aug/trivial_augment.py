@@ -29,8 +29,9 @@ from typing import Any
 
 from dali import fn, types
 from dali.auto_aug import augmentations as a
-from dali.auto_aug.core import _Augmentation, signed_bin
+from dali.auto_aug.core import signed_bin
 from dali.auto_aug.core._args import forbid_unused_kwargs as _forbid_unused_kwargs
+from dali.auto_aug.core._augmentation import Augmentation
 from dali.auto_aug.core._utils import get_translations as _get_translations
 from dali.auto_aug.core._utils import pretty_select as _pretty_select
 from dali.data_node import DataNode as _DataNode
@@ -110,7 +111,7 @@ def trivial_augment_wide(
 
 
 def apply_trivial_augment(
-    augmentations: list[_Augmentation],
+    augmentations: list[Augmentation],
     data: _DataNode,
     num_magnitude_bins: int = 31,
     seed: int | None = None,
@@ -169,7 +170,7 @@ def get_trivial_augment_wide_suite(
     use_shape: bool = False,
     max_translate_abs: Any = None,
     max_translate_rel: Any = None,
-) -> list[_Augmentation]:
+) -> list[Augmentation]:
     """Creates a list of 14 augmentations referred as wide augmentation space in TrivialAugment
     paper (https://arxiv.org/abs/2103.10158).
 
