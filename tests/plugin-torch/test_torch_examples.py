@@ -97,6 +97,22 @@ def test_ddp_example_shards_the_dataset():
     assert "shards disjoint: True, together every one of the 21 images once: True" in stdout
 
 
+def test_proxy_example_trains_on_the_servers_batches():
+    pytest.importorskip("PIL")
+    args = ("--workers", "2", "--steps", "3", "--size", "32", "--threads", "2", "--deterministic")
+    runs = [_run("examples/pytorch/proxy.py", *args) for _ in range(2)]
+    stdout = runs[0]
+    assert "21 images in 3 classes, 2 batches of 8 per epoch, 2 workers, device cpu" in stdout
+    steps = re.findall(r"^step (\d+): images (.*), loss (\d+\.\d+)$", stdout, re.MULTILINE)
+    assert [int(s) for s, _, _ in steps] == [0, 1, 2]  # the 3rd step is in the 2nd epoch
+    for _, shapes, _ in steps:
+        assert shapes == "(8, 3, 32, 32) torch.float32 on cpu, labels (8,) torch.int64"
+    assert stdout.rstrip().endswith("done: the server stopped, the pipeline closed")
+    # --deterministic: the same random flips, so the same losses, on every run
+    losses = [re.findall(r"loss (\d+\.\d+)$", out, re.MULTILINE) for out in runs]
+    assert losses[0] == losses[1]
+
+
 def test_torch_loader_benchmark_quick():
     stdout = _run("benchmarks/torch_loader.py", "--quick")
     rows = dict(

@@ -12,6 +12,8 @@ package), as in DALI with ``nvidia.dali`` written ``dali``.
 * `fn.torch_python_function` / `TorchPythonFunction`: a function on torch tensors as a
   pipeline operator, CPU and GPU.
 * `distributed.shard_info`: each ``torch.distributed`` rank's ``shard_id``/``num_shards``.
+* `experimental.proxy` (imported on its own): DALI's proxy, one pipeline in the training
+  process serving the batches of a multi-process ``torch.utils.data.DataLoader``.
 
 Importing it does not import torch (only checks that a recent enough one is installed).
 
