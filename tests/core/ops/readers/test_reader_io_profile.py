@@ -117,9 +117,9 @@ def test_profile_is_off_unless_asked(monkeypatch):
 def test_profile_reports_steps_and_stage_overlap():
     prof = dali_profile.Profile()
     prof.spans += [
-        ("cpu", 0, "<stage>", 0.0, 1.0, 0.5),
-        ("gpu", 0, "<stage>", 0.5, 2.0, 1.5),
-        ("gpu", 0, "dec", 0.5, 1.5, 1.0),
+        ("cpu", 0, "<stage>", 0.0, 1.0, 0.5, 1),
+        ("gpu", 0, "<stage>", 0.5, 2.0, 1.5, 2),
+        ("gpu", 0, "dec", 0.5, 1.5, 1.0, 2),
     ]
     prof.gil_waits += [0.001, 0.003]
     text = prof.report()
