@@ -126,3 +126,48 @@ def test_torch_loader_benchmark_quick():
         assert re.search(r"^torchvision DataLoader.*\s1\.00x\s", stdout, re.MULTILINE)
     else:
         assert "torchvision is not installed" in stdout
+
+
+def test_jasper_speech_example(tmp_path):
+    """examples/speech/jasper.py: Jasper's log-mel features through DALIGenericIterator,
+    (batch, 64 mel bands, frames padded to a multiple of 16), every clip once per epoch (in a
+    new order), each clip's bands normalised over time; the picture is saved."""
+    pytest.importorskip("PIL")
+    pytest.importorskip("soundfile")
+    picture = tmp_path / "mels.png"
+    stdout = _run(
+        "examples/speech/jasper.py",
+        *("--out", str(picture), "--data", str(tmp_path / "clips"), "--clips", "11"),
+        *("--batch-size", "4", "--epochs", "2", "--threads", "1", "--show", "3"),
+    )
+    steps = re.findall(
+        r"^epoch (\d) step \d: audio \((\d+), 64, (\d+)\) torch.float32 on cpu, frames \[(.*)\]$",
+        stdout,
+        re.MULTILINE,
+    )
+    assert [(e, int(b)) for e, b, _, _ in steps] == [(e, b) for e in "01" for b in (4, 4, 3)]
+    for _, batch, width, frames in steps:
+        lengths = [int(f) for f in frames.split(", ")]
+        assert len(lengths) == int(batch)
+        # padded to the batch's longest clip, rounded up to 16 frames; 0.5-2 s clips at 10 ms
+        assert int(width) == -(-max(lengths) // 16) * 16
+        assert all(20 <= n <= 201 for n in lengths)
+    assert "epoch 0: 11 clips, every clip once: True" in stdout
+    assert "epoch 1: 11 clips, every clip once: True" in stdout
+    epochs = [[f for e, _, _, f in steps if e == k] for k in "01"]
+    assert epochs[0] != epochs[1]  # shuffle_after_epoch: a new order
+    clips = re.findall(
+        r"^clip \d+ .*: (\d+) samples, (\d+) frames; band means (\S+), stds (\S+)$",
+        stdout,
+        re.MULTILINE,
+    )
+    assert len(clips) == 3
+    for samples, frames, means, stds in clips:
+        assert int(frames) <= int(samples) // 160 + 1  # trimmed, never longer than the clip
+        assert float(means) < 1e-4 and abs(float(stds) - 1) < 1e-3
+
+    from PIL import Image
+
+    image = Image.open(picture)
+    width = int(steps[0][2])  # the first batch is the one drawn
+    assert image.size == (3 * width, 3 * 3 * 64)  # 3 spectrograms, 3x scaled, one per row
