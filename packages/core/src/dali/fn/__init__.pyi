@@ -75,13 +75,17 @@ __all__ = [
     "image_decoder_random_crop",
     "image_decoder_slice",
     "io",
+    "jitter",
     "jpeg_compression_distortion",
     "laplacian",
     "lookup_table",
+    "mel_filter_bank",
+    "mfcc",
     "multi_paste",
     "mxnet_reader",
     "nemo_asr_reader",
     "noise",
+    "nonsilent_region",
     "normal_distribution",
     "normalize",
     "numpy_reader",
@@ -94,6 +98,8 @@ __all__ = [
     "peek_image_shape",
     "per_frame",
     "permute_batch",
+    "power_spectrum",
+    "preemphasis_filter",
     "python_function",
     "random",
     "random_bbox_crop",
@@ -109,19 +115,24 @@ __all__ = [
     "rotate",
     "saturation",
     "segmentation",
+    "sequence_reader",
     "sequence_rearrange",
     "shapes",
     "slice",
+    "spectrogram",
+    "sphere",
     "squeeze",
     "stack",
     "tensor_resize",
     "tfrecord_reader",
+    "to_decibels",
     "transform_translation",
     "transforms",
     "transpose",
     "uniform",
     "video_reader",
     "warp_affine",
+    "water",
     "zeros",
     "zeros_like",
 ]
@@ -2686,6 +2697,82 @@ def hue(
     """
 
 @overload
+def jitter(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    fill_value: float | None = ...,
+    interp_type: DALIInterpType | int | None = ...,
+    mask: int | DataNode | ArrayLike | None = ...,
+    nDegree: int | None = ...,
+    preserve: bool | None = ...,
+    seed: int | None = ...,
+) -> DataNode:
+    """Performs a random Jitter augmentation.
+
+    The output images are produced by moving each pixel by a random amount, in the x and y
+    dimensions, and bounded by half of the ``nDegree`` parameter: each offset is one of the
+    ``nDegree`` integers from ``-(nDegree // 2)``, and the moved position is clamped into the
+    image. ``mask`` (per sample) 0 leaves a sample unchanged. Input: ``HWC`` uint8 or float
+    images. (DALI 2.4 runs it on the GPU only; here the CPU backend draws the same values as the
+    GPU one.)
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        nDegree (int, default 2): Each pixel is moved by a random amount in the ``[-nDegree/2, nDegree/2]`` range
+        mask (int, default 1, per-sample): Whether to apply the augmentation to a sample: 0 copies it, nonzero applies it.
+        interp_type (interp_type, default 0): Type of interpolation used: INTERP_NN (default) or INTERP_LINEAR.
+        fill_value (float, default 0.0): Color value that is used for padding (outside the input).
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def jitter(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    fill_value: float | None = ...,
+    interp_type: DALIInterpType | int | None = ...,
+    mask: int | DataNode | ArrayLike | None = ...,
+    nDegree: int | None = ...,
+    preserve: bool | None = ...,
+    seed: int | None = ...,
+) -> list[DataNode]:
+    """Performs a random Jitter augmentation.
+
+    The output images are produced by moving each pixel by a random amount, in the x and y
+    dimensions, and bounded by half of the ``nDegree`` parameter: each offset is one of the
+    ``nDegree`` integers from ``-(nDegree // 2)``, and the moved position is clamped into the
+    image. ``mask`` (per sample) 0 leaves a sample unchanged. Input: ``HWC`` uint8 or float
+    images. (DALI 2.4 runs it on the GPU only; here the CPU backend draws the same values as the
+    GPU one.)
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        nDegree (int, default 2): Each pixel is moved by a random amount in the ``[-nDegree/2, nDegree/2]`` range
+        mask (int, default 1, per-sample): Whether to apply the augmentation to a sample: 0 copies it, nonzero applies it.
+        interp_type (interp_type, default 0): Type of interpolation used: INTERP_NN (default) or INTERP_LINEAR.
+        fill_value (float, default 0.0): Color value that is used for padding (outside the input).
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
 def jpeg_compression_distortion(
     input: DataNode | ArrayLike,
     /,
@@ -2896,6 +2983,182 @@ def lookup_table(
     """
 
 @overload
+def mel_filter_bank(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    freq_high: float | None = ...,
+    freq_low: float | None = ...,
+    mel_formula: str | PathLike[str] | None = ...,
+    nfilter: int | None = ...,
+    normalize: bool | None = ...,
+    preserve: bool | None = ...,
+    sample_rate: float | None = ...,
+) -> DataNode:
+    """Converts a spectrogram to a mel spectrogram by applying a bank of
+    triangular filters.
+
+    The frequency ('f') dimension is selected from the input layout.
+    In case of no layout, "f", "ft", or "\\*ft" is assumed, depending on the number of dimensions.
+
+    ``nfilter`` triangular filters, equally spaced on the mel scale (``mel_formula``:
+    ``"slaney"``, linear under 1 kHz and logarithmic above, as librosa's default, or ``"htk"``,
+    ``m = 2595 * log10(1 + f / 700)``) between ``freq_low`` and ``freq_high`` (default:
+    ``sample_rate / 2``), are applied to the frequency axis, whose ``nfft // 2 + 1`` bins
+    span 0 to ``sample_rate / 2``. With ``normalize`` (the default) each filter's integral is
+    1, otherwise its peak is 1. The input is float32; the output has ``nfilter`` values along
+    the frequency axis and the input's layout.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        nfilter (int, default 128): Number of mel filters.
+        sample_rate (float, default 44100.0): Sampling rate of the audio signal.
+        freq_low (float, default 0.0): The minimum frequency.
+        freq_high (float, default 0.0): The maximum frequency; default (0): sample_rate / 2.
+        normalize (bool, default True): Normalize the filters by their width (integral 1) instead of peak 1.
+        mel_formula (str, default 'slaney'): Hz <-> mel formula: "slaney" (librosa's default) or "htk".
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def mel_filter_bank(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    freq_high: float | None = ...,
+    freq_low: float | None = ...,
+    mel_formula: str | PathLike[str] | None = ...,
+    nfilter: int | None = ...,
+    normalize: bool | None = ...,
+    preserve: bool | None = ...,
+    sample_rate: float | None = ...,
+) -> list[DataNode]:
+    """Converts a spectrogram to a mel spectrogram by applying a bank of
+    triangular filters.
+
+    The frequency ('f') dimension is selected from the input layout.
+    In case of no layout, "f", "ft", or "\\*ft" is assumed, depending on the number of dimensions.
+
+    ``nfilter`` triangular filters, equally spaced on the mel scale (``mel_formula``:
+    ``"slaney"``, linear under 1 kHz and logarithmic above, as librosa's default, or ``"htk"``,
+    ``m = 2595 * log10(1 + f / 700)``) between ``freq_low`` and ``freq_high`` (default:
+    ``sample_rate / 2``), are applied to the frequency axis, whose ``nfft // 2 + 1`` bins
+    span 0 to ``sample_rate / 2``. With ``normalize`` (the default) each filter's integral is
+    1, otherwise its peak is 1. The input is float32; the output has ``nfilter`` values along
+    the frequency axis and the input's layout.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        nfilter (int, default 128): Number of mel filters.
+        sample_rate (float, default 44100.0): Sampling rate of the audio signal.
+        freq_low (float, default 0.0): The minimum frequency.
+        freq_high (float, default 0.0): The maximum frequency; default (0): sample_rate / 2.
+        normalize (bool, default True): Normalize the filters by their width (integral 1) instead of peak 1.
+        mel_formula (str, default 'slaney'): Hz <-> mel formula: "slaney" (librosa's default) or "htk".
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def mfcc(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    axis: int | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dct_type: int | None = ...,
+    lifter: float | None = ...,
+    n_mfcc: int | None = ...,
+    normalize: bool | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Computes Mel Frequency Cepstral Coefficients (MFCC) from
+    a mel spectrogram.
+
+    A DCT of type ``dct_type`` (1, 2, 3 or 4, the formulas of
+    https://en.wikipedia.org/wiki/Discrete_cosine_transform; ortho-normal with ``normalize``,
+    which type 1 does not support) along ``axis`` (default 0, the outer-most dimension) keeps
+    ``n_mfcc`` coefficients (at most the axis' extent). If the lifter coefficient is greater
+    than 0, the MFCCs are then scaled as::
+
+        MFFC[i] = MFCC[i] * (1 + sin(pi * (i + 1) / lifter)) * (lifter / 2)
+
+    (that is, ``1 + (lifter / 2) * sin(pi * (i + 1) / lifter)``). The input is float32 with 2
+    to 4 dimensions; the output keeps its layout.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        n_mfcc (int, default 20): Number of MFCC coefficients.
+        dct_type (int, default 2): Discrete Cosine Transform type: 1, 2, 3 or 4 (Wikipedia's formulas).
+        normalize (bool, default False): Use an ortho-normal DCT basis (not supported for dct_type=1).
+        axis (int, default 0): Axis over which the transform will be applied.
+        lifter (float, default 0.0): Cepstral filtering (liftering) coefficient; 0: none.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def mfcc(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    axis: int | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dct_type: int | None = ...,
+    lifter: float | None = ...,
+    n_mfcc: int | None = ...,
+    normalize: bool | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Computes Mel Frequency Cepstral Coefficients (MFCC) from
+    a mel spectrogram.
+
+    A DCT of type ``dct_type`` (1, 2, 3 or 4, the formulas of
+    https://en.wikipedia.org/wiki/Discrete_cosine_transform; ortho-normal with ``normalize``,
+    which type 1 does not support) along ``axis`` (default 0, the outer-most dimension) keeps
+    ``n_mfcc`` coefficients (at most the axis' extent). If the lifter coefficient is greater
+    than 0, the MFCCs are then scaled as::
+
+        MFFC[i] = MFCC[i] * (1 + sin(pi * (i + 1) / lifter)) * (lifter / 2)
+
+    (that is, ``1 + (lifter / 2) * sin(pi * (i + 1) / lifter)``). The input is float32 with 2
+    to 4 dimensions; the output keeps its layout.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        n_mfcc (int, default 20): Number of MFCC coefficients.
+        dct_type (int, default 2): Discrete Cosine Transform type: 1, 2, 3 or 4 (Wikipedia's formulas).
+        normalize (bool, default False): Use an ortho-normal DCT basis (not supported for dct_type=1).
+        axis (int, default 0): Axis over which the transform will be applied.
+        lifter (float, default 0.0): Cepstral filtering (liftering) coefficient; 0: none.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
 def multi_paste(
     input_0: DataNode | ArrayLike,
     /,
@@ -3017,6 +3280,100 @@ def multi_paste(
         dtype (dtype, optional): Output data type. If not set, the input type is used.
 
     Devices: cpu, gpu. Inputs: 1..64.
+    """
+
+@overload
+def nonsilent_region(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    cutoff_db: float | None = ...,
+    preserve: bool | None = ...,
+    reference_power: float | None = ...,
+    reset_interval: int | None = ...,
+    window_length: int | None = ...,
+) -> list[DataNode]:
+    """Performs leading and trailing silence detection in an audio buffer.
+
+    The operator returns the beginning and length of the non-silent region by comparing the
+    short term power calculated for ``window_length`` of the signal with a silence cut-off
+    threshold. The signal is considered to be silent when the ``short_term_power_db`` is less
+    than the ``cutoff_db``. where::
+
+      short_term_power_db = 10 * log10( short_term_power / reference_power )
+
+    Unless specified otherwise, ``reference_power`` is the maximum power of the signal.
+
+    Inputs and outputs:
+
+    * **Input 0** - 1D audio buffer (integers or float32).
+    * **Output 0** - Index of the first sample in the nonsilent region (int32 scalar).
+    * **Output 1** - Length of nonsilent region (int32 scalar).
+
+    If ``Outputs[1] == 0``, the signal is silent and ``Outputs[0]`` is 0. ``reset_interval``
+    (float32 input only) must be a multiple of ``window_length``, or -1.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        cutoff_db (float, default -60.0): The threshold, in dB, below which the signal is considered silent.
+        window_length (int, default 2048): Size of the sliding window used to calculate the short-term power.
+        reference_power (float, default 0.0): The reference power (> 0); default: the maximum power of the signal.
+        reset_interval (int, default 8192): Samples after which the moving mean is recomputed (float input; -1: never).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def nonsilent_region(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    cutoff_db: float | None = ...,
+    preserve: bool | None = ...,
+    reference_power: float | None = ...,
+    reset_interval: int | None = ...,
+    window_length: int | None = ...,
+) -> list[list[DataNode]]:
+    """Performs leading and trailing silence detection in an audio buffer.
+
+    The operator returns the beginning and length of the non-silent region by comparing the
+    short term power calculated for ``window_length`` of the signal with a silence cut-off
+    threshold. The signal is considered to be silent when the ``short_term_power_db`` is less
+    than the ``cutoff_db``. where::
+
+      short_term_power_db = 10 * log10( short_term_power / reference_power )
+
+    Unless specified otherwise, ``reference_power`` is the maximum power of the signal.
+
+    Inputs and outputs:
+
+    * **Input 0** - 1D audio buffer (integers or float32).
+    * **Output 0** - Index of the first sample in the nonsilent region (int32 scalar).
+    * **Output 1** - Length of nonsilent region (int32 scalar).
+
+    If ``Outputs[1] == 0``, the signal is silent and ``Outputs[0]`` is 0. ``reset_interval``
+    (float32 input only) must be a multiple of ``window_length``, or -1.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        cutoff_db (float, default -60.0): The threshold, in dB, below which the signal is considered silent.
+        window_length (int, default 2048): Size of the sliding window used to calculate the short-term power.
+        reference_power (float, default 0.0): The reference power (> 0); default: the maximum power of the signal.
+        reset_interval (int, default 8192): Samples after which the moving mean is recomputed (float input; -1: never).
+
+    Devices: cpu, gpu. Inputs: 1..1.
     """
 
 @overload
@@ -3617,6 +3974,162 @@ def permute_batch(
         preserve (bool, default False): Keep the operator even if unused.
         bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
         indices (int_or_int_vec, required, per-sample): One index per output sample, in [0, batch_size).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def power_spectrum(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    axis: int | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    nfft: int | None = ...,
+    power: int | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Calculates power spectrum of the signal.
+
+    Each slice of the input along ``axis`` (default: the last dimension; any negative value
+    means the last dimension, as in DALI) becomes the
+    ``nfft // 2 + 1`` bins of its FFT: the power ``real*real + imag*imag`` (``power=2``) or the
+    complex magnitude ``sqrt(real*real + imag*imag)`` (``power=1``). ``nfft`` defaults to the
+    extent of the transformed axis; a larger ``nfft`` zero-pads the data, a smaller one uses its
+    first ``nfft`` values. The input is float32 with 1 to 3 dimensions; the output is float32.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        nfft (int, optional): Size of the FFT (default: the data's extent along `axis`); nfft // 2 + 1 bins.
+        axis (int, default -1): Index of the dimension to be transformed to the frequency domain.
+        power (int, default 2): Exponent of the FFT magnitude: 2 (power spectrum) or 1 (complex magnitude).
+
+    Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
+def power_spectrum(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    axis: int | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    nfft: int | None = ...,
+    power: int | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Calculates power spectrum of the signal.
+
+    Each slice of the input along ``axis`` (default: the last dimension; any negative value
+    means the last dimension, as in DALI) becomes the
+    ``nfft // 2 + 1`` bins of its FFT: the power ``real*real + imag*imag`` (``power=2``) or the
+    complex magnitude ``sqrt(real*real + imag*imag)`` (``power=1``). ``nfft`` defaults to the
+    extent of the transformed axis; a larger ``nfft`` zero-pads the data, a smaller one uses its
+    first ``nfft`` values. The input is float32 with 1 to 3 dimensions; the output is float32.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        nfft (int, optional): Size of the FFT (default: the data's extent along `axis`); nfft // 2 + 1 bins.
+        axis (int, default -1): Index of the dimension to be transformed to the frequency domain.
+        power (int, default 2): Exponent of the FFT magnitude: 2 (power spectrum) or 1 (complex magnitude).
+
+    Devices: cpu. Inputs: 1..1.
+    """
+
+@overload
+def preemphasis_filter(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    border: str | PathLike[str] | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preemph_coeff: float | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Applies preemphasis filter to the input data.
+
+    This filter, in simple form, can be expressed by the formula::
+
+      Y[t] = X[t] - coeff * X[t-1]    if t > 1
+      Y[t] = X[t] - coeff * X_border  if t == 0
+
+    with ``X`` and ``Y`` being the input and output signal, respectively.
+
+    The value of ``X_border`` depends on the ``border`` argument::
+
+      X_border = 0                    if border_type == 'zero'
+      X_border = X[0]                 if border_type == 'clamp'
+      X_border = X[1]                 if border_type == 'reflect'
+
+    Each sample is filtered as one flat signal (any shape); the output keeps its shape and
+    layout. Input and output types: all integers, float32 and float64 (default output: float32).
+    A one-sample signal with ``"reflect"`` uses ``X[0]`` (it has no ``X[1]``).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        preemph_coeff (float, default 0.97, per-sample): Preemphasis coefficient ``coeff`` (per sample).
+        border (str, default 'clamp'): Border value policy: "zero", "clamp" or "reflect".
+        dtype (dtype, default <DALIDataType.FLOAT: 9>): Data type for the output.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def preemphasis_filter(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    border: str | PathLike[str] | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    preemph_coeff: float | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Applies preemphasis filter to the input data.
+
+    This filter, in simple form, can be expressed by the formula::
+
+      Y[t] = X[t] - coeff * X[t-1]    if t > 1
+      Y[t] = X[t] - coeff * X_border  if t == 0
+
+    with ``X`` and ``Y`` being the input and output signal, respectively.
+
+    The value of ``X_border`` depends on the ``border`` argument::
+
+      X_border = 0                    if border_type == 'zero'
+      X_border = X[0]                 if border_type == 'clamp'
+      X_border = X[1]                 if border_type == 'reflect'
+
+    Each sample is filtered as one flat signal (any shape); the output keeps its shape and
+    layout. Input and output types: all integers, float32 and float64 (default output: float32).
+    A one-sample signal with ``"reflect"`` uses ``X[0]`` (it has no ``X[1]``).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        preemph_coeff (float, default 0.97, per-sample): Preemphasis coefficient ``coeff`` (per sample).
+        border (str, default 'clamp'): Border value policy: "zero", "clamp" or "reflect".
+        dtype (dtype, default <DALIDataType.FLOAT: 9>): Data type for the output.
 
     Devices: cpu, gpu. Inputs: 1..1.
     """
@@ -5200,6 +5713,176 @@ def slice(
     """
 
 @overload
+def spectrogram(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    center_windows: bool | None = ...,
+    layout: str | None = ...,
+    nfft: int | None = ...,
+    power: int | None = ...,
+    preserve: bool | None = ...,
+    reflect_padding: bool | None = ...,
+    window_fn: Sequence[float] | float | None = ...,
+    window_length: int | None = ...,
+    window_step: int | None = ...,
+) -> DataNode:
+    """Produces a spectrogram from a 1D signal (for example, audio).
+
+    Input data is expected to be one channel (shape being ``(nsamples,)``, ``(nsamples, 1)``, or
+    ``(1, nsamples)``) of type float32.
+
+    The signal is cut into windows of ``window_length`` samples, ``window_step`` apart, each
+    multiplied by ``window_fn`` (DALI's Hann window, ``0.5 * (1 - cos(2π (t + 0.5) / N))``,
+    by default) and transformed by an FFT of ``nfft`` points (``nfft >= window_length``). With
+    ``center_windows`` (the default) window ``w`` is centred on sample ``w * window_step``,
+    there are ``n // window_step + 1`` windows and the signal is extended by mirroring
+    (``reflect_padding``) or with zeros; otherwise only windows inside the signal are taken,
+    ``(n - window_length) // window_step + 1`` of them. The output has ``nfft // 2 + 1``
+    frequency bins, float32, as ``"ft"`` (bins x windows) or ``"tf"`` (windows x bins).
+
+    The FFT is numpy's (CPU) or cuFFT (GPU): values agree with DALI's to about 1e-6 of the
+    sample's largest bin, not bit for bit.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        nfft (int, optional): Size of the FFT (default: `window_length`); the output has nfft // 2 + 1 bins.
+        window_length (int, default 512): Window size in number of samples.
+        window_step (int, default 256): Step between the STFT windows in number of samples.
+        window_fn (float_vec, optional): Samples of the window function (window_length values); default: Hann.
+        power (int, default 2): Exponent of the magnitude of the spectrum: 1 (amplitude) or 2 (power).
+        center_windows (bool, default True): Pad the signal so that the windows are centred at multiples of window_step.
+        reflect_padding (bool, default True): Pad by mirroring the signal (True) or with zeros; ignored without center_windows.
+        layout (layout, default 'ft'): Output layout: "ft" (frequency-major) or "tf" (time-major).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def spectrogram(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    center_windows: bool | None = ...,
+    layout: str | None = ...,
+    nfft: int | None = ...,
+    power: int | None = ...,
+    preserve: bool | None = ...,
+    reflect_padding: bool | None = ...,
+    window_fn: Sequence[float] | float | None = ...,
+    window_length: int | None = ...,
+    window_step: int | None = ...,
+) -> list[DataNode]:
+    """Produces a spectrogram from a 1D signal (for example, audio).
+
+    Input data is expected to be one channel (shape being ``(nsamples,)``, ``(nsamples, 1)``, or
+    ``(1, nsamples)``) of type float32.
+
+    The signal is cut into windows of ``window_length`` samples, ``window_step`` apart, each
+    multiplied by ``window_fn`` (DALI's Hann window, ``0.5 * (1 - cos(2π (t + 0.5) / N))``,
+    by default) and transformed by an FFT of ``nfft`` points (``nfft >= window_length``). With
+    ``center_windows`` (the default) window ``w`` is centred on sample ``w * window_step``,
+    there are ``n // window_step + 1`` windows and the signal is extended by mirroring
+    (``reflect_padding``) or with zeros; otherwise only windows inside the signal are taken,
+    ``(n - window_length) // window_step + 1`` of them. The output has ``nfft // 2 + 1``
+    frequency bins, float32, as ``"ft"`` (bins x windows) or ``"tf"`` (windows x bins).
+
+    The FFT is numpy's (CPU) or cuFFT (GPU): values agree with DALI's to about 1e-6 of the
+    sample's largest bin, not bit for bit.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        nfft (int, optional): Size of the FFT (default: `window_length`); the output has nfft // 2 + 1 bins.
+        window_length (int, default 512): Window size in number of samples.
+        window_step (int, default 256): Step between the STFT windows in number of samples.
+        window_fn (float_vec, optional): Samples of the window function (window_length values); default: Hann.
+        power (int, default 2): Exponent of the magnitude of the spectrum: 1 (amplitude) or 2 (power).
+        center_windows (bool, default True): Pad the signal so that the windows are centred at multiples of window_step.
+        reflect_padding (bool, default True): Pad by mirroring the signal (True) or with zeros; ignored without center_windows.
+        layout (layout, default 'ft'): Output layout: "ft" (frequency-major) or "tf" (time-major).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def sphere(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    fill_value: float | None = ...,
+    interp_type: DALIInterpType | int | None = ...,
+    mask: int | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Performs a sphere augmentation.
+
+    Output pixel ``(x, y)`` samples the input at ``c + (|t| / d)·t``, where ``c`` is the image's
+    centre, ``t`` the pixel centre's offset from it and ``d`` the larger half-extent: the middle
+    is magnified and the rim pushed out (``fill_value``). ``interp_type`` is INTERP_NN or
+    INTERP_LINEAR; ``mask`` (per sample) 0 leaves a sample unchanged. Input: ``HWC`` uint8 or
+    float images.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        mask (int, default 1, per-sample): Whether to apply the augmentation to a sample: 0 copies it, nonzero applies it.
+        interp_type (interp_type, default 0): Type of interpolation used: INTERP_NN (default) or INTERP_LINEAR.
+        fill_value (float, default 0.0): Color value that is used for padding (outside the input).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def sphere(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    fill_value: float | None = ...,
+    interp_type: DALIInterpType | int | None = ...,
+    mask: int | DataNode | ArrayLike | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Performs a sphere augmentation.
+
+    Output pixel ``(x, y)`` samples the input at ``c + (|t| / d)·t``, where ``c`` is the image's
+    centre, ``t`` the pixel centre's offset from it and ``d`` the larger half-extent: the middle
+    is magnified and the rim pushed out (``fill_value``). ``interp_type`` is INTERP_NN or
+    INTERP_LINEAR; ``mask`` (per sample) 0 leaves a sample unchanged. Input: ``HWC`` uint8 or
+    float images.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        mask (int, default 1, per-sample): Whether to apply the augmentation to a sample: 0 copies it, nonzero applies it.
+        interp_type (interp_type, default 0): Type of interpolation used: INTERP_NN (default) or INTERP_LINEAR.
+        fill_value (float, default 0.0): Color value that is used for padding (outside the input).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
 def squeeze(
     data: DataNode | ArrayLike,
     /,
@@ -5482,6 +6165,78 @@ def tensor_resize(
     """
 
 @overload
+def to_decibels(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    cutoff_db: float | None = ...,
+    multiplier: float | None = ...,
+    preserve: bool | None = ...,
+    reference: float | None = ...,
+) -> DataNode:
+    """Converts a magnitude (real, positive) to the decibel scale.
+
+    Conversion is done according to the following formula::
+
+      min_ratio = pow(10, cutoff_db / multiplier)
+      out[i] = multiplier * log10( max(min_ratio, input[i] / reference) )
+
+    ``reference`` defaults to the maximum of each sample (1 when that is not positive); a
+    ``reference`` of 0 is an error. The input is float32 of any shape; the output has its
+    shape and layout.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        multiplier (float, default 10.0): Factor by which the logarithm is multiplied (10 for power, 20 for amplitude).
+        reference (float, default 0.0): Reference magnitude; default: the maximum of each sample.
+        cutoff_db (float, default -200.0): Minimum or cut-off ratio in dB; lower values saturate.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def to_decibels(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    cutoff_db: float | None = ...,
+    multiplier: float | None = ...,
+    preserve: bool | None = ...,
+    reference: float | None = ...,
+) -> list[DataNode]:
+    """Converts a magnitude (real, positive) to the decibel scale.
+
+    Conversion is done according to the following formula::
+
+      min_ratio = pow(10, cutoff_db / multiplier)
+      out[i] = multiplier * log10( max(min_ratio, input[i] / reference) )
+
+    ``reference`` defaults to the maximum of each sample (1 when that is not positive); a
+    ``reference`` of 0 is an error. The input is float32 of any shape; the output has its
+    shape and layout.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        multiplier (float, default 10.0): Factor by which the logarithm is multiplied (10 for power, 20 for amplitude).
+        reference (float, default 0.0): Reference magnitude; default: the maximum of each sample.
+        cutoff_db (float, default -200.0): Minimum or cut-off ratio in dB; lower values saturate.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
 def transpose(
     input: DataNode | ArrayLike,
     /,
@@ -5635,6 +6390,94 @@ def warp_affine(
         dtype (dtype, optional): Output type (default: the input type).
 
     Devices: cpu, gpu. Inputs: 1..2.
+    """
+
+@overload
+def water(
+    input_0: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    ampl_x: float | None = ...,
+    ampl_y: float | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    fill_value: float | None = ...,
+    freq_x: float | None = ...,
+    freq_y: float | None = ...,
+    interp_type: DALIInterpType | int | None = ...,
+    mask: int | DataNode | ArrayLike | None = ...,
+    phase_x: float | None = ...,
+    phase_y: float | None = ...,
+    preserve: bool | None = ...,
+) -> DataNode:
+    """Performs a water augmentation, which makes the image appear to be underwater.
+
+    Output pixel ``(x, y)`` is the input at ``(x + ampl_x·sin(freq_x·y + phase_x),
+    y + ampl_y·cos(freq_y·x + phase_y))``, sampled with ``interp_type`` (INTERP_NN or
+    INTERP_LINEAR); positions outside the image take ``fill_value``. ``mask`` (per sample)
+    0 leaves a sample unchanged. Input: ``HWC`` uint8 or float images.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        ampl_x (float, default 10.0): Amplitude of the wave in the x direction.
+        ampl_y (float, default 10.0): Amplitude of the wave in the y direction.
+        freq_x (float, default 0.04908738657832146): Frequency of the wave in the x direction.
+        freq_y (float, default 0.04908738657832146): Frequence of the wave in the y direction.
+        phase_x (float, default 0.0): Phase of the wave in the x direction.
+        phase_y (float, default 0.0): Phase of the wave in the y direction.
+        mask (int, default 1, per-sample): Whether to apply the augmentation to a sample: 0 copies it, nonzero applies it.
+        interp_type (interp_type, default 0): Type of interpolation used: INTERP_NN (default) or INTERP_LINEAR.
+        fill_value (float, default 0.0): Color value that is used for padding (outside the input).
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def water(
+    input_0: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    ampl_x: float | None = ...,
+    ampl_y: float | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    fill_value: float | None = ...,
+    freq_x: float | None = ...,
+    freq_y: float | None = ...,
+    interp_type: DALIInterpType | int | None = ...,
+    mask: int | DataNode | ArrayLike | None = ...,
+    phase_x: float | None = ...,
+    phase_y: float | None = ...,
+    preserve: bool | None = ...,
+) -> list[DataNode]:
+    """Performs a water augmentation, which makes the image appear to be underwater.
+
+    Output pixel ``(x, y)`` is the input at ``(x + ampl_x·sin(freq_x·y + phase_x),
+    y + ampl_y·cos(freq_y·x + phase_y))``, sampled with ``interp_type`` (INTERP_NN or
+    INTERP_LINEAR); positions outside the image take ``fill_value``. ``mask`` (per sample)
+    0 leaves a sample unchanged. Input: ``HWC`` uint8 or float images.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        ampl_x (float, default 10.0): Amplitude of the wave in the x direction.
+        ampl_y (float, default 10.0): Amplitude of the wave in the y direction.
+        freq_x (float, default 0.04908738657832146): Frequency of the wave in the x direction.
+        freq_y (float, default 0.04908738657832146): Frequence of the wave in the y direction.
+        phase_x (float, default 0.0): Phase of the wave in the x direction.
+        phase_y (float, default 0.0): Phase of the wave in the y direction.
+        mask (int, default 1, per-sample): Whether to apply the augmentation to a sample: 0 copies it, nonzero applies it.
+        interp_type (interp_type, default 0): Type of interpolation used: INTERP_NN (default) or INTERP_LINEAR.
+        fill_value (float, default 0.0): Color value that is used for padding (outside the input).
+
+    Devices: cpu, gpu. Inputs: 1..1.
     """
 
 def zeros(
@@ -6484,6 +7327,36 @@ def numpy_reader(
     use_o_direct: bool | None = ...,
 ) -> DataNode:
     """WARNING: `dali.fn.numpy_reader` is now deprecated. Use `dali.fn.readers.numpy` instead."""
+
+@deprecated(
+    "WARNING: `dali.fn.sequence_reader` is now deprecated. Use `dali.fn.readers.sequence` instead."
+)
+def sequence_reader(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    dont_use_mmap: bool | None = ...,
+    file_root: str | PathLike[str],
+    image_type: DALIImageType | int | None = ...,
+    initial_fill: int | None = ...,
+    lazy_init: bool | None = ...,
+    num_shards: int | None = ...,
+    pad_last_batch: bool | None = ...,
+    prefetch_queue_depth: int | None = ...,
+    preserve: bool | None = ...,
+    random_shuffle: bool | None = ...,
+    read_ahead: bool | None = ...,
+    seed: int | None = ...,
+    sequence_length: int,
+    shard_id: int | None = ...,
+    skip_cached_images: bool | None = ...,
+    step: int | None = ...,
+    stick_to_shard: bool | None = ...,
+    stride: int | None = ...,
+    tensor_init_bytes: int | None = ...,
+) -> DataNode:
+    """WARNING: `dali.fn.sequence_reader` is now deprecated. Use `dali.fn.readers.sequence` instead."""
 
 @overload
 @deprecated("WARNING: `dali.fn.shapes` is now deprecated.\nUse `DataNode.shape()` instead.")

@@ -24,6 +24,7 @@ __all__ = [
     "Inflate",
     "MedianBlur",
     "PeekImageShape",
+    "Remap",
     "Resize",
     "TensorResize",
     "WarpPerspective",
@@ -224,6 +225,73 @@ class MedianBlur:
         preserve: bool | None = ...,
         window_size: Sequence[int] | int | DataNode | ArrayLike | None = ...,
     ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class Remap:
+    """The remap operation applies a generic geometrical transformation to an image.
+
+    In other words, it takes pixels from one place in the input image and puts them in another
+    place in the output image. The transformation is described by ``mapx`` and ``mapy``
+    parameters, where: ``output(x,y) = input(mapx(x,y),mapy(x,y))``. The type of the output
+    tensor will match the type of the input tensor. Handles only HWC layout (and FHWC
+    sequences, with one map per sample or per frame). Picking a border policy is not
+    supported: the border is always ``CONSTANT`` with the value ``0``. ``pixel_origin``
+    (``"corner"`` or ``"center"``) says which part of a pixel is its position; to match
+    OpenCV, pick ``"center"``. (DALI 2.4 runs it on the GPU only; here on the CPU too.)
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        interp (interp_type, default 1): Interpolation type: INTERP_NN or INTERP_LINEAR (default).
+        pixel_origin (str, default 'corner'): Pixel origin: "corner" (default) or "center" (OpenCV's convention).
+
+    Devices: cpu, gpu. Inputs: 3..3.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        interp: DALIInterpType | int | None = ...,
+        pixel_origin: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `Remap`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        mapx: DataNode | ArrayLike,
+        mapy: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        interp: DALIInterpType | int | None = ...,
+        pixel_origin: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode] | DataNode | ArrayLike,
+        mapx: list[DataNode] | DataNode | ArrayLike,
+        mapy: list[DataNode] | DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        interp: DALIInterpType | int | None = ...,
+        pixel_origin: str | PathLike[str] | None = ...,
+        preserve: bool | None = ...,
+    ) -> DataNode | list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 class Resize:
