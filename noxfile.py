@@ -196,7 +196,7 @@ def torch(session: nox.Session, torch_version: str) -> None:
         session,
         "tests/plugin-torch",
         "-e",
-        CORE,
+        f"{CORE}[audio]",  # the speech example's clips are written with soundfile
         "-e",
         TORCH_PLUGIN,
         f"torch=={torch_version}",
