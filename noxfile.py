@@ -280,7 +280,9 @@ def conformance(session: nox.Session) -> None:
     DALI runs CPU-only (device_id=None), so no GPU is needed. Prints one line per case and ends
     with ``N passed, M failed``; ``-- -k resize`` selects cases (tests/conformance/README.md).
     """
-    _install(session, "-e", f"{CORE}[video,lmdb,audio,fits]", "nvidia-dali-cuda130==2.4.0", "pytest")
+    _install(
+        session, "-e", f"{CORE}[video,lmdb,audio,fits]", "nvidia-dali-cuda130==2.4.0", "pytest"
+    )
     session.run("python", "tests/conformance/run.py", *session.posargs)
     if not session.posargs:  # the operator names `dali.fn`/`dali.ops` answer for are DALI's
         session.run("python", "-m", "pytest", "-q", "tests/core/graph/test_catalogue.py")
