@@ -102,6 +102,25 @@ def test_stack_inserts_the_new_axis(axis):
         np.testing.assert_array_equal(got, np.stack([x, y], axis=pos))
 
 
+@pytest.mark.parametrize("op", ["stack", "cat"])
+def test_join_in_a_branch_no_sample_takes(op):
+    """An empty batch (a conditional branch no sample took) joins into an empty batch."""
+
+    @dali.pipeline_def(batch_size=3, num_threads=2, device_id=None, enable_conditionals=True)
+    def pipe():
+        x = _feed(UNI, "HWC")
+        if fn.cast(fn.reductions.max(x), dtype=types.INT32) > 1000:  # never: uint8
+            y = getattr(fn, op)(x, x)
+        else:
+            y = getattr(fn, op)(x, fn.flip(x, horizontal=1))
+        return y
+
+    (out,) = pipe().run()
+    join = np.stack if op == "stack" else np.concatenate
+    for got, x in zip(_samples(out), UNI):
+        np.testing.assert_array_equal(got, join([x, x[:, ::-1]]))
+
+
 def test_stack_without_axis_name_has_no_layout_and_scalars_stack_into_vectors():
     scalars = [np.float32(1), np.float32(2)]
     (plain, vec) = _run(

@@ -129,7 +129,8 @@ class _Join(Operator):
         dense = [tl.held_dense for tl in inputs]
         out_ndim = ndim + self.new_axis
         if all(d is not None for d in dense):
-            if xp is not np:  # one launch for the batch
+            # one launch for the batch; an empty batch (a branch no sample took) has no sample 0
+            if xp is not np or n == 0:
                 return tl_cls.wrap(join(dense, axis=axis + 1), out_layout)
             # numpy: one copy per sample, on the pipeline's threads (numpy's copies release
             # the interpreter lock), into one batch array
