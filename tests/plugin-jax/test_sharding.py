@@ -304,7 +304,7 @@ def test_checkpoints_that_are_not_checkpoints_are_refused(image_tree, cpu_device
         sharding=_batch_sharding(cpu_devices),
     )
     # one checkpoint for 4 devices is an elastic restore (any count is), but b"x" is no checkpoint
-    with pytest.raises(CheckpointError, match="not valid JSON"):
+    with pytest.raises(CheckpointError, match="it is not a dali checkpoint"):
         iterator_fn(batch_size=8, enable_checkpointing=True, checkpoints=[b"x"])
 
 
