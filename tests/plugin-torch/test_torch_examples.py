@@ -113,6 +113,28 @@ def test_proxy_example_trains_on_the_servers_batches():
     assert losses[0] == losses[1]
 
 
+def test_recordio_resnet50_example_reads_its_shard_each_epoch(tmp_path):
+    """examples/pytorch/recordio_resnet50.py: readers.mxnet (2 RecordIO files, one index,
+    shard 0 of 2, shuffled) -> the ResNet-50 augmentation -> DALIClassificationIterator; an
+    epoch is exactly the shard's 32 records, and SGD steps run on the batches."""
+    pytest.importorskip("PIL")
+    stdout = _run("examples/pytorch/recordio_resnet50.py", "--steps", "6", "--data", str(tmp_path))
+    assert "64 records in 2 RecordIO files, one index: train.idx" in stdout
+    steps = re.findall(
+        r"^epoch (\d) step (\d): images (.*), labels \((\d+),\)", stdout, re.MULTILINE
+    )
+    assert [(int(e), int(s)) for e, s, _, _ in steps] == [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (1, 4),
+        (1, 5),
+    ]
+    assert {shape for _, _, shape, _ in steps} == {"(8, 3, 64, 64) torch.float32 on cpu"}
+    assert "epoch 0: 32 images (shard 0 of 2)" in stdout
+
+
 def test_torch_loader_benchmark_quick():
     stdout = _run("benchmarks/torch_loader.py", "--quick")
     rows = dict(
