@@ -15,6 +15,7 @@ decoder); ``interop`` then removes Numba and nvImageCodec to test the fallbacks.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import nox
 
@@ -28,6 +29,7 @@ nox.options.sessions = [
     "lint",
     "packaging",
     "typecheck",
+    "docs",
 ]
 # Fresh virtualenvs every run, so CI never passes on a stale install.
 nox.options.reuse_existing_virtualenvs = False
@@ -264,6 +266,17 @@ def packaging(session: nox.Session) -> None:
     """Build every wheel, install it (wheel and editable) into fresh venvs, import it; run a CPU
     image pipeline on the core wheel's default install (its fast paths active on Linux)."""
     _pytest(session, "tests/packaging")
+
+
+@nox.session(python=PYTHONS)
+def docs(session: nox.Session) -> None:
+    """The documentation site (MkDocs, ``mkdocs.yml``) built with warnings as errors: every
+    internal link and included file checked; the compatibility page must be current."""
+    _install(session, "-e", CORE, "mkdocs==1.6.1", "pymdown-extensions==13.1.2")
+    session.run("python", "-m", "dali.tools.compatibility", "--check")
+    session.run(
+        "mkdocs", "build", "--strict", "--site-dir", str(Path(session.create_tmp()) / "site")
+    )
 
 
 @nox.session(python=PYTHONS)
