@@ -48,6 +48,11 @@ def main() -> None:
     )
     save_grid(images.as_array(), args.out)
     print(f"saved {args.out}")
+    print(
+        "next: examples/README.md lists every example (JAX, PyTorch, TensorFlow, detection, "
+        "video, speech, automatic augmentation); docs/migration.md says how a DALI program "
+        "moves over; python -m dali shows what this installation can do"
+    )
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ def test_demo_saves_the_quickstart_batch(tmp_path):
     out = tmp_path / "batch.png"
     stdout = _run("demo.py", "--out", str(out), "--images", str(tmp_path / "images"))
     assert "(256, 256, 3)" in stdout and "epoch size 21" in stdout
+    assert stdout.rstrip().splitlines()[-1].startswith("next: examples/README.md")
     from PIL import Image
 
     assert Image.open(out).size == (4 * 256, 2 * 256)
