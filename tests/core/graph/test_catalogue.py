@@ -98,8 +98,10 @@ def test_dalis_operators_missing_here_say_so_in_their_namespace() -> None:
         fn.readers.video_resize  # noqa: B018
     with pytest.raises(catalogue.OperatorNotImplementedError, match=r"ops\.readers\.VideoResize"):
         ops.readers.VideoResize  # noqa: B018
-    with pytest.raises(catalogue.OperatorNotImplementedError, match=r"fn\.dump_image"):
-        fn.dump_image  # noqa: B018
+    with pytest.raises(
+        catalogue.OperatorNotImplementedError, match=r"fn\.dl_tensor_python_function"
+    ):
+        fn.dl_tensor_python_function  # noqa: B018
 
 
 @pytest.mark.parametrize("api", ["fn", "ops"])

@@ -63,6 +63,7 @@ _MODULES = (
     "image.warp_affine",
     "image.warp_perspective",
     "image.water",
+    "io.dump_image",
     "io.file_read",
     "math.arithmetic",
     "math.subscript",

@@ -53,6 +53,7 @@ __all__ = [
     "crop_mirror_normalize",
     "debayer",
     "decoders",
+    "dump_image",
     "element_extract",
     "equalize",
     "erase",
@@ -1611,6 +1612,60 @@ def debayer(
         bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
         blue_position (int_vec, required, per-sample): (y, x) of the blue sensor in the 2x2 tile: (0, 0) BG ... (1, 1) RG.
         algorithm (str, optional): CPU: bilinear_ocv (default), edgeaware_ocv, ...
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def dump_image(
+    input: DataNode | ArrayLike,
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    input_layout: str | None = ...,
+    preserve: bool | None = ...,
+    suffix: str | PathLike[str] | None = ...,
+) -> DataNode:
+    """Save images in batch to disk in PPM format.
+
+    Useful for debugging.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        suffix (str, default ''): Suffix to be added to output file names.
+        input_layout (layout, default 'HWC'): Layout of input images.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def dump_image(
+    input: list[DataNode],
+    /,
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    input_layout: str | None = ...,
+    preserve: bool | None = ...,
+    suffix: str | PathLike[str] | None = ...,
+) -> list[DataNode]:
+    """Save images in batch to disk in PPM format.
+
+    Useful for debugging.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        suffix (str, default ''): Suffix to be added to output file names.
+        input_layout (layout, default 'HWC'): Layout of input images.
 
     Devices: cpu, gpu. Inputs: 1..1.
     """

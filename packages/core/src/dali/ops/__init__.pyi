@@ -52,6 +52,7 @@ __all__ = [
     "Crop",
     "CropMirrorNormalize",
     "Debayer",
+    "DumpImage",
     "ElementExtract",
     "Equalize",
     "Erase",
@@ -1649,6 +1650,62 @@ class Debayer:
         blue_position: Sequence[int] | int | DataNode | ArrayLike | None = ...,
         bytes_per_sample_hint: Sequence[int] | int | None = ...,
         preserve: bool | None = ...,
+    ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class DumpImage:
+    """Save images in batch to disk in PPM format.
+
+    Useful for debugging.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        suffix (str, default ''): Suffix to be added to output file names.
+        input_layout (layout, default 'HWC'): Layout of input images.
+
+    Devices: cpu, gpu. Inputs: 1..1.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        input_layout: str | None = ...,
+        preserve: bool | None = ...,
+        suffix: str | PathLike[str] | None = ...,
+    ) -> None:
+        """Set the arguments of `DumpImage`; the call may give any of them too."""
+    @overload
+    def __call__(
+        self,
+        input: DataNode | ArrayLike,
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        input_layout: str | None = ...,
+        preserve: bool | None = ...,
+        suffix: str | PathLike[str] | None = ...,
+    ) -> DataNode:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+    @overload
+    def __call__(
+        self,
+        input: list[DataNode],
+        /,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        input_layout: str | None = ...,
+        preserve: bool | None = ...,
+        suffix: str | PathLike[str] | None = ...,
     ) -> list[DataNode]:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
