@@ -98,10 +98,8 @@ def test_dalis_operators_missing_here_say_so_in_their_namespace() -> None:
         fn.readers.video_resize  # noqa: B018
     with pytest.raises(catalogue.OperatorNotImplementedError, match=r"ops\.readers\.VideoResize"):
         ops.readers.VideoResize  # noqa: B018
-    with pytest.raises(
-        catalogue.OperatorNotImplementedError, match=r"fn\.dl_tensor_python_function"
-    ):
-        fn.dl_tensor_python_function  # noqa: B018
+    with pytest.raises(catalogue.OperatorNotImplementedError, match=r"fn\.video_reader_resize"):
+        fn.video_reader_resize  # noqa: B018 - DALI's old name of a missing operator
 
 
 @pytest.mark.parametrize("api", ["fn", "ops"])

@@ -68,6 +68,7 @@ _MODULES = (
     "math.arithmetic",
     "math.subscript",
     "noise.generators",
+    "python.dl_tensor_function",
     "python.external_source",
     "python.python_function",
     "random.distributions",

@@ -53,6 +53,7 @@ __all__ = [
     "crop_mirror_normalize",
     "debayer",
     "decoders",
+    "dl_tensor_python_function",
     "dump_image",
     "element_extract",
     "equalize",
@@ -1614,6 +1615,122 @@ def debayer(
         algorithm (str, optional): CPU: bilinear_ocv (default), edgeaware_ocv, ...
 
     Devices: cpu, gpu. Inputs: 1..1.
+    """
+
+@overload
+def dl_tensor_python_function(
+    *inputs: DataNode | ArrayLike,
+    device: str | None = ...,
+    name: str | None = ...,
+    batch_processing: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    function: Callable[..., Any],
+    num_outputs: Literal[1] | None = ...,
+    output_layouts: Any = ...,
+    preserve: bool | None = ...,
+    synchronize_stream: bool | None = ...,
+) -> DataNode:
+    """Run a Python function on DLPack capsules (`dl_tensor_function`'s docstring).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        function (callable, required): The function to call.
+        num_outputs (int, default 1): Number of outputs (0: side effects only).
+        output_layouts (any, optional): Layout of each output (a str or a list of str).
+        synchronize_stream (bool, default True): Accepted for compatibility.
+        batch_processing (bool, default True): Call once per batch with lists of capsules (True, the default) or per sample.
+
+    Devices: cpu, gpu. Inputs: 0..1024.
+    """
+
+@overload
+def dl_tensor_python_function(
+    *inputs: DataNode | ArrayLike,
+    device: str | None = ...,
+    name: str | None = ...,
+    batch_processing: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    function: Callable[..., Any],
+    num_outputs: Literal[0],
+    output_layouts: Any = ...,
+    preserve: bool | None = ...,
+    synchronize_stream: bool | None = ...,
+) -> None:
+    """Run a Python function on DLPack capsules (`dl_tensor_function`'s docstring).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        function (callable, required): The function to call.
+        num_outputs (int, default 1): Number of outputs (0: side effects only).
+        output_layouts (any, optional): Layout of each output (a str or a list of str).
+        synchronize_stream (bool, default True): Accepted for compatibility.
+        batch_processing (bool, default True): Call once per batch with lists of capsules (True, the default) or per sample.
+
+    Devices: cpu, gpu. Inputs: 0..1024.
+    """
+
+@overload
+def dl_tensor_python_function(
+    *inputs: DataNode | ArrayLike,
+    device: str | None = ...,
+    name: str | None = ...,
+    batch_processing: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    function: Callable[..., Any],
+    num_outputs: Literal[2, 3, 4, 5, 6, 7, 8],
+    output_layouts: Any = ...,
+    preserve: bool | None = ...,
+    synchronize_stream: bool | None = ...,
+) -> list[DataNode]:
+    """Run a Python function on DLPack capsules (`dl_tensor_function`'s docstring).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        function (callable, required): The function to call.
+        num_outputs (int, default 1): Number of outputs (0: side effects only).
+        output_layouts (any, optional): Layout of each output (a str or a list of str).
+        synchronize_stream (bool, default True): Accepted for compatibility.
+        batch_processing (bool, default True): Call once per batch with lists of capsules (True, the default) or per sample.
+
+    Devices: cpu, gpu. Inputs: 0..1024.
+    """
+
+@overload
+def dl_tensor_python_function(
+    *inputs: DataNode | ArrayLike,
+    device: str | None = ...,
+    name: str | None = ...,
+    batch_processing: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    function: Callable[..., Any],
+    num_outputs: int | None = ...,
+    output_layouts: Any = ...,
+    preserve: bool | None = ...,
+    synchronize_stream: bool | None = ...,
+) -> DataNode | list[DataNode] | None:
+    """Run a Python function on DLPack capsules (`dl_tensor_function`'s docstring).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        function (callable, required): The function to call.
+        num_outputs (int, default 1): Number of outputs (0: side effects only).
+        output_layouts (any, optional): Layout of each output (a str or a list of str).
+        synchronize_stream (bool, default True): Accepted for compatibility.
+        batch_processing (bool, default True): Call once per batch with lists of capsules (True, the default) or per sample.
+
+    Devices: cpu, gpu. Inputs: 0..1024.
     """
 
 @overload

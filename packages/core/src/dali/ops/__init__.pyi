@@ -51,6 +51,7 @@ __all__ = [
     "Copy",
     "Crop",
     "CropMirrorNormalize",
+    "DLTensorPythonFunction",
     "Debayer",
     "DumpImage",
     "ElementExtract",
@@ -1651,6 +1652,52 @@ class Debayer:
         bytes_per_sample_hint: Sequence[int] | int | None = ...,
         preserve: bool | None = ...,
     ) -> list[DataNode]:
+        """Add the operator to the pipeline being defined; returns its outputs."""
+
+class DLTensorPythonFunction:
+    """Run a Python function on DLPack capsules (`dl_tensor_function`'s docstring).
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        function (callable, required): The function to call.
+        num_outputs (int, default 1): Number of outputs (0: side effects only).
+        output_layouts (any, optional): Layout of each output (a str or a list of str).
+        synchronize_stream (bool, default True): Accepted for compatibility.
+        batch_processing (bool, default True): Call once per batch with lists of capsules (True, the default) or per sample.
+
+    Devices: cpu, gpu. Inputs: 0..1024.
+    Construct with scalar arguments, then call with inputs inside define_graph.
+    """
+    def __init__(
+        self,
+        *,
+        device: str | None = ...,
+        name: str | None = ...,
+        batch_processing: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        function: Callable[..., Any] | None = ...,
+        num_outputs: int | None = ...,
+        output_layouts: Any = ...,
+        preserve: bool | None = ...,
+        synchronize_stream: bool | None = ...,
+    ) -> None:
+        """Set the arguments of `DLTensorPythonFunction`; the call may give any of them too."""
+    def __call__(
+        self,
+        *inputs: DataNode | ArrayLike,
+        device: str | None = ...,
+        name: str | None = ...,
+        batch_processing: bool | None = ...,
+        bytes_per_sample_hint: Sequence[int] | int | None = ...,
+        function: Callable[..., Any] | None = ...,
+        num_outputs: int | None = ...,
+        output_layouts: Any = ...,
+        preserve: bool | None = ...,
+        synchronize_stream: bool | None = ...,
+    ) -> DataNode | list[DataNode] | None:
         """Add the operator to the pipeline being defined; returns its outputs."""
 
 class DumpImage:
