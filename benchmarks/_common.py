@@ -142,3 +142,33 @@ def wait_until_quiet(max_foreign: float, timeout: float) -> bool:
         if m[0].foreign < max_foreign:
             return True
     return False
+
+
+def alternate(
+    libs: list[tuple[str, ModuleType]],
+    sample: Callable[[ModuleType], tuple[CpuSample, int]],
+    repeats: int,
+    *,
+    wait_quiet: float = 0.0,
+    max_foreign: float = 0.15,
+) -> list[tuple[float, float]]:
+    """Per library, ``(median items/s, median CPU us/item)`` over ``repeats`` samples, the
+    libraries alternating so that a slow spell of a shared machine hits all of them.
+
+    ``sample(lib)`` times one sample: what it cost and how many items it processed. With
+    ``wait_quiet`` each sample first waits (up to that many seconds) for the machine's other
+    processes to use less than ``max_foreign`` of it (`wait_until_quiet`).
+    """
+    got: list[list[tuple[CpuSample, int]]] = [[] for _ in libs]
+    for _ in range(repeats):
+        for k, (_, lib) in enumerate(libs):
+            if wait_quiet > 0:
+                wait_until_quiet(max_foreign, wait_quiet)
+            got[k].append(sample(lib))
+    return [
+        (
+            statistics.median(n / s.wall for s, n in samples),
+            statistics.median(1e6 * s.cpu / n for s, n in samples),
+        )
+        for samples in got
+    ]

@@ -37,14 +37,20 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import statistics
 import tempfile
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import dali
-from _common import CpuSample, load_real_dali, measure_cpu, print_columns, wait_until_quiet
+from _common import (
+    CpuSample,
+    alternate,
+    load_real_dali,
+    measure_cpu,
+    print_columns,
+)
 from dali._testing.recordio import make_imagenet_recordio
 
 
@@ -81,29 +87,6 @@ def time_one(
     finally:
         del pipe
         gc.collect()
-
-
-def bench(
-    libs: list[tuple[str, ModuleType]],
-    files: tuple[list[str], str],
-    batch: int,
-    threads: int,
-    args: argparse.Namespace,
-) -> list[tuple[float, float]]:
-    """Per library, ``(median samples/s, median CPU us/sample)``, the libraries alternating."""
-    samples: list[list[tuple[CpuSample, int]]] = [[] for _ in libs]
-    for _ in range(args.repeats):
-        for k, (_, lib) in enumerate(libs):
-            if args.wait_quiet > 0:
-                wait_until_quiet(args.max_foreign, args.wait_quiet)
-            samples[k].append(time_one(lib, files, batch, threads, args))
-    return [
-        (
-            statistics.median(n / s.wall for s, n in got),
-            statistics.median(1e6 * s.cpu / n for s, n in got),
-        )
-        for got in samples
-    ]
 
 
 def main() -> None:
@@ -144,7 +127,13 @@ def main() -> None:
     rows = []
     for batch in (int(b) for b in args.batches.split(",")):
         for threads in (int(t) for t in args.threads.split(",")):
-            results = bench(libs, files, batch, threads, args)
+            results = alternate(
+                libs,
+                partial(time_one, files=files, batch=batch, threads=threads, args=args),
+                args.repeats,
+                wait_quiet=args.wait_quiet,
+                max_foreign=args.max_foreign,
+            )
             row = [f"batch {batch}, {threads} thread(s)", *(f"{r[0]:.0f}" for r in results)]
             if len(results) > 1:
                 row.append(f"{results[0][0] / results[1][0]:.2f}x")
