@@ -104,17 +104,10 @@ def _version(module: str, dist: str) -> str:
 def _nvimgcodec() -> list[tuple[str, str, str]]:
     from dali._ops.decoders.nvimgcodec import capi, cpu
 
-    directory = capi.library_dir()
-    if directory is None:
+    version = capi.installed_version()
+    if capi.library_dir() is None or version is None:
         where = "not installed"
     else:
-        try:
-            version = importlib.metadata.version("nvidia-nvimgcodec-cu13")
-        except importlib.metadata.PackageNotFoundError:
-            try:
-                version = importlib.metadata.version("nvidia-nvimgcodec-cu12")
-            except importlib.metadata.PackageNotFoundError:
-                version = "installed"
         where = version if capi.available() else f"{version}, but its C library does not load"
     try:
         cpu_state = "active" if cpu.enabled() else "off"
