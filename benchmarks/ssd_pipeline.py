@@ -34,13 +34,16 @@ from dali._testing.coco import make_coco
 from ssd_pipeline import ssd300_default_boxes, ssd_graph
 
 
-def make_pipeline(lib: ModuleType, data: Any, device: str, args: argparse.Namespace) -> Any:
+def make_pipeline(
+    lib: ModuleType, data: Any, device: str, args: argparse.Namespace, **kwargs: Any
+) -> Any:
     """The full SSD training pipeline of ``lib`` (``device``: "cpu" or "gpu")."""
     pipe = lib.Pipeline(
         batch_size=args.batch_size,
         num_threads=args.threads,
         device_id=0 if device == "gpu" else None,
         seed=1,
+        **kwargs,
     )
     with pipe:
         pipe.set_outputs(
@@ -57,9 +60,11 @@ def make_pipeline(lib: ModuleType, data: Any, device: str, args: argparse.Namesp
     return pipe
 
 
-def images_per_s(lib: ModuleType, data: Any, device: str, args: argparse.Namespace) -> float:
+def images_per_s(
+    lib: ModuleType, data: Any, device: str, args: argparse.Namespace, **kwargs: Any
+) -> float:
     """Images per second of one fresh pipeline over ``args.iterations`` batches, after warm-up."""
-    pipe = make_pipeline(lib, data, device, args)
+    pipe = make_pipeline(lib, data, device, args, **kwargs)
     try:
         for _ in range(args.warmup):
             outs = pipe.run()
@@ -95,6 +100,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--gpu", action="store_true", help="add dali's GPU pipeline")
     parser.add_argument("--no-cpu", action="store_true", help="only the GPU row")
+    parser.add_argument(
+        "--cpu-stage",
+        default="auto,threads",
+        help="the GPU rows' cpu_parallelism values (auto: worker processes from 4 threads on)",
+    )
     args = parser.parse_args()
 
     root = args.root or os.path.join(tempfile.gettempdir(), f"dali-bench-coco-{args.images}")
@@ -118,8 +128,19 @@ def main() -> None:
                 [f"{name}, CPU ({args.threads} threads)", f"{m:.0f}", f"{m / medians[0]:.2f}x"]
             )
     if args.gpu:
-        m = statistics.median(images_per_s(dali, data, "gpu", args) for _ in range(args.repeats))
-        rows.append(["dali, GPU (mixed decode, GPU augmentation)", f"{m:.0f}", "-"])
+        # the CPU stage (reader, boxes, random draws) on worker processes (the default from 4
+        # threads on) and on threads of the GPU's process, alternating
+        ways = args.cpu_stage.split(",")
+        gpu_samples: dict[str, list[float]] = {w: [] for w in ways}
+        for _ in range(args.repeats):
+            for w in ways:
+                gpu_samples[w].append(images_per_s(dali, data, "gpu", args, cpu_parallelism=w))
+        first = statistics.median(gpu_samples[ways[0]])
+        for w in ways:
+            m = statistics.median(gpu_samples[w])
+            rows.append(
+                [f"dali, GPU (CPU stage: cpu_parallelism={w!r})", f"{m:.0f}", f"{m / first:.2f}x"]
+            )
     print_columns(
         f"SSD300 training pipeline: {args.images} COCO-style JPEGs (300-500 px), batch "
         f"{args.batch_size}, median of {args.repeats} runs of {args.iterations} batches",

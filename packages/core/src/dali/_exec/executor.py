@@ -65,6 +65,7 @@ from dali._tensors import TensorListGPU
 
 if TYPE_CHECKING:
     from dali._exec.device import CudaContext
+    from dali._exec.process.stage import CpuStageWorkers
     from dali._exec.profile import Profile
     from dali._graph.build import Plan, Step
 
@@ -103,6 +104,12 @@ class IterationRequest:
     cursor: Any = None
     #: operator name -> its ``get_state`` after this iteration's batch, filled as steps run
     states: dict[str, Any] = field(default_factory=dict)
+    #: the outputs are a GPU pipeline's CPU stage (`dali._exec.process.stage`): keep every
+    #: output's samples (no `align_outputs`) and fill `metas`
+    keep_metas: bool = False
+    #: with `keep_metas`, set by `_finish`: each output's sample identities, and the
+    #: iteration's (what its first source produced, or None)
+    metas: tuple[list[BatchMeta | None], BatchMeta | None] | None = None
 
 
 @dataclass
@@ -292,7 +299,9 @@ def _finish(plan: Plan, it: _Iteration, cuda: CudaContext | None = None) -> tupl
     """The output batches of a finished iteration (GPU ones carry the iteration's event)."""
     out_values = [it.values[slot] for slot in plan.outputs]
     out_metas = [it.metas[slot] for slot in plan.outputs]
-    if len({len(m) for m in out_metas if m is not None}) > 1:
+    if it.req.keep_metas:  # a CPU stage: the GPU stage reads each batch with its own samples
+        it.req.metas = out_metas, it.root
+    elif len({len(m) for m in out_metas if m is not None}) > 1:
         out_values, out_metas = align_outputs(out_values, out_metas)
     results = []
     for tl, m in zip(out_values, out_metas):
@@ -442,9 +451,12 @@ class _Stages:
         affinity: frozenset[int] | None = None,
         stage_queue: int = 0,
         profile: Profile | None = None,
+        cpu_stage: CpuStageWorkers | None = None,
     ) -> None:
         self.plan = plan
         self.cuda = cuda
+        #: the worker processes that run the CPU stage's steps (a GPU pipeline), or None
+        self.cpu_stage = cpu_stage
         #: the cores every pipeline thread pins itself to (`set_affinity`), or None
         self.affinity = affinity
         self.stages = plan_stages(plan, gpu=cuda is not None)
@@ -475,6 +487,9 @@ class _Stages:
         """The loop of stage ``k``'s thread, until it is told to stop."""
         pin_current_thread(self.affinity)
         stage = self.stages[k]
+        if k == 0 and self.cpu_stage is not None:
+            self._collect_cpu_stage(self.cpu_stage)
+            return
         try:
             device = self.cuda.activate() if stage.on_device and self.cuda else None
             with device if device is not None else contextlib.nullcontext():
@@ -526,6 +541,63 @@ class _Stages:
             with span(stage.label, req.iteration, "<drop the iteration's inputs>"):
                 del it, item, req  # drop this iteration's batches before waiting for the next
 
+    def _collect_cpu_stage(self, workers: CpuStageWorkers) -> None:
+        """The loop of the first stage when worker processes run its steps (``cpu_stage``):
+        each request goes to them as soon as it comes (up to their depth), and their results
+        are taken in order, the mixed operators' host part (``prepare``) run on them, and
+        handed to the next stage. On the way to stopping, what the workers still make is
+        dropped (nobody takes it)."""
+        stage, plan, prof = self.stages[0], self.plan, self.profile
+        span = _profile.nothing if prof is None else prof.span
+        inbox, outbox = self.inboxes[0], self.inboxes[1]
+        #: the iterations sent (or that failed to be), oldest first
+        sent: collections.deque[tuple[IterationRequest, _Failure | None]] = collections.deque()
+        while True:
+            item: Any = ()
+            while len(sent) < workers.depth:
+                if sent:
+                    try:
+                        item = inbox.get_nowait()
+                    except queue.Empty:
+                        break
+                else:
+                    with span(stage.label, -1, "<wait for a request>"):
+                        item = inbox.get()
+                if item is None:
+                    break
+                if self.stopping:
+                    continue
+                try:
+                    workers.submit(item[0])
+                    sent.append((item[0], None))
+                except BaseException as e:  # noqa: BLE001 - that iteration's error, in order
+                    sent.append((item[0], _Failure(e)))
+            if item is None:
+                outbox.put(None)
+                return
+            if not sent:
+                continue
+            req, it = sent.popleft()
+            outs: Any = None
+            if it is None:
+                try:
+                    with span(stage.label, req.iteration, "<wait for the worker processes>"):
+                        outs, root = workers.get()
+                    it = _Iteration(plan, req)
+                    it.root = root
+                    for slot, value, meta in outs:
+                        it.values[slot] = value
+                        it.metas[slot] = meta
+                    if stage.prepare:
+                        with span(stage.label, req.iteration, f"<{stage.hook}>"):
+                            _prepare_steps(
+                                plan, it, stage.prepare, self.pool, self.cuda, stage.hook
+                            )
+                except BaseException as e:  # noqa: BLE001 - handed on, to the consumer thread
+                    it = _Failure(e)
+            outbox.put((req, it))
+            del it, req, outs  # drop this iteration's batches before waiting for the next
+
     def _fail_all(self, k: int, error: BaseException) -> None:
         """Fail every iteration that reaches stage ``k`` with ``error`` (until told to stop)."""
         last = k == len(self.stages) - 1
@@ -564,6 +636,9 @@ class Executor:
             waits (DALI's CPU queue, ``prefetch_queue_depth``'s ``cpu_size``); 0: no bound.
         profile: What records the steps and stages (`dali._exec.profile`); None: one from the
             environment when ``DALI_PROFILE`` or ``DALI_TRACE`` is set.
+        cpu_stage: Worker processes that run the CPU stage's steps of a GPU pipeline
+            (`dali._exec.process.stage`); its thread then sends them the iterations and
+            collects their results. None: the steps run here.
     """
 
     def __init__(
@@ -578,12 +653,14 @@ class Executor:
         depth: int = 1,
         stage_queue: int = 0,
         profile: Profile | None = None,
+        cpu_stage: CpuStageWorkers | None = None,
     ) -> None:
-        self._state = _Stages(plan, num_threads, cuda, affinity, stage_queue, profile)
+        self._state = _Stages(plan, num_threads, cuda, affinity, stage_queue, profile, cpu_stage)
         self._state.deliver = deliver
         self._async = asynchronous
-        #: iterations the executor keeps in flight (submitted and not yet taken)
-        self.depth = max(1, depth)
+        #: iterations the executor keeps in flight (submitted and not yet taken): with worker
+        #: processes for the CPU stage, also those they make ahead
+        self.depth = max(1, depth) + (cpu_stage.depth if cpu_stage is not None else 0)
         #: one slot per submitted iteration not yet taken by `get`, oldest first
         self._slots: collections.deque[_Slot] = collections.deque()
         self._threads: list[threading.Thread] = []
@@ -662,16 +739,26 @@ class Executor:
 
     def restored(self, seed: int, states: dict[str, Any]) -> None:
         """The pipeline restored its plan's operators (nothing is in flight). They are this
-        executor's own (the plan is shared): nothing to do. A `ProcessExecutor` sends them on."""
+        executor's own (the plan is shared): nothing to do but reseed the CPU stage's worker
+        processes, if any. A `ProcessExecutor` sends them on."""
+        if self._state.cpu_stage is not None:
+            self._state.cpu_stage.restored(seed, states)
 
     @property
     def pid(self) -> int | None:
         """The worker process running the iterations: None, this process runs them."""
         return None
 
-    #: What a worker process's operators skipped (`ProcessExecutor.skipped`); here the plan's
-    #: operators count for themselves.
-    skipped: dict[str, int] = {}  # noqa: RUF012 - read-only, shared
+    @property
+    def cpu_stage(self) -> CpuStageWorkers | None:
+        """The worker processes of the CPU stage (a GPU pipeline's), or None: it runs here."""
+        return self._state.cpu_stage
+
+    @property
+    def skipped(self) -> dict[str, int]:
+        """What the CPU stage's worker processes skipped (`ProcessExecutor.skipped`); the
+        plan's operators count for themselves."""
+        return {} if self._state.cpu_stage is None else self._state.cpu_stage.skipped
 
     def release(self) -> None:
         """What a dropped pipeline's finalizer calls: start no more iterations, and have the
@@ -709,6 +796,8 @@ class Executor:
                 thread.join(timeout=options.JOIN_TIMEOUT)
         if state.pool is not None:
             state.pool.shutdown(wait=True, cancel_futures=True)
+        if state.cpu_stage is not None:
+            state.cpu_stage.close()
         # A consumer still waiting (close() from another thread) gets an error, not a hang.
         closed = _Failure(RuntimeError("the pipeline was closed"))
         for slot in list(self._slots):

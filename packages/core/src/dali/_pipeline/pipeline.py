@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from dali._dtypes import PipelineAPIType
     from dali._exec.device import CudaContext
     from dali._exec.process.pool import PoolExecutor
+    from dali._exec.process.stage import CpuStageWorkers
     from dali._exec.profile import Profile
     from dali._graph.trace import EagerCalls
 
@@ -178,9 +179,11 @@ class Pipeline(PipelineProperties, Inspection, Serialization):
     ``num_threads`` is the CPU work the pipeline buys. One interpreter lock caps threads at a
     few cores, so a CPU pipeline with ``num_threads`` of 4 or more (and as many usable cores)
     runs on that many worker processes, each making whole batches that come back through
-    shared memory without a copy (`cpu_workers` says what was chosen and why); the batches,
-    random values and checkpoints are those of threads. ``cpu_parallelism="threads"`` or
-    ``"processes"`` (our extension) decides instead of that rule.
+    shared memory without a copy (`cpu_workers` says what was chosen and why); a GPU
+    pipeline whose CPU stage has CPU operators (box arithmetic, say) runs that stage so, and
+    keeps its decoders and GPU work in this process. The batches, random values and
+    checkpoints are those of threads. ``cpu_parallelism="threads"`` or ``"processes"`` (our
+    extension) decides instead of that rule.
 
     A GPU output stays valid, never overwritten by later iterations, for as long as you hold a
     reference to it (or to a framework tensor made from it through DLPack); once you drop it,
@@ -749,10 +752,13 @@ class Pipeline(PipelineProperties, Inspection, Serialization):
             assert self._plan is not None
             ex: _AnyExecutor | None = None
             self._profile = _profile.from_env(memory=self._enable_memory_stats)
+            stage = None
             if self._worker_process:
                 ex = self._process_executor()
-            else:
+            elif not self._plan.uses_gpu:
                 ex = self._pool_executor()
+            else:
+                stage = self._stage_workers()
             if ex is None:
                 info = self._info()
                 ex = Executor(
@@ -764,13 +770,16 @@ class Pipeline(PipelineProperties, Inspection, Serialization):
                     depth=info.iterations_ahead,
                     stage_queue=info.prefetch_queue_depth,
                     profile=self._profile,
+                    cpu_stage=stage,
                 )
             self._executor = ex
             # the executor says how far ahead it runs (a worker process: one more in flight)
             self._sched.depth = ex.depth
             for step in self._plan.callback_sources:
                 if isinstance(step.impl, PythonSource):
-                    step.impl.copy_in_transport = not isinstance(ex, Executor)
+                    step.impl.copy_in_transport = (
+                        not isinstance(ex, Executor) or ex.cpu_stage is not None
+                    )
             # dropped without close(): closed on the closing thread, never in the collector
             self._finalizer = weakref.finalize(self, _release, ex, self._profile)
         return self._executor
@@ -811,43 +820,74 @@ class Pipeline(PipelineProperties, Inspection, Serialization):
     def _pool_executor(self) -> PoolExecutor | None:
         """The executor of a CPU pipeline run on worker processes (`cpu_parallelism`), or
         None: it runs on threads here (`cpu_workers` says why)."""
+        from dali._exec.process.pool import PoolExecutor
+
+        shipped = self._worker_spec(stage=False)
+        if shipped is None:
+            return None
+        assert self._plan is not None
+        spec, workers = shipped
+        return PoolExecutor(self._plan, spec, workers, "the pipeline", self._ahead)
+
+    def _stage_workers(self) -> CpuStageWorkers | None:
+        """The worker processes of a GPU pipeline's CPU stage (`cpu_parallelism`), or None:
+        it runs on threads of this process (`cpu_workers` says why)."""
+        from dali._exec.process.stage import CpuStageWorkers, stage_of
+
+        shipped = self._worker_spec(stage=True)
+        if shipped is None:
+            return None
+        assert self._plan is not None
+        spec, workers = shipped
+        steps, slots, _ = stage_of(self._plan)
+        return CpuStageWorkers(self._plan, spec, steps, slots, workers, "the pipeline's CPU stage")
+
+    def _worker_spec(self, *, stage: bool) -> tuple[bytes, int] | None:
+        """The pickled spec of the CPU worker processes and how many (`cpu_workers`), or None
+        when the CPU work stays on threads here (an error when ``cpu_parallelism`` says
+        "processes")."""
         workers, why = self.cpu_workers()
         if not workers:
             if self._cpu_parallelism == "processes":
                 raise RuntimeError(f"The pipeline cannot run on worker processes: {why}.")
             return None
-        from dali._exec.process.pool import PoolExecutor
         from dali._exec.process.spec import NotShippable, WorkerSpec, dump
+        from dali._exec.process.stage import stage_of
 
-        assert self._plan is not None and self._graph_outputs is not None
+        plan = self._plan
+        assert plan is not None and self._graph_outputs is not None
+        outputs = stage_of(plan)[2] if stage else self._graph_outputs
         try:
             spec = dump(
                 WorkerSpec.of(
                     self._ops,
-                    self._graph_outputs,
-                    self._plan,
+                    outputs,
+                    plan,
                     self._info(),
                     self._consumed[1],
-                    pooled=True,
+                    pooled=not stage,
+                    stage=stage,
                 )
             )
         except NotShippable as e:
             if self._cpu_parallelism == "processes":
                 raise RuntimeError(f"The pipeline cannot run on worker processes: {e}.") from e
             return None
-        return PoolExecutor(self._plan, spec, workers, "the pipeline", self._ahead)
+        return spec, workers
 
     def cpu_workers(self) -> tuple[int, str]:
         """How many worker processes the pipeline's CPU work runs on, and why (our extension).
 
-        A CPU pipeline with ``num_threads`` of ``options.POOL_MIN_THREADS`` or more runs on
-        that many worker processes (at most one per usable core), each producing whole
-        batches, rather than on threads of this process: one interpreter lock caps threads at
-        a few cores. The batches are the same either way. ``cpu_parallelism="threads"`` or
-        ``"processes"`` decides instead of the rule.
+        A pipeline with ``num_threads`` of ``options.POOL_MIN_THREADS`` or more runs its CPU
+        work on that many worker processes (at most one per usable core) rather than on
+        threads of this process: one interpreter lock caps threads at a few cores. A CPU
+        pipeline's workers produce whole batches; a GPU pipeline's produce its CPU stage's
+        batches (when it has CPU operators beyond readers and random draws), and this process
+        keeps the decoders and the GPU work. The batches are the same either way.
+        ``cpu_parallelism="threads"`` or ``"processes"`` decides instead of the rule.
 
         Returns:
-            ``(workers, reason)``: 0 workers when the pipeline runs on threads here, and the
+            ``(workers, reason)``: 0 workers when the CPU work runs on threads here, and the
             reason in words.
         """
         self.build()
@@ -857,22 +897,34 @@ class Pipeline(PipelineProperties, Inspection, Serialization):
         threads = self._num_threads or 1
         if choice == "threads":
             return 0, "cpu_parallelism='threads'"
-        if plan.uses_gpu:
-            return 0, "it has GPU work (its CPU stage runs on threads of the GPU's process)"
         if self._worker_process:
             return 0, "it runs in one worker process (worker_process=True)"
         if not (self._exec_async and self._exec_pipelined):
             return 0, "it runs synchronously (exec_async=False or exec_pipelined=False)"
         if not sys.platform.startswith("linux"):
             return 0, "worker processes need Linux"
-        for step in plan.steps:
+        steps = range(len(plan.steps))
+        if plan.uses_gpu:
+            from dali._exec.process.stage import has_operators, stage_of
+
+            steps, slots, _ = stage_of(plan)
+            if not slots:
+                return 0, "its GPU work reads nothing from its CPU stage"
+            if choice != "processes" and not has_operators(plan, steps):
+                return 0, (
+                    "its CPU stage has no operator with inputs (readers and random draws run "
+                    "on threads of the GPU's process; readers.file reads in processes of its own)"
+                )
+        for si in steps:
+            step = plan.steps[si]
             if step.stateful and not step.impl.implements("plan_samples"):
                 return 0, f"{step.node.name} keeps a state that only one process can follow"
         if choice == "processes":
             return threads, "cpu_parallelism='processes'"
         from dali._ops.python.python_function import PythonFunction
 
-        for step in plan.steps:
+        for si in steps:
+            step = plan.steps[si]
             if isinstance(step.impl, PythonFunction):
                 return 0, f"{step.node.name} runs Python code, which may have side effects"
         cores = usable_cores()

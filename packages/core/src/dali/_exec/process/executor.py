@@ -118,6 +118,9 @@ class ProcessExecutor:
         self._inbox: collections.deque[Any] = collections.deque()
         #: the samples each ``on_error="skip"`` operator of the worker skipped so far
         self.skipped: dict[str, int] = {}
+        #: a GPU pipeline's CPU stage (`dali._exec.process.stage`): the sample identities of
+        #: the outputs `get` returned last (`IterationRequest.metas`), else None
+        self.metas: Any = None
         self.taken: tuple[Any, dict[str, Any]] | None = None
         _closer.track(self)
 
@@ -283,7 +286,7 @@ class ProcessExecutor:
             _, text, cause, states = message
             self.taken = cursor, states
             raise PipelineError(text) from _cause(cause)
-        _, packed, states, self.skipped = message
+        _, packed, states, self.skipped, self.metas = message
         self.taken = cursor, states
         out, notes = self._views.unpack(packed)
         self._outbox += notes  # sent with the next request

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from dali import _options as options
@@ -51,16 +52,30 @@ class PoolExecutor:
         name: How errors call the pipeline.
         depth: The pipeline's iterations ahead; the pool keeps every worker
             ``options.POOL_DEPTH_PER_WORKER`` iterations ahead beyond them (`depth`).
+        stage: The steps the workers run when they are a GPU pipeline's CPU stage
+            (`dali._exec.process.stage`); None: the whole plan.
     """
 
-    def __init__(self, plan: Plan, spec: bytes, workers: int, name: str, depth: int = 1) -> None:
+    def __init__(
+        self,
+        plan: Plan,
+        spec: bytes,
+        workers: int,
+        name: str,
+        depth: int = 1,
+        stage: Sequence[int] | None = None,
+    ) -> None:
         if workers < 1:
             raise ValueError(f"a pool needs at least one worker, got {workers}")
         #: iterations to keep in flight
         self.depth = depth + workers * options.POOL_DEPTH_PER_WORKER
+        steps = range(len(plan.steps)) if stage is None else stage
         self._planners = [
-            (si, step) for si, step in enumerate(plan.steps) if step.impl.implements("plan_samples")
+            (si, plan.steps[si]) for si in steps if plan.steps[si].impl.implements("plan_samples")
         ]
+        #: a GPU pipeline's CPU stage (`dali._exec.process.stage`): the workers' plan is the
+        #: stage's, so requests name its steps (planned readers, fed sources) by operator name
+        self._names = None if stage is None else {si: plan.steps[si].node.name for si in stage}
         self._workers = [
             ProcessExecutor(spec, None, f"{name} (worker {k} of {workers})") for k in range(workers)
         ]
@@ -68,6 +83,8 @@ class PoolExecutor:
         self._order: collections.deque[int] = collections.deque()
         self._next = 0
         self.taken: tuple[Any, dict[str, Any]] | None = None
+        #: the sample identities of the outputs `get` returned last (a CPU stage's workers)
+        self.metas: Any = None
 
     @property
     def workers(self) -> int:
@@ -96,15 +113,28 @@ class PoolExecutor:
         return total
 
     def submit(self, req: IterationRequest) -> None:
-        """Plan the iteration's reader batches here, then send it to its worker."""
+        """Plan the iteration's reader batches here (their states recorded in the request),
+        then send it to its worker."""
         planned = {}
-        states = dict(req.states)
         for si, step in self._planners:
             planned[si] = step.impl.plan_samples()
             if step.stateful:
-                states[step.node.name] = step.impl.get_state()
+                req.states[step.node.name] = step.impl.get_state()
+        names = self._names
+        if names is None:
+            sent = dataclasses.replace(req, planned=planned, states=dict(req.states))
+        else:
+            sent = dataclasses.replace(
+                req,
+                planned={names[si]: v for si, v in planned.items()},
+                fed={names[si]: v for si, v in req.fed.items()},
+                states={},
+                slot=None,
+                cursor=None,
+                keep_metas=True,
+            )
         k = self._next
-        self._workers[k].submit(dataclasses.replace(req, planned=planned, states=states))
+        self._workers[k].submit(sent)
         self._next = (k + 1) % len(self._workers)
         self._order.append(k)
 
@@ -125,6 +155,7 @@ class PoolExecutor:
     def _take(self, worker: ProcessExecutor) -> None:
         self._order.popleft()
         self.taken, worker.taken = worker.taken, None
+        self.metas, worker.metas = worker.metas, None
 
     def restored(self, seed: int, states: dict[str, Any]) -> None:
         """The pipeline was restored (nothing in flight): every worker reseeds; the readers'

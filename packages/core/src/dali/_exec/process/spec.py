@@ -75,6 +75,9 @@ class WorkerSpec:
     #: one of several workers of a CPU pipeline (`dali._exec.process.pool`): the consumer
     #: plans the readers' batches, and the worker starts no processes of its own
     pooled: bool = False
+    #: the CPU stage of a GPU pipeline (`dali._exec.process.stage`): ``outputs`` are what its
+    #: GPU stage reads, and each iteration's outputs come back with their sample identities
+    stage: bool = False
 
     @classmethod
     def of(
@@ -86,6 +89,7 @@ class WorkerSpec:
         states: dict[str, Any],
         *,
         pooled: bool = False,
+        stage: bool = False,
     ) -> WorkerSpec:
         """The spec of a built pipeline: its traced graph and settings, and where its
         consumer stands now.
@@ -97,16 +101,20 @@ class WorkerSpec:
             info: The pipeline's settings (its CUDA context stays here: the worker makes one).
             states: The stateful operators' states to start from.
             pooled: One of several workers of a CPU pipeline (each on one thread).
+            stage: Workers of a GPU pipeline's CPU stage (pooled, without a device).
         """
-        if pooled:
+        if pooled or stage:
             info = dataclasses.replace(info, num_threads=1)
+        if stage:
+            info = dataclasses.replace(info, device_id=None)
         return cls(
             ops=list(ops),
             outputs=list(outputs),
             info=dataclasses.replace(info, cuda=None),
             states=dict(states),
             fed=frozenset(s.node.name for s in plan.callback_sources),
-            pooled=pooled,
+            pooled=pooled or stage,
+            stage=stage,
         )
 
 

@@ -23,8 +23,9 @@ consumer -> worker        what it does
 
 The consumer sends a list of such messages at a time (slots handed back with the next
 request). The worker answers each iteration, in order, with ``("batch", packed, states,
-skipped)`` (`Packed` outputs; the operators' states after it, for checkpoints; the samples
-skipped so far by operator; a new host slot's descriptor follows the message, `shm.send_fd`)
+skipped, metas)`` (`Packed` outputs; the operators' states after it, for checkpoints; the
+samples skipped so far by operator; for a GPU pipeline's CPU stage, its outputs' sample
+identities, else None; a new host slot's descriptor follows the message, `shm.send_fd`)
 or ``("error", message, cause, states)``, preceded by ``("fed", slots)`` when the sources'
 slots of finished iterations can be written again (`feed`), sent by the executor's
 last stage as the iteration finishes (`Executor`'s ``deliver``; the copies, the event and the
@@ -100,6 +101,11 @@ class _Worker:
         info = dataclasses.replace(info, cuda=cuda)
         plan = build_plan(spec.outputs, spec.ops, pipeline_info=info, seed=info.seed)
         self.plan = plan
+        #: a GPU pipeline's CPU stage (`dali._exec.process.stage`): its requests name the
+        #: planned readers and the fed sources by operator name (this plan is not theirs)
+        self.index: dict[str, int] | None = None
+        if spec.stage:
+            self.index = {s.node.name: i for i, s in enumerate(plan.steps)}
         self.restore(info.seed, spec.states, reseed=False)
         cuda = cuda if plan.uses_gpu else None
         self.cuda = cuda
@@ -200,7 +206,7 @@ class _Worker:
                     message = ("error", *describe(e), states)
                 else:
                     fd = None if packed.host is None else self.host.sent(packed.host.slot)
-                    message = ("batch", packed, states, self.skipped())
+                    message = ("batch", packed, states, self.skipped(), req.metas)
             req.fed = {}  # (the batches' last reference, as a rule: their slot is free now)
             freed = [k for _, k in self.fed.releases()]
             if freed:
@@ -218,6 +224,13 @@ class _Worker:
             if fed.new:  # its descriptor follows the messages
                 self.fed.map(fed, recv_fd(self.sock))
             req = unshare_fed(req, fed, self.fed)
+        if self.index is not None:
+            index = self.index
+            req = dataclasses.replace(
+                req,
+                planned={index[name]: v for name, v in req.planned.items()},
+                fed={index[name]: v for name, v in req.fed.items()},
+            )
         self.executor.submit(req)
 
     def serve(self) -> None:

@@ -40,6 +40,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -118,6 +119,80 @@ def encode_boxes(
         out[matched, :2] = ((b_c - ac) / ae - m[:2]) / sd[:2]
         out[matched, 2:] = (np.log(b_e / ae) - m[2:]) / sd[2:]
     return out, out_labels
+
+
+@functools.cache
+def _compiled() -> Any:
+    """The compiled CPU encoder (`encode_boxes`'s arithmetic, float32 operation by operation,
+    as the GPU kernel below does it), or None without Numba. It computes each box's IoU with
+    every anchor once and scans them as DALI's CPU kernel does; ~5x faster than the numpy
+    expressions per sample, and it releases the GIL (samples run in parallel on ``ws.map``)."""
+    try:
+        import numba
+    except ImportError:
+        return None
+
+    @numba.njit(nogil=True, cache=True)
+    def encode(
+        boxes: np.ndarray,
+        labels: np.ndarray,
+        anchors: np.ndarray,
+        params: np.ndarray,
+        offset: bool,
+        out: np.ndarray,
+        out_labels: np.ndarray,
+        ious: np.ndarray,
+    ) -> None:  # pragma: no cover - compiled
+        n, n_anchors = boxes.shape[0], anchors.shape[0]
+        half, zero, two = np.float32(0.5), np.float32(0.0), np.float32(2.0)
+        scale, criteria = params[8], params[9]
+        for b in range(n):
+            bx0, by0, bx1, by1 = boxes[b, 0], boxes[b, 1], boxes[b, 2], boxes[b, 3]
+            vb = (bx1 - bx0) * (by1 - by0)
+            best, best_a = np.float32(-1.0), -1
+            for a in range(n_anchors):
+                lx, ly = max(bx0, anchors[a, 0]), max(by0, anchors[a, 1])
+                hx, hy = min(bx1, anchors[a, 2]), min(by1, anchors[a, 3])
+                v = zero
+                if hx > lx and hy > ly:
+                    inter = (hx - lx) * (hy - ly)
+                    if inter != zero:
+                        va = (anchors[a, 2] - anchors[a, 0]) * (anchors[a, 3] - anchors[a, 1])
+                        v = inter / (vb + va - inter)
+                ious[b, a] = v
+                if v >= best:
+                    best, best_a = v, a
+            ious[b, best_a] = two
+        for a in range(n_anchors):
+            best, bi = zero, -1
+            for b in range(n):
+                v = ious[b, a]
+                if b == 0 or v >= best:
+                    best, bi = v, b
+            ax0, ay0, ax1, ay1 = anchors[a, 0], anchors[a, 1], anchors[a, 2], anchors[a, 3]
+            acx, acy = (ax0 + ax1) * half, (ay0 + ay1) * half
+            aw, ah = ax1 - ax0, ay1 - ay0
+            if bi >= 0 and best > criteria:
+                x0, y0, x1, y1 = boxes[bi, 0], boxes[bi, 1], boxes[bi, 2], boxes[bi, 3]
+                out_labels[a] = labels[bi]
+                cx, cy = (x0 + x1) * half, (y0 + y1) * half
+                w, h = x1 - x0, y1 - y0
+                if not offset:
+                    out[a, 0], out[a, 1], out[a, 2], out[a, 3] = cx, cy, w, h
+                else:
+                    sax, say, saw, sah = acx * scale, acy * scale, aw * scale, ah * scale
+                    out[a, 0] = ((cx * scale - sax) / saw - params[0]) / params[4]
+                    out[a, 1] = ((cy * scale - say) / sah - params[1]) / params[5]
+                    out[a, 2] = (np.log((w * scale) / saw) - params[2]) / params[6]
+                    out[a, 3] = (np.log((h * scale) / sah) - params[3]) / params[7]
+            else:
+                out_labels[a] = 0
+                if not offset:
+                    out[a, 0], out[a, 1], out[a, 2], out[a, 3] = acx, acy, aw, ah
+                else:
+                    out[a, 0], out[a, 1], out[a, 2], out[a, 3] = zero, zero, zero, zero
+
+    return encode
 
 
 _KERNEL = r"""
@@ -300,9 +375,25 @@ class BoxEncoder(Operator):
             "scale": self.arg("scale"),
         }
 
+        kernel = _compiled()
+        offset = bool(kw["offset"])
+
         def one(i: int) -> None:
             b, lab = self._inputs(boxes[i], labels[i], i)
-            out_boxes[i], out_labels[i] = encode_boxes(b, lab, self.anchors, **kw)
+            if kernel is None:
+                out_boxes[i], out_labels[i] = encode_boxes(b, lab, self.anchors, **kw)
+                return
+            scratch = np.empty((len(b), n_anchors), _F32)
+            kernel(
+                np.ascontiguousarray(b),
+                np.ascontiguousarray(lab),
+                self.anchors,
+                self.params,
+                offset,
+                out_boxes[i],
+                out_labels[i],
+                scratch,
+            )
 
         ws.map(one)
         return TensorListCPU.wrap(out_boxes, ""), TensorListCPU.wrap(out_labels, "")
