@@ -691,6 +691,52 @@ def test_gpu_matches_cpu(case, device):
     return _run(build, batch_size=4, device_id=device_id(device))
 
 
+def _windows():
+    """Per-sample relative anchors and shapes that reach outside the samples on any side."""
+    return (
+        fn.random.uniform(range=[-0.4, 0.9], shape=[2]),
+        fn.random.uniform(range=[0.1, 1.2], shape=[2]),
+    )
+
+
+SLICE_GPU_CASES = {
+    "trim": lambda x: fn.slice(x, *_windows(), out_of_bounds_policy="trim_to_shape"),
+    "pad_per_channel": lambda x: fn.slice(
+        x, *_windows(), out_of_bounds_policy="pad", fill_values=[7, 200, 31]
+    ),
+    "pad_to_float16": lambda x: fn.slice(
+        x, *_windows(), out_of_bounds_policy="pad", fill_values=-1.5, dtype=types.FLOAT16
+    ),
+    "to_int16": lambda x: fn.slice(
+        x * 2.7 - 100, *_windows(), out_of_bounds_policy="trim_to_shape", dtype=types.INT16
+    ),
+    "one_axis": lambda x: fn.slice(
+        x,
+        fn.random.uniform(range=[0, 3]),
+        4,
+        axes=[0],
+        normalized_anchor=False,
+        normalized_shape=False,
+        out_of_bounds_policy="pad",
+    ),
+    "inside_uniform": lambda x: fn.slice(x, start=[1, 1], shape=[3, 2]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SLICE_GPU_CASES))
+@pytest.mark.parametrize("ragged", [False, True])
+@cpu_gpu()  # exact: one kernel launch on the GPU, numpy copies on the CPU
+def test_slice_gpu_matches_cpu(case, ragged, device):
+    op = SLICE_GPU_CASES[case]
+    samples = [IMG, IMG[1:, 2:], IMG[:3], IMG[2:5, :4]] if ragged else [IMG] * 4
+
+    def build():
+        x = fn.external_source(lambda: [np.array(a) for a in samples], layout="HWC")
+        return op(to_device(x, device))
+
+    return _run(build, batch_size=4, device_id=device_id(device))
+
+
 def test_cast_float_to_bool_rounds_first_like_dali():
     x = np.array([1e-8, 0.3, 0.49, -0.3, 0.5, -0.51, np.nan, np.inf, 0.0], np.float32)
     (b,) = _run(lambda: [fn.cast(_const(x), dtype=types.BOOL)])

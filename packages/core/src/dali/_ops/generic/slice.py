@@ -26,10 +26,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.numeric import array_module, batch_array
-from dali._ops.window.extract import extract_windows, output_dtype_arg, window_meta
+from dali._ops.window import extract_gpu
+from dali._ops.window.extract import extract_windows, output_dtype_arg, window_meta, window_slices
+from dali._ops.window.out_of_bounds import gpu_fill_values
 from dali._ops.window.slice_attr import SLICE_ARGS, SliceAttr, static_slice_shape
 
 if TYPE_CHECKING:
@@ -79,7 +83,38 @@ class Slice(Operator):
         wins = self._slice.windows(ws, shapes, layout, ndim)
         return extract_windows(self, ws, tl, dense, wins, out_dtype, layout)
 
-    run_gpu = run_cpu
+    def run_gpu(self, ws: Workspace) -> Any:
+        """One kernel launch for the batch (`extract_gpu.crop_batch`), ragged or not, as
+        `fn.crop`; one window inside a dense batch without conversion is one strided CuPy
+        copy, and what the kernel does not handle (more than 6 dimensions, other element
+        types) is cut sample by sample."""
+        from dali._ops.gpu.kernels import C_TYPES
+        from dali._tensors import TensorListGPU
+
+        tl = ws.inputs[0]
+        layout = tl.layout()
+        ndim = tl.sample_ndim
+        out_dtype = np.dtype(self._dtype or tl.np_dtype)
+        n = len(tl)
+        if n == 0:
+            return TensorListGPU.wrap([], layout, dtype=out_dtype, ndim=ndim)
+        dense = tl.held_dense
+        if dense is not None:
+            shapes = [tuple(dense.shape[1:])] * n
+        else:
+            shapes = [tuple(s.shape) for s in tl.samples()]
+        wins = self._slice.windows(ws, shapes, layout, ndim)
+        uniform = dense is not None and all(w == wins[0] for w in wins)
+        if (
+            (uniform and out_dtype == tl.np_dtype and window_slices(*wins[0], shapes[0])[2])
+            or not 0 < ndim <= extract_gpu.MAX_DIMS
+            or tl.np_dtype not in C_TYPES
+            or out_dtype not in C_TYPES
+        ):
+            return extract_windows(self, ws, tl, dense, wins, out_dtype, layout)
+        fill = gpu_fill_values(self, wins, layout, out_dtype, uniform)
+        src = extract_gpu.gpu_batch(tl)
+        return extract_gpu.crop_batch(src, wins, layout=layout, out_dtype=out_dtype, fill=fill)
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:

@@ -19,20 +19,18 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._ops.image._common import image_layout, static_image_layout
-from dali._ops.numeric import array_module, batch_array, convert_sat
+from dali._ops.numeric import array_module, batch_array
 from dali._ops.window import extract_gpu
 from dali._ops.window.crop_attr import CROP_ARGS, CROP_LAYOUTS, CropAttr
 from dali._ops.window.extract import extract_windows, output_dtype_arg, window_meta, window_slices
-from dali._ops.window.out_of_bounds import window_fill
+from dali._ops.window.out_of_bounds import gpu_fill_values
 
 if TYPE_CHECKING:
     from dali.author import Workspace
@@ -103,36 +101,10 @@ class Crop(Operator):
             # copy, ~20x cheaper on the host than packing the kernel's descriptions and about
             # as fast on the GPU (benchmarks/image_kernels_gpu.py)
             return extract_windows(self, ws, tl, dense, wins, out_dtype, layout)
-        fill = self._gpu_fill(shapes, wins, layout, out_dtype, dense is not None)
+        uniform = dense is not None and all(w == wins[0] for w in wins)
+        fill = gpu_fill_values(self, wins, layout, out_dtype, uniform)
         src = extract_gpu.gpu_batch(tl)
         return extract_gpu.crop_batch(src, wins, layout=layout, out_dtype=out_dtype, fill=fill)
-
-    def _gpu_fill(
-        self,
-        shapes: Sequence[tuple[int, ...]],
-        wins: Sequence[tuple[list[int], list[int]]],
-        layout: str,
-        out_dtype: np.dtype[Any],
-        dense: bool,
-    ) -> np.ndarray:
-        """``fill_values`` in the output type (one, or one per channel), checked against the
-        channels of every sample as the CPU path checks them."""
-        values = np.asarray(self.arg("fill_values"), np.float64).reshape(-1)
-        if values.size > 1:
-            uniform = dense and all(w == wins[0] for w in wins)
-            checked = set()
-            for i, (_, shape) in enumerate(wins):
-                key = tuple(shape)
-                if key in checked:
-                    continue
-                try:
-                    window_fill(self, shape, layout, out_dtype)
-                except Exception as e:
-                    if uniform:
-                        raise
-                    raise SampleFailure(i, e) from e
-                checked.add(key)
-        return convert_sat(np, values if values.size else np.zeros(1), out_dtype)
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:

@@ -37,6 +37,7 @@ from dali._ops.gpu import kernels as G
 from dali._ops.image._convert_sat_gpu import CONVERT
 
 __all__ = [
+    "MAX_DIMS",
     "GpuBatch",
     "WindowArrays",
     "cmn_batch",
@@ -47,7 +48,7 @@ __all__ = [
     "window_descs",
 ]
 
-_MAX_DIMS = 6
+MAX_DIMS = 6
 _ITEMS = 4  # elements a thread of dali_window writes
 _ITEMS_HWC = 2  # pixels a thread of dali_window_hwc writes
 
@@ -55,10 +56,10 @@ _DESC = np.dtype(
     [
         ("input", "<u8"),
         ("output", "<u8"),
-        ("in_stride", "<i8", (_MAX_DIMS,)),
-        ("out_shape", "<i4", (_MAX_DIMS,)),
-        ("anchor", "<i4", (_MAX_DIMS,)),
-        ("in_extent", "<i4", (_MAX_DIMS,)),
+        ("in_stride", "<i8", (MAX_DIMS,)),
+        ("out_shape", "<i4", (MAX_DIMS,)),
+        ("anchor", "<i4", (MAX_DIMS,)),
+        ("in_extent", "<i4", (MAX_DIMS,)),
         ("flip", "<i4"),
         ("channels", "<i4"),
     ],
@@ -314,8 +315,8 @@ def _launch(
     out_dtype = np.dtype(out_dtype)
     n = len(src.shapes)
     nd = len(perm)
-    if nd > _MAX_DIMS:
-        raise ValueError(f"at most {_MAX_DIMS} dimensions are supported on the GPU, got {nd}")
+    if nd > MAX_DIMS:
+        raise ValueError(f"at most {MAX_DIMS} dimensions are supported on the GPU, got {nd}")
     win_shapes = np.asarray(win_shapes, np.int64).reshape(n, nd)
     # (column by column, list by list: numpy would give the GIL up, see `dali._exec.gil`)
     out_shapes = list(zip(*(win_shapes[:, a].tolist() for a in perm)))

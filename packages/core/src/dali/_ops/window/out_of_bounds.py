@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg
 from dali._ops.base import Operator
 from dali._ops.numeric import convert_sat
@@ -31,6 +32,7 @@ __all__ = [
     "apply_policy",
     "check_policy",
     "fill_array",
+    "gpu_fill_values",
     "inside_bounds",
     "window_fill",
 ]
@@ -160,3 +162,42 @@ def window_fill(
         None if c < 0 else c + lead,
         None if c < 0 else shape[c],
     )
+
+
+def gpu_fill_values(
+    op: Operator,
+    wins: Sequence[tuple[Sequence[int], Sequence[int]]],
+    layout: str,
+    dtype: Any,
+    uniform: bool,
+) -> np.ndarray:
+    """``fill_values`` in ``dtype`` (one, or one per channel) for the batched GPU window
+    kernel (`extract_gpu.crop_batch`), checked against the channels of every window as the
+    CPU path (`window_fill`) checks them.
+
+    Args:
+        op: The operator (its ``fill_values``).
+        wins: Per sample ``(anchor, shape)``.
+        layout: The batch's layout.
+        dtype: The output type.
+        uniform: One window for a dense batch: an error is the batch's, not a sample's.
+
+    Raises:
+        SampleFailure: Several values that do not fit a sample's window (``uniform``: the
+            `OperatorError` itself).
+    """
+    values = np.asarray(op.arg("fill_values"), np.float64).reshape(-1)
+    if values.size > 1:
+        checked = set()
+        for i, (_, shape) in enumerate(wins):
+            key = tuple(shape)
+            if key in checked:
+                continue
+            try:
+                window_fill(op, shape, layout, dtype)
+            except Exception as e:
+                if uniform:
+                    raise
+                raise SampleFailure(i, e) from e
+            checked.add(key)
+    return convert_sat(np, values if values.size else np.zeros(1), np.dtype(dtype))
