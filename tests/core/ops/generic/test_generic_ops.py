@@ -712,11 +712,9 @@ SLICE_GPU_CASES = {
     ),
     "one_axis": lambda x: fn.slice(
         x,
-        fn.random.uniform(range=[0, 3]),
-        4,
+        fn.cast(fn.random.uniform(range=[-2, 4]), dtype=types.INT32),
+        types.Constant(np.int32(4)),
         axes=[0],
-        normalized_anchor=False,
-        normalized_shape=False,
         out_of_bounds_policy="pad",
     ),
     "inside_uniform": lambda x: fn.slice(x, start=[1, 1], shape=[3, 2]),
