@@ -17,6 +17,8 @@ before it already works on iteration i+1. The stages:
   GPU output, so consumers wait for it on the GPU, not on the host. When mixed operators
   (decoders) are followed by GPU operators, a ``dali-executor-mixed`` thread runs the decoders
   and hands each iteration to ``dali-executor-gpu``, as DALI's CPU → mixed → GPU stages do.
+  With ``cpu_stage`` (worker processes, `dali._exec.process.stage`) the CPU stage's steps run
+  there, and ``dali-executor`` only sends each iteration and collects its results in order.
 
 Each thread takes the iterations in order and each operator belongs to one stage, so every
 operator still runs its iterations one after another, in order: results are ordered and
@@ -577,26 +579,30 @@ class _Stages:
                 return
             if not sent:
                 continue
-            req, it = sent.popleft()
+            req, failed = sent.popleft()
             outs: Any = None
-            if it is None:
+            it: _Iteration | _Failure
+            if failed is not None:
+                it = failed
+            else:
                 try:
                     with span(stage.label, req.iteration, "<wait for the worker processes>"):
                         outs, root = workers.get()
-                    it = _Iteration(plan, req)
-                    it.root = root
+                    fresh = _Iteration(plan, req)
+                    fresh.root = root
                     for slot, value, meta in outs:
-                        it.values[slot] = value
-                        it.metas[slot] = meta
+                        fresh.values[slot] = value
+                        fresh.metas[slot] = meta
                     if stage.prepare:
                         with span(stage.label, req.iteration, f"<{stage.hook}>"):
                             _prepare_steps(
-                                plan, it, stage.prepare, self.pool, self.cuda, stage.hook
+                                plan, fresh, stage.prepare, self.pool, self.cuda, stage.hook
                             )
+                    it = fresh
                 except BaseException as e:  # noqa: BLE001 - handed on, to the consumer thread
                     it = _Failure(e)
             outbox.put((req, it))
-            del it, req, outs  # drop this iteration's batches before waiting for the next
+            del it, req, outs, failed  # drop this iteration's batches before the next
 
     def _fail_all(self, k: int, error: BaseException) -> None:
         """Fail every iteration that reaches stage ``k`` with ``error`` (until told to stop)."""

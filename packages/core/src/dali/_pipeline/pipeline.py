@@ -15,7 +15,7 @@ import textwrap
 import threading
 import warnings
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
@@ -903,7 +903,7 @@ class Pipeline(PipelineProperties, Inspection, Serialization):
             return 0, "it runs synchronously (exec_async=False or exec_pipelined=False)"
         if not sys.platform.startswith("linux"):
             return 0, "worker processes need Linux"
-        steps = range(len(plan.steps))
+        steps: Sequence[int] = range(len(plan.steps))
         if plan.uses_gpu:
             from dali._exec.process.stage import has_operators, stage_of
 

@@ -18,6 +18,12 @@ pipelines) the pipeline's `Executor` runs in a process of its own instead, and t
                 runs the iterations the consumer submits, sends their outputs or their errors.
 * ``executor``  `ProcessExecutor`, the consumer's side: submit, get, checkpoint states,
                 errors, death of the worker, shutdown.
+* ``shm``, ``feed``  host batches in anonymous shared memory: outputs of CPU work, and the
+                Python sources' batches on their way to a worker.
+* ``pool``      `PoolExecutor`: a CPU pipeline's iterations on several workers (iteration k on
+                worker k mod P), the readers planned by the consumer.
+* ``stage``     `CpuStageWorkers`: a GPU pipeline's CPU stage on such a pool; the process that
+                owns the GPU runs the decoders and the GPU work on what comes back.
 
 The consumer still schedules: it calls the Python sources (external_source callbacks) in its
 own thread, keeps the schedule position and the checkpoint documents, and sends each iteration

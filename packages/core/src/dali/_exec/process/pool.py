@@ -123,11 +123,13 @@ class PoolExecutor:
         names = self._names
         if names is None:
             sent = dataclasses.replace(req, planned=planned, states=dict(req.states))
-        else:
+        else:  # keyed by operator name (`dali._exec.process.worker` maps them back)
+            by_name: dict[Any, Any] = {names[si]: v for si, v in planned.items()}
+            fed_by_name: dict[Any, Any] = {names[si]: v for si, v in req.fed.items()}
             sent = dataclasses.replace(
                 req,
-                planned={names[si]: v for si, v in planned.items()},
-                fed={names[si]: v for si, v in req.fed.items()},
+                planned=by_name,
+                fed=fed_by_name,
                 states={},
                 slot=None,
                 cursor=None,

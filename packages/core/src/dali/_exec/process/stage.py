@@ -30,22 +30,23 @@ Errors, a dead worker, shutdown and Ctrl-C are the worker processes' (`dali._exe
 an operator's error fails its iteration, in order, naming the operator and the file.
 
 Example:
-    >>> from dali import fn, pipeline_def
-    >>> @pipeline_def(batch_size=2, num_threads=1, device_id=0)
-    ... def pipe():
+    >>> from dali import Pipeline, fn
+    >>> from dali._graph.build import build_plan
+    >>> p = Pipeline(batch_size=2, num_threads=1, device_id=0)
+    >>> with p:
     ...     boxes = fn.random.uniform(range=[0.0, 1.0], shape=[4])
-    ...     return fn.bb_flip(boxes, horizontal=1), fn.random.uniform(shape=[2]).gpu()
-    >>> p = pipe()
-    >>> p.build()
-    >>> steps, boundary, nodes = stage_of(p._plan)
-    >>> [p._plan.steps[si].node.schema.display_name for si in steps]
-    ['random.uniform', 'random.uniform', 'bb_flip']
-    >>> len(boundary), [n.device for n in nodes]
+    ...     p.set_outputs(fn.bb_flip(boxes, horizontal=1), fn.random.uniform(shape=[2]).gpu())
+    >>> plan = build_plan(p._graph_outputs, p._ops, pipeline_info=p._info(), seed=1)
+    >>> steps, slots, nodes = stage_of(plan)
+    >>> [plan.steps[si].node.schema.fn_path for si in steps]
+    ['random.uniform', 'bb_flip', 'random.uniform']
+    >>> len(slots), [n.device for n in nodes]
     (2, ['cpu', 'cpu'])
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from dali._exec.process.pool import PoolExecutor
@@ -92,7 +93,7 @@ def stage_of(plan: Plan) -> tuple[list[int], list[int], list[DataNode]]:
     return cpu, slots, nodes
 
 
-def has_operators(plan: Plan, steps: list[int]) -> bool:
+def has_operators(plan: Plan, steps: Sequence[int]) -> bool:
     """Whether ``steps`` include an operator with inputs (not only readers, sources and
     random draws, which cost the GPU process little: the readers' files are read ahead by
     processes of their own, `dali._ops.readers.storage.read_worker`)."""
