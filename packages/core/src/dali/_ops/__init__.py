@@ -83,6 +83,7 @@ _MODULES = (
     "readers.sequence",
     "readers.tfrecord.reader",
     "readers.video",
+    "readers.video_resize",
     "readers.webdataset.reader",
     "reductions.reduce",
     "segmentation.random_mask_pixel",

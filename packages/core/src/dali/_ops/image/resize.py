@@ -408,6 +408,32 @@ class Resize(ResamplingOperator):
 
     # -- running -------------------------------------------------------------------------------
     def run_cpu(self, ws: Workspace) -> Any:
+        out = self.resize_cpu(ws)
+        if not self.arg("save_attrs"):
+            return out
+        return out, TensorListCPU.wrap(self._input_sizes(ws.inputs[0]), layout="")
+
+    def run_gpu(self, ws: Workspace) -> Any:
+        out = self.resize_gpu(ws)
+        if not self.arg("save_attrs"):
+            return out
+        import cupy
+
+        from dali._tensors import TensorListGPU
+
+        attrs = cupy.asarray(self._input_sizes(ws.inputs[0]))
+        return out, TensorListGPU.wrap(attrs, layout="")
+
+    def _input_sizes(self, tl: Any) -> np.ndarray:
+        """``save_attrs``: the input's spatial extents, int32 ``(batch, spatial axes)``."""
+        _, axes = self.layout_of(tl)
+        shapes = tl.shape()
+        attrs = np.array([[s[a] for a in axes] for s in shapes], dtype=np.int32)
+        return attrs.reshape(len(shapes), len(axes))
+
+    def resize_cpu(self, ws: Workspace) -> TensorListCPU:
+        """The batch ``ws.inputs[0]`` resized (`run_cpu` without ``save_attrs``); also the
+        resize of the operators that resize a batch of their own (`readers.video_resize`)."""
         tl = ws.inputs[0]
         layout, axes = self.layout_of(tl)
         samples = tl.samples()
@@ -431,15 +457,11 @@ class Resize(ResamplingOperator):
             return resample(samples[i], axes, plans, out_dtype)
 
         results = ws.map(one)
-        out = TensorListCPU.wrap(results, layout=layout, dtype=out_dtype, ndim=tl.sample_ndim)
-        if not self.arg("save_attrs"):
-            return out
-        attrs = np.array([[s[a] for a in axes] for s in shapes], dtype=np.int32)
-        attrs = attrs.reshape(len(shapes), len(axes))
-        return out, TensorListCPU.wrap(attrs, layout="")
+        return TensorListCPU.wrap(results, layout=layout, dtype=out_dtype, ndim=tl.sample_ndim)
 
-    def run_gpu(self, ws: Workspace) -> Any:
-        """Same geometry as `run_cpu`; the pixels in one batched kernel (`resample.gpu`).
+    def resize_gpu(self, ws: Workspace) -> Any:
+        """`resize_cpu` on the GPU: the same geometry; the pixels in one batched kernel
+        (`resample.gpu`).
 
         Images (2 spatial axes) are planned for the whole batch at once with numpy
         (`geometry_arrays`, `resample.gpu_plan.plan_batch`): the executor's GPU thread does no
@@ -448,7 +470,6 @@ class Resize(ResamplingOperator):
         from dali._ops.gpu import kernels
         from dali._ops.image.resample import gpu as resample_gpu
         from dali._ops.image.resample.gpu_plan import plan_batch
-        from dali._tensors import TensorListGPU
 
         tl = ws.inputs[0]
         layout, axes = self.layout_of(tl)
@@ -471,16 +492,9 @@ class Resize(ResamplingOperator):
                 for shape, geom, flt in zip(shapes, geoms, filters)
             ]
         try:
-            out = resample_gpu.resample_batch(tl, axes, plans, out_dtype, layout, inputs=inputs)
+            return resample_gpu.resample_batch(tl, axes, plans, out_dtype, layout, inputs=inputs)
         except TypeError as e:
             raise self.error(str(e)) from None
-        if not self.arg("save_attrs"):
-            return out
-        import cupy
-
-        attrs = np.array([[s[a] for a in axes] for s in shapes], dtype=np.int32)
-        attrs = attrs.reshape(len(shapes), len(axes))
-        return out, TensorListGPU.wrap(cupy.asarray(attrs), layout="")
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:

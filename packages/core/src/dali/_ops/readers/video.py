@@ -341,7 +341,7 @@ class _VideoReader(IndexedReader):
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
-        return _metas(node.scalar_args, legacy=node.schema.fn_path == "readers.video")
+        return _metas(node.scalar_args, legacy=issubclass(node.schema.impl, LegacyVideoReader))
 
 
 def _metas(args: Mapping[str, Any], *, legacy: bool) -> list[dict[str, Any]]:
