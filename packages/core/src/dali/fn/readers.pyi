@@ -8,7 +8,7 @@ from typing import Any
 from numpy.typing import ArrayLike, DTypeLike
 
 from dali.pipeline import DataNode
-from dali.types import DALIDataType, DALIImageType
+from dali.types import DALIDataType, DALIImageType, DALIInterpType
 
 __all__ = [
     "caffe",
@@ -21,6 +21,7 @@ __all__ = [
     "sequence",
     "tfrecord",
     "video",
+    "video_resize",
     "webdataset",
 ]
 
@@ -849,6 +850,128 @@ def video(
         file_list_include_preceding_frame (bool, default False): Round file_list times outwards.
         additional_decode_surfaces (int, default 2): Accepted (NVDEC tuning).
         seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+
+    Devices: cpu, gpu. Inputs: 0..0.
+    """
+
+def video_resize(
+    *,
+    device: str | None = ...,
+    name: str | None = ...,
+    additional_decode_surfaces: int | None = ...,
+    antialias: bool | None = ...,
+    bytes_per_sample_hint: Sequence[int] | int | None = ...,
+    channels: int | None = ...,
+    dont_use_mmap: bool | None = ...,
+    dtype: DALIDataType | DTypeLike | None = ...,
+    enable_frame_num: Any = ...,
+    enable_timestamps: bool | None = ...,
+    file_list: str | PathLike[str] | None = ...,
+    file_list_frame_num: bool | None = ...,
+    file_list_include_preceding_frame: bool | None = ...,
+    file_root: str | PathLike[str] | None = ...,
+    filenames: Sequence[str | PathLike[str]] | str | PathLike[str] | None = ...,
+    image_type: DALIImageType | int | None = ...,
+    initial_fill: int | None = ...,
+    interp_type: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    labels: Sequence[int] | int | None = ...,
+    lazy_init: bool | None = ...,
+    mag_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    max_size: Sequence[float] | float | None = ...,
+    min_filter: DALIInterpType | int | DataNode | ArrayLike | None = ...,
+    minibatch_size: int | None = ...,
+    mode: str | PathLike[str] | None = ...,
+    normalized: bool | None = ...,
+    num_shards: int | None = ...,
+    pad_last_batch: bool | None = ...,
+    pad_sequences: bool | None = ...,
+    prefetch_queue_depth: int | None = ...,
+    preserve: bool | None = ...,
+    random_shuffle: bool | None = ...,
+    read_ahead: bool | None = ...,
+    resize_longer: float | DataNode | ArrayLike | None = ...,
+    resize_shorter: float | DataNode | ArrayLike | None = ...,
+    resize_x: float | DataNode | ArrayLike | None = ...,
+    resize_y: float | DataNode | ArrayLike | None = ...,
+    resize_z: float | DataNode | ArrayLike | None = ...,
+    roi_end: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    roi_relative: bool | None = ...,
+    roi_start: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    seed: int | None = ...,
+    sequence_length: int,
+    shard_id: int | None = ...,
+    size: Sequence[float] | float | DataNode | ArrayLike | None = ...,
+    skip_cached_images: bool | None = ...,
+    skip_vfr_check: bool | None = ...,
+    step: int | None = ...,
+    stick_to_shard: bool | None = ...,
+    stride: int | None = ...,
+    subpixel_scale: bool | None = ...,
+    temp_buffer_hint: int | None = ...,
+    tensor_init_bytes: int | None = ...,
+) -> DataNode | list[DataNode] | None:
+    """DALI's ``readers.video_resize``: ``readers.video`` with every sequence resized.
+
+    Takes the arguments of ``readers.video`` and the size and filter arguments of
+    ``fn.resize`` (exactly one way of giving the size); each sequence is resized as one
+    ``FHWC`` sample of ``fn.resize``. The outputs are those of ``readers.video`` (the video,
+    then ``label``, ``frame_num`` and ``timestamps`` where enabled). DALI runs it on the GPU
+    only; the CPU backend is this library's.
+
+    Args:
+        name (str, optional): Operator name, used by reader_meta/epoch_size and feed_input.
+        device (str, optional): "cpu", "gpu" or "mixed".
+        preserve (bool, default False): Keep the operator even if unused.
+        bytes_per_sample_hint (int_or_int_vec, default (0,)): Ignored (memory hint).
+        filenames (str_vec, default []): Video files.
+        labels (int_vec, optional): A label per file of ``filenames``.
+        file_root (str, default ''): A class tree: one subdirectory per label.
+        file_list (str, default ''): Lines of ``path label [start [end]]``.
+        sequence_length (int, required): Frames per sequence.
+        stride (int, default 1): Distance between consecutive frames of a sequence.
+        step (int, default -1): Frames between the starts of consecutive sequences.
+        enable_frame_num (any, default 'none'): Output frame numbers (see above).
+        enable_timestamps (bool, default False): Output the frames' timestamps.
+        image_type (image_type, default <DALIImageType.RGB: 0>): RGB or YCbCr.
+        random_shuffle (bool, default False): Draw samples from a shuffle buffer.
+        initial_fill (int, default 1024): Size of the shuffle buffer.
+        shard_id (int, default 0): Index of this shard.
+        num_shards (int, default 1): Number of shards the dataset is split into.
+        pad_last_batch (bool, default False): Pad each shard with its last sample.
+        stick_to_shard (bool, default False): Read only this shard, for ever.
+        dont_use_mmap (bool, default False): Read every file (by default files of 1 MiB or more are mapped).
+        read_ahead (bool, default False): Page mapped files in at once.
+        lazy_init (bool, default False): Accepted (I/O tuning; no effect).
+        prefetch_queue_depth (int, default 1): Accepted (I/O tuning; no effect).
+        skip_cached_images (bool, default False): Accepted (no effect).
+        tensor_init_bytes (int, default 1048576): Accepted (memory hint).
+        pad_sequences (bool, default False): Add sequences padded past the end.
+        dtype (dtype, default <DALIDataType.UINT8: 0>): UINT8 or FLOAT.
+        normalized (bool, default False): FLOAT output in [0, 1].
+        channels (int, default 3): Colour channels (3).
+        skip_vfr_check (bool, default False): Accept variable-frame-rate files.
+        file_list_frame_num (bool, default False): file_list start/end are frames.
+        file_list_include_preceding_frame (bool, default False): Round file_list times outwards.
+        additional_decode_surfaces (int, default 2): Accepted (NVDEC tuning).
+        seed (int, default -1): Operator seed; -1 derives it from the pipeline.
+        resize_x (float, default 0.0, per-sample): Output width (0: from others).
+        resize_y (float, default 0.0, per-sample): Output height.
+        resize_z (float, default 0.0, per-sample): Output depth (volumes).
+        size (float_vec, optional, per-sample): Output size, (H, W) or (D, H, W).
+        resize_shorter (float, default 0.0, per-sample): Length of the shorter side.
+        resize_longer (float, default 0.0, per-sample): Length of the longer side.
+        mode (str, default 'default'): default, stretch, not_larger, not_smaller.
+        max_size (float_vec, optional): Limit of the output size (one value or per axis).
+        interp_type (interp_type, default 1, per-sample): Interpolation (sets both min_filter and mag_filter); INTERP_LINEAR by default.
+        min_filter (interp_type, default 1, per-sample): Filter used when shrinking.
+        mag_filter (interp_type, default 1, per-sample): Filter used when enlarging.
+        antialias (bool, default True): Widen the filter when downscaling (not NN).
+        minibatch_size (int, default 32): Ignored (GPU kernel batching).
+        temp_buffer_hint (int, default 0): Ignored (temporary buffer size).
+        subpixel_scale (bool, default True): Keep fractional scales exact.
+        roi_start (float_vec, optional, per-sample): Input ROI origin (start > end flips).
+        roi_end (float_vec, optional, per-sample): Input ROI end.
+        roi_relative (bool, default False): ROI given as fractions of the size.
 
     Devices: cpu, gpu. Inputs: 0..0.
     """
