@@ -270,6 +270,7 @@ def test_unused_operators_are_pruned_and_preserve_keeps_them():
         call_operator(SideEffect.schema, (u,), {"preserve": True})
         pipe.set_outputs(u)
     pipe.run()
+    pipe.close()  # (the iteration scheduled ahead runs before the executor stops)
     assert calls == [0, 1]  # only the preserved one ran (prefetch_queue_depth=2 iterations)
 
 
