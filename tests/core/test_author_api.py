@@ -84,6 +84,7 @@ def test_names_and_order():
         "PythonFunction",
         "PythonSource",
         "SampleFailure",
+        "SerializationError",
         "TensorCPU",
         "TensorGPU",
         "TensorListCPU",

@@ -1,5 +1,6 @@
 """DALI's older entry points: DALIIterator continues the stream (eager and in tf.function),
-sparse outputs, and the helpers that have no pure-Python counterpart say so."""
+sparse outputs and their checks. Serialized pipelines (serialize_pipeline, DALIRawIterator)
+are in test_tf_serialized.py."""
 
 from __future__ import annotations
 
@@ -9,11 +10,9 @@ import tensorflow as tf
 from dali import fn, pipeline_def
 from dali.plugin.tf import (
     DALIIterator,
-    DALIRawIterator,
     dataset_compatible_tensorflow,
     dataset_distributed_compatible_tensorflow,
     dataset_inputs_compatible_tensorflow,
-    serialize_pipeline,
 )
 
 
@@ -21,6 +20,15 @@ def counter(batch_size=2):
     @pipeline_def(batch_size=batch_size, num_threads=1, device_id=None)
     def pipe():
         return fn.external_source(lambda i: np.full((batch_size, 3), i, np.float32), batch=True)
+
+    return pipe()
+
+
+def two_outputs():
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        x = fn.external_source(lambda: np.zeros((2, 3), np.float32), batch=True)
+        return x, x
 
     return pipe()
 
@@ -66,18 +74,16 @@ def test_sparse_outputs():
     assert dense.shape == (2, 1)
 
 
-def test_checks_and_unsupported_entry_points():
+def test_checks():
     daliop = DALIIterator()
     with pytest.raises(ValueError, match="batch_size"):
         daliop(pipeline=counter(), dtypes=[tf.float32])
     with pytest.raises(ValueError, match="pipeline="):
-        daliop(serialized_pipeline=b"...", shapes=[(2, 3)], dtypes=[tf.float32])
+        daliop(shapes=[(2, 3)], dtypes=[tf.float32])
     with pytest.raises(tf.errors.InvalidArgumentError, match="output `0`"):
         daliop(pipeline=counter(), shapes=[(2, 3)], dtypes=[tf.int32])
-    with pytest.raises(NotImplementedError, match="not serialized"):
-        serialize_pipeline(counter())
-    with pytest.raises(NotImplementedError, match="DALIIterator"):
-        DALIRawIterator()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="2 outputs, and `dtypes` describes 1"):
+        daliop(pipeline=two_outputs(), shapes=[(2, 3)], dtypes=[tf.float32])
 
 
 def test_version_checks():

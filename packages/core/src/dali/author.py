@@ -56,6 +56,9 @@ its framework is installed and recent enough, with a message that says what to i
 framework iterator implements only the ``_convert`` hook (and ``_trim`` for PARTIAL when its
 batches are not per-pipeline dicts). A checkpoint that cannot be restored raises
 `CheckpointError` (a ValueError); `dali.testing` has the save/restore round trip their tests run.
+A pipeline that ``Pipeline.serialize`` cannot write (a lambda as a Python callback, say), or
+a document ``Pipeline.deserialize`` cannot read, raises `SerializationError` (a ValueError;
+its message says which operator and argument).
 Operators with state (readers) implement ``get_state``/``set_state``: the pipeline records the
 state after every batch and restores it at build.
 
@@ -118,6 +121,7 @@ from __future__ import annotations
 
 from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
 from dali._graph.schema import REQUIRED, Arg, get_schema, register
+from dali._graph.serialize import SerializationError
 from dali._graph.trace import call_operator
 from dali._ops.base import Operator, OperatorError, PythonSource
 from dali._ops.python.python_function import PythonFunction
@@ -141,6 +145,7 @@ __all__ = [  # noqa: RUF022 - ruff would put REQUIRED first
     "PythonSource",
     "REQUIRED",
     "SampleFailure",
+    "SerializationError",
     "TensorCPU",
     "TensorGPU",
     "TensorListCPU",

@@ -8,8 +8,9 @@ with ``nvidia.dali`` written ``dali``, and nothing compiled.
   and restores where its iterator stands (beyond DALI).
 * `experimental.DALIDatasetWithInputs` / `experimental.Input`: ``tf.data`` datasets feeding
   the pipeline's named external sources.
-* `DALIIterator` (legacy), `DALIRawIterator`, `serialize_pipeline`, `dataset_options` and the
-  version checks ``dataset_*_compatible_tensorflow()``.
+* `DALIIterator` (legacy), `DALIRawIterator` (DALI's op, which runs a pipeline serialized by
+  `serialize_pipeline`), `dataset_options` and the version checks
+  ``dataset_*_compatible_tensorflow()``.
 
 Importing it does not import TensorFlow (only checks that a recent enough one is installed,
 and says what to ``pip install`` otherwise); the first use of a name that needs TensorFlow

@@ -36,7 +36,7 @@ import numpy as np
 from dali.plugin.tf._shapes import Shape, match_shape
 from dali.tensors import TensorListGPU
 
-__all__ = ["ALIGNMENT", "batch_to_tf", "is_gpu"]
+__all__ = ["ALIGNMENT", "batch_to_tf", "check_dtype", "is_gpu"]
 
 #: The alignment in bytes TensorFlow expects of tensor memory (Eigen's largest, for AVX-512).
 ALIGNMENT = 64
@@ -72,6 +72,19 @@ def _shared(tl: Any) -> Any:
     return tf.experimental.dlpack.from_dlpack(tensor.__dlpack__())
 
 
+def check_dtype(tl: Any, dtype: Any, index: int) -> None:
+    """Raise DALI's TypeError when the batch's type is not the declared ``tf.DType``."""
+    import tensorflow as tf
+
+    got = tf.as_dtype(tl.np_dtype)
+    if got != dtype:
+        raise TypeError(
+            f"The type provided for output `{index}` is not compatible with the type returned "
+            f"by DALI Pipeline. Expected (output_types[{index}]): {dtype.name}, got from "
+            f"Pipeline: {got.name}."
+        )
+
+
 def batch_to_tf(tl: Any, *, dtype: Any, shape: Shape, batch_size: int, index: int) -> Any:
     """One output batch as a ``tf.Tensor``, checked against its declared type and shape.
 
@@ -93,13 +106,7 @@ def batch_to_tf(tl: Any, *, dtype: Any, shape: Shape, batch_size: int, index: in
     """
     import tensorflow as tf
 
-    got = tf.as_dtype(tl.np_dtype)
-    if got != dtype:
-        raise TypeError(
-            f"The type provided for output `{index}` is not compatible with the type returned "
-            f"by DALI Pipeline. Expected (output_types[{index}]): {dtype.name}, got from "
-            f"Pipeline: {got.name}."
-        )
+    check_dtype(tl, dtype, index)
     if not tl.is_dense_tensor():
         shapes = tl.shape()
         raise ValueError(
