@@ -21,6 +21,19 @@ def double(x):
     return x * 2
 
 
+def batch_of(info):
+    """A module-level batch callback of an external source (BatchInfo: iteration, epoch)."""
+    return [np.full((2,), info.iteration * 10 + k, np.int32) for k in range(3)]
+
+
+def samples_forever():
+    """A module-level generator function of an external source (a batch per step)."""
+    k = 0
+    while True:
+        yield [np.array([k, -k], np.int64)] * 3
+        k += 1
+
+
 def _simple(**kw):
     @pipeline_def(batch_size=3, num_threads=1, device_id=None, seed=11, **kw)
     def pipe():
@@ -94,6 +107,28 @@ def test_external_source_without_a_callback_is_fed_after_deserialize():
     twin.feed_input("x", [np.ones((2,), np.float32), np.zeros((1,), np.float32)])
     (out,) = twin.run()
     assert [s.tolist() for s in out.as_cpu().samples()] == [[3.0, 3.0], [0.0]]
+
+
+def test_external_sources_with_a_module_level_callback_round_trip():
+    @pipeline_def(batch_size=3, num_threads=1, device_id=None, seed=4)
+    def pipe():
+        a = fn.external_source(source=batch_of, batch_info=True, name="a")
+        b = fn.external_source(source=samples_forever, name="b")
+        return a + 1, b
+
+    doc = json.loads(pipe().serialize())
+    a = next(op for op in doc["operators"] if op["name"] == "a")
+    assert a["args"]["source"] == {"source": {"callable": f"{__name__}:batch_of"}, "cycle": None}
+    _same(pipe(), Pipeline.deserialize(pipe().serialize()), iters=4)
+
+
+def test_an_iterable_source_is_refused_naming_the_operator():
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def pipe():
+        return fn.external_source(source=[[np.zeros(2)] * 2], cycle=True, name="it")
+
+    with pytest.raises(SerializationError, match=r"\(it\), argument `source`.*an iterable"):
+        pipe().serialize()
 
 
 def test_conditionals_round_trip():

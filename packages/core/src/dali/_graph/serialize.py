@@ -171,6 +171,15 @@ def encode_value(value: Any, what: str) -> Any:
         return {"tuple": [encode_value(v, what) for v in value]}
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return {"dict": {k: encode_value(v, what) for k, v in value.items()}}
+    from dali._ops.python._sources import SourceDesc
+
+    if isinstance(value, SourceDesc):  # an external_source's `source`, as it was given
+        if value.kind == "iterable":
+            raise SerializationError(
+                f"{what}: an iterable cannot be serialized (only where it stands, not what it "
+                "is); give a callable or a generator function defined at the top of a module"
+            )
+        return {"source": encode_value(value.source, what), "cycle": value.cycle}
     if callable(value):
         name = _callable_name(value)
         if name is None:
@@ -208,6 +217,10 @@ def decode_value(doc: Any, what: str) -> Any:
         return float(doc["float"])
     if keys == {"bytes"}:
         return base64.b64decode(doc["bytes"])
+    if keys == {"source", "cycle"}:
+        from dali._ops.python._sources import describe_source
+
+        return describe_source(decode_value(doc["source"], what), doc["cycle"])
     if keys == {"callable"}:
         try:
             return _import_callable(doc["callable"])
