@@ -27,6 +27,15 @@ def image_tree(tmp_path_factory: pytest.TempPathFactory):
     return root
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _dali_cache_dir(tmp_path_factory: pytest.TempPathFactory):
+    """The library's caches (readers.coco's parsed annotations) go to a temporary folder for the
+    whole session, never to the user's ~/.cache; processes the tests start inherit it."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DALI_CACHE_DIR", str(tmp_path_factory.mktemp("dali_cache")))
+        yield
+
+
 def _cuda_device_visible() -> bool:
     try:
         import cupy

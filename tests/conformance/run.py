@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import sys
 import tempfile
 import threading
@@ -338,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     failed: list[tuple[str, list[str]]] = []
     known: list[tuple[str, str, list[str]]] = []
     with tempfile.TemporaryDirectory(prefix="dali-conformance-") as root:
+        os.environ["DALI_CACHE_DIR"] = os.path.join(root, "cache")  # not the user's ~/.cache
         _cases.Context.generate(root)
         ctx = _cases.Context(root)
         worker = DaliProcess(root)

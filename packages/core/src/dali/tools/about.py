@@ -59,6 +59,17 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
         "DALI_NVIMGCODEC_DEBUG",
         "1 or all: nvImageCodec's own log messages (warnings and errors, or everything)",
     ),
+    (
+        "DALI_CACHE_DIR",
+        (
+            "the folder of the library's caches (readers.coco's parsed annotations in its "
+            "coco/); default $XDG_CACHE_HOME/dali, that is ~/.cache/dali"
+        ),
+    ),
+    (
+        "DALI_COCO_CACHE",
+        "0: readers.coco parses its annotations file at every build, without the cache",
+    ),
 )
 
 #: (import name, distribution, what it is for) of the optional libraries.

@@ -1,3 +1,3 @@
-"""`fn.readers.coco` (`reader`): the annotations file (`annotations`), masks (`masks`) and DALI's
-preprocessed annotations (`preprocessed`).
+"""`fn.readers.coco` (`reader`): the annotations file (`annotations`), masks (`masks`), DALI's
+preprocessed annotations (`preprocessed`) and the cache of parsed annotation files (`cache`).
 """

@@ -22,8 +22,13 @@ Samples are the images in increasing id order (or the files named by ``images``)
 carry their ``file_name`` (as the JSON writes it) as ``source_info``; the other outputs carry
 none, as in DALI 2.4 (errors downstream still name the file: the sample's identity keeps it).
 
-``save_preprocessed_annotations`` writes the parsed annotations in DALI's own binary format
-(`_coco_preprocessed`), which ``preprocessed_annotations`` reads back, from either library.
+The parsed annotations of a local ``annotations_file`` are cached (`_coco_cache`): the next
+build of the same file with the same arguments, in any process, reads them as memory-mapped
+numpy files instead of parsing the JSON (``~/.cache/dali/coco/``, or ``$DALI_CACHE_DIR/coco/``;
+``DALI_COCO_CACHE=0`` turns it off). The file's size and modification time are part of the
+key, so an edited file is parsed again. ``save_preprocessed_annotations`` writes the parsed
+annotations in DALI's own binary format instead (`_coco_preprocessed`; the cache is then
+left alone), which ``preprocessed_annotations`` reads back, from either library.
 DALI's deprecated names are accepted with a `DeprecationWarning`: ``save_img_ids``
 (``image_ids``), ``dump_meta_files`` / ``dump_meta_files_path`` (the two ``save_...`` ones),
 ``meta_files_path`` (``preprocessed_annotations``), and ``masks`` (legacy polygon indices).
@@ -65,6 +70,7 @@ import numpy as np
 from dali._dtypes import DALIDataType
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import Arg, register
+from dali._ops.readers.coco import cache as _coco_cache
 from dali._ops.readers.coco import preprocessed as _coco_preprocessed
 from dali._ops.readers.coco.annotations import (
     CocoAnnotations,
@@ -321,18 +327,18 @@ class Coco(IndexedReader):
             polygons=self._polygons or self._masks,
             rles=self._masks,
         )
-        try:
-            text = _storage.read_text(path)
-        except OSError as e:
-            raise self.arg_error(
-                "annotations_file", f"cannot read '{path}': {e.strerror or e}"
-            ) from e
-        try:
-            ann = parse_coco(text, options)
-        except CocoError as e:
-            raise self.arg_error("annotations_file", f"'{path}': {e}") from e
+        # the parsed tables are cached for local files (`_coco_cache`), unless they are saved
+        # in DALI's form on request (`save_preprocessed_annotations`) or the cache is off
+        saving = bool(self._value("save_preprocessed_annotations"))
+        local = path.removeprefix("file://")
+        cached = not saving and not _storage.is_url(path) and _coco_cache.enabled()
+        ann = _coco_cache.load(local, options) if cached else None
+        if ann is None:
+            ann = self._parse_file(path, options)
+            if cached:
+                _coco_cache.save(local, options, ann)
         self._check_mask_labels(ann)
-        if self._value("save_preprocessed_annotations"):
+        if saving:
             folder = self._value("save_preprocessed_annotations_dir")
             arg = next(
                 a
@@ -350,6 +356,18 @@ class Coco(IndexedReader):
             except CocoError as e:
                 raise self.arg_error(arg, f"'{folder}': {e}") from e
         return ann
+
+    def _parse_file(self, path: str, options: CocoOptions) -> CocoAnnotations:
+        try:
+            text = _storage.read_text(path)
+        except OSError as e:
+            raise self.arg_error(
+                "annotations_file", f"cannot read '{path}': {e.strerror or e}"
+            ) from e
+        try:
+            return parse_coco(text, options)
+        except CocoError as e:
+            raise self.arg_error("annotations_file", f"'{path}': {e}") from e
 
     def _load_preprocessed(self) -> CocoAnnotations:
         folder = self._value("preprocessed_annotations")
