@@ -9,7 +9,7 @@ import dali
 import numpy as np
 import pytest
 from dali import fn, types
-from dali._ops.audio.nonsilent_region import moving_mean_square
+from dali._ops.audio.nonsilent_region import moving_mean_square, nonsilent_region
 from parity import cpu_gpu, device_id, to_device
 
 RNG = np.random.default_rng(21)
@@ -222,3 +222,29 @@ def test_compiled_and_numpy_moving_sums_agree(w, reset):
         moving_mean_square(x, w, reset, use_numba=True),
         moving_mean_square(x, w, reset, use_numba=False),
     )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64, np.uint64, np.int16])
+def test_compiled_and_numpy_regions_agree(dtype):
+    pytest.importorskip("numba")
+    g = np.random.default_rng(7)
+    for trial in range(150):
+        n = int(g.integers(0, 3000))
+        if dtype is np.float32:
+            x = (g.standard_normal(n) * 10.0 ** g.uniform(-20, 20)).astype(np.float32)
+            if n and trial % 7 == 0:
+                x[g.integers(0, n)] = np.nan if trial % 2 else np.inf
+        else:
+            x = g.integers(-(2**30) if dtype is not np.uint64 else 0, 2**30, n).astype(dtype)
+            if dtype is np.int16:
+                x = (x >> 16).astype(np.int16)
+        if n and trial % 3 == 0:  # silent ends
+            a = int(g.integers(0, n))
+            x[:a] = 0
+            x[int(g.integers(a, n + 1)) :] = 0
+        w = int(g.integers(1, 300))
+        reset = int(g.choice([-1, w, 3 * w]))
+        cutoff = float(g.choice([-60.0, -10.0, 0.0, 2.0]))
+        reference = None if trial % 4 else float(np.float32(10.0 ** g.uniform(-5, 5)))
+        args = (x, cutoff, w, reference, reset)
+        assert nonsilent_region(*args, use_numba=True) == nonsilent_region(*args, use_numba=False)

@@ -135,6 +135,34 @@ def test_normal_statistics():
     assert abs(a.mean() - 5) < 0.1 and abs(a.std() - 2) < 0.1
 
 
+def _ragged_normals(num_threads, dtype=types.FLOAT):
+    # ragged shape_like input; 20k+ values per sample: split over the threads
+    lengths = [30000, 0, 12345, 1, 25000, 40000]
+    like = [np.zeros(n, np.float32) for n in lengths]
+
+    def graph():
+        data = fn.external_source(lambda: like)
+        mean = fn.random.uniform(range=(-5, 5))
+        return fn.random.normal(data, mean=mean, stddev=3.0, dtype=dtype)
+
+    ((out,),) = _run(graph, batch_size=len(lengths), num_threads=num_threads)
+    assert out.shape() == [(n,) for n in lengths]
+    return [np.asarray(s) for s in out.samples()]
+
+
+@pytest.mark.parametrize("dtype", [types.FLOAT, types.FLOAT64, types.INT32])
+def test_normal_values_do_not_depend_on_numba_nor_threads(monkeypatch, dtype):
+    from dali._exec import rng as rng_module
+
+    ref = _ragged_normals(1, dtype)
+    for got in (_ragged_normals(4, dtype), _ragged_normals(2, dtype)):
+        for a, b in zip(ref, got):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    monkeypatch.setattr(rng_module, "_kernels", lambda: None)  # the numpy passes
+    for a, b in zip(ref, _ragged_normals(2, dtype)):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
 # -- determinism --------------------------------------------------------------------------------
 
 

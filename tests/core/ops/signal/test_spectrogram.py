@@ -211,6 +211,34 @@ def test_static_metadata():
         pipe.set_outputs(y)
 
 
+COMPILED = {
+    "jasper": {"nfft": 512, "window_length": 320, "window_step": 160},
+    "tf_power1": {"window_length": 100, "window_step": 40, "layout": "tf", "power": 1},
+    "zero_padding": {"nfft": 64, "window_length": 50, "window_step": 7, "reflect_padding": False},
+    "not_centred": {"window_length": 33, "window_step": 100, "center_windows": False},
+    "wider_than_signals": {"nfft": 40, "window_length": 31, "window_step": 3},
+    "custom_window": {"window_length": 16, "window_step": 5, "window_fn": list(-np.arange(16.0))},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(COMPILED))
+@pytest.mark.parametrize("same_lengths", [False, True])
+def test_compiled_path_gives_the_numpy_paths_values(monkeypatch, case, same_lengths):
+    pytest.importorskip("numba")
+    from dali._ops.signal import spectrogram as module
+
+    rng = np.random.default_rng(3)
+    lengths = [700] * 4 if same_lengths else [2500, 1, 40, 6001]
+    batch = [
+        (rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4)).astype(np.float32) for n in lengths
+    ]
+    compiled = _samples(_spec(batch, **COMPILED[case]))
+    monkeypatch.setattr(module, "stft_numba_available", lambda: False)
+    reference = _samples(_spec(batch, **COMPILED[case]))
+    for a, b in zip(compiled, reference):
+        assert a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
 PARITY = {
     "default": {},
     "tf_power1": {"window_length": 100, "window_step": 40, "layout": "tf", "power": 1},

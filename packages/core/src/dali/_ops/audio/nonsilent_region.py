@@ -16,10 +16,12 @@ integers, squares and running sums in float32, per position the square leaving t
 subtracted and the one entering it added (each rounded), the sum recomputed from scratch
 every ``reset_interval`` positions (float32 input only); for 8/16-bit integers, an exact int64
 sum. On the CPU the running sums are float32 cumulative sums (numpy adds them one after the
-other, as DALI's loop does; a Numba kernel runs DALI's loop itself when Numba is installed, with
-the same bits); the GPU backend runs one thread per recomputed stretch and one
-block per sample for the thresholds: two kernel launches per batch, the outputs stay on the
-device. (DALI's GPU operator copies the data to the host and runs the CPU code.)
+other, as DALI's loop does); when Numba is installed one compiled call per sample runs DALI's
+loop itself (the squares made on the way), keeps the largest value and looks for the first and
+the last loud position from either end, with the same bits and region. The GPU backend runs
+one thread per recomputed stretch and one block per sample for the thresholds: two kernel
+launches per batch, the outputs stay on the device. (DALI's GPU operator copies the data to the
+host and runs the CPU code.)
 
 Example:
     >>> import numpy as np
@@ -79,30 +81,80 @@ def _chunk(n: int, reset: int) -> int:
 
 
 @functools.cache
-def _kernel() -> Any:
-    """The compiled float32 moving mean square, or None when Numba is not installed."""
+def _kernels() -> tuple[Any, Any] | None:
+    """The compiled float32 moving mean square and the whole region search built on it, or
+    None when Numba is not installed."""
     try:
         import numba
     except ImportError:
         return None
 
-    @numba.njit(nogil=True, cache=True)
-    def mms(sq, w, step, mean, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    @numba.njit(nogil=True, cache=True, inline="always")
+    def sums(v, square, w, step, mean, out):  # type: ignore[no-untyped-def]  # pragma: no cover
         # DALI's loop as it is: float32 sums, the leaving square subtracted before the
-        # entering one is added, a fresh sum every `step` positions
-        n = sq.shape[0]
+        # entering one is added, a fresh sum every `step` positions; `v` holds the squares,
+        # or (square=True) the float32 signal itself. Returns the largest value (NaN if any).
+        n = v.shape[0]
+        best = np.float32(-np.inf)
+        nan = False
         for start in range(0, n, step):
             s = np.float32(0)
             for q in range(max(start - w + 1, 0), start + 1):
-                s += sq[q]
-            out[start] = s * mean
+                a = v[q]
+                s += a * a if square else a
+            m = s * mean
+            out[start] = m
+            nan |= np.isnan(m)
+            best = max(best, m)
             for p in range(start + 1, min(start + step, n)):
                 if p >= w:
-                    s -= sq[p - w]
-                s += sq[p]
-                out[p] = s * mean
+                    a = v[p - w]
+                    s -= a * a if square else a
+                a = v[p]
+                s += a * a if square else a
+                m = s * mean
+                out[p] = m
+                nan |= np.isnan(m)
+                best = max(best, m)
+        return np.float32(np.nan) if nan else best
 
-    return mms
+    @numba.njit(nogil=True, cache=True)
+    def mms(sq, w, step, mean, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+        sums(sq, False, w, step, mean, out)
+
+    @numba.njit(nogil=True, cache=True)
+    def region(v, square, w, step, mean, ratio, reference, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+        # `nonsilent_region` in one call: the moving mean square, its largest value (unless
+        # `reference` is given: >= 0), the first and the last position at the threshold
+        n = v.shape[0]
+        top = sums(v, square, w, step, mean, out)
+        threshold = (top if reference < 0 else reference) * ratio
+        first = -1
+        for p in range(n):
+            if out[p] >= threshold:
+                first = p
+                break
+        if first < 0:
+            return 0, 0
+        last = first
+        for p in range(n - 1, first, -1):
+            if out[p] >= threshold:
+                last = p
+                break
+        begin, length = first, last - first + 1
+        if begin != 0:  # the sound may start anywhere in the window ending at `begin`
+            start = max(begin - (w - 1), 0)
+            length += begin - start
+            begin = start
+        return begin, length
+
+    return mms, region
+
+
+def _kernel() -> Any:
+    """The compiled float32 moving mean square, or None when Numba is not installed."""
+    kernels = _kernels()
+    return None if kernels is None else kernels[0]
 
 
 def moving_mean_square(
@@ -181,7 +233,13 @@ def db_to_ratio(cutoff_db: float) -> np.float32:
 
 
 def nonsilent_region(
-    x: np.ndarray, cutoff_db: float, window_length: int, reference: float | None, reset: int
+    x: np.ndarray,
+    cutoff_db: float,
+    window_length: int,
+    reference: float | None,
+    reset: int,
+    *,
+    use_numba: bool | None = None,
 ) -> tuple[int, int]:
     """``(begin, length)`` of the non-silent region of one signal (``(0, 0)``: silent).
 
@@ -191,12 +249,27 @@ def nonsilent_region(
         window_length: The window of the short-term power (clamped to the signal's length).
         reference: The reference power; None: the largest short-term power.
         reset: See `moving_mean_square`.
+        use_numba: Force the compiled (True: one pass for float32 and 32/64-bit integers) or
+            the numpy (False) path; None: the compiled one when Numba is installed. Both give
+            the same region.
     """
     n = len(x)
     if n == 0:
         return 0, 0
     w = min(window_length, n)
-    mms = moving_mean_square(x, w, reset)
+    kernels = _kernels() if use_numba is not False else None
+    if kernels is not None and not _exact(x.dtype):
+        # one compiled pass (the squares of float32 input made on the way)
+        square = x.dtype == np.float32
+        v = np.ascontiguousarray(x) if square else x.astype(_F) ** 2
+        step = _chunk(n, reset if square else -1)
+        ratio = db_to_ratio(cutoff_db)
+        ref = _F(-1) if reference is None else _F(reference)
+        begin, length = kernels[1](
+            v, square, w, step, _F(_F(1) / _F(w)), ratio, ref, np.empty(n, _F)
+        )
+        return int(begin), int(length)
+    mms = moving_mean_square(x, w, reset, use_numba=use_numba)
     ref = _F(mms.max()) if reference is None else _F(reference)
     loud = np.flatnonzero(mms >= _F(ref * db_to_ratio(cutoff_db)))
     if not len(loud):

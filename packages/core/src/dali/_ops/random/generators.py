@@ -3,6 +3,11 @@
 Each sample's values come from its own counter-based stream (`Workspace.rng`), so a sample gets
 the same values whatever the batch size, thread count or sharding. The GPU backends produce the
 very same values (generated on the host, then copied: these tensors are small).
+
+A ragged batch (a ``shape_like`` input of audio clips, say) gets only the values its samples
+hold, not a rectangle padded to the longest one; ``fn.random.normal``'s values come from
+`SampleRNG.normal_rows` (compiled passes with Numba), spread over the pipeline's threads in
+ranges of samples.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dali._dtypes import np_dtype, type_name
+from dali._exec import gil
 from dali._graph.schema import Arg, register
 from dali._ops.base import Operator
 from dali._tensors import TensorListCPU
@@ -21,6 +27,9 @@ if TYPE_CHECKING:
     from dali.author import Workspace
 
 __all__ = ["CoinFlip", "Normal", "RandomBase", "Uniform"]
+
+#: Fewest normal values per task when a batch's draws are split over the pipeline's threads.
+_VALUES_PER_TASK = 1 << 15
 
 
 def round_half_away(x: np.ndarray) -> np.ndarray:
@@ -91,21 +100,30 @@ class RandomBase(Operator):
         """``(batch, n)`` float64 values before conversion to the output type."""
         raise NotImplementedError
 
+    def draw_samples(self, ws: Workspace, sizes: np.ndarray, n: int) -> np.ndarray:
+        """The first ``sizes[i]`` values of row ``i`` of `draw` ``(ws, n)`` in the output
+        type, the samples back to back. A generator that can skip the rest overrides it."""
+        values = convert_float(self.draw(ws, n), self.out_dtype)
+        if (sizes == n).all():
+            return values.reshape(-1)
+        flat: np.ndarray = values[gil.arange(n) < sizes[:, None]]
+        return flat
+
     def run_cpu(self, ws: Workspace) -> TensorListCPU:
-        n = ws.batch_size
+        b = ws.batch_size
         shape = self.uniform_shape(ws)
         if shape is not None:
             size = math.prod(shape)
-            values = convert_float(self.draw(ws, size), self.out_dtype)
+            flat = self.draw_samples(ws, np.full(b, size, np.int64), size)
             return TensorListCPU.wrap(
-                values.reshape(n, *shape), dtype=self.out_dtype, ndim=len(shape)
+                flat.reshape(b, *shape), dtype=self.out_dtype, ndim=len(shape)
             )
         shapes = self.sample_shapes(ws)
-        sizes = [math.prod(s) for s in shapes]
-        values = convert_float(self.draw(ws, max(sizes, default=0)), self.out_dtype)
+        sizes = np.array([math.prod(s) for s in shapes], np.int64)
+        flat = self.draw_samples(ws, sizes, int(sizes.max(initial=0)))
         if all(s == shapes[0] for s in shapes):
-            return TensorListCPU.wrap(values[:, : sizes[0]].reshape(n, *shapes[0]))
-        return TensorListCPU.wrap([values[i, : sizes[i]].reshape(shapes[i]) for i in range(n)])
+            return TensorListCPU.wrap(flat.reshape(b, *shapes[0]))
+        return TensorListCPU.wrap_flat(flat, shapes)
 
     def run_gpu(self, ws: Workspace) -> Any:
         from dali._ops.transfer import to_gpu
@@ -242,9 +260,33 @@ class Normal(RandomBase):
         if not self.is_tensor_arg("stddev") and self.arg("stddev") < 0:
             raise self.arg_error("stddev", f"must be non-negative, got {self.arg('stddev')}")
 
-    def draw(self, ws: Workspace, n: int) -> np.ndarray:
-        mean = ws.arg_batch("mean", np.float64).reshape(ws.batch_size, 1)
-        std = ws.arg_batch("stddev", np.float64).reshape(ws.batch_size, 1)
+    def _mean_std(self, ws: Workspace) -> tuple[np.ndarray, np.ndarray]:
+        mean = ws.arg_batch("mean", np.float64).reshape(ws.batch_size)
+        std = ws.arg_batch("stddev", np.float64).reshape(ws.batch_size)
         if np.any(std < 0):
             raise self.arg_error("stddev", "must be non-negative")
-        return mean + std * ws.rng.normal(n)
+        return mean, std
+
+    def draw_samples(self, ws: Workspace, sizes: np.ndarray, n: int) -> np.ndarray:
+        mean, std = self._mean_std(ws)
+        direct = self.out_dtype in (np.float32, np.float64)  # else rounded from float64
+        out = np.empty(int(sizes.sum()), self.out_dtype if direct else np.float64)
+        rng = ws.rng
+        # sample ranges of about equal sizes, one per thread (the passes release the GIL)
+        parts = min(ws.num_threads, len(sizes), max(1, len(out) // _VALUES_PER_TASK))
+        ends = np.cumsum(sizes)
+        cuts = [
+            0,
+            *np.searchsorted(ends, np.arange(1, parts) * len(out) / parts).tolist(),
+            len(sizes),
+        ]
+        starts = np.concatenate([[0], ends]).tolist()
+
+        def part(j: int) -> None:
+            a, b = cuts[j], cuts[j + 1]
+            rng.subset(slice(a, b)).normal_rows(
+                sizes[a:b], n, loc=mean[a:b], scale=std[a:b], out=out[starts[a] : starts[b]]
+            )
+
+        ws.map(part, parts)
+        return out if direct else convert_float(out, self.out_dtype)
