@@ -18,7 +18,8 @@ FIMG = RNG.random((20, 27, 3)).astype(np.float32)
 
 
 def _run(build, *, batch_size=1, device_id=None):
-    pipe = dali.Pipeline(batch_size=batch_size, num_threads=2, device_id=device_id)
+    # (a fixed seed: the CPU and GPU pipelines of a parity test draw the same random arguments)
+    pipe = dali.Pipeline(batch_size=batch_size, num_threads=2, device_id=device_id, seed=3)
     with pipe:
         outs = build()
         pipe.set_outputs(*(outs if isinstance(outs, (list, tuple)) else [outs]))
@@ -369,6 +370,10 @@ PARITY = {
     "laplacian_smooth": lambda x: fn.laplacian(
         x, window_size=[3, 5], smoothing_size=1, dtype=types.FLOAT
     ),
+    # a window wider than the image (the border reflected more than once)
+    "gauss_wide": lambda x: fn.gaussian_blur(x, sigma=[9.0, 2.0]),
+    # a window per sample: the samples one by one
+    "gauss_per_sample": lambda x: fn.gaussian_blur(x, sigma=fn.random.uniform(range=[0.5, 4])),
 }
 
 
@@ -377,6 +382,29 @@ PARITY = {
 def test_gpu_matches_cpu(case, device):
     return _run(
         lambda: PARITY[case](to_device(_src(BATCH, "HWC"), device)),
+        batch_size=3,
+        device_id=device_id(device),
+    )
+
+
+VOL = RNG.integers(0, 256, (6, 9, 11, 2)).astype(np.uint8)
+RAGGED = {
+    "ragged": (lambda: [IMG, IMG[3:, 5:].copy(), IMG[:1, :7].copy()], "HWC", {"sigma": 1.7}),
+    "ragged_views": (lambda: [IMG, IMG[3:, 5:], IMG[:1, :7]], "HWC", {"sigma": 1.7}),
+    "volumes": (
+        lambda: [VOL, VOL[1:, ::2].copy(), VOL[:2].copy()],
+        "DHWC",
+        {"sigma": [1.0, 0.6, 2.5], "dtype": types.FLOAT},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RAGGED))
+@cpu_gpu()  # bit-exact: the samples one by one, one launch per axis on the GPU
+def test_gpu_matches_cpu_ragged_and_volumes(case, device):
+    samples, layout, kw = RAGGED[case]
+    return _run(
+        lambda: fn.gaussian_blur(to_device(_src(samples(), layout), device), **kw),
         batch_size=3,
         device_id=device_id(device),
     )
