@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dali import _options as options
 from dali._graph.schema import Arg, register
 from dali._ops._sequences import unfold
 from dali._ops._static_shapes import like_input
@@ -80,8 +81,6 @@ _FILTER_TYPES_GPU = frozenset((_U8, _I8, _U16, _I16, _F16, _F32))
 #: DALI's upper bound of the Laplacian's window sizes (`laplacian_params.h`)
 _MAX_LAPLACIAN_WINDOW = 31
 _MAX_DATA_AXES = 3
-#: one kernel launch per axis on the GPU (`_correlate_gpu`) rather than CuPy expressions
-_GPU_KERNEL = True
 
 
 def _type_name(dtype: np.dtype[Any]) -> str:
@@ -227,7 +226,12 @@ def _correlate_axis(xp: Any, x: Any, w: np.ndarray, axis: int, wide: bool) -> An
     r = (d - 1) // 2
     if d == 1 and not wide:
         return x * w[0]
-    if _GPU_KERNEL and xp is not np and not wide and x.dtype == w.dtype == np.float32:
+    if (
+        options.CONVOLUTION_KERNEL
+        and xp is not np
+        and not wide
+        and x.dtype == w.dtype == np.float32
+    ):
         from dali._ops.filters._correlate_gpu import correlate_axis
 
         return correlate_axis(x, w, axis)  # one launch, the same arithmetic
