@@ -51,11 +51,15 @@ def test_resize_lists_its_arguments_with_types():
     assert "- **ops class:** `ops.Resize`" in entry
     assert "- **backends:** CPU, GPU" in entry
     assert "set by `save_attrs`" in entry
-    assert re.search(r"^\| `resize_x` \| float \| — \| yes \| .+ \|$", entry, re.M)
     assert re.search(
-        r"^\| `interp_type` \| DALIInterpType \| `DALIInterpType.INTERP_LINEAR` \|", entry, re.M
+        r"^\| `resize_x` \| float \| `0.0` \| yes \| Output width .+ \|$", entry, re.MULTILINE
     )
-    assert re.search(r"^\| `antialias` \| bool \| `True` \| no \|", entry, re.M)
+    assert re.search(
+        r"^\| `interp_type` \| DALIInterpType \| `DALIInterpType.INTERP_LINEAR` \|",
+        entry,
+        re.MULTILINE,
+    )
+    assert re.search(r"^\| `antialias` \| bool \| `True` \| no \|", entry, re.MULTILINE)
     assert "```pycon\n>>> import numpy as np" in entry  # the doctest is a code block
 
 
@@ -67,6 +71,7 @@ def test_readers_and_deprecated_names():
     assert "- **ops class:** `ops.readers.File`" in file_entry
     assert "- **inputs:** none" in file_entry
     assert "`fn.file_reader`, `ops.FileReader`" in file_entry
+    assert "fn.readers.tfrecord(path, index_path, features, **kwargs)" in _entry("readers.tfrecord")
     decoder = _entry("decoders.image")
     assert "- **backends:** CPU, mixed" in decoder
     assert "`fn.image_decoder`" in decoder and "`ops.nvJPEGDecoder`" in decoder

@@ -237,7 +237,11 @@ def signature(schema: Schema) -> str:
     params = [] if positional else _input_names(schema)
     if params and not params[-1].startswith("*"):
         params.append("/")
-    params += positional
+    # An optional one before a required one has no default (it is given by position).
+    last = max(
+        (i for i, p in enumerate(positional) if schema.args[p].default is REQUIRED), default=-1
+    )
+    params += [p if i <= last else f"{p}=None" for i, p in enumerate(positional)]
     required = [
         a.name for a in schema.args.values() if a.default is REQUIRED and a.name not in positional
     ]
@@ -389,7 +393,7 @@ def pages() -> dict[str, str]:
         lines = _header(
             f"`{title}`",
             [
-                f"{len(schemas)} operators of `dali.{title}` (`dali.ops` has each as a class). "
+                f"{len(schemas)} operators of `dali.{title}` (`dali.ops` has each as a class).",
                 "An argument that is per-sample also takes a `DataNode`: one value per sample.",
             ],
         )
