@@ -63,7 +63,8 @@ from dali._exec.stages import (
     split_stages,
 )
 from dali._exec.workspace import BatchMeta, SampleFailure, Workspace
-from dali._tensors import TensorListGPU
+from dali._tensors import TensorListCPU, TensorListGPU
+from dali._tensors.base import host_aligned
 
 if TYPE_CHECKING:
     from dali._exec.device import CudaContext
@@ -297,8 +298,14 @@ def _run_steps(
             metas[slot] = out_meta
 
 
-def _finish(plan: Plan, it: _Iteration, cuda: CudaContext | None = None) -> tuple[Any, ...]:
-    """The output batches of a finished iteration (GPU ones carry the iteration's event)."""
+def _finish(
+    plan: Plan, it: _Iteration, cuda: CudaContext | None = None, align: bool = True
+) -> tuple[Any, ...]:
+    """The output batches of a finished iteration (GPU ones carry the iteration's event).
+
+    ``align``: CPU outputs start on 64-byte boundaries (`host_aligned`); a worker process's
+    executor does not ask for it (its outputs are copied into aligned shared memory).
+    """
     out_values = [it.values[slot] for slot in plan.outputs]
     out_metas = [it.metas[slot] for slot in plan.outputs]
     if it.req.keep_metas:  # a CPU stage: the GPU stage reads each batch with its own samples
@@ -309,6 +316,8 @@ def _finish(plan: Plan, it: _Iteration, cuda: CudaContext | None = None) -> tupl
     for tl, m in zip(out_values, out_metas):
         if m is not None and m.source_info is not None and tl.source_infos is None:
             tl.source_infos = list(m.source_info)
+        if align and isinstance(tl, TensorListCPU):
+            tl.map_storage(host_aligned)  # (JAX shares only 64-byte aligned host memory)
         results.append(tl)
     if cuda is not None:
         cuda.reap()  # memory of earlier outputs whose consumers have finished
@@ -533,7 +542,7 @@ class _Stages:
                                 )
                         if last:
                             with span(stage.label, req.iteration, "<finish>"):
-                                it = _finish(plan, it, cuda)
+                                it = _finish(plan, it, cuda, align=self.deliver is None)
                 except BaseException as e:  # noqa: BLE001 - handed on, to the consumer thread
                     it = _Failure(e)
             if outbox is None:

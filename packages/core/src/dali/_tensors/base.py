@@ -26,6 +26,7 @@ __all__ = [
     "BatchMismatchError",
     "NotDenseError",
     "aligned_empty",
+    "host_aligned",
     "split_flat",
 ]
 
@@ -50,6 +51,24 @@ def aligned_empty(shape: tuple[int, ...], dtype: Any, align: int = HOST_ALIGNMEN
     raw = np.empty(nbytes + align, dtype=np.uint8)
     offset = (-raw.ctypes.data) % align
     return raw[offset : offset + nbytes].view(dtype).reshape(shape)
+
+
+def host_aligned(a: np.ndarray) -> np.ndarray:
+    """``a`` itself when its data starts on a `HOST_ALIGNMENT` boundary (or it is empty), else
+    an aligned copy: what the executor makes of every CPU output, so that JAX takes it through
+    DLPack without a copy (and without jaxlib's "DLPack buffer is not aligned" warning). Most
+    large outputs are aligned already (their operators allocate with `aligned_empty`): the
+    copies are of labels, boxes and random draws, and of numpy arithmetic's results.
+
+    Example:
+        >>> host_aligned(np.arange(3, dtype=np.int32)).ctypes.data % HOST_ALIGNMENT
+        0
+    """
+    if a.nbytes == 0 or a.ctypes.data % HOST_ALIGNMENT == 0:
+        return a
+    out = aligned_empty(a.shape, a.dtype)
+    out[...] = a
+    return out
 
 
 class _Ndim(int):
