@@ -193,3 +193,23 @@ def test_gpu_matches_cpu(it, ot, device):
         kw = {"image_type": getattr(types, it), "output_type": getattr(types, ot)}
         pipe.set_outputs(fn.color_space_conversion(u, **kw), fn.color_space_conversion(r, **kw))
     return pipe.run()
+
+
+@pytest.mark.parametrize(("it", "ot"), [(a, b) for a in CH for b in CH if a != b])
+def test_flat_conversion_of_a_ragged_batch_is_the_per_sample_one(it, ot):
+    # the GPU converts a ragged batch's pixels at once, from its flat buffer
+    from dali._ops.image.color_space import convert_color_space, convert_flat
+
+    it_, ot_ = int(getattr(types, it)), int(getattr(types, ot))
+    c = CH[it]
+    samples = [IMG[..., :c], IMG[3:, 5:, :c], np.zeros((0, 4, c), np.uint8), IMG[:1, :1, :c]]
+    flat = np.concatenate([np.ascontiguousarray(s).reshape(-1) for s in samples])
+    out, shapes = convert_flat(np, flat, [s.shape for s in samples], it_, ot_)
+    at = 0
+    for s, shape in zip(samples, shapes):
+        expected = convert_color_space(np, np.ascontiguousarray(s), it_, ot_)
+        assert shape == expected.shape
+        n = int(np.prod(shape))
+        np.testing.assert_array_equal(out[at : at + n].reshape(shape), expected)
+        at += n
+    assert at == out.size

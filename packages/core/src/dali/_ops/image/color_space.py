@@ -39,6 +39,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -175,6 +176,27 @@ def convert_color_space(xp: Any, x: Any, image_type: int, output_type: int) -> A
     return xp.ascontiguousarray(xp.stack(chans, axis=-1))
 
 
+def convert_flat(
+    xp: Any, flat: Any, shapes: list[tuple[int, ...]], image_type: int, output_type: int
+) -> tuple[Any, list[tuple[int, ...]]]:
+    """`convert_color_space` of the samples of ``shapes`` lying back to back in ``flat`` (all
+    with the channels of ``image_type``, last) at once: the new flat buffer and the samples'
+    new shapes. The conversion is per pixel, so the samples' bounds do not matter.
+
+    Example:
+        >>> rgb, gray = int(DALIImageType.RGB), int(DALIImageType.GRAY)
+        >>> out, shapes = convert_flat(np, np.zeros(15, np.uint8), [(1, 2, 3), (3, 1, 3)], rgb, gray)
+        >>> shapes, out.shape
+        ([(1, 2, 1), (3, 1, 1)], (5,))
+    """
+    total = sum(math.prod(s) for s in shapes)
+    channels = shapes[0][-1] if shapes else 1
+    pixels = flat[:total].reshape(-1, channels)
+    out = convert_color_space(xp, pixels, image_type, output_type)
+    out_c = out.shape[-1]
+    return out.reshape(-1), [(*s[:-1], out_c) for s in shapes]
+
+
 @register(
     "color_space_conversion",
     devices=("cpu", "gpu"),
@@ -236,6 +258,11 @@ class ColorSpaceConversion(Operator):
         samples = tl.samples()
         for i, s in enumerate(samples):
             self._check(s.shape[-1], i)
+        if xp is not np and (packed := tl.flat()) is not None:
+            # one set of launches for a ragged batch too: the samples' pixels back to back
+            return tl_cls.wrap_flat(
+                *convert_flat(xp, *packed, self._in, self._out), layout, tl.sample_ndim
+            )
 
         def one(i: int) -> Any:
             s = samples[i]
