@@ -260,9 +260,9 @@ class ColorSpaceConversion(Operator):
             self._check(s.shape[-1], i)
         if xp is not np and (packed := tl.flat()) is not None:
             # one set of launches for a ragged batch too: the samples' pixels back to back
-            return tl_cls.wrap_flat(
-                *convert_flat(xp, *packed, self._in, self._out), layout, tl.sample_ndim
-            )
+            flat, shapes = packed
+            out, out_shapes = convert_flat(xp, flat, shapes, self._in, self._out)
+            return tl_cls.wrap_flat(out, out_shapes, layout, tl.sample_ndim)
 
         def one(i: int) -> Any:
             s = samples[i]
