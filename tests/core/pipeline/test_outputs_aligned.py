@@ -1,6 +1,6 @@
-"""Every CPU output of a pipeline starts on a 64-byte boundary (JAX shares only such host
-memory through DLPack; numpy's own results are 16-byte aligned), on threads and on worker
-processes, dense or ragged."""
+"""Every dense CPU output of a pipeline starts on a 64-byte boundary (JAX shares only such
+host memory through DLPack; numpy's own results are 16-byte aligned), on threads and on worker
+processes; ragged ones are left as they are (views of a reader's memory map stay views)."""
 
 from __future__ import annotations
 
@@ -26,25 +26,19 @@ def test_every_cpu_output_is_64_byte_aligned(parallelism: str) -> None:
     @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=3, cpu_parallelism=parallelism)
     def pipe():
         u = fn.random.uniform(shape=[3, 5])
-        ragged = fn.random.uniform(
-            shape=fn.cast(fn.random.uniform(range=[1, 6]), dtype=types.INT32)
-        )
         return (
             u,
             fn.transpose(u, perm=[1, 0]) * 2,  # numpy arithmetic's own buffers
             fn.cast(u, dtype=types.INT32),
             fn.random.coin_flip(),  # one byte per sample
-            ragged,
         )
 
     p = pipe()
     try:
         for _ in range(3):
             outs = p.run()
-            for tl in outs[:4]:
+            for tl in outs:
                 assert np.asarray(tl.as_tensor()).ctypes.data % HOST_ALIGNMENT == 0
-            # a ragged batch: its samples back to back in one buffer, which starts aligned
-            assert np.asarray(outs[4].samples()[0]).ctypes.data % HOST_ALIGNMENT == 0
     finally:
         p.close()
 

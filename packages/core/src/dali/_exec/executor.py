@@ -303,8 +303,8 @@ def _finish(
 ) -> tuple[Any, ...]:
     """The output batches of a finished iteration (GPU ones carry the iteration's event).
 
-    ``align``: CPU outputs start on 64-byte boundaries (`host_aligned`); a worker process's
-    executor does not ask for it (its outputs are copied into aligned shared memory).
+    ``align``: dense CPU outputs start on 64-byte boundaries (`host_aligned`); a worker
+    process's executor does not ask for it (its outputs are copied into aligned shared memory).
     """
     out_values = [it.values[slot] for slot in plan.outputs]
     out_metas = [it.metas[slot] for slot in plan.outputs]
@@ -316,8 +316,10 @@ def _finish(
     for tl, m in zip(out_values, out_metas):
         if m is not None and m.source_info is not None and tl.source_infos is None:
             tl.source_infos = list(m.source_info)
-        if align and isinstance(tl, TensorListCPU):
-            tl.map_storage(host_aligned)  # (JAX shares only 64-byte aligned host memory)
+        if align and isinstance(tl, TensorListCPU) and tl.held_dense is not None:
+            # JAX shares only 64-byte aligned host memory; a ragged batch it cannot take as is
+            # (its samples may be views of a reader's memory map: left as they are)
+            tl.map_storage(host_aligned)
         results.append(tl)
     if cuda is not None:
         cuda.reap()  # memory of earlier outputs whose consumers have finished
