@@ -53,3 +53,17 @@ def test_host_aligned_copies_only_what_is_not_aligned() -> None:
     copy = host_aligned(unaligned)
     assert copy is not unaligned and copy.ctypes.data % HOST_ALIGNMENT == 0
     assert copy.tolist() == list(range(32))
+
+
+def test_a_no_copy_source_output_stays_the_users_memory() -> None:
+    raw = np.zeros(4 * 3 + 16, np.int32)
+    offset = (-raw.ctypes.data) % HOST_ALIGNMENT // 4
+    unaligned = raw[offset + 1 : offset + 1 + 12].reshape(4, 3)  # 4 bytes past a boundary
+    unaligned[...] = np.arange(12).reshape(4, 3)
+
+    @pipeline_def(batch_size=4, num_threads=1, device_id=None, exec_pipelined=False)
+    def pipe():
+        return fn.external_source(lambda: unaligned, no_copy=True, batch=True)
+
+    (out,) = pipe().run()
+    assert np.shares_memory(np.asarray(out.as_tensor()), unaligned)

@@ -313,12 +313,18 @@ def _finish(
     elif len({len(m) for m in out_metas if m is not None}) > 1:
         out_values, out_metas = align_outputs(out_values, out_metas)
     results = []
-    for tl, m in zip(out_values, out_metas):
+    for slot, tl, m in zip(plan.outputs, out_values, out_metas):
         if m is not None and m.source_info is not None and tl.source_infos is None:
             tl.source_infos = list(m.source_info)
-        if align and isinstance(tl, TensorListCPU) and tl.held_dense is not None:
+        if (
+            align
+            and isinstance(tl, TensorListCPU)
+            and tl.held_dense is not None
+            and slot not in plan.user_memory
+        ):
             # JAX shares only 64-byte aligned host memory; a ragged batch it cannot take as is
-            # (its samples may be views of a reader's memory map: left as they are)
+            # (its samples may be views of a reader's memory map: left as they are), and a
+            # `no_copy` source's batch is the user's own memory
             tl.map_storage(host_aligned)
         results.append(tl)
     if cuda is not None:

@@ -82,6 +82,9 @@ class Plan:
     #: operator name -> its fingerprint (`op_identities(fingerprint=True)`, 8 hex digits):
     #: what a checkpoint checks its graph by
     identities: dict[str, str] = field(default_factory=dict)
+    #: the slots whose batches are the user's own memory (``external_source(no_copy=True)``):
+    #: outputs that must stay what the user gave, never copied (even to align them)
+    user_memory: frozenset[int] = frozenset()
 
 
 def _stable_repr(value: Any) -> str:
@@ -379,6 +382,9 @@ def build_plan(
     out_slots = [slot_for(n) for n in outputs]
     plan = Plan(steps=steps, outputs=out_slots, n_slots=len(slots), uses_gpu=uses_gpu)
     plan.callback_sources = [s for s in steps if s.callback_source]
+    plan.user_memory = frozenset(
+        slot for s in steps if s.node.scalar_args.get("no_copy") for slot in s.outputs
+    )
     plan.identity_step = next((s for s in steps if s.node.schema.source), None)
     plan.by_name = {s.node.name: s for s in steps if not isinstance(s.impl, Transfer)}
     prints = op_identities([s.node for s in plan.by_name.values()], fingerprint=True)
