@@ -45,6 +45,7 @@ import numpy as np
 
 from dali._dtypes import dali_dtype, np_dtype, type_name
 from dali._tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU, order_after
+from dali._tensors.base import aligned_empty
 
 __all__ = [
     "OutputHistory",
@@ -244,11 +245,17 @@ def make_batch(
             f"list of samples, or an array of shape (batch_size, ...))."
         )
     if copy and is_device_data(items) == gpu:  # a copy between devices is already fresh
-        arr = arr.copy()  # C-contiguous
+        arr = arr.copy() if gpu else _aligned_copy(arr)  # C-contiguous
     else:
         arr = _contiguous(arr)
     cls = TensorListGPU if gpu else TensorListCPU
     return cls.wrap(arr, out_layout)
+
+
+def _aligned_copy(arr: np.ndarray) -> np.ndarray:
+    out = aligned_empty(arr.shape, arr.dtype)
+    out[...] = arr
+    return out
 
 
 def _contiguous(arr: Any) -> Any:
@@ -293,8 +300,13 @@ def _from_samples(
     xp = _xp(gpu)
     if all(s.shape == first.shape for s in samples):
         if copy or len(samples) == 1:
-            # One stacked copy: contiguous, and later changes to the user's arrays don't show.
-            return cls.wrap(xp.stack(samples), layout)
+            # One stacked copy: contiguous, and later changes to the user's arrays don't show
+            # (on the host 64-byte aligned, as the pipeline's outputs are: `host_aligned`)
+            if gpu:
+                return cls.wrap(xp.stack(samples), layout)
+            stacked = aligned_empty((len(samples), *first.shape), first.dtype)
+            np.stack(samples, out=stacked)
+            return cls.wrap(stacked, layout)
         return cls.wrap([_contiguous(s) for s in samples], layout)
     if copy:
         return cls.wrap([s.copy() for s in samples], layout)
