@@ -1,5 +1,5 @@
-"""Jasper's speech feature pipeline on the CPU, side by side with NVIDIA DALI: clips/s and
-seconds of audio per second.
+"""Jasper's speech feature pipeline on the CPU (and the GPU), side by side with NVIDIA DALI:
+clips/s and seconds of audio per second.
 
 The graph is `examples/speech/jasper.py`'s ``jasper_features`` (``readers.nemo_asr`` at
 16 kHz → ``nonsilent_region`` + ``slice`` → dither → ``preemphasis_filter`` → ``spectrogram``
@@ -12,8 +12,12 @@ builds one pipeline (``device_id=None``); a trial times ``--epochs`` whole epoch
 epoch, the libraries alternating (which goes first
 alternates too); the table shows the medians of ``--repeats`` trials.
 
-Run: ``PYTHONPATH=packages/core/src python benchmarks/speech_pipeline.py [--threads 1,2]``
-(with NVIDIA DALI installed for its rows).
+``--devices cpu,gpu`` adds the GPU pipeline (``device_id=0``: the reader and the trim on the
+CPU, everything from the dither on on the GPU, as in the example); a GPU trial ends by copying
+its last batch to the host, so the time covers the GPU work it asked for.
+
+Run: ``PYTHONPATH=packages/core/src python benchmarks/speech_pipeline.py [--threads 1,2]
+[--devices cpu,gpu]`` (with NVIDIA DALI installed for its rows).
 """
 
 from __future__ import annotations
@@ -38,18 +42,18 @@ sys.path.insert(
 from jasper import jasper_features, make_manifest
 
 
-def build(lib: ModuleType, manifest: str, batch: int, threads: int) -> Any:
-    """One CPU pipeline of ``lib`` with the Jasper graph, built."""
+def build(lib: ModuleType, manifest: str, batch: int, threads: int, device: str) -> Any:
+    """One pipeline of ``lib`` with the Jasper graph on ``device``, built."""
 
     @lib.pipeline_def(
         batch_size=batch,
         num_threads=threads,
-        device_id=None,
+        device_id=0 if device == "gpu" else None,
         seed=7,
         prefetch_queue_depth=PREFETCH,
     )
     def pipe() -> Any:
-        return jasper_features(lib.fn, lib.types, manifest, "cpu")
+        return jasper_features(lib.fn, lib.types, manifest, device)
 
     p = pipe()
     p.build()
@@ -71,7 +75,10 @@ def epochs_seconds(pipe: Any, iterations: int) -> float:
         pipe.run()
     t0 = time.perf_counter()
     for _ in range(iterations):
-        pipe.run()
+        out = pipe.run()
+    features = out[0]
+    if hasattr(features, "as_cpu"):  # a GPU batch: wait for the work it stands for
+        features.as_cpu()
     return time.perf_counter() - t0
 
 
@@ -82,6 +89,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--epochs", type=int, default=4, help="timed epochs per trial")
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--devices", default="cpu", help="comma-separated: cpu, gpu")
     args = parser.parse_args()
     if args.clips % args.batch_size:
         parser.error("--clips must be a multiple of --batch-size (whole epochs, no padding)")
@@ -97,8 +105,9 @@ def main() -> None:
         libs.append(("NVIDIA DALI", real))
 
     rows = []
-    for threads in [int(t) for t in args.threads.split(",")]:
-        pipes = {name: build(lib, manifest, args.batch_size, threads) for name, lib in libs}
+    runs = [(d, int(t)) for d in args.devices.split(",") for t in args.threads.split(",")]
+    for device, threads in runs:
+        pipes = {name: build(lib, manifest, args.batch_size, threads, device) for name, lib in libs}
         for p in pipes.values():
             epochs_seconds(p, per_epoch)  # warm-up: first calls, JIT compilation, caches
         times: dict[str, list[float]] = {name: [] for name, _ in libs}
@@ -109,7 +118,7 @@ def main() -> None:
         for name, _ in libs:
             med = statistics.median(times[name])
             row = [
-                f"{name}, {threads} thread{'s' if threads > 1 else ''}",
+                f"{name}, {device}, {threads} thread{'s' if threads > 1 else ''}",
                 f"{args.clips * args.epochs / med:.0f}",
                 f"{audio_seconds * args.epochs / med:.0f}",
                 f"{med / iterations * 1e3:.1f}",
@@ -125,7 +134,7 @@ def main() -> None:
                 p.close()
         del pipes
     print_columns(
-        f"Jasper features on the CPU: {args.clips} clips ({audio_seconds:.1f} s of 16 kHz "
+        f"Jasper features: {args.clips} clips ({audio_seconds:.1f} s of 16 kHz "
         f"audio), batch {args.batch_size}, median of {args.repeats} trials of {args.epochs} "
         "epochs",
         ["pipeline", "clips/s", "audio s/s", "ms/batch", "trials", "speed vs DALI"][

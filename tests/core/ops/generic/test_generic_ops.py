@@ -691,6 +691,53 @@ def test_gpu_matches_cpu(case, device):
     return _run(build, batch_size=4, device_id=device_id(device))
 
 
+_RNG = np.random.default_rng(11)
+#: Ragged 2-D samples (a mel spectrogram's frequency x time), one with a constant row.
+SPECS = [_RNG.normal(3, 2, (5, t)).astype(np.float32) for t in (7, 1, 12, 0)]
+SPECS[2][1] = 4.0
+#: Ragged HWC images.
+IMAGES = [IMG, IMG[1:, 2:], IMG[:3], IMG[2:5, :4]]
+
+NORMALIZE_RAGGED_CASES = {
+    "time_axis": (SPECS, "", lambda x: fn.normalize(x, axes=[1])),
+    "all_axes": (SPECS, "", lambda x: fn.normalize(x)),
+    "frequency_axis_ddof": (SPECS, "", lambda x: fn.normalize(x, axes=[0], ddof=1, scale=3)),
+    "epsilon_shift": (SPECS, "", lambda x: fn.normalize(x, axes=[1], epsilon=0.5, shift=-2)),
+    "per_channel_u8": (IMAGES, "HWC", lambda x: fn.normalize(x, axis_names="HW")),
+    "mean_given_to_int16": (
+        IMAGES,
+        "HWC",
+        lambda x: fn.normalize(x, mean=100, scale=50, dtype=types.INT16, axes=[0, 1]),
+    ),
+    "stddev_given": (IMAGES, "HWC", lambda x: fn.normalize(x, stddev=40, axes=[1])),
+    "tensor_mean_stddev": (
+        IMAGES,
+        "HWC",
+        lambda x: fn.normalize(
+            x,
+            mean=fn.random.uniform(range=[90, 140], shape=[1, 1, 3]),
+            stddev=fn.random.uniform(range=[20, 60], shape=[1, 1, 3]),
+        ),
+    ),
+    "tensor_mean_one_value": (
+        SPECS,
+        "",
+        lambda x: fn.normalize(x, axes=[1], mean=fn.random.uniform(range=[-1, 1], shape=[1, 1])),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NORMALIZE_RAGGED_CASES))
+@cpu_gpu(atol=1e-5, rtol=1e-5)  # float64 sums in another order: the mean may differ by an ulp
+def test_normalize_ragged_gpu_matches_cpu(case, device):
+    samples, layout, op = NORMALIZE_RAGGED_CASES[case]
+    return _run(
+        lambda: op(to_device(_ragged(samples, layout), device)),
+        batch_size=len(samples),
+        device_id=device_id(device),
+    )
+
+
 def _windows():
     """Per-sample relative anchors and shapes that reach outside the samples on any side."""
     return (

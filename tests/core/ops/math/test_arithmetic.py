@@ -462,6 +462,34 @@ def test_ragged_batches_are_computed_per_sample():
     assert [x.tolist() for x in b] == [[[0, 0, 1], [1, 2, 2]], [[-3]]]
 
 
+@pytest.mark.parametrize("device", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_ragged_batches_held_back_to_back_are_computed_as_one_buffer(device):
+    """Inputs whose samples lie back to back in one buffer (what a random generator with a
+    ragged `shape_like` returns) are computed at once, the output held the same way; the
+    values are the per-sample ones."""
+    if device == "gpu":
+        pytest.importorskip("cupy")
+    shapes = [(2, 3), (1, 1), (4, 1), (0, 2)]
+    pipe = dali.Pipeline(
+        batch_size=4, num_threads=1, device_id=0 if device == "gpu" else None, seed=3
+    )
+    with pipe:
+        like = fn.external_source(lambda: [np.zeros(s, np.float32) for s in shapes])
+        like = like.gpu() if device == "gpu" else like
+        a = fn.random.normal(like, device=device)
+        b = fn.random.uniform(like, range=[1, 2], device=device)
+        pipe.set_outputs(a, b, a * 2 - b, -a)
+    pipe.build()
+    a, b, mixed, neg = (o.as_cpu() if device == "gpu" else o for o in pipe.run())
+    for i, shape in enumerate(shapes):
+        x, y = np.asarray(a.at(i)), np.asarray(b.at(i))
+        assert mixed.at(i).shape == shape
+        np.testing.assert_array_equal(mixed.at(i), x * np.float32(2) - y)
+        np.testing.assert_array_equal(neg.at(i), -x)
+    out = pipe.run()[2]
+    assert out.flat() is not None  # one buffer, not a list of samples
+
+
 def test_ragged_batch_with_a_per_sample_scalar():
     samples = [np.ones((2, 2), np.float32), np.ones((3,), np.float32)]
     ((dtype, _, out),) = run(

@@ -318,6 +318,8 @@ class CudaContext:
                 host = np.frombuffer(pinned, dtype, total)
                 if dense is not None:
                     host.reshape(dense.shape)[...] = dense
+                elif (packed := tl.flat()) is not None:  # back to back already: one copy
+                    host[...] = packed[0][:total]
                 else:
                     for view, sample in zip(split_flat(host, shapes), tl.samples()):
                         view[...] = sample

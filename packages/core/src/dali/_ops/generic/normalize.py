@@ -248,7 +248,48 @@ class Normalize(Operator):
 
         return tl_cls.wrap(run_per_sample(ws, xp, one, n), layout)
 
-    run_gpu = run_cpu
+    def run_gpu(self, ws: Workspace) -> Any:
+        """One kernel launch for the batch (`_normalize_gpu`); ``batch=True`` and samples of
+        more than its dimensions take the array expressions of `run_cpu`."""
+        from dali._ops.generic._normalize_gpu import MAX_DIMS, normalize_batch
+
+        tl = ws.inputs[0]
+        ndim = tl.sample_ndim
+        if self.arg("batch") or ndim > MAX_DIMS:
+            return self.run_cpu(ws)
+        tensors = self.is_tensor_arg("mean") or self.is_tensor_arg("stddev")
+        shapes = [tuple(s.shape) for s in tl.samples()] if tensors else []
+        axes = self._axes(ws, ndim, tl.layout(), shapes)
+
+        def groups(values: Any, shape: tuple[int, ...]) -> np.ndarray:
+            """A sample's parameter at each of its groups, in C order over the kept axes."""
+            kept_shape = tuple(1 if d in axes else shape[d] for d in range(ndim))
+            return np.broadcast_to(values, kept_shape).reshape(-1)
+
+        mean: Any = None
+        if self.is_tensor_arg("mean"):
+            mean = [groups(self._param(ws, "mean", i, s, axes), s) for i, s in enumerate(shapes)]
+        elif self.has_arg("mean"):
+            mean = float(np.float32(self.arg("mean")))
+        inv: Any = None
+        if self.is_tensor_arg("stddev"):
+            inv = [
+                groups(self._inv_from_std(np, self._param(ws, "stddev", i, s, axes)), s)
+                for i, s in enumerate(shapes)
+            ]
+        elif self.has_arg("stddev"):
+            inv = float(self._inv_from_std(np, np.float64(self.arg("stddev"))))
+        return normalize_batch(
+            tl,
+            axes,
+            mean=mean,
+            inv=inv,
+            scale=float(self.arg("scale")),
+            epsilon=float(self.arg("epsilon")),
+            ddof=int(self.arg("ddof")),
+            shift=float(self.arg("shift")),
+            dtype=self._dtype,
+        )
 
     def _run_batch(self, xp: Any, tl: Any, axes: list[int], shapes: list[Any]) -> Any:
         ndim = tl.sample_ndim

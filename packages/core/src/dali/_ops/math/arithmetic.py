@@ -195,6 +195,8 @@ class ArithmeticGenericOp(Operator):
             if dense is not None:
                 with np.errstate(all="ignore"):
                     return tl_cls.wrap(plan.fn(dense), tl.layout())
+            if (packed := _flat_inputs(ins)) is not None:
+                return self._on_flat(plan, packed, tl_cls, tl.layout())
             return self._per_sample(ws, plan, ins, xp, tl_cls, tl.layout())
         key = tuple(tl.np_dtype for tl in ins)
         plan = self._plans.get(key) or self._plan(key, xp)
@@ -224,7 +226,20 @@ class ArithmeticGenericOp(Operator):
                 if _broadcastable(shapes):
                     raise
                 raise self.error(_broadcast_message(self._op, shapes, 0 if n else None)) from None
+        if (packed := _flat_inputs(ins)) is not None:
+            return self._on_flat(plan, packed, tl_cls, layout)
         return self._per_sample(ws, plan, ins, xp, tl_cls, layout, out_ndim)
+
+    @staticmethod
+    def _on_flat(
+        plan: _Plan, packed: tuple[list[Any], list[tuple[int, ...]]], tl_cls: Any, layout: str
+    ) -> Any:
+        """The expression over the inputs' flat buffers at once: one call for a ragged batch
+        (on the GPU, one kernel instead of one per sample)."""
+        buffers, shapes = packed
+        with np.errstate(all="ignore"):
+            out = plan.fn(*buffers)
+        return tl_cls.wrap_flat(out, shapes, layout)
 
     def _per_sample(
         self,
@@ -294,6 +309,21 @@ class ArithmeticGenericOp(Operator):
             layout = same.pop() if len(same) == 1 else ("" if not same else None)
         shape = _static_broadcast([n.static_shape for n in node.inputs])
         return [{"dtype": dtype, "ndim": ndim, "layout": layout, "static_shape": shape}]
+
+
+def _flat_inputs(ins: Sequence[Any]) -> tuple[list[Any], list[tuple[int, ...]]] | None:
+    """Each input's flat buffer and the samples' shapes, when every input holds its samples
+    back to back and all have the same shapes (elementwise, nothing to broadcast); else None."""
+    packed = [tl.flat() for tl in ins]
+    if any(p is None for p in packed):
+        return None
+    shapes = list(packed[0][1])
+    if not shapes or any(list(p[1]) != shapes for p in packed[1:]):
+        return None
+    buffers = [p[0] for p in packed]
+    if any(b.size != buffers[0].size for b in buffers[1:]):
+        return None
+    return buffers, shapes
 
 
 def _static_broadcast(
