@@ -5,7 +5,10 @@ packaging, typecheck);
 ``python3 -m nox -s demo`` runs the demo; ``python3 -m nox -s core -- -k resize`` passes
 ``-k resize`` on to pytest;
 ``python3 -m nox -s conformance`` compares dali with real NVIDIA DALI 2.4 (not a default session).
-Sessions use the interpreter nox runs on; to test a matrix, list versions in ``PYTHONS``.
+Most sessions use the interpreter nox runs on. The oldest and the newest Python the packages
+support (``OLDEST``, ``NEWEST``) each run core's tests and dali-jax's: ``core`` on the newest,
+``interop`` (core without its fast paths) on the oldest, and ``jax`` on both. Each is found as
+``python3.10`` on ``PATH``, pyenv's installed versions first; a missing one fails the session.
 
 Every session installs dali-core with its default dependencies, the install users get from
 ``pip install dali-core`` (OpenCV, Pillow, and where wheels exist Numba and nvImageCodec's CPU
@@ -14,6 +17,8 @@ decoder); ``interop`` then removes Numba and nvImageCodec to test the fallbacks.
 
 from __future__ import annotations
 
+import glob
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,18 +38,43 @@ nox.options.sessions = [
 ]
 # Fresh virtualenvs every run, so CI never passes on a stale install.
 nox.options.reuse_existing_virtualenvs = False
+# A session whose Python is missing fails (nox's default outside CI is to skip it).
+nox.options.error_on_missing_interpreters = True
 
-# None: the interpreter running nox. A matrix later is e.g. ["3.10", "3.13"].
+# None: the interpreter running nox.
 PYTHONS: list[str] | None = None
+
+
+def _pyenv_first(*versions: str) -> None:
+    """Put pyenv's newest installed ``3.10.x`` (for each version) first on ``PATH``, so that
+    nox finds ``python3.10`` there rather than a pyenv shim (which fails unless that version is
+    selected); nothing changes where pyenv is absent."""
+    root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    for version in versions:
+        found = sorted(
+            glob.glob(os.path.join(root, "versions", f"{version}.*", "bin", f"python{version}")),
+            key=lambda path: [int(p) for p in path.split(os.sep)[-3].split(".") if p.isdigit()],
+        )
+        if found:
+            os.environ["PATH"] = os.path.dirname(found[-1]) + os.pathsep + os.environ["PATH"]
+
+
+# The oldest and newest Python the packages support (`requires-python` and the classifiers).
+OLDEST, NEWEST = "3.10", "3.13"
+_pyenv_first(OLDEST, NEWEST)
 
 CORE = "packages/core"
 JAX_PLUGIN = "packages/plugin-jax"
 CLU_PLUGIN = "packages/plugin-clu"
 TORCH_PLUGIN = "packages/plugin-torch"
 TF_PLUGIN = "packages/plugin-tf"
-# The oldest JAX dali-jax supports (its pyproject.toml; the first that imports with NumPy 2)
-# and the newest tested. jaxlib is pinned alongside: old jax releases do not pull it in.
-JAX_VERSIONS = ["0.4.26", "0.10.2"]
+# Each JAX dali-jax is tested with, and its Python: the oldest JAX dali-jax supports (its
+# pyproject.toml; the first that imports with NumPy 2) and the newest JAX that supports the
+# oldest Python (it warned of every unaligned DLPack buffer) on that Python, the newest JAX on
+# the newest Python. jaxlib is pinned alongside: old jax releases do not pull it in.
+JAX_VERSIONS = [(OLDEST, "0.4.26"), (OLDEST, "0.6.2"), (NEWEST, "0.10.2")]
+# The JAX `interop` installs on the oldest Python (JAX 0.7 and newer need Python 3.11).
+INTEROP_JAX = "0.6.2"
 # What the dali-clu session installs beside the three packages, pinned: CI must not change
 # under us. clu 0.0.12 is the oldest dali-clu supports (its pyproject.toml) and the newest
 # released; it pulls in flax (and its orbax/tensorstore), the bulk of the session's install
@@ -103,11 +133,11 @@ def _pytest(
     session.run("pytest", tests, *doctests, *xdist, *session.posargs)
 
 
-@nox.session(python=PYTHONS)
+@nox.session(python=NEWEST)
 def core(session: nox.Session) -> None:
     """Core tests and the docstring examples of dali-core on the default install (OpenCV,
     Pillow, Numba) with nvImageCodec's CPU decoder (the `nvimgcodec` extra, which the GPU
-    extras bring too); gpu tests skip themselves without a GPU.
+    extras bring too), on the newest Python; gpu tests skip themselves without a GPU.
 
     hypothesis drives the property tests of the iterator arithmetic. (`interop` runs the same
     tests without Numba and nvImageCodec, so both CPU resampling paths and both CPU JPEG
@@ -129,23 +159,25 @@ def core(session: nox.Session) -> None:
     )
 
 
-@nox.session(python=PYTHONS)
+@nox.session(python=OLDEST)
 def interop(session: nox.Session) -> None:
-    """Core tests again with CPU torch and jax installed, without Numba and nvImageCodec:
-    DLPack/array inputs and outputs, the banded-BLAS resampling path and OpenCV JPEG decoding.
+    """Core tests again with torch and jax installed, without Numba and nvImageCodec, on the
+    oldest Python: DLPack/array inputs and outputs, the banded-BLAS resampling path and OpenCV
+    JPEG decoding.
 
     Numba is a default dependency but has no wheels on some platforms, and nvImageCodec comes
     only with extras (and only on Linux): dali-core falls back to these paths without them,
     and uninstalling them here keeps the fallbacks tested."""
-    _install(session, "torch==2.13.0", "jax==0.10.2")  # pinned: CI must not change under us
+    # pinned: CI must not change under us (on this Python, PyPI's torch is a CUDA build)
+    _install(session, "torch==2.13.0", f"jax=={INTEROP_JAX}", f"jaxlib=={INTEROP_JAX}")
     _pytest(session, "tests/core", "-e", CORE, "hypothesis", uninstall=FAST_PATHS, parallel=True)
 
 
-@nox.session(python=PYTHONS)
-@nox.parametrize("jax_version", JAX_VERSIONS)
+@nox.session
+@nox.parametrize(("python", "jax_version"), JAX_VERSIONS)
 def jax(session: nox.Session, jax_version: str) -> None:
     """dali-jax tests (4 fake CPU devices, a 2-process jax.distributed job) and the docstring
-    examples of dali-jax, on each JAX."""
+    examples of dali-jax, on each JAX and its Python (`JAX_VERSIONS`)."""
     _install(session, f"jax=={jax_version}", f"jaxlib=={jax_version}")
     _pytest(session, "tests/plugin-jax", "-e", CORE, "-e", JAX_PLUGIN, parallel=True)
     # The docstring examples in a pytest of their own: `dali` is a namespace package across
