@@ -97,7 +97,15 @@ TF_VERSIONS = ["2.12.0", "2.21.0"]
 # products (`resample/band.py`) instead of Numba row passes, CMN uses OpenCV, and OpenCV
 # decodes every JPEG instead of nvImageCodec's libjpeg-turbo decoder (same pixels).
 FAST_PATHS = ["numba", "llvmlite", "nvidia-nvimgcodec-cu13"]
-LINT_PATHS = ["packages", "tests", "benchmarks", "examples", "noxfile.py"]
+LINT_PATHS = [
+    "packages",
+    "tests",
+    "benchmarks",
+    "examples",
+    "docs/hooks.py",
+    "docs/linkcheck.py",
+    "noxfile.py",
+]
 # pytest-xdist: on the 2-core CI machine two pytest processes take core's ~2,800 tests in 2.5
 # minutes instead of 5.3 (many tests wait on threads and processes), the JAX, clu and torch
 # 2.14 plugin tests in 25-30 % less time; TensorFlow's took longer (its own thread pools fill
@@ -309,6 +317,16 @@ def docs(session: nox.Session) -> None:
     session.run(
         "mkdocs", "build", "--strict", "--site-dir", str(Path(session.create_tmp()) / "site")
     )
+
+
+@nox.session(python=PYTHONS, default=False)
+def linkcheck(session: nox.Session) -> None:
+    """The documentation site's external links, each asked for (not default: it needs the
+    network, which CI lacks; `docs` checks every link inside the site)."""
+    _install(session, "-e", CORE, "mkdocs==1.6.1", "pymdown-extensions==13.1.2")
+    site = str(Path(session.create_tmp()) / "site")
+    session.run("mkdocs", "build", "--strict", "--site-dir", site)
+    session.run("python", "docs/linkcheck.py", site)
 
 
 @nox.session(python=PYTHONS)
