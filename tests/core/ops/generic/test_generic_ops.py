@@ -384,6 +384,56 @@ def test_slice_per_sample_start():
         np.testing.assert_array_equal(out.at(i), IMG[y0 : y0 + 2, x0 : x0 + 2])
 
 
+@pytest.mark.parametrize("policy", ["pad", "trim_to_shape", "error"])
+@pytest.mark.parametrize(
+    ("dtype", "normalized"),
+    [(np.float32, True), (np.float32, False), (np.int32, False), (np.float64, True)],
+)
+def test_slice_windows_of_a_batch_equal_the_per_sample_ones(monkeypatch, policy, dtype, normalized):
+    """The windows of anchor/shape inputs are computed for the whole batch at once; the same
+    windows (halves, windows outside the image, ragged images) as sample by sample."""
+    from dali._ops.window.slice_attr import SliceAttr
+
+    rng = np.random.default_rng(5)
+    images = [IMG, IMG[1:, 2:], IMG[:3], IMG[2:5, :4]] * 4
+    if normalized:
+        anchors = rng.choice([-0.5, -0.25, 0.0, 0.125, 0.25, 0.5, 0.75], (16, 2))
+        sizes = rng.choice([0.0, 0.125, 0.25, 0.5, 0.75, 1.0, 1.5], (16, 2))
+    else:
+        anchors = rng.integers(-3, 8, (16, 2)) + rng.choice([0, 0.5], (16, 2))
+        sizes = rng.integers(0, 9, (16, 2)) + rng.choice([0, 0.5], (16, 2))
+    if policy == "error":  # windows inside every image, at halves
+        anchors, sizes = np.full((16, 2), 0.5 if normalized else 1.5), np.full((16, 2), 0.25)
+    anchors, sizes = anchors.astype(dtype), sizes.astype(dtype)
+
+    def build():
+        return fn.slice(
+            _ragged(images, "HWC"),
+            fn.external_source(lambda: list(anchors)),
+            fn.external_source(lambda: list(sizes)),
+            normalized_anchor=normalized,
+            normalized_shape=normalized,
+            out_of_bounds_policy=policy,
+        )
+
+    calls = []
+    batched = SliceAttr._positional_batch
+
+    def counting(self, *args):
+        result = batched(self, *args)
+        calls.append(result is not None)
+        return result
+
+    monkeypatch.setattr(SliceAttr, "_positional_batch", counting)
+    (fast,) = _run(build, batch_size=16)
+    assert calls and all(calls)  # (each batch the pipeline computed)
+    monkeypatch.setattr(SliceAttr, "_positional_batch", lambda self, *args: None)
+    (slow,) = _run(build, batch_size=16)
+    for i in range(16):
+        assert fast.at(i).shape == slow.at(i).shape
+        np.testing.assert_array_equal(fast.at(i), slow.at(i))
+
+
 @pytest.mark.parametrize(
     ("make", "pattern"),
     [

@@ -98,11 +98,8 @@ class Slice(Operator):
         n = len(tl)
         if n == 0:
             return TensorListGPU.wrap([], layout, dtype=out_dtype, ndim=ndim)
+        shapes = tl.shape()  # (a flat batch's shapes, without making its sample views)
         dense = tl.held_dense
-        if dense is not None:
-            shapes = [tuple(dense.shape[1:])] * n
-        else:
-            shapes = [tuple(s.shape) for s in tl.samples()]
         wins = self._slice.windows(ws, shapes, layout, ndim)
         uniform = dense is not None and all(w == wins[0] for w in wins)
         if (

@@ -334,28 +334,32 @@ def warp_batch(
     return result
 
 
-def paste_batch(tl: Any, geometry: Sequence[tuple[int, int, int, int]], fill: np.ndarray) -> Any:
+def paste_batch(tl: Any, geometry: np.ndarray, fill: np.ndarray) -> Any:
     """Paste every uint8 HWC sample onto its canvas.
 
     Args:
         tl: The input batch (uint8, HWC).
-        geometry: Per sample ``(canvas_h, canvas_w, y, x)`` (see `paste.paste_geometry`).
+        geometry: int ``[n, 4]``: per sample ``(canvas_h, canvas_w, y, x)`` (see
+            `paste.paste_geometries`).
         fill: The canvas colour, one uint8 per channel.
 
     Returns:
         A `TensorListGPU` of the canvases; nothing waits for the GPU.
     """
-    shapes, in_ptrs, keep = G.input_pointers(tl)
+    shapes, shape_arr, in_ptrs, keep = G.input_batch(tl)
     n = len(shapes)
-    out_shapes = [(g[0], g[1], shapes[i][2]) for i, g in enumerate(geometry)]
+    geometry = np.asarray(geometry, np.int64).reshape(n, 4)
+    out_arr = np.stack([geometry[:, 0], geometry[:, 1], shape_arr[:, 2]], axis=1)
+    out_shapes = [tuple(s) for s in out_arr.tolist()]
     flat, out_ptrs = G.alloc_outputs(out_shapes, np.uint8)
     result = G.make_output(flat, out_shapes, "HWC", np.uint8, 3)
-    rows = []
-    blocks = []
-    for shape, g, src, dst in zip(shapes, geometry, in_ptrs.tolist(), out_ptrs.tolist()):
-        rows.append((src, dst, *shape, *g, 0))
-        blocks.append(-(-(g[0] * g[1]) // (G.BLOCK * _ITEMS)))
-    desc = np.array(rows, dtype=_PASTE)
+    desc = np.zeros(n, _PASTE)
+    desc["input"], desc["output"] = in_ptrs, out_ptrs
+    for k, name in enumerate(("h", "w", "c")):
+        desc[name] = shape_arr[:, k]
+    for k, name in enumerate(("canvas_h", "canvas_w", "y", "x")):
+        desc[name] = geometry[:, k]
+    blocks = -(-(geometry[:, 0] * geometry[:, 1]) // (G.BLOCK * _ITEMS))
     starts, total = G.block_starts(blocks)
     if not total:
         return result

@@ -38,13 +38,27 @@ def paste_geometry(
     min_canvas_size: float = 0.0,
 ) -> tuple[int, int, int, int]:
     """``(canvas_h, canvas_w, y, x)`` for an image of ``height × width`` (float32 arithmetic)."""
-    canvas_h = int(_F32(ratio) * _F32(height))
-    canvas_w = int(_F32(ratio) * _F32(width))
-    min_size = int(_F32(min_canvas_size))
-    canvas_h, canvas_w = max(canvas_h, min_size), max(canvas_w, min_size)
-    y = int(_F32(paste_y) * _F32(canvas_h - height))
-    x = int(_F32(paste_x) * _F32(canvas_w - width))
+    g = paste_geometries(
+        np.array([height]), np.array([width]), [ratio], [paste_x], [paste_y], [min_canvas_size]
+    )
+    canvas_h, canvas_w, y, x = g[0].tolist()
     return canvas_h, canvas_w, y, x
+
+
+def paste_geometries(
+    heights: Any, widths: Any, ratio: Any, paste_x: Any, paste_y: Any, min_canvas_size: Any
+) -> np.ndarray:
+    """`paste_geometry` of a batch: int64 ``[n, 4]`` rows ``(canvas_h, canvas_w, y, x)``, from
+    per-sample sizes and arguments, with the same float32 products truncated toward zero."""
+    h = np.asarray(heights, np.int64)
+    w = np.asarray(widths, np.int64)
+    r = np.asarray(ratio, _F32)
+    min_size = np.trunc(np.asarray(min_canvas_size, _F32)).astype(np.int64)
+    canvas_h = np.maximum(np.trunc(r * h.astype(_F32)).astype(np.int64), min_size)
+    canvas_w = np.maximum(np.trunc(r * w.astype(_F32)).astype(np.int64), min_size)
+    y = np.trunc(np.asarray(paste_y, _F32) * (canvas_h - h).astype(_F32)).astype(np.int64)
+    x = np.trunc(np.asarray(paste_x, _F32) * (canvas_w - w).astype(_F32)).astype(np.int64)
+    return np.stack([canvas_h, canvas_w, y, x], axis=1)
 
 
 @register(
@@ -169,16 +183,11 @@ class Paste(Operator):
         tl = ws.inputs[0]
         self._check_input(tl)
         ratio, px, py, min_size = self._params(ws)
-        fill = self.fill_value
-        geometry = []
-        for i, (h, w, c) in enumerate(tl.shape()):
+        shapes = np.array(tl.shape(), np.int64).reshape(-1, 3)
+        for c in np.unique(shapes[:, 2]).tolist():
             self._check_channels(c)
-            geometry.append(
-                paste_geometry(
-                    h, w, ratio=ratio[i], paste_x=px[i], paste_y=py[i], min_canvas_size=min_size[i]
-                )
-            )
-        return _warp_gpu.paste_batch(tl, geometry, fill)
+        geometry = paste_geometries(shapes[:, 0], shapes[:, 1], ratio, px, py, min_size)
+        return _warp_gpu.paste_batch(tl, geometry, self.fill_value)
 
     @staticmethod
     def static_meta(node: Any) -> list[dict[str, Any]]:
