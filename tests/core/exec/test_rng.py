@@ -84,3 +84,17 @@ def test_subsets_give_the_rows_of_the_batch():
     whole = rng.normal_rows(sizes, 1200)
     parts = [rng.subset(slice(a, b)).normal_rows(sizes[a:b], 1200) for a, b in [(0, 2), (2, 6)]]
     _same_bits(np.concatenate(parts), whole)
+
+
+@needs_numba
+@pytest.mark.parametrize(("batch", "n"), [(40, 13), (3, 301), (64, 1), (2, 5000), (0, 50)])
+def test_compiled_bits_are_the_numpy_bits(monkeypatch, batch, n):
+    """`bits` of a batch of more values than numpy computes while holding the GIL comes from
+    one compiled call; the values are the numpy blocks' (any stream)."""
+    rng = SampleRNG(combine(7, np.arange(batch)))
+    for stream in (0, 3, 0x62626F78_00000001):
+        got = rng.bits(n, stream=stream)
+        with monkeypatch.context() as m:
+            m.setattr(rng_module, "_bits_kernel", lambda: None)
+            want = rng.bits(n, stream=stream)
+        _same_bits(got, want)

@@ -451,3 +451,55 @@ def test_windows_feed_slice_on_the_gpu():
         np.testing.assert_array_equal(np.asarray(gpu.as_cpu().at(i)), cpu.at(i))
         x, y = (int(v) for v in a2.at(i))
         np.testing.assert_array_equal(np.asarray(ab.as_cpu().at(i)), img[y : y + 20, x : x + 30])
+
+
+@pytest.mark.skipif(_crop_search._attempts_kernel() is None, reason="needs Numba")
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"all_boxes_above_threshold": False},
+        {"threshold_type": "overlap"},
+        {"threshold_type": "overlap", "all_boxes_above_threshold": False},
+        {"bbox_prune_threshold": 0.3},
+        {
+            "allow_no_crop": False,
+            "thresholds": [0.5, 0.9],
+            "num_attempts": 7,
+            "total_num_attempts": 60,
+        },
+    ],
+)
+def test_compiled_attempts_give_the_numpy_windows(monkeypatch, kw):
+    """A round's attempts evaluated by the compiled pass (2-D boxes, a ratio range): the same
+    windows, boxes, labels and indices as the numpy expressions, samples without boxes, boxes
+    of no area and inverted boxes among them."""
+    samples = _random_boxes(24, seed=4, max_boxes=9)
+    samples[3] = np.zeros((0, 4), F)
+    samples[5][0] = [0.4, 0.4, 0.4, 0.6]  # no area
+    samples[7][1] = [0.6, 0.6, 0.3, 0.2]  # inverted
+    labels = [np.arange(len(b), dtype=np.int32) for b in samples]
+    args = {"thresholds": [0.0, 0.1, 0.3, 0.5, 0.7, 0.9], "num_attempts": 20, **SSD, **kw}
+
+    def windows():
+        return run(
+            lambda b, lab: fn.random_bbox_crop(b, lab, output_bbox_indices=True, **args),
+            samples,
+            labels,
+        )
+
+    calls = []
+    kernel = _crop_search._attempts_kernel()
+
+    def counting():
+        calls.append(1)
+        return kernel
+
+    monkeypatch.setattr(_crop_search, "_attempts_kernel", counting)
+    compiled = windows()
+    assert calls
+    monkeypatch.setattr(_crop_search, "_attempts_kernel", lambda: None)
+    expressions = windows()
+    for got_out, want_out in zip(compiled[0], expressions[0]):  # (one iteration)
+        for a, b in zip(got_out, want_out):
+            assert a.shape == b.shape and a.tobytes() == b.tobytes()

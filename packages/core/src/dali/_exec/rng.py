@@ -122,6 +122,33 @@ def _kernels() -> tuple[Any, Any] | None:
     return uniforms, box_muller
 
 
+@functools.cache
+def _bits_kernel() -> Any:
+    """`SampleRNG.bits` compiled (the same SplitMix64 values: wrapping uint64 arithmetic), or
+    None without Numba. One call for the batch, without the GIL; the numpy expressions hold it
+    only in blocks of rows (`dali._exec.gil`), a call per row for a few hundred values a row
+    (what a detection crop's search draws each round)."""
+    try:
+        import numba
+    except ImportError:
+        return None
+
+    golden, m1, m2 = _GOLDEN, _M1, _M2
+    s27, s30, s31 = _S27, _S30, _S31
+
+    @numba.njit(nogil=True, cache=True)
+    def bits(base, n, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+        for i in range(base.shape[0]):
+            key = base[i]
+            for j in range(n):
+                z = key + np.uint64(j + 1) * golden
+                z = (z ^ (z >> s30)) * m1
+                z = (z ^ (z >> s27)) * m2
+                out[i, j] = z ^ (z >> s31)
+
+    return bits
+
+
 def numba_available() -> bool:
     """Whether `SampleRNG.normal_rows` can use its compiled passes (Numba is installed)."""
     return _kernels() is not None
@@ -176,6 +203,11 @@ class SampleRNG:
         """``(batch, n)`` uint64 values; ``stream`` selects an independent sub-stream."""
         with np.errstate(over="ignore"):
             base = self._base(stream)
+            kernel = _bits_kernel() if len(base) * n > options.HELD_ELEMENTS else None
+            if kernel is not None:
+                out = np.empty((len(base), n), np.uint64)
+                kernel(np.ascontiguousarray(base, np.uint64).reshape(-1), n, out)
+                return out
             counters = _counters(n)
             # in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`): the
             # decoders' random windows draw (256, 22) values per batch in their threads

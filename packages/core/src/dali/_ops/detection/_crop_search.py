@@ -339,6 +339,23 @@ def _round(
     ``boxes`` is ``(lo, hi, valid_box, counts)`` of the whole batch."""
     lo, hi, valid_box, counts = boxes
     s, k_att = draws.shape[:2]
+    kernel = _attempts_kernel() if _compiled_case(p, lo, in_shape, crop_shape) else None
+    if kernel is not None:
+        u = _uniform(draws)
+        rlo, rhi = np.empty((s, k_att, 2), _F32), np.empty((s, k_att, 2), _F32)
+        ok = np.empty((s, k_att), bool)
+        metric = np.empty((s, k_att), _F32)
+        kept = np.empty((s, k_att), np.int64)
+        smin, smax = _F32(p.scaling[0]), _F32(p.scaling[1])
+        ar_lo, ar_hi = (_F32(v) for v in p.aspect_ratio[0])
+        prune = _F32(0 if p.prune_threshold is None else p.prune_threshold)
+        kernel(
+            u, smin, smax - smin, ar_lo, ar_hi, lo, hi, counts, rows, p.overlap,
+            p.all_boxes_above_threshold, p.prune_threshold is not None, prune,
+            rlo, rhi, ok, metric, kept,
+        )  # fmt: skip
+        _take(res, rows, rlo, rhi, rlo, rhi, ok, valid_box, counts, metric, kept, thr, k_att)
+        return
     if crop_shape is not None and in_shape is not None:
         rlo, rhi, olo, ohi = _fixed_windows(draws[:, :, 0], in_shape[rows], crop_shape[rows])
         ok = np.ones((s, k_att), bool)
@@ -361,6 +378,25 @@ def _round(
             m = m.min(axis=-1) if p.all_boxes_above_threshold else m.max(axis=-1)
             metric[:, ks] = np.where(np.isfinite(m), m, _F32(0))
             kept[:, ks] = (kept_boxes(clo, chi, blo, bhi, p.prune_threshold) & vb).sum(axis=-1)
+    _take(res, rows, rlo, rhi, olo, ohi, ok, valid_box, counts, metric, kept, thr, k_att)
+
+
+def _take(
+    res: SearchResult,
+    rows: np.ndarray,
+    rlo: np.ndarray,
+    rhi: np.ndarray,
+    olo: np.ndarray,
+    ohi: np.ndarray,
+    ok: np.ndarray,
+    valid_box: np.ndarray,
+    counts: np.ndarray,
+    metric: np.ndarray,
+    kept: np.ndarray,
+    thr: np.ndarray,
+    k_att: int,
+) -> None:
+    """Apply a round's evaluated attempts to ``res``, in order (`_choose`)."""
     empty = counts[rows] == 0
     valid = metric >= thr[:, None]
     best, success, chosen = _choose(ok, valid, metric, kept, empty, res.best[rows])
@@ -374,3 +410,99 @@ def _round(
         res.found[at] = True
         res.rel_lo[at], res.rel_hi[at] = rlo[idx, kt], rhi[idx, kt]
         res.out_lo[at], res.out_hi[at] = olo[idx, kt], ohi[idx, kt]
+
+
+def _compiled_case(
+    p: CropParams, lo: np.ndarray, in_shape: np.ndarray | None, crop_shape: np.ndarray | None
+) -> bool:
+    """Whether `_attempts_kernel` evaluates the round: 2-D boxes (some), relative windows of a
+    random shape (no ``input_shape`` or ``crop_shape``) and an aspect-ratio range, not a fixed
+    ratio. The others take the numpy expressions."""
+    ratio = p.aspect_ratio[0] if p.aspect_ratio else (0.0, 0.0)
+    return (
+        lo.ndim == 3
+        and lo.shape[2] == 2
+        and lo.shape[1] > 0
+        and in_shape is None
+        and crop_shape is None
+        and ratio[0] != ratio[1]
+    )
+
+
+@functools.cache
+def _attempts_kernel() -> Any:
+    """A round's attempts evaluated in one compiled pass (None without Numba): the windows
+    (`_relative_windows`), each window's metric against the sample's boxes (`_metric`, the
+    minimum or maximum as `_round` takes it) and the boxes it keeps (`kept_boxes`), with the
+    numpy expressions' float32 operations in their order, so the same bits. For 2-D boxes and
+    a ratio range (`_compiled_case`): ~10x faster than the expressions, which build arrays of
+    ``samples x attempts x boxes`` several times over."""
+    try:
+        import numba
+    except ImportError:
+        return None
+
+    @numba.njit(nogil=True, cache=True, error_model="numpy")
+    def evaluate(
+        u: np.ndarray,
+        smin: np.float32,
+        span: np.float32,
+        ar_lo: np.float32,
+        ar_hi: np.float32,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        counts: np.ndarray,
+        rows: np.ndarray,
+        overlap: bool,
+        all_boxes: bool,
+        use_prune: bool,
+        prune: np.float32,
+        rlo: np.ndarray,
+        rhi: np.ndarray,
+        ok: np.ndarray,
+        metric: np.ndarray,
+        kept: np.ndarray,
+    ) -> None:  # pragma: no cover - compiled
+        one, half, zero = np.float32(1.0), np.float32(0.5), np.float32(0.0)
+        for s in range(u.shape[0]):
+            g = rows[s]
+            nb = counts[g]
+            for k in range(u.shape[1]):
+                e0 = smin + span * u[s, k, 0, 0]
+                e1 = smin + span * u[s, k, 0, 1]
+                r = e0 / e1
+                ok[s, k] = r >= ar_lo and r <= ar_hi
+                w0lo = u[s, k, 1, 0] * (one - e0)
+                w1lo = u[s, k, 1, 1] * (one - e1)
+                w0hi, w1hi = w0lo + e0, w1lo + e1
+                rlo[s, k, 0], rlo[s, k, 1] = w0lo, w1lo
+                rhi[s, k, 0], rhi[s, k, 1] = w0hi, w1hi
+                vw = (w0hi - w0lo) * (w1hi - w1lo)
+                m = np.float32(np.inf) if all_boxes else np.float32(-np.inf)
+                n_kept = 0
+                for b in range(nb):
+                    b0lo, b1lo, b0hi, b1hi = lo[g, b, 0], lo[g, b, 1], hi[g, b, 0], hi[g, b, 1]
+                    l0, l1 = np.maximum(w0lo, b0lo), np.maximum(w1lo, b1lo)
+                    h0, h1 = np.minimum(w0hi, b0hi), np.minimum(w1hi, b1hi)
+                    inter = zero if (h0 <= l0 or h1 <= l1) else (h0 - l0) * (h1 - l1)
+                    vb = (b0hi - b0lo) * (b1hi - b1lo)
+                    if overlap:
+                        v = inter / vb
+                        if np.isnan(v):
+                            v = zero
+                    else:
+                        v = inter / (vw + vb - inter)
+                        if inter == zero:
+                            v = zero
+                    # (np.minimum / np.maximum: NaN wins, as np.min / np.max over the boxes)
+                    m = np.minimum(m, v) if all_boxes else np.maximum(m, v)
+                    if use_prune:
+                        frac = inter / vb
+                        n_kept += inter > zero and frac >= prune
+                    else:
+                        c0, c1 = (b0lo + b0hi) * half, (b1lo + b1hi) * half
+                        n_kept += c0 >= w0lo and c0 < w0hi and c1 >= w1lo and c1 < w1hi
+                metric[s, k] = m if np.isfinite(m) else zero
+                kept[s, k] = n_kept
+
+    return evaluate
