@@ -276,3 +276,21 @@ def test_a_killed_stage_worker_is_an_error_at_once_gpu(tmp_path: Path) -> None:
     finally:
         pipe.close()
     assert all(wait_gone(pid) for pid in pids)
+
+
+@pytest.mark.parametrize(
+    ("threads", "cores", "workers"),
+    [(4, 16, 4), (8, 16, 8), (12, 16, 8), (16, 16, 8), (32, 16, 8), (6, 6, 4), (64, 128, 64)],
+)
+def test_a_gpu_pipelines_stage_takes_at_most_half_the_cores(
+    threads: int, cores: int, workers: int
+) -> None:
+    """A GPU pipeline's CPU stage runs on at most half the usable cores' worker processes,
+    whatever ``num_threads`` asks (its own process needs the others: decoders, the GPU stage);
+    a CPU pipeline on one per core."""
+    from dali._pipeline.pipeline import worker_count
+
+    got, why = worker_count(threads, cores, gpu=True)
+    assert got == workers
+    assert ("at most 50% of them" in why) == (threads > workers)
+    assert worker_count(threads, cores, gpu=False)[0] == min(threads, cores)

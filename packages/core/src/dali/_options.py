@@ -31,6 +31,7 @@ __all__ = [
     "PARALLEL_DECODES",
     "POOL_DEPTH_PER_WORKER",
     "POOL_MIN_THREADS",
+    "STAGE_WORKER_SHARE",
     "PREFETCH_BYTES",
     "READ_AHEAD",
     "READ_PROCESSES",
@@ -90,6 +91,12 @@ WORKER_EXTRA_DEPTH = 1
 #: parallel) and a copy of each batch into shared memory. RESULTS.md "CPU pipelines on many
 #: cores".
 POOL_MIN_THREADS = 4
+
+#: The share of the usable cores a GPU pipeline's CPU-stage worker processes take at most
+#: (``Pipeline.cpu_workers``): the GPU's process keeps the rest busy (the mixed and GPU stages'
+#: host work, the decoders' threads, the readers). On the 16-core H200 host the SSD pipeline
+#: gave 9,299 img/s with 8 workers, 7,671 with 12 and 7,191 with 16. RESULTS.md "SSD".
+STAGE_WORKER_SHARE = 0.5
 
 #: Iterations each CPU worker process keeps in flight beyond the pipeline's
 #: ``prefetch_queue_depth``: one, so that a worker starts its next batch while the consumer

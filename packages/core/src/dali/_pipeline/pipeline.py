@@ -152,6 +152,31 @@ class PipelineInfo:
     set_affinity: bool = False
 
 
+def worker_count(threads: int, cores: int, *, gpu: bool) -> tuple[int, str]:
+    """How many worker processes ``num_threads=threads`` gets on ``cores`` usable cores, and
+    why (`Pipeline.cpu_workers`, once the graph allows processes): none below
+    ``options.POOL_MIN_THREADS`` of either, else one per thread, at most one per core, and for a
+    GPU pipeline's CPU stage at most ``options.STAGE_WORKER_SHARE`` of the cores.
+
+    Example:
+        >>> worker_count(16, 16, gpu=True)[0], worker_count(16, 16, gpu=False)[0]
+        (8, 16)
+    """
+    if threads < options.POOL_MIN_THREADS or cores < options.POOL_MIN_THREADS:
+        return 0, (
+            f"num_threads={threads} on {cores} usable cores (worker processes from "
+            f"{options.POOL_MIN_THREADS} of both)"
+        )
+    if gpu:  # the GPU's process keeps cores of its own busy
+        share = max(options.POOL_MIN_THREADS, int(cores * options.STAGE_WORKER_SHARE))
+        if threads > share:
+            return share, (
+                f"num_threads={threads} on {cores} usable cores, at most "
+                f"{options.STAGE_WORKER_SHARE:.0%} of them for a GPU pipeline's CPU stage"
+            )
+    return min(threads, cores), f"num_threads={threads} on {cores} usable cores"
+
+
 class Pipeline(PipelineProperties, Inspection, Serialization):
     """A graph of operators that produces batches ahead of the training loop.
 
@@ -927,13 +952,7 @@ class Pipeline(PipelineProperties, Inspection, Serialization):
             step = plan.steps[si]
             if isinstance(step.impl, PythonFunction):
                 return 0, f"{step.node.name} runs Python code, which may have side effects"
-        cores = usable_cores()
-        if threads < options.POOL_MIN_THREADS or cores < options.POOL_MIN_THREADS:
-            return 0, (
-                f"num_threads={threads} on {cores} usable cores (worker processes from "
-                f"{options.POOL_MIN_THREADS} of both)"
-            )
-        return min(threads, cores), f"num_threads={threads} on {cores} usable cores"
+        return worker_count(threads, usable_cores(), gpu=plan.uses_gpu)
 
     def use_worker_process(self, enable: bool = True, *, chosen: bool = False) -> bool:
         """Run the pipeline's operators in a worker process (`dali._exec.process`), or not.
