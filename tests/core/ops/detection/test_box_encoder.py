@@ -214,3 +214,32 @@ def test_cpu_matches_a_direct_reference():
                 expected[j] = l_[best]
         np.testing.assert_array_equal(got, expected)
         assert e.shape == (len(a), 4)
+
+
+@pytest.mark.parametrize("offset", [False, True])
+def test_compiled_encoder_gives_the_numpy_path_labels_and_boxes(monkeypatch, offset):
+    """The compiled CPU encoder (branch-free IoU loops, the best anchor found through the IoUs'
+    bit patterns) against the numpy expressions: the same labels, and boxes equal (offsets
+    within a few ulps: another log); ties, boxes with swapped corners (negative IoUs) and
+    empty samples among them."""
+    from dali._ops.detection import box_encoder as module
+
+    if module._compiled() is None:
+        pytest.skip("needs Numba")
+    boxes, labels, anchors = _random_batch(6)
+    boxes[0] = np.concatenate([boxes[0], boxes[0][:1]])  # a repeated box: ties
+    labels[0] = np.concatenate([labels[0], labels[0][:1] + 1])
+    boxes[0][1] = [0.3, 0.3, 0.35, 0.35]  # inside anchors of one size alike: ties
+    boxes[3] = boxes[3][:, [2, 3, 0, 1]]  # swapped corners (sample 1 has no box)
+    kw = {"offset": offset, "criteria": 0.3, "scale": 300.0 if offset else 1.0}
+
+    def encoded():
+        return run1(lambda b, l_: fn.box_encoder(b, l_, anchors=anchors, **kw), boxes, labels)
+
+    compiled = encoded()
+    monkeypatch.setattr(module, "_compiled", lambda: None)
+    expressions = encoded()
+    for got, want in zip(compiled[1], expressions[1]):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(compiled[0], expressions[0]):
+        np.testing.assert_allclose(got, want, rtol=4e-7, atol=1e-7)

@@ -162,16 +162,32 @@ def _compiled() -> Any:
             bx0, by0, bx1, by1 = boxes[b, 0], boxes[b, 1], boxes[b, 2], boxes[b, 3]
             vb = (bx1 - bx0) * (by1 - by0)
             row = ious[b]
+            odd = 0  # a negative or NaN IoU (boxes with their corners swapped)
             for a in range(n_anchors):
                 w = min(bx1, ax1[a]) - max(bx0, ax0[a])
                 h = min(by1, ay1[a]) - max(by0, ay0[a])
                 inter = (max(zero, w)) * (max(zero, h))
                 v = inter / (vb + area[a] - inter)
-                row[a] = v if inter != zero else zero
-            best, best_a = np.float32(-1.0), 0
-            for a in range(n_anchors):  # the last anchor of the largest IoU
-                if row[a] >= best:
-                    best, best_a = row[a], a
+                v = v if inter != zero else zero
+                row[a] = v
+                odd |= not v >= zero
+            # the last anchor of the largest IoU: the non-negative floats are ordered as their
+            # bit patterns, whose integer maximum is SIMD, then a scan back to the last holding it
+            best_a = 0
+            if odd:
+                best = np.float32(-1.0)
+                for a in range(n_anchors):
+                    if row[a] >= best:
+                        best, best_a = row[a], a
+            else:
+                keys = row.view(np.int32)
+                top = keys[0]
+                for a in range(n_anchors):
+                    top = max(top, keys[a])
+                for a in range(n_anchors - 1, -1, -1):
+                    if keys[a] == top:
+                        best_a = a
+                        break
             row[best_a] = two
         if n:
             for a in range(n_anchors):

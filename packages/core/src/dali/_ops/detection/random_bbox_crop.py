@@ -296,30 +296,34 @@ class RandomBBoxCrop(Operator):
         samples, ndim = self._boxes(ws.inputs[0])
         layout = self._layout(ndim)
         n = len(samples)
-        corners = [layout.read(s) for s in samples]
-        for i, (lo, hi) in enumerate(corners):
-            bad = np.flatnonzero(((lo < 0) | (hi > 1)).any(axis=1))
-            if bad.size:
-                j = int(bad[0])
-                raise self.error(
-                    f"sample {i}: box {j} {samples[i][j].tolist()} is out of bounds [0, 1]"
-                )
+        # every sample's boxes back to back: one pass over the batch for the reading, the
+        # checks, the padding and the outputs (per sample that was ~5 ms a batch of 64)
         counts = [len(s) for s in samples]
+        size = np.array(counts, np.int64)
+        first = np.concatenate([[0], np.cumsum(size)])
+        flat = np.concatenate(samples) if n else np.zeros((0, 2 * ndim), _F32)
+        lo, hi = layout.read(flat.reshape(-1, 2 * ndim))
+        bad = np.flatnonzero(((lo < 0) | (hi > 1)).any(axis=1))
+        if bad.size:
+            i = int(np.searchsorted(first, bad[0], side="right")) - 1
+            j = int(bad[0] - first[i])
+            raise self.error(
+                f"sample {i}: box {j} {samples[i][j].tolist()} is out of bounds [0, 1]"
+            )
         labels = self._labels(ws.inputs[1], counts) if len(ws.inputs) > 1 else None
         in_shape = crop_shape = None
         if self.has_arg("input_shape"):
             in_shape = self._shape_arg(ws, "input_shape", ndim).astype(_F32)
         if self.has_crop_shape:
             crop_shape = self._shape_arg(ws, "crop_shape", ndim)
-        nmax = max(counts, default=0)
-        lo_pad = np.zeros((n, nmax, ndim), _F32)
-        hi_pad = np.zeros((n, nmax, ndim), _F32)
-        for i, (lo, hi) in enumerate(corners):
-            lo_pad[i, : counts[i]], hi_pad[i, : counts[i]] = lo, hi
+        owner = np.repeat(np.arange(n), size)  # each box's sample, and its place in it
+        place = np.arange(len(owner)) - first[owner]
+        lo_pad = np.zeros((n, max(counts, default=0), ndim), _F32)
+        hi_pad = np.zeros_like(lo_pad)
+        lo_pad[owner, place], hi_pad[owner, place] = lo, hi
         p = self.params
         try:
-            box_counts = np.array(counts, np.int64)
-            res = search(ws.rng, p, lo_pad, hi_pad, box_counts, in_shape, crop_shape)
+            res = search(ws.rng, p, lo_pad, hi_pad, size, in_shape, crop_shape)
         except RuntimeError as e:
             raise self.error(
                 f"sample {e.args[1]}: no window satisfies the thresholds after {e.args[2]} "
@@ -336,32 +340,39 @@ class RandomBBoxCrop(Operator):
                     res.attempts[failed],
                     res.best[failed],
                 )
-        out_boxes, out_labels, out_index = [], [], []
-        for i, (lo, hi) in enumerate(corners):
-            if res.no_crop[i]:
-                keep = np.arange(counts[i])
-                boxes = layout.write(lo, hi)
-            elif res.found[i]:
-                clo, chi = res.rel_lo[i], res.rel_hi[i]
-                keep = np.flatnonzero(kept_boxes(clo, chi, lo, hi, p.prune_threshold))
-                boxes = layout.write(*remap_boxes(lo[keep], hi[keep], clo, chi))
-            else:
-                keep = np.zeros(0, np.int64)
-                boxes = np.zeros((0, 2 * ndim), _F32)
-            out_boxes.append(boxes.reshape(len(keep), 2 * ndim))
-            out_index.append(keep.astype(np.int32))
-            if labels is not None:
-                out_labels.append(np.ascontiguousarray(labels[i][keep]))
+        # the boxes each sample keeps: all with "no crop", those of its window, or none
+        clo, chi = res.rel_lo[owner], res.rel_hi[owner]
+        keep = np.where(
+            res.no_crop[owner],
+            True,
+            res.found[owner] & kept_boxes(clo, chi, lo, hi, p.prune_threshold),
+        )
+        remapped = (
+            np.where(res.no_crop[owner, None], lo, 0),
+            np.where(res.no_crop[owner, None], hi, 0),
+        )
+        crop = keep & ~res.no_crop[owner]
+        if crop.any():
+            r_lo, r_hi = remap_boxes(lo[crop], hi[crop], clo[crop], chi[crop])
+            remapped[0][crop], remapped[1][crop] = r_lo, r_hi
+        out_flat = layout.write(remapped[0][keep], remapped[1][keep])
+        kept_per = np.bincount(owner[keep], minlength=n).tolist()
+        box_shapes: list[tuple[int, ...]] = [(k, 2 * ndim) for k in kept_per]
+        out_boxes = TensorListCPU.wrap_flat(out_flat.reshape(-1), box_shapes, "", ndim=2)
+        out_index = TensorListCPU.wrap_flat(
+            np.ascontiguousarray(place[keep], np.int32), [(k,) for k in kept_per], "", ndim=1
+        )
         outs = [
             TensorListCPU.wrap(res.out_lo, ""),
             TensorListCPU.wrap(res.out_hi - res.out_lo, ""),
-            TensorListCPU.wrap(out_boxes, "", dtype=_F32, ndim=2),
+            out_boxes,
         ]
         if labels is not None:
+            kept_labels = [lab[keep[first[i] : first[i + 1]]] for i, lab in enumerate(labels)]
             ndim_l = ws.inputs[1].sample_ndim
-            outs.append(TensorListCPU.wrap(out_labels, "", dtype=np.int32, ndim=ndim_l))
+            outs.append(TensorListCPU.wrap(kept_labels, "", dtype=np.int32, ndim=ndim_l))
         if self.arg("output_bbox_indices"):
-            outs.append(TensorListCPU.wrap(out_index, "", dtype=np.int32, ndim=1))
+            outs.append(out_index)
         return tuple(outs)
 
     @staticmethod
