@@ -5,8 +5,9 @@ paste/bbox_paste → random_bbox_crop → slice → flip/bb_flip → resize 300�
 crop_mirror_normalize → box_encoder against the 8,732 SSD300 default boxes), built from the same
 code with each library, over a generated COCO-style set of photo-like JPEGs (300–500 px,
 `dali._testing.coco.make_coco`). The CPU rows alternate the libraries (median of repeats);
-the GPU row (``--gpu``, needs CuPy and nvImageCodec) runs dali's pipeline with the images decoded
-(``mixed``) and augmented on the GPU (NVIDIA DALI's GPU build is not installed there).
+the GPU rows (``--gpu``, need CuPy and nvImageCodec) run dali's pipeline with the images decoded
+(``mixed``) and augmented on the GPU, and NVIDIA DALI's where its GPU build is installed,
+alternating.
 
 Run: ``python benchmarks/ssd_pipeline.py`` (``python3 -m nox -s bench`` installs NVIDIA DALI
 2.4 for the comparison); ``--gpu`` adds the GPU row.
@@ -79,6 +80,16 @@ def images_per_s(
         gc.collect()
 
 
+def _has_gpu_build(real: ModuleType) -> bool:
+    """Whether NVIDIA DALI can run a GPU pipeline here (its CUDA build and a device)."""
+    try:
+        from nvidia.dali.backend import GetCUDADeviceCount  # type: ignore[import-not-found]
+
+        return bool(GetCUDADeviceCount())
+    except Exception:  # noqa: BLE001 - a CPU-only build, or no driver
+        return False
+
+
 def _sync(outs: Any) -> None:
     """Wait for GPU outputs to be computed (the timing must include the GPU's work)."""
     for out in outs:
@@ -129,18 +140,26 @@ def main() -> None:
             )
     if args.gpu:
         # the CPU stage (reader, boxes, random draws) on worker processes (the default from 4
-        # threads on) and on threads of the GPU's process, alternating
+        # threads on) and on threads of the GPU's process, and NVIDIA DALI's GPU pipeline where
+        # its GPU build is installed, alternating
         ways = args.cpu_stage.split(",")
-        gpu_samples: dict[str, list[float]] = {w: [] for w in ways}
+        runs: dict[str, Any] = {
+            f"dali, GPU (CPU stage: cpu_parallelism={w!r})": (dali, {"cpu_parallelism": w})
+            for w in ways
+        }
+        real = load_real_dali()
+        if real is not None and _has_gpu_build(real):
+            runs[f"NVIDIA DALI {real.__version__}, GPU"] = (real, {})
+        else:
+            print("NVIDIA DALI's GPU build is not installed: no NVIDIA DALI GPU row.")
+        gpu_samples: dict[str, list[float]] = {name: [] for name in runs}
         for _ in range(args.repeats):
-            for w in ways:
-                gpu_samples[w].append(images_per_s(dali, data, "gpu", args, cpu_parallelism=w))
-        first = statistics.median(gpu_samples[ways[0]])
-        for w in ways:
-            m = statistics.median(gpu_samples[w])
-            rows.append(
-                [f"dali, GPU (CPU stage: cpu_parallelism={w!r})", f"{m:.0f}", f"{m / first:.2f}x"]
-            )
+            for name, (lib, kwargs) in runs.items():
+                gpu_samples[name].append(images_per_s(lib, data, "gpu", args, **kwargs))
+        first = statistics.median(next(iter(gpu_samples.values())))
+        for name, got in gpu_samples.items():
+            m = statistics.median(got)
+            rows.append([name, f"{m:.0f}", f"{m / first:.2f}x"])
     print_columns(
         f"SSD300 training pipeline: {args.images} COCO-style JPEGs (300-500 px), batch "
         f"{args.batch_size}, median of {args.repeats} runs of {args.iterations} batches",
