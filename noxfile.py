@@ -320,6 +320,15 @@ def docs(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHONS, default=False)
+def build(session: nox.Session) -> None:
+    """The wheels and source distributions of the five packages, into ``dist/`` (not default;
+    `packaging` builds and installs them in its tests)."""
+    _install(session, "build==1.6.1")  # pinned: CI must not change under us
+    for package in (CORE, JAX_PLUGIN, CLU_PLUGIN, TORCH_PLUGIN, TF_PLUGIN):
+        session.run("python", "-m", "build", "--outdir", "dist", package)
+
+
+@nox.session(python=PYTHONS, default=False)
 def linkcheck(session: nox.Session) -> None:
     """The documentation site's external links, each asked for (not default: it needs the
     network, which CI lacks; `docs` checks every link inside the site)."""
