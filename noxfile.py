@@ -69,11 +69,12 @@ CLU_PLUGIN = "packages/plugin-clu"
 TORCH_PLUGIN = "packages/plugin-torch"
 TF_PLUGIN = "packages/plugin-tf"
 # Each JAX dali-jax is tested with, and its Python: the oldest JAX dali-jax supports (its
-# pyproject.toml; the first that imports with NumPy 2) and the newest JAX that supports the
-# oldest Python (it warned of every unaligned DLPack buffer) on that Python, the newest JAX on
+# pyproject.toml; the first that imports with NumPy 2) on the oldest Python, the newest JAX on
 # the newest Python. jaxlib is pinned alongside: old jax releases do not pull it in.
-JAX_VERSIONS = [(OLDEST, "0.4.26"), (OLDEST, "0.6.2"), (NEWEST, "0.10.2")]
-# The JAX `interop` installs on the oldest Python (JAX 0.7 and newer need Python 3.11).
+JAX_VERSIONS = [(OLDEST, "0.4.26"), (NEWEST, "0.10.2")]
+# The JAX `interop` installs on the oldest Python: the newest for it (JAX 0.7 and newer need
+# Python 3.11), which warned of every unaligned DLPack buffer; `interop` runs dali-jax's tests
+# with it too.
 INTEROP_JAX = "0.6.2"
 # What the dali-clu session installs beside the three packages, pinned: CI must not change
 # under us. clu 0.0.12 is the oldest dali-clu supports (its pyproject.toml) and the newest
@@ -171,7 +172,7 @@ def core(session: nox.Session) -> None:
 def interop(session: nox.Session) -> None:
     """Core tests again with torch and jax installed, without Numba and nvImageCodec, on the
     oldest Python: DLPack/array inputs and outputs, the banded-BLAS resampling path and OpenCV
-    JPEG decoding.
+    JPEG decoding; then dali-jax's tests with that JAX (`INTEROP_JAX`).
 
     Numba is a default dependency but has no wheels on some platforms, and nvImageCodec comes
     only with extras (and only on Linux): dali-core falls back to these paths without them,
@@ -179,6 +180,8 @@ def interop(session: nox.Session) -> None:
     # pinned: CI must not change under us (on this Python, PyPI's torch is a CUDA build)
     _install(session, "torch==2.13.0", f"jax=={INTEROP_JAX}", f"jaxlib=={INTEROP_JAX}")
     _pytest(session, "tests/core", "-e", CORE, "hypothesis", uninstall=FAST_PATHS, parallel=True)
+    _install(session, "--no-deps", "-e", JAX_PLUGIN)
+    session.run("pytest", "tests/plugin-jax", *PARALLEL_ARGS, *session.posargs)
 
 
 @nox.session
