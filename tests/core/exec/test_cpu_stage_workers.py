@@ -8,13 +8,13 @@ the executor's thread. The tests marked ``gpu`` run whole pipelines (SSD-like) b
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from cuda_stand_in import NoCuda
 from dali import Pipeline, fn, pipeline_def
 from dali._exec.executor import Executor, IterationRequest, PipelineError
 from dali._exec.process.spec import WorkerSpec, dump
@@ -51,30 +51,6 @@ class _Sink(Operator):
         return TensorListCPU.wrap(samples), ids
 
 
-class _NoCuda:
-    """The parts of `CudaContext` the executor calls, without CUDA."""
-
-    stream = None
-
-    def activate(self) -> Any:
-        return contextlib.nullcontext(self)
-
-    def record(self, stream: Any = None) -> None:
-        return None
-
-    def lease(self, tl: Any) -> None:
-        pass
-
-    def reap(self) -> None:
-        pass
-
-    def error_hint(self, error: BaseException) -> str:
-        return ""
-
-    def close(self) -> None:
-        pass
-
-
 def _sink(x: Any, **kwargs: Any) -> Any:
     return call_operator(_Sink.schema, (x,), {"device": "mixed", **kwargs})
 
@@ -105,7 +81,7 @@ def _run(pipe: Pipeline, workers: int, iterations: int) -> list[list[Any]]:
         steps, slots, nodes = stage_of(plan)
         spec = WorkerSpec.of(pipe._ops, nodes, plan, pipe._info(), {}, stage=True)
         stage = CpuStageWorkers(plan, dump(spec), steps, slots, workers, "the test's CPU stage")
-    ex = Executor(plan, num_threads=2, cuda=_NoCuda(), depth=2, cpu_stage=stage)
+    ex = Executor(plan, num_threads=2, cuda=NoCuda(), depth=2, cpu_stage=stage)
     got = []
     try:
         for k in range(iterations):

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from cuda_stand_in import NoCuda
 
 # jax must not grab most of the GPU memory before the torch/CuPy tests run in this session.
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
@@ -209,32 +210,6 @@ class _Prepared(Operator):
         return ws.inputs[0]
 
 
-class _FakeCuda:
-    """The parts of `CudaContext` the executor calls, with no CUDA (CPU-only stage tests)."""
-
-    stream = None
-
-    def activate(self):
-        import contextlib
-
-        return contextlib.nullcontext(self)
-
-    def record(self, stream=None):
-        return None
-
-    def lease(self, tl):
-        pass
-
-    def reap(self):
-        pass
-
-    def error_hint(self, error):
-        return ""
-
-    def close(self):
-        pass
-
-
 @register("_test.gpu_source", devices=("gpu",), inputs=0, source=True)
 class _GpuSource(Operator):
     """A source that runs in the GPU stage (only planned, never run)."""
@@ -315,7 +290,7 @@ def test_mixed_and_gpu_parts_run_on_their_own_threads_in_order():
         pipe.set_outputs(_call(_StageProbe, x, ms=30.0, device="gpu"))
     plan = build_plan(pipe._graph_outputs, pipe._ops, pipeline_info=pipe._info(), seed=1)
     _StageProbe.seen.clear()
-    ex = Executor(plan, num_threads=1, cuda=_FakeCuda())
+    ex = Executor(plan, num_threads=1, cuda=NoCuda())
     batch = TensorListCPU.wrap(np.zeros((2, 3), np.float32))
     from dali._exec.workspace import BatchMeta
 
@@ -360,7 +335,7 @@ def test_a_mixed_operators_prepare_runs_in_the_cpu_stage():
         "_test.prepared"
     ]
     _Prepared.seen.clear()
-    ex = Executor(plan, num_threads=1, cuda=_FakeCuda())
+    ex = Executor(plan, num_threads=1, cuda=NoCuda())
     batch = TensorListCPU.wrap(np.zeros((2, 3), np.float32))
     src_step = next(i for i, st in enumerate(plan.steps) if st.device == "cpu")
     for k in range(3):
