@@ -156,6 +156,7 @@ def _compiled() -> Any:
     ) -> None:  # pragma: no cover - compiled
         n, n_anchors = boxes.shape[0], columns.shape[1]
         ax0, ay0, ax1, ay1, area = columns[0], columns[1], columns[2], columns[3], columns[4]
+        acx, acy, aw, ah = columns[5], columns[6], columns[7], columns[8]
         half, zero, two = np.float32(0.5), np.float32(0.0), np.float32(2.0)
         scale, criteria = params[8], params[9]
         for b in range(n):
@@ -199,39 +200,46 @@ def _compiled() -> Any:
                 better = row[a] >= best_iou[a]
                 best_iou[a] = row[a] if better else best_iou[a]
                 best_box[a] = b if better else best_box[a]
+        # every anchor unmatched first (label 0; zeros, or its centre and extent), then the
+        # matched ones (a few in thousands) overwritten: no branch in the loops over them all
         for a in range(n_anchors):
-            acx, acy = (ax0[a] + ax1[a]) * half, (ay0[a] + ay1[a]) * half
-            aw, ah = ax1[a] - ax0[a], ay1[a] - ay0[a]
-            if n and best_iou[a] > criteria:
-                bi = best_box[a]
-                x0, y0, x1, y1 = boxes[bi, 0], boxes[bi, 1], boxes[bi, 2], boxes[bi, 3]
-                out_labels[a] = labels[bi]
-                cx, cy = (x0 + x1) * half, (y0 + y1) * half
-                w, h = x1 - x0, y1 - y0
-                if not offset:
-                    out[a, 0], out[a, 1], out[a, 2], out[a, 3] = cx, cy, w, h
-                else:
-                    sax, say, saw, sah = acx * scale, acy * scale, aw * scale, ah * scale
-                    out[a, 0] = ((cx * scale - sax) / saw - params[0]) / params[4]
-                    out[a, 1] = ((cy * scale - say) / sah - params[1]) / params[5]
-                    out[a, 2] = (np.log((w * scale) / saw) - params[2]) / params[6]
-                    out[a, 3] = (np.log((h * scale) / sah) - params[3]) / params[7]
+            out_labels[a] = 0
+        if offset:
+            for a in range(n_anchors):
+                out[a, 0], out[a, 1], out[a, 2], out[a, 3] = zero, zero, zero, zero
+        else:
+            for a in range(n_anchors):
+                out[a, 0], out[a, 1], out[a, 2], out[a, 3] = acx[a], acy[a], aw[a], ah[a]
+        for a in range(n_anchors if n else 0):
+            if best_iou[a] <= criteria or best_iou[a] != best_iou[a]:
+                continue
+            bi = best_box[a]
+            x0, y0, x1, y1 = boxes[bi, 0], boxes[bi, 1], boxes[bi, 2], boxes[bi, 3]
+            out_labels[a] = labels[bi]
+            cx, cy = (x0 + x1) * half, (y0 + y1) * half
+            w, h = x1 - x0, y1 - y0
+            if not offset:
+                out[a, 0], out[a, 1], out[a, 2], out[a, 3] = cx, cy, w, h
             else:
-                out_labels[a] = 0
-                if not offset:
-                    out[a, 0], out[a, 1], out[a, 2], out[a, 3] = acx, acy, aw, ah
-                else:
-                    out[a, 0], out[a, 1], out[a, 2], out[a, 3] = zero, zero, zero, zero
+                sax, say = acx[a] * scale, acy[a] * scale
+                saw, sah = aw[a] * scale, ah[a] * scale
+                out[a, 0] = ((cx * scale - sax) / saw - params[0]) / params[4]
+                out[a, 1] = ((cy * scale - say) / sah - params[1]) / params[5]
+                out[a, 2] = (np.log((w * scale) / saw) - params[2]) / params[6]
+                out[a, 3] = (np.log((h * scale) / sah) - params[3]) / params[7]
 
     return encode
 
 
 def anchor_columns(anchors: np.ndarray) -> np.ndarray:
-    """``[5, A]`` float32: the anchors' left, top, right and bottom edges and their areas
-    (``(r - l) * (b - t)`` in float32, as the IoU computes them), each row contiguous."""
+    """``[9, A]`` float32, each row contiguous: the anchors' left, top, right and bottom edges,
+    their areas (``(r - l) * (b - t)``, as the IoU computes them), centres (``(l + r) * 0.5``)
+    and extents (``r - l``), in float32 operation by operation as the encoder computes them."""
     a = np.ascontiguousarray(anchors, _F32).reshape(-1, 4)
-    area = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    return np.ascontiguousarray(np.stack([a[:, 0], a[:, 1], a[:, 2], a[:, 3], area]))
+    l, t, r, b = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
+    half = _F32(0.5)
+    rows = [l, t, r, b, (r - l) * (b - t), (l + r) * half, (t + b) * half, r - l, b - t]
+    return np.ascontiguousarray(np.stack(rows))
 
 
 _KERNEL = r"""
