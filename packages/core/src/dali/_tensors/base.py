@@ -25,6 +25,7 @@ __all__ = [
     "HOST_ALIGNMENT",
     "BatchMismatchError",
     "NotDenseError",
+    "aligned_copy",
     "aligned_empty",
     "host_aligned",
     "split_flat",
@@ -66,6 +67,11 @@ def host_aligned(a: np.ndarray) -> np.ndarray:
     """
     if a.nbytes == 0 or a.ctypes.data % HOST_ALIGNMENT == 0:
         return a
+    return aligned_copy(a)
+
+
+def aligned_copy(a: np.ndarray) -> np.ndarray:
+    """A C-contiguous copy of ``a`` starting on a `HOST_ALIGNMENT` boundary (`aligned_empty`)."""
     out = aligned_empty(a.shape, a.dtype)
     out[...] = a
     return out

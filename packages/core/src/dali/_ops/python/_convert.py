@@ -45,7 +45,7 @@ import numpy as np
 
 from dali._dtypes import dali_dtype, np_dtype, type_name
 from dali._tensors import TensorCPU, TensorGPU, TensorListCPU, TensorListGPU, order_after
-from dali._tensors.base import aligned_empty
+from dali._tensors.base import aligned_copy, aligned_empty
 
 __all__ = [
     "OutputHistory",
@@ -245,17 +245,11 @@ def make_batch(
             f"list of samples, or an array of shape (batch_size, ...))."
         )
     if copy and is_device_data(items) == gpu:  # a copy between devices is already fresh
-        arr = arr.copy() if gpu else _aligned_copy(arr)  # C-contiguous
+        arr = arr.copy() if gpu else aligned_copy(arr)  # C-contiguous
     else:
         arr = _contiguous(arr)
     cls = TensorListGPU if gpu else TensorListCPU
     return cls.wrap(arr, out_layout)
-
-
-def _aligned_copy(arr: np.ndarray) -> np.ndarray:
-    out = aligned_empty(arr.shape, arr.dtype)
-    out[...] = arr
-    return out
 
 
 def _contiguous(arr: Any) -> Any:

@@ -31,7 +31,7 @@ import numpy as np
 from dali._ops.base import Operator
 from dali._ops.numeric import array_module, convert_sat, run_per_sample
 from dali._ops.window.out_of_bounds import inside_bounds, window_fill
-from dali._tensors.base import aligned_empty
+from dali._tensors.base import aligned_copy, aligned_empty
 
 if TYPE_CHECKING:
     from dali.author import Workspace
@@ -84,9 +84,7 @@ def extract_window(
         if converted is region:  # a copy is needed anyway: make it 64-byte aligned on the host
             if xp is not np:
                 return xp.array(region, copy=True, order="C")
-            copy = aligned_empty(region.shape, region.dtype)
-            copy[...] = region
-            return copy
+            return aligned_copy(region)
         return xp.ascontiguousarray(converted)
     if out is None:
         shape_out = x.shape[:lead] + tuple(shape)
