@@ -30,6 +30,7 @@ __all__ = [
     "OUT_OF_BOUNDS_ARGS",
     "POLICIES",
     "apply_policy",
+    "apply_policy_batch",
     "check_policy",
     "fill_array",
     "gpu_fill_values",
@@ -201,3 +202,27 @@ def gpu_fill_values(
                 raise SampleFailure(i, e) from e
             checked.add(key)
     return convert_sat(np, values if values.size else np.zeros(1), np.dtype(dtype))
+
+
+def apply_policy_batch(
+    policy: str, anchor: np.ndarray, shape: np.ndarray, in_shape: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """`apply_policy` of a batch of windows at once: int64 ``[n, ndim]`` anchors, shapes and
+    input shapes. None when ``"error"`` refuses a window (`apply_policy` of each then gives
+    the message).
+
+    Example:
+        >>> a, s = apply_policy_batch(
+        ...     "trim_to_shape", np.array([[-2, 3, 7]]), np.array([[5, 4, 2]]), np.array([[10, 6, 5]])
+        ... )
+        >>> a.tolist(), s.tolist()
+        ([[0, 3, 7]], [[3, 3, 0]])
+    """
+    if policy == "trim_to_shape":  # `inside_bounds`
+        lo = np.maximum(anchor, 0)
+        return lo, np.maximum(np.minimum(anchor + shape, in_shape), lo) - lo
+    if policy == "error":
+        end = anchor + shape
+        if np.any((anchor < 0) | (anchor > in_shape) | (end < 0) | (end > in_shape)):
+            return None
+    return anchor, shape

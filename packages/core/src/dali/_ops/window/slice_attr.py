@@ -54,7 +54,12 @@ from dali._ops.numeric import host_samples, round_half_away, round_half_away_int
 from dali._ops.window.axes import axes_from_args
 from dali._ops.window.crop_attr import invalid_extents
 from dali._ops.window.image_windows import Window, WindowFn
-from dali._ops.window.out_of_bounds import OUT_OF_BOUNDS_ARGS, apply_policy, check_policy
+from dali._ops.window.out_of_bounds import (
+    OUT_OF_BOUNDS_ARGS,
+    apply_policy,
+    apply_policy_batch,
+    check_policy,
+)
 
 if TYPE_CHECKING:
     from dali.author import Workspace
@@ -337,15 +342,10 @@ class SliceAttr:
         shape = in_shapes.copy()
         anchor[:, axes] = first
         shape[:, axes] = round_half_away(np, end).astype(np.int64) - first
-        if self.policy == "trim_to_shape":
-            lo = np.maximum(anchor, 0)
-            shape = np.maximum(np.minimum(anchor + shape, in_shapes), lo) - lo
-            anchor = lo
-        elif self.policy == "error":
-            last = anchor + shape
-            if np.any((anchor < 0) | (anchor > in_shapes) | (last < 0) | (last > in_shapes)):
-                return None
-        return list(zip(anchor.tolist(), shape.tolist()))
+        applied = apply_policy_batch(self.policy, anchor, shape, in_shapes)
+        if applied is None:
+            return None
+        return list(zip(applied[0].tolist(), applied[1].tolist()))
 
     def _windows(
         self, ws: Workspace, shapes: Sequence[tuple[int, ...]], layout: str, ndim: int
