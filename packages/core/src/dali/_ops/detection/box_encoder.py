@@ -132,8 +132,8 @@ def _compiled() -> Any:
     them SIMD: the IoU of a box with 8 anchors at once, the best box of 8 anchors at once. The
     values are those of the branching loop: a pair that does not overlap has a zero
     intersection either way, and a select keeps the division's result only where the
-    intersection is not zero. ``columns`` holds the anchors as five contiguous rows (left, top,
-    right, bottom, area: `anchor_columns`); ``best_iou``/``best_box`` are scratch per anchor."""
+    intersection is not zero. ``columns`` holds the anchors' edges, areas, centres and extents
+    as contiguous rows (`anchor_columns`); ``best_iou``/``best_box`` are scratch per anchor."""
     try:
         import numba
     except ImportError:

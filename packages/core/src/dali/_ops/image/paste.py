@@ -152,6 +152,8 @@ class Paste(Operator):
         self._check_input(tl)
         ratio, px, py, min_size = self._params(ws)
         samples = tl.samples()
+        shapes = np.array(tl.shape(), np.int64).reshape(-1, 3)
+        geometry = paste_geometries(shapes[:, 0], shapes[:, 1], ratio, px, py, min_size).tolist()
         fill = self.fill_value
         fill_value = tuple(float(v) for v in fill[:4])
         cv2 = optional_cv2()
@@ -160,9 +162,7 @@ class Paste(Operator):
             img = samples[i]
             h, w, c = img.shape
             self._check_channels(c)
-            ch, cw, y, x = paste_geometry(
-                h, w, ratio=ratio[i], paste_x=px[i], paste_y=py[i], min_canvas_size=min_size[i]
-            )
+            ch, cw, y, x = geometry[i]
             if cv2 is not None and c <= 4 and h and w:  # one pass, without the GIL
                 border = (y, ch - h - y, x, cw - w - x)
                 out = cv2.copyMakeBorder(
