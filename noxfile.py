@@ -98,6 +98,8 @@ TF_VERSIONS = ["2.12.0", "2.21.0"]
 # products (`resample/band.py`) instead of Numba row passes, CMN uses OpenCV, and OpenCV
 # decodes every JPEG instead of nvImageCodec's libjpeg-turbo decoder (same pixels).
 FAST_PATHS = ["numba", "llvmlite", "nvidia-nvimgcodec-cu13"]
+# The documentation site's builder, pinned: CI must not change under us.
+DOCS_DEPS = ["mkdocs==1.6.1", "pymdown-extensions==13.1.2"]
 LINT_PATHS = [
     "packages",
     "tests",
@@ -315,11 +317,16 @@ def packaging(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """The documentation site (MkDocs, ``mkdocs.yml``) built with warnings as errors: every
     internal link and included file checked; the compatibility page must be current."""
-    _install(session, "-e", CORE, "mkdocs==1.6.1", "pymdown-extensions==13.1.2")
+    _install(session, "-e", CORE, *DOCS_DEPS)
     session.run("python", "-m", "dali.tools.compatibility", "--check")
-    session.run(
-        "mkdocs", "build", "--strict", "--site-dir", str(Path(session.create_tmp()) / "site")
-    )
+    _build_site(session)
+
+
+def _build_site(session: nox.Session) -> str:
+    """``mkdocs build --strict`` into the session's temporary folder; returns the site's path."""
+    site = str(Path(session.create_tmp()) / "site")
+    session.run("mkdocs", "build", "--strict", "--site-dir", site)
+    return site
 
 
 @nox.session(python=PYTHONS, default=False)
@@ -335,10 +342,8 @@ def build(session: nox.Session) -> None:
 def linkcheck(session: nox.Session) -> None:
     """The documentation site's external links, each asked for (not default: it needs the
     network, which CI lacks; `docs` checks every link inside the site)."""
-    _install(session, "-e", CORE, "mkdocs==1.6.1", "pymdown-extensions==13.1.2")
-    site = str(Path(session.create_tmp()) / "site")
-    session.run("mkdocs", "build", "--strict", "--site-dir", site)
-    session.run("python", "docs/linkcheck.py", site)
+    _install(session, "-e", CORE, *DOCS_DEPS)
+    session.run("python", "docs/linkcheck.py", _build_site(session))
 
 
 @nox.session(python=PYTHONS)
