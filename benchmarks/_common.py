@@ -14,11 +14,20 @@ from types import ModuleType
 from typing import Any
 
 
-def load_real_dali() -> ModuleType | None:
-    """NVIDIA DALI (``nvidia.dali``) if installed (the nox ``bench`` session installs 2.4)."""
+def load_real_dali(*, gpu: bool = False) -> ModuleType | None:
+    """NVIDIA DALI (``nvidia.dali``) if installed (the nox ``bench`` session installs 2.4);
+    with ``gpu``, only if it can also run GPU pipelines here (its CUDA build and a device)."""
     try:
-        return importlib.import_module("nvidia.dali")
+        real = importlib.import_module("nvidia.dali")
     except ImportError:
+        return None
+    if not gpu:
+        return real
+    try:
+        from nvidia.dali.backend import GetCUDADeviceCount  # type: ignore[import-not-found]
+
+        return real if GetCUDADeviceCount() else None
+    except Exception:  # noqa: BLE001 - a CPU-only build, or no driver
         return None
 
 

@@ -21,6 +21,9 @@ iteration spends ~20 ms in nvImageCodec's decode call alone. ``--sweep`` also me
 values (our backend list: hardware decoder, then CUDA nvJPEG, then hybrid), the numbers behind
 ``dali._options.DEFAULT_HW_LOAD``. ``--epochs-memory 20`` reports the GPU
 memory of the pipeline over 20 epochs (first, peak, final, and what its pool holds per epoch).
+``--versus 5`` runs only the ResNet-50 pipeline, with this library and with NVIDIA DALI's GPU
+build (when it is importable) in turn, 5 trials each at ``prefetch_queue_depth`` 2, and prints
+the medians and their ratio.
 
 Measured (``--epochs-memory 20 --seconds 5``, NVIDIA H100 80GB HBM3, 16 cores, 2,048 JPEGs of
 84 KB mean), three runs on three hosts, img/s:
@@ -50,6 +53,7 @@ import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -202,17 +206,28 @@ def decode_call_profile(datas: list[np.ndarray], windows: Any) -> str:
 
 
 def dali_pipeline(
-    root: Path, threads: int, kind: str, depth: int = 2, worker: bool = False, **dec_kw: Any
+    root: Path,
+    threads: int,
+    kind: str,
+    depth: int = 2,
+    worker: bool = False,
+    lib: ModuleType | None = None,
+    **dec_kw: Any,
 ) -> Any:
-    from dali import fn, pipeline_def, types
+    """The pipeline ``kind`` ("decode", "crop" or "full": the ResNet-50 pipeline), built with
+    ``lib``: this library (default) or NVIDIA DALI, the same code."""
+    if lib is None:
+        import dali as lib
+    fn, types = lib.fn, lib.types
+    extra = {"worker_process": True} if worker else {}
 
-    @pipeline_def(
+    @lib.pipeline_def(
         batch_size=BATCH,
         num_threads=threads,
         device_id=0,
         seed=1,
         prefetch_queue_depth=depth,
-        worker_process=worker,
+        **extra,
     )
     def pipe() -> Any:
         jpegs, labels = fn.readers.file(file_root=str(root), random_shuffle=True, name="reader")
@@ -244,6 +259,35 @@ def dali_rate(pipe: Any, seconds: float, epoch: int) -> tuple[float, dict[str, f
     r = rate(pipe.run, BATCH, seconds, warmup=epoch)
     stats = {} if pipe.worker_pid else dict(impl.mixed.stats)
     return r, stats
+
+
+def versus_real_dali(root: Path, threads: int, seconds: float, trials: int, epoch: int) -> str:
+    """The ResNet-50 pipeline with this library and with NVIDIA DALI's GPU build, in this
+    process, at DALI's default ``prefetch_queue_depth`` (2), trials alternating; the table of
+    medians (or why there is none)."""
+    from _common import load_real_dali
+
+    real = load_real_dali(gpu=True)
+    if real is None:
+        return "NVIDIA DALI's GPU build is not installed: no row beside it."
+    import dali
+
+    libs = {"dali": dali, f"NVIDIA DALI {real.__version__}": real}
+    got: dict[str, list[float]] = {name: [] for name in libs}
+    for _ in range(trials):
+        for name, lib in libs.items():
+            pipe = dali_pipeline(root, threads, "full", 2, lib=lib)
+            got[name].append(rate(pipe.run, BATCH, seconds, warmup=epoch))
+            if hasattr(pipe, "close"):
+                pipe.close()
+            del pipe
+    real_rate = statistics.median(got[f"NVIDIA DALI {real.__version__}"])
+    lines = [f"{'ResNet-50 pipeline, prefetch 2':<40}{'img/s':>10}{'vs DALI':>10}  trials"]
+    for name, values in got.items():
+        m = statistics.median(values)
+        trial_text = " ".join(f"{v:.0f}" for v in values)
+        lines.append(f"{name:<40}{m:>10.0f}{m / real_rate:>9.2f}x  {trial_text}")
+    return "\n".join(lines)
 
 
 def operator_alone(
@@ -448,6 +492,13 @@ def main() -> None:
     parser.add_argument(
         "--worker", action="store_true", help="also the pipeline in a worker process"
     )
+    parser.add_argument(
+        "--versus",
+        type=int,
+        default=0,
+        metavar="TRIALS",
+        help="only the ResNet-50 pipeline beside NVIDIA DALI's GPU build, TRIALS alternating",
+    )
     args = parser.parse_args()
 
     from dali import _options as options
@@ -468,6 +519,9 @@ def main() -> None:
     windows = random_windows(datas)
     secs = args.seconds
     per_epoch = len(files) // BATCH
+    if args.versus:
+        print(versus_real_dali(root, args.threads, secs, args.versus, per_epoch))
+        return
 
     if args.sweep:
         print(attempt("decode call", lambda: decode_call_profile(datas, windows)))

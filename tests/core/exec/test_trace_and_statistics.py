@@ -30,6 +30,7 @@ def test_trace_has_a_track_per_thread_and_a_slice_per_operator_run(tmp_path, mon
         p.run()
     p.close()
     trace = json.loads(path.read_text())
+    assert not list(tmp_path.glob("*.partial")), "the trace is written whole, then renamed"
     events = trace["traceEvents"]
     names = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
     assert "dali-executor" in names and "dali-executor-source" in names

@@ -318,8 +318,12 @@ def write_trace(prof: Profile, path: str) -> None:
                 "args": {"iteration": it, "thread_cpu_ms": round(cpu * 1e3, 3)},
             }
         )
-    with open(path, "w") as f:
+    # written whole or not at all: a process killed while writing (a worker process whose
+    # consumer exited) leaves no truncated file that a viewer cannot load
+    partial = f"{path}.{pid}.partial"
+    with open(partial, "w") as f:
         json.dump({"traceEvents": events, "displayTimeUnit": "ms"}, f)
+    os.replace(partial, path)
 
 
 def _overlap_line(
