@@ -92,7 +92,7 @@ _NSYS = shutil.which("nsys")
 
 def _has_nvtx() -> bool:
     try:
-        import nvtx  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
+        import nvtx  # type: ignore[import-not-found,import-untyped,unused-ignore]  # noqa: F401
     except ImportError:
         return False
     return True

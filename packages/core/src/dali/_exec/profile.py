@@ -77,7 +77,7 @@ def from_env(memory: bool = False) -> Profile | None:
 
 def _nvtx() -> Any:
     try:
-        import nvtx  # type: ignore[import-not-found,unused-ignore]
+        import nvtx  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError:
         return None
     return nvtx

@@ -30,6 +30,15 @@ Where DALI reads uninitialised memory or crashes (an entry without ``id``, ``ima
 coordinates, a ``width``/``height`` missing where ``ratio`` or masks need it, an RLE of another
 size than its image), this raises `CocoError` naming the entry instead.
 
+The polygons are most of the file (~80 % of its bytes), and a Python float per coordinate
+made of them was most of the parse. So the polygon values are first cut out of the text and
+read by numpy (`polygon_text`), and only the rest, an integer standing for each value, is
+parsed as JSON (`_parse_cut`); `_check_cut` then makes sure that these integers are exactly
+the annotations' segmentations, in order. Where anything is not plainly so (a polygon that
+is not a list of lists of JSON numbers, a ``segmentation`` key elsewhere, an error to
+report), the whole text is parsed as JSON instead: the result, and any error, is always
+that of the whole text's parse.
+
 Example:
     >>> text = '''{"images": [{"id": 7, "file_name": "b.jpg", "width": 10, "height": 20},
     ...                       {"id": 3, "file_name": "a.jpg", "width": 8, "height": 8}],
@@ -46,14 +55,16 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
-from operator import methodcaller
+from functools import cached_property
+from itertools import chain, compress
+from operator import itemgetter, methodcaller
 from typing import Any, NoReturn
 
 import numpy as np
 
+from dali._ops.readers.coco import polygon_text
 from dali._ops.readers.coco.masks import rle_from_string
 
 __all__ = ["CocoAnnotations", "CocoError", "CocoOptions", "parse_coco"]
@@ -275,14 +286,30 @@ _FOUR = frozenset({4})
 
 def _int32s(values: list[Any]) -> bool:
     """Whether every value is an ``int`` (not a ``bool``) within int32."""
-    return _INT_TYPE.issuperset(map(type, values)) and (
-        not values or (_INT32[0] <= min(values) and max(values) <= _INT32[1])
-    )
+    return _int32_array(values) is not None
+
+
+def _int32_array(values: list[Any]) -> np.ndarray | None:
+    """``values`` as int64 where every one is an ``int`` (not a ``bool``) within int32, else
+    None."""
+    if not _INT_TYPE.issuperset(map(type, values)):
+        return None
+    try:
+        array = np.fromiter(values, np.int64, len(values))
+    except OverflowError:
+        return None
+    if len(array) and (array.min() < _INT32[0] or array.max() > _INT32[1]):
+        return None
+    return array
 
 
 def _column(entries: list[dict[str, Any]], key: str, default: Any = None) -> list[Any]:
-    """``entry.get(key, default)`` of every entry."""
-    return list(map(methodcaller("get", key, default), entries))
+    """``entry.get(key, default)`` of every entry (``entry[key]`` while every entry has the
+    key: less than half the time)."""
+    try:
+        return list(map(itemgetter(key), entries))
+    except KeyError:
+        return list(map(methodcaller("get", key, default), entries))
 
 
 def _list(doc: dict[str, Any], key: str) -> list[Any]:
@@ -368,6 +395,11 @@ class _Objects:
         """The words naming entry ``a`` in errors (``annotations #k (id n)``)."""
         return _where("annotations", self.positions[a], self.entries[a])
 
+    @cached_property
+    def segmentations(self) -> list[Any]:
+        """The ``segmentation`` of each entry (None where it has none)."""
+        return _column(self.entries, "segmentation")
+
 
 def _objects(doc: dict[str, Any]) -> _Objects:
     raw = _list(doc, "annotations")
@@ -376,17 +408,17 @@ def _objects(doc: dict[str, Any]) -> _Objects:
     if not _DICT_TYPE.issuperset(map(type, raw)):
         positions = [k for k, e in enumerate(raw) if isinstance(e, dict)]
         entries = [raw[k] for k in positions]
-    image_ids = _column(entries, "image_id")
-    category_ids = _column(entries, "category_id")
-    crowds = _column(entries, "iscrowd", 0)
+    image_ids = _int32_array(_column(entries, "image_id"))
+    category_ids = _int32_array(_column(entries, "category_id"))
+    crowds = _int32_array(_column(entries, "iscrowd", 0))
     boxes = _column(entries, "bbox")
-    if not (
-        _int32s(image_ids)
-        and _int32s(category_ids)
-        and _int32s(crowds)
-        and _LIST_TYPE.issuperset(map(type, boxes))
-        and _FOUR.issuperset(map(len, boxes))
-        and _NUMBER_TYPES.issuperset(map(type, chain.from_iterable(boxes)))
+    if (
+        image_ids is None
+        or category_ids is None
+        or crowds is None
+        or not _LIST_TYPE.issuperset(map(type, boxes))
+        or not _FOUR.issuperset(map(len, boxes))
+        or not _NUMBER_TYPES.issuperset(map(type, chain.from_iterable(boxes)))
     ):
         for k, entry in zip(positions, entries):
             _check_annotation(k, entry)
@@ -395,9 +427,9 @@ def _objects(doc: dict[str, Any]) -> _Objects:
     return _Objects(
         entries,
         positions,
-        image_ids=np.fromiter(image_ids, np.int64, n),
-        category_ids=np.fromiter(category_ids, np.int64, n),
-        crowd=np.fromiter(crowds, np.int64, n) != 0,
+        image_ids=image_ids,
+        category_ids=category_ids,
+        crowd=crowds != 0,
         # float64 first, as each number was a Python float or int, then float32 (DALI's rounding)
         boxes=np.fromiter(chain.from_iterable(boxes), np.float64, 4 * n)
         .reshape(n, 4)
@@ -423,20 +455,24 @@ def _check_annotation(k: int, entry: dict[str, Any]) -> None:
         _number(v, f"{where}: 'bbox'")
 
 
-def _load_json(text: str | bytes) -> Any:
-    """The JSON document, parsed by orjson where installed (3x faster than ``json`` on a
-    COCO-sized file: the largest part of the reader's build), else by ``json``. What orjson
-    rejects (``NaN``, integers beyond 64 bits, invalid text) goes to ``json``, so that the
-    result, or the error, is ``json``'s."""
+def _loads() -> Callable[[str | bytes], Any]:
+    """orjson's parser where installed (3x faster than ``json``'s on a COCO-sized file), else
+    ``json``'s."""
     try:
         import orjson
     except ImportError:
+        return json.loads
+    return orjson.loads
+
+
+def _load_json(text: str | bytes) -> Any:
+    """The JSON document, parsed by `_loads`'s parser. What orjson rejects (``NaN``, integers
+    beyond 64 bits, invalid text) goes to ``json``, so that the result, or the error, is
+    ``json``'s."""
+    try:
+        return _loads()(text)
+    except (ValueError, TypeError):
         pass
-    else:
-        try:
-            return orjson.loads(text)
-        except (ValueError, TypeError):
-            pass
     try:
         return json.loads(text)
     except (ValueError, UnicodeDecodeError) as e:
@@ -510,7 +546,36 @@ def parse_coco(text: str | bytes, options: CocoOptions) -> CocoAnnotations:
         CocoError: The text is not JSON, or an entry cannot be read.
     """
     with _collector_paused():
-        return _parse(_load_json(text), options)
+        ann = _parse_cut(text, options)
+        return ann if ann is not None else _parse(_load_json(text), options)
+
+
+class _NotCut(Exception):
+    """The text with its polygons cut out (`polygon_text`) is not the text's document: the
+    whole text is parsed instead."""
+
+
+def _parse_cut(text: str | bytes, options: CocoOptions) -> CocoAnnotations | None:
+    """`parse_coco` with the polygon values cut out of the text and read by numpy
+    (`polygon_text`), or None where that does not give the whole text's result or error
+    (a text that is not plainly valid, an error to report, an integer where it should not
+    be): the caller parses the whole text then."""
+    doc_text, values = polygon_text.cut(text)
+    if not values:
+        return None
+    loads = _loads()
+    polygons = polygon_text.read(values, loads)
+    del values  # most of the text, copied
+    if polygons is None:
+        return None
+    try:
+        doc = loads(doc_text)
+    except (ValueError, TypeError):
+        return None
+    try:
+        return _parse(doc, options, polygons)
+    except (CocoError, _NotCut):
+        return None
 
 
 @contextlib.contextmanager
@@ -526,12 +591,18 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _parse(doc: Any, options: CocoOptions) -> CocoAnnotations:
+def _parse(
+    doc: Any, options: CocoOptions, cut: polygon_text.Polygons | None = None
+) -> CocoAnnotations:
+    """The samples of the document ``doc``; ``cut``: the polygon values cut out of its text,
+    each replaced by its index in ``cut``."""
     if not isinstance(doc, dict):
         raise CocoError(f"the top level must be a JSON object, got {type(doc).__name__}")
     images = _images(doc)
     categories = _categories(doc)
     objects = _objects(doc)
+    # the cut polygon values, and each entry's among them
+    listed = None if cut is None else (cut, _check_cut(objects, len(cut.per_value)))
     boxes = objects.boxes
     threshold = np.float32(options.size_threshold)
     keep = (boxes[:, 2] >= threshold) & (boxes[:, 3] >= threshold)
@@ -575,8 +646,25 @@ def _parse(doc: Any, options: CocoOptions) -> CocoAnnotations:
         widths=widths.astype(np.int32),
     )
     if options.polygons or options.rles:
-        _segmentations(ann, objects, samples, options)
+        _segmentations(ann, objects, samples, options, listed)
     return ann
+
+
+def _check_cut(objects: _Objects, n_values: int) -> np.ndarray:
+    """Each entry's value among the ``n_values`` polygon values cut out of the text (-1 for
+    none).
+
+    Raises:
+        _NotCut: The integers among the segmentations are not exactly 0, 1, ...,
+            ``n_values - 1`` in order. When they are, each value cut out was one of theirs
+            (not another object's, nor text in a string), and none of theirs was an integer
+            in the text.
+    """
+    segs = objects.segmentations
+    is_value = np.fromiter(map(_INT_TYPE.__contains__, map(type, segs)), bool, len(segs))
+    if list(compress(segs, is_value)) != list(range(n_values)):
+        raise _NotCut
+    return np.where(is_value, np.cumsum(is_value) - 1, -1)
 
 
 def _rle(seg: dict[str, Any], where: str) -> tuple[np.ndarray, tuple[int, int]]:
@@ -614,33 +702,29 @@ def _check_polygons(seg: list[Any], where: str) -> None:
 
 
 def _segmentations(
-    ann: CocoAnnotations, objects: _Objects, samples: _Samples, options: CocoOptions
+    ann: CocoAnnotations,
+    objects: _Objects,
+    samples: _Samples,
+    options: CocoOptions,
+    cut: tuple[polygon_text.Polygons, np.ndarray] | None,
 ) -> None:
-    """Fill the polygon, vertex and RLE tables of ``ann`` (DALI's layout).
-
-    The polygons of every object are checked as columns (their types, their lengths, the types
-    of every coordinate), the coordinates converted by one `np.fromiter`, and the tables made
-    from cumulative counts: per polygon, in Python, that took 10x DALI's time on a COCO-sized
-    file."""
+    """Fill the polygon, vertex and RLE tables of ``ann`` (DALI's layout): from the number of
+    polygons of each object, of vertices of each polygon and the vertices in order
+    (`_listed_polygons`, or `_cut_polygons` with ``cut``: the values cut out of the text and
+    each entry's among them), the tables are cumulative counts."""
     order = samples.order.tolist()
     total = len(order)
     n = len(samples.counts)
-    segs = _column(list(map(objects.entries.__getitem__, order)), "segmentation")
+    segs = list(map(objects.segmentations.__getitem__, order))
     kinds = list(map(type, segs))
-    polygon_lists: list[Any] = [s if k is list else [] for s, k in zip(segs, kinds)]
-    polygons = list(chain.from_iterable(polygon_lists))
-    readable = _SEGMENTATION_TYPES.issuperset(kinds) and _LIST_TYPE.issuperset(map(type, polygons))
-    sizes = np.fromiter(map(len, polygons), np.int64, len(polygons)) if readable else None
-    if (
-        sizes is None
-        or (sizes % 2).any()
-        or not _NUMBER_TYPES.issuperset(map(type, chain.from_iterable(polygons)))
-    ):
-        _segmentation_error(ann, objects, samples, segs, options)
+    if cut is None:
+        per_object, n_vertices, vertices = _listed_polygons(
+            ann, objects, samples, options, segs, kinds
+        )
+    else:
+        per_object, n_vertices, vertices = _cut_polygons(segs, kinds, cut[0], cut[1][samples.order])
 
     # cumulative counts over the objects (`order`) and over the polygons
-    per_object = np.fromiter(map(len, polygon_lists), np.int64, total)
-    n_vertices = sizes // 2
     polygons_before = np.concatenate([[0], np.cumsum(per_object)])
     vertices_before_polygon = np.concatenate([[0], np.cumsum(n_vertices)])
     vertices_before = vertices_before_polygon[polygons_before]
@@ -655,9 +739,6 @@ def _segmentations(
     ann.polygons = np.stack(
         [np.repeat(object_in_sample, per_object), first, first + n_vertices], axis=1
     ).astype(np.int32)
-    # float64 first, as each coordinate was a Python float, then float32 (DALI's rounding)
-    coords = np.fromiter(chain.from_iterable(polygons), np.float64, int(sizes.sum()))
-    vertices: np.ndarray = coords.astype(np.float32).reshape(-1, 2)
     if options.ratio and len(vertices):
         sizes_wh = np.stack([ann.widths, ann.heights], axis=1).astype(np.float32)
         vertices = vertices / np.repeat(sizes_wh, vert_cnt, axis=0)  # float32, as per sample
@@ -676,6 +757,75 @@ def _segmentations(
         rles_before = np.concatenate([[0], np.cumsum([k is dict for k in kinds], dtype=np.int64)])
         ann.mask_offsets = rles_before[starts]
         ann.mask_counts = rles_before[ends] - ann.mask_offsets
+
+
+def _listed_polygons(
+    ann: CocoAnnotations,
+    objects: _Objects,
+    samples: _Samples,
+    options: CocoOptions,
+    segs: list[Any],
+    kinds: list[type],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The polygons of the objects' segmentations ``segs`` (their ``kinds``) of the document:
+    per object its number of polygons, per polygon its number of vertices, and the vertices
+    (float32 ``[V, 2]``).
+
+    The polygons are checked as columns (their types, their lengths, the types of every
+    coordinate) and the coordinates converted by one `np.fromiter`: per polygon, in Python,
+    that took 10x DALI's time on a COCO-sized file."""
+    polygon_lists: list[Any] = [s if k is list else [] for s, k in zip(segs, kinds)]
+    polygons = list(chain.from_iterable(polygon_lists))
+    readable = _SEGMENTATION_TYPES.issuperset(kinds) and _LIST_TYPE.issuperset(map(type, polygons))
+    sizes = np.fromiter(map(len, polygons), np.int64, len(polygons)) if readable else None
+    if (
+        sizes is None
+        or (sizes % 2).any()
+        or not _NUMBER_TYPES.issuperset(map(type, chain.from_iterable(polygons)))
+    ):
+        _segmentation_error(ann, objects, samples, segs, options)
+    per_object = np.fromiter(map(len, polygon_lists), np.int64, len(segs))
+    # float64 first, as each coordinate was a Python float, then float32 (DALI's rounding)
+    coords = np.fromiter(chain.from_iterable(polygons), np.float64, int(sizes.sum()))
+    return per_object, sizes // 2, coords.astype(np.float32).reshape(-1, 2)
+
+
+#: What an object's segmentation may be after the cut (`_cut_polygons`)
+_CUT_TYPES = frozenset({int, dict, list, type(None)})
+
+
+def _cut_polygons(
+    segs: list[Any], kinds: list[type], cut: polygon_text.Polygons, value: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_listed_polygons` for a document whose polygon values were cut out of its text: the
+    objects' segmentations ``segs`` (their ``kinds``), their ``value`` in ``cut`` (-1 for
+    none). `_NotCut` where the document's checks would fail (a list left in the document,
+    an odd number of coordinates): the whole text's parse then gives the error."""
+    lists = compress(segs, map(_LIST_TYPE.__contains__, kinds))
+    if not _CUT_TYPES.issuperset(kinds) or (list in kinds and any(map(len, lists))):
+        raise _NotCut
+    if (cut.sizes % 2).any():
+        raise _NotCut
+    listed = value >= 0
+    value = value[listed]
+    polygons_before = np.concatenate([[0], np.cumsum(cut.per_value)])
+    vertices_before = np.concatenate([[0], np.cumsum(cut.sizes // 2)])[polygons_before]
+    per_object = np.zeros(len(segs), np.int64)
+    per_object[listed] = cut.per_value[value]
+    n_vertices = cut.sizes[_ranges(polygons_before[value], per_object[listed])] // 2
+    # float64 first, as each coordinate was a float, then float32 (DALI's rounding); the
+    # vertices of each value in order, gathered as pairs
+    pairs = cut.coords.astype(np.float32).view(np.uint64)
+    if not np.array_equal(value, np.arange(len(cut.per_value))):
+        first = vertices_before[value]
+        pairs = pairs[_ranges(first, vertices_before[value + 1] - first)]
+    return per_object, n_vertices, pairs.view(np.float32).reshape(-1, 2)
+
+
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``starts[i], starts[i] + 1, ..., starts[i] + counts[i] - 1`` for each i, concatenated."""
+    before = np.cumsum(counts) - counts
+    return np.repeat(starts - before, counts) + np.arange(int(counts.sum()))
 
 
 def _sample_rle(
