@@ -14,11 +14,18 @@ reports frames per second:
   224x224 on the GPU (NVDEC, the batch's conversion in one launch, the resize), ``--threads``;
 * ``dali GPU readers.video alone`` (no resize) and ``..., shuffled`` (``random_shuffle``: each
   sequence from a random place, so each decoder seeks);
-* ``dali CPU readers.video + resize``: the same pipeline on the CPU (PyAV), ``--threads``;
+* ``dali CPU readers.video + resize``: the same pipeline on the CPU (PyAV), ``--threads``
+  (``--cpu-parallelism``: threads of this process or worker processes, see
+  ``Pipeline.cpu_workers``; decoding ahead needs the reader's cursor, so threads);
 * ``PyAV, 1 thread``: the peer most PyTorch video loaders use (``av`` decode to rgb24).
 
+The reader rows decode ``options.VIDEO_DECODE_AHEAD`` batches ahead; ``--ahead 0,2,4`` runs
+each of them at every depth listed (0: each batch decoded when it is read), a row per depth.
+``--epochs`` reads that many epochs per measurement (the first batch, which opens the
+decoders and compiles the kernels, is not timed).
+
 The GPU rows need CuPy and PyNvVideoCodec (``pip install 'dali-core[video-gpu]'``).
-Run: ``python benchmarks/video_read.py [--gpu]``.
+Run: ``python benchmarks/video_read.py [--gpu] [--ahead 0,2,4]``.
 """
 
 from __future__ import annotations
@@ -36,26 +43,30 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import print_columns
+from dali import _options as options
 from dali import fn, pipeline_def
 from dali._testing.videos import write_clip
 
 
 def make_clips(args: argparse.Namespace) -> list[str]:
-    root = tempfile.mkdtemp(prefix="video_bench_")
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as ex:
-        return list(
-            ex.map(
-                lambda k: write_clip(
-                    os.path.join(root, f"clip{k}.mp4"),
-                    frames=args.frames,
-                    width=args.width,
-                    height=args.height,
-                    gop=30,
-                    motion=(5 + k, 2),
-                ),
-                range(args.clips),
-            )
+    root = args.clip_dir or tempfile.mkdtemp(prefix="video_bench_")
+    os.makedirs(root, exist_ok=True)
+
+    def one(k: int) -> str:
+        path = os.path.join(root, f"clip{k}_{args.frames}_{args.width}x{args.height}.mp4")
+        if os.path.exists(path):  # written by an earlier run with the same --clip-dir
+            return path
+        return write_clip(
+            path,
+            frames=args.frames,
+            width=args.width,
+            height=args.height,
+            gop=30,
+            motion=(5 + k, 2),
         )
+
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as ex:
+        return list(ex.map(one, range(args.clips)))
 
 
 def raw_nvdec(clips: list[str], args: argparse.Namespace, threads: int) -> float:
@@ -120,15 +131,22 @@ def dali_reader(
         num_threads=args.threads,
         device_id=0 if device == "gpu" else None,
         prefetch_queue_depth=2,
+        cpu_parallelism=args.cpu_parallelism,
     )
     def pipe() -> Any:
-        video = fn.readers.video(device=device, filenames=clips, sequence_length=args.seq, name="R")
-        return fn.resize(video, resize_x=224, resize_y=224)
+        video = fn.readers.video(
+            device=device,
+            filenames=clips,
+            sequence_length=args.seq,
+            random_shuffle=shuffle,
+            name="R",
+        )
+        return fn.resize(video, resize_x=224, resize_y=224) if resize else video
 
     p = pipe()
     p.build()
     n = p.reader_meta("R")["epoch_size"]
-    iters = max(1, n // args.batch_size)
+    iters = max(1, round(n * args.epochs / args.batch_size))
     p.run()  # warm up: decoders opened, kernels compiled
     t = time.perf_counter()
     for _ in range(iters):
@@ -139,6 +157,7 @@ def dali_reader(
         out[0].as_tensor()
         cp.cuda.Device(0).synchronize()
     seconds = time.perf_counter() - t
+    p.close()
     return iters * args.batch_size * args.seq / seconds
 
 
@@ -165,6 +184,16 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=4)
     ap.add_argument("--threads", type=int, default=4)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--epochs", type=float, default=1.0, help="epochs per reader measurement")
+    ap.add_argument(
+        "--ahead",
+        default=str(options.VIDEO_DECODE_AHEAD),
+        help="comma-separated depths of decoding ahead (options.VIDEO_DECODE_AHEAD)",
+    )
+    ap.add_argument(
+        "--cpu-parallelism", default="threads", choices=("auto", "threads", "processes")
+    )
+    ap.add_argument("--clip-dir", help="keep the clips there, and reuse them in later runs")
     ap.add_argument("--gpu", action="store_true", help="add the NVDEC rows")
     ap.add_argument("--skip-cpu", action="store_true", help="leave out the CPU rows")
     args = ap.parse_args()
@@ -174,7 +203,15 @@ def main() -> None:
         f"{args.clips} clips of {args.frames} frames {args.width}x{args.height} H.264 "
         f"written in {time.perf_counter() - t:.1f} s"
     )
+    depths = [int(d) for d in args.ahead.split(",")]
     rows: dict[str, list[float]] = {}
+
+    def readers(device: str, label: str, **kw: Any) -> None:
+        for depth in depths:
+            options.VIDEO_DECODE_AHEAD = depth
+            name = label if len(depths) == 1 else f"{label}, ahead {depth}"
+            rows.setdefault(name, []).append(dali_reader(clips, args, device, **kw))
+
     for _ in range(args.repeats):
         if args.gpu:
             rows.setdefault(f"raw NVDEC, {args.threads} threads", []).append(
@@ -184,19 +221,11 @@ def main() -> None:
             rows.setdefault(f"raw NVDEC, {args.threads} threads, reader's order", []).append(
                 raw_nvdec_strided(clips, args, args.threads)
             )
-            rows.setdefault("dali GPU readers.video + resize", []).append(
-                dali_reader(clips, args, "gpu")
-            )
-            rows.setdefault("dali GPU readers.video alone", []).append(
-                dali_reader(clips, args, "gpu", resize=False)
-            )
-            rows.setdefault("dali GPU readers.video + resize, shuffled", []).append(
-                dali_reader(clips, args, "gpu", shuffle=True)
-            )
+            readers("gpu", "dali GPU readers.video + resize")
+            readers("gpu", "dali GPU readers.video alone", resize=False)
+            readers("gpu", "dali GPU readers.video + resize, shuffled", shuffle=True)
         if not args.skip_cpu:
-            rows.setdefault("dali CPU readers.video + resize", []).append(
-                dali_reader(clips, args, "cpu")
-            )
+            readers("cpu", "dali CPU readers.video + resize")
             rows.setdefault("PyAV, 1 thread", []).append(pyav(clips, args))
     base_key = f"raw NVDEC, {args.threads} threads" if args.gpu else "PyAV, 1 thread"
     base = statistics.median(rows[base_key])

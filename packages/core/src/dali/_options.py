@@ -46,6 +46,7 @@ __all__ = [
     "ROI_REMOTE_GAP_BYTES",
     "SOURCE_STAGE",
     "STAGE_WORKER_SHARE",
+    "VIDEO_DECODE_AHEAD",
     "WALK_HEADERS",
     "WORKER_EXTRA_DEPTH",
     "WORKER_PROCESS_PIPELINES",
@@ -148,6 +149,16 @@ PARALLEL_DECODES = 3
 #: goes to the hardware decoder (``benchmarks/gpu_resnet.py --sweep``). RESULTS.md "GPU JPEG
 #: decoding".
 DEFAULT_HW_LOAD = 0.9
+
+# -- video (dali._ops.video) -------------------------------------------------------------------
+
+#: How many batches after the one being read the video readers decode ahead, on threads of
+#: their own (`dali._ops.video._ahead`; 0: none, each batch decoded when it is read): a batch
+#: of consecutive sequences comes from one or two files, whose frames decode in order, so only
+#: the next batches' files keep the other decoders busy. Memory: each batch ahead holds its
+#: decoded frames, on the CPU as RGB (a batch of 8 sequences of 16 720p frames: 354 MB), on
+#: the GPU as NV12 (half that, in the pipeline's device memory pool). RESULTS.md "Video".
+VIDEO_DECODE_AHEAD = 2
 
 # -- image kernels (dali._ops.image) -----------------------------------------------------------
 

@@ -20,7 +20,13 @@ enumerate the samples: sequences of ``sequence_length`` frames ``stride`` apart,
 The samples are then read like any other reader's (`_indexed.IndexedReader`: sharding, both
 shuffles, padding, checkpoints) and decoded frame-exactly (`_ops.video._clips`): on the CPU
 with PyAV, on the GPU with NVDEC, the same frames and — by the shared colour conversion — the
-same bytes. DALI runs the legacy reader on the GPU only and the CPU backend of the new one only
+same bytes. While a batch is read, the samples of the next ``options.VIDEO_DECODE_AHEAD``
+batches (`IndexedReader.upcoming_samples`) are decoded ahead on threads of their own
+(`_ops.video._ahead`): a batch of consecutive sequences comes from one or two files, so the
+next batches' files keep the other decoders busy. The batches are the same with or without
+it, after a checkpoint restore or an epoch's reshuffle too (a sample decoded ahead is kept
+under its dataset index and frames); in worker processes (the consumer plans the batches)
+each batch is decoded on its own. DALI runs the legacy reader on the GPU only and the CPU backend of the new one only
 for VP8, VP9 and MJPEG; here both run on both backends for every codec in
 `_container.CODECS`.
 
@@ -40,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dali import _options as options
 from dali._dtypes import DALIDataType, DALIImageType
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import REQUIRED, Arg, register
@@ -263,10 +270,31 @@ class _VideoReader(IndexedReader):
         err.__cause__ = e
         return SampleFailure(i, err)
 
+    def _keys(self, ids: np.ndarray, clips: list[Clip]) -> list[tuple[int, bytes]]:
+        """What each sample decodes: its dataset index and its frame numbers."""
+        return [(int(k), c.frames.tobytes()) for k, c in zip(ids.tolist(), clips)]
+
+    def _upcoming(self) -> list[tuple[list[tuple[int, bytes]], list[Clip]]]:
+        """The keys and clips of the next ``options.VIDEO_DECODE_AHEAD`` batches (none when
+        the consumer plans the batches: worker processes)."""
+        depth = options.VIDEO_DECODE_AHEAD
+        out = []
+        for ids in self.upcoming_samples(depth) if depth > 0 else []:
+            clips = self._clips(ids)
+            out.append((self._keys(ids, clips), clips))
+        return out
+
     def run_cpu(self, ws: Workspace) -> tuple[TensorListCPU, ...]:
         ids = self.next_samples(ws)
         clips = self._clips(ids)
-        videos = self._frames.read_cpu(ws, clips, self.fill_value(), self._fail)
+        videos = self._frames.read_cpu(
+            ws,
+            clips,
+            self.fill_value(),
+            self._fail,
+            keys=self._keys(ids, clips),
+            upcoming=self._upcoming(),
+        )
         source_info = self.batch_infos(ws)
         video = TensorListCPU.wrap([self.convert_video(v) for v in videos], "FHWC", source_info)
         return (video, *self._extras(ids, clips, source_info))
@@ -278,7 +306,15 @@ class _VideoReader(IndexedReader):
 
         ids = self.next_samples(ws)
         clips = self._clips(ids)
-        rgb = self._frames.read_gpu(ws, clips, self.fill_value(), device_id(), self._fail)
+        rgb = self._frames.read_gpu(
+            ws,
+            clips,
+            self.fill_value(),
+            device_id(),
+            self._fail,
+            keys=self._keys(ids, clips),
+            upcoming=self._upcoming(),
+        )
         source_info = self.batch_infos(ws)
         if isinstance(rgb, list):
             data: Any = [self.convert_video(s) for s in rgb]

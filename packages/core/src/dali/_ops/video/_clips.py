@@ -3,8 +3,19 @@
 What the video readers and decoders share once they know, per sample, which file and which
 frames (`Clip`): frame numbers in any order with repeats, ``-1`` for a padding frame filled
 with a constant colour. `VideoFrames` decodes them with pooled decoders (`_pool`), one run of
-samples (`plan_runs`: samples of one file, in order, so that a decoder goes forward) per task
-of the pipeline's threads:
+samples (`plan_runs`: samples of one file, in order, so that a decoder goes forward) per task,
+each sample's result (or error) delivered as its run reaches it (`VideoFrames._run`):
+
+* a batch alone (`decoders.video`, `experimental.inputs.video`, a reader in a worker process,
+  ``options.VIDEO_DECODE_AHEAD = 0``): its runs are the tasks of the pipeline's threads
+  (``ws.map``), and the batch is done when they are;
+* decoding ahead (the readers, given their next batches): the runs of the batch being read,
+  then of the next batches, go to threads of their own (`_ahead.DecodeAhead`), so that the
+  decoders of the next batches' files work while this batch waits for its own and while it is
+  used. A batch of consecutive sequences comes from one or two files: alone it keeps one or two
+  decoders busy. Every batch's runs are planned on their own; on the CPU a run then keeps a
+  file's consecutive samples (as on the GPU) instead of one sample per run: the next batches
+  give the threads their work, and a run's decoder goes on where its last sample ended.
 
 * CPU: `_decode_cpu.CpuDecoder` (PyAV) converts each frame to RGB as it comes out
   (`_color.i420_to_rgb`);
@@ -18,13 +29,19 @@ The output of a sample is ``(F, H, W, 3)`` uint8, layout ``FHWC``.
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import dataclasses
+import functools
 import itertools
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import Future, InvalidStateError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from dali._exec.workspace import SampleFailure
+from dali._ops.video._ahead import DecodeAhead
 from dali._ops.video._color import nv12_batch_to_rgb
 from dali._ops.video._container import VideoError, VideoIndex
 from dali._ops.video._decode_cpu import CpuDecoder
@@ -43,6 +60,8 @@ __all__ = [
     "padding_colour",
     "plan_runs",
 ]
+
+_R = TypeVar("_R")
 
 
 #: how frames past the end of a video are padded (DALI's ``pad_mode``)
@@ -159,7 +178,25 @@ def plan_runs(
     return runs
 
 
-def _once(decoder: Any, work: Callable[[Any], list[Any]]) -> list[Any]:
+def _plan_window(
+    samples: list[tuple[int, int]], clips: list[Clip], threads: int
+) -> list[list[int]]:
+    """The runs (`plan_runs`) of samples of several batches (``(batch, position)``, in order),
+    planned batch by batch: the runs of an earlier batch come first."""
+    runs: list[list[int]] = []
+    for _, group in itertools.groupby(range(len(samples)), key=lambda i: samples[i][0]):
+        members = list(group)
+        for run in plan_runs([clips[i] for i in members], threads):
+            runs.append([members[j] for j in run])
+    return runs
+
+
+def _decode_nv12(decoder: GpuDecoder, clip: Clip) -> Any:
+    """The valid frames of one sample as NV12 on the GPU (`_run`'s part)."""
+    return decoder.decode(clip.valid)
+
+
+def _once(decoder: Any, work: Callable[[Any], _R]) -> _R:
     """``work(decoder)`` with a decoder of an in-memory video, closed after (never pooled)."""
     try:
         return work(decoder)
@@ -171,8 +208,25 @@ def _first(clip: Clip) -> int:
     return int(clip.valid.min()) if len(clip.valid) else 0
 
 
+def _settle(future: Future[Any], error: BaseException) -> None:
+    """Give ``future`` the error unless it is done or was cancelled (by a moved window)."""
+    if not future.done():
+        try:
+            future.set_exception(error)
+        except InvalidStateError:  # cancelled meanwhile
+            pass
+
+
+#: one sample's part of a run: ``decode(decoder, clip)``
+Decode = Callable[[Any, Clip], Any]
+#: ``use(clip, work)``: ``work(decoder)`` with a decoder of the clip's file (pooled or in memory)
+Use = Callable[[Clip, Callable[[Any], None]], None]
+#: the next batches of a reader: the samples' keys (what they decode) and clips, in order
+Upcoming = Sequence[tuple[Sequence[Hashable], Sequence[Clip]]]
+
+
 class VideoFrames:
-    """Decodes batches of `Clip` for one operator; holds its decoder pools."""
+    """Decodes batches of `Clip` for one operator; holds its decoder pools and `DecodeAhead`."""
 
     def __init__(self, *, ycbcr: bool = False, threads: int = 4) -> None:
         self._ycbcr = ycbcr
@@ -181,20 +235,44 @@ class VideoFrames:
         self._gpu: DecoderPool[GpuDecoder] | None = None
         #: the NVDEC timestamp offset of each file (`_decode_gpu`), measured once per file
         self._offsets: dict[str, int] = {}
+        self._ahead: DecodeAhead | None = None
+        #: NV12 buffers read by conversions still queued on the pipeline's stream, each batch's
+        #: with an event recorded after them: a buffer comes from its decoder's stream, where
+        #: the pool would hand its memory to the next decode as soon as it is dropped
+        self._reading: collections.deque[tuple[Any, Sequence[Any]]] = collections.deque()
 
     def close(self) -> None:
+        if self._ahead is not None:
+            self._ahead.close()  # first: its threads use the pools' decoders
         for pool in (self._cpu, self._gpu):
             if pool is not None:
                 pool.close()
+        self._reading.clear()
 
     def read_cpu(
-        self, ws: Workspace, clips: Sequence[Clip], fill: np.ndarray, fail: Callable[..., Exception]
+        self,
+        ws: Workspace,
+        clips: Sequence[Clip],
+        fill: np.ndarray,
+        fail: Callable[..., Exception],
+        *,
+        keys: Sequence[Hashable] | None = None,
+        upcoming: Upcoming = (),
     ) -> list[np.ndarray]:
-        """Every sample of the batch on the CPU, runs decoded in parallel on ``ws.map``.
+        """Every sample of the batch on the CPU, its runs decoded in parallel.
 
-        ``fail(i, clip, error)`` makes the exception raised for a run whose decoding failed
-        (``i``: its first sample)."""
-        return self._read(ws, clips, lambda run: self.decode_cpu(run, fill), fail, False)
+        ``fail(i, clip, error)`` makes the exception raised for sample ``i`` whose decoding
+        failed (a `VideoError` or an `OSError`; any other error is raised as the
+        `SampleFailure` of its sample). A reader gives the ``keys`` of the samples (their
+        dataset index and frames) and the ``upcoming`` batches (`IndexedReader.upcoming_samples`,
+        at most ``options.VIDEO_DECODE_AHEAD``): those are then decoded ahead on threads of
+        their own (`_ahead`); without them the runs are decoded on ``ws.map``.
+        """
+        results = self._read(
+            ws, clips, self._use_cpu, self._decode_cpu(fill), fail, False, keys, upcoming
+        )
+        # a sample that comes again in the window is decoded once: each place gets a copy
+        return [r.copy() if shared else r for r, shared in results]
 
     def read_gpu(
         self,
@@ -203,34 +281,127 @@ class VideoFrames:
         fill: np.ndarray,
         device_id: int,
         fail: Callable[..., Exception],
+        *,
+        keys: Sequence[Hashable] | None = None,
+        upcoming: Upcoming = (),
     ) -> list[Any] | Any:
-        """Every sample of the batch on the GPU (`batch_gpu`'s result)."""
-        nv12 = self._read(ws, clips, lambda run: self.decode_nv12(run, device_id), fail, True)
-        return self.batch_gpu(clips, nv12, fill)
+        """Every sample of the batch on the GPU (`batch_gpu`'s result); as `read_cpu`.
+
+        Decoded ahead, a sample's NV12 frames wait in device memory (the decoders' threads
+        run with the pipeline's device and memory pool current, ``ws.cuda``).
+        """
+        results = self._read(
+            ws, clips, self._use_gpu(device_id), _decode_nv12, fail, True, keys, upcoming
+        )
+        nv12 = [r for r, _ in results]
+        out = self.batch_gpu(clips, nv12, fill)
+        self._keep_until_read(nv12)
+        return out
 
     def _read(
         self,
         ws: Workspace,
         clips: Sequence[Clip],
-        decode: Callable[[list[Clip]], list[Any]],
+        use: Use,
+        decode: Decode,
         fail: Callable[..., Exception],
         keep_consecutive: bool,
-    ) -> list[Any]:
-        runs = plan_runs(clips, self._threads, keep_consecutive=keep_consecutive)
+        keys: Sequence[Hashable] | None,
+        upcoming: Upcoming,
+    ) -> list[tuple[Any, bool]]:
+        """Each sample's result, and whether it is shared with another place of the window
+        (decoding ahead)."""
+        if keys is None or not upcoming:
+            futures: list[Future[Any]] = [Future() for _ in clips]
+            shared = [False] * len(clips)
+            runs = plan_runs(clips, self._threads, keep_consecutive=keep_consecutive)
+            ws.map(
+                lambda r: self._run(
+                    [clips[i] for i in runs[r]], [futures[i] for i in runs[r]], use, decode
+                ),
+                len(runs),
+            )
+        else:
+            batches = [(keys, clips), *upcoming]
+            cuda = ws.cuda
 
-        def task(r: int) -> list[Any] | BaseException:
+            def schedule(
+                samples: list[tuple[int, int]], made: list[Future[Any]]
+            ) -> list[Callable[[], None]]:
+                window = [batches[b][1][p] for b, p in samples]
+                return [
+                    functools.partial(
+                        self._run_ahead,
+                        [window[i] for i in run],
+                        [made[i] for i in run],
+                        use,
+                        decode,
+                        cuda,
+                    )
+                    # the next batches give the threads work: a run keeps its file's
+                    # consecutive samples, on the CPU too (RESULTS.md "Video")
+                    for run in _plan_window(samples, window, self._threads)
+                ]
+
+            if self._ahead is None:
+                self._ahead = DecodeAhead(self._threads)
+            got = self._ahead.futures([list(k) for k, _ in batches], schedule)
+            futures, shared = got.futures, got.shared
+        out = []
+        for i, future in enumerate(futures):
             try:
-                return decode([clips[i] for i in runs[r]])
+                out.append((future.result(), shared[i]))
             except (VideoError, OSError) as e:
-                return e
-
-        out: list[Any] = [None] * len(clips)
-        for run, result in zip(runs, ws.map(task, len(runs))):
-            if isinstance(result, BaseException):
-                raise fail(run[0], clips[run[0]], result) from result
-            for i, sample in zip(run, result):
-                out[i] = sample
+                raise fail(i, clips[i], e) from e
+            except Exception as e:
+                raise SampleFailure(i, e) from e
         return out
+
+    def _run_ahead(
+        self, clips: list[Clip], futures: list[Future[Any]], use: Use, decode: Decode, cuda: Any
+    ) -> None:
+        """`_run` on a thread of `DecodeAhead` (with the pipeline's CUDA context on the GPU)."""
+        try:
+            with cuda.activate() if cuda is not None else contextlib.nullcontext():
+                self._run(clips, futures, use, decode)
+        except Exception as e:  # noqa: BLE001 - the context failed: no sample may wait for ever
+            for future in futures:
+                _settle(future, e)
+
+    @staticmethod
+    def _run(clips: list[Clip], futures: list[Future[Any]], use: Use, decode: Decode) -> None:
+        """Decode one run (`plan_runs`) with one decoder, completing each sample's future as it
+        comes: a sample whose future was cancelled (decoding ahead: no batch wants it any more)
+        is skipped. A sample that fails gets the error; the decoder is closed (its position is
+        unknown) and the run goes on with a fresh one, so that the error stays with its sample.
+        """
+        k = 0
+        try:
+            while k < len(clips):
+                while k < len(clips) and futures[k].cancelled():
+                    k += 1
+                if k == len(clips):
+                    return
+                at = k
+
+                def work(decoder: Any) -> None:
+                    nonlocal at
+                    while at < len(clips):
+                        if futures[at].set_running_or_notify_cancel():
+                            futures[at].set_result(decode(decoder, clips[at]))
+                        at += 1
+
+                try:
+                    use(clips[k], work)
+                    return
+                except Exception as e:  # noqa: BLE001 - kept by the sample's future
+                    if at < len(clips):  # else the decoder failed after the last sample
+                        _settle(futures[at], e)
+                    k = at + 1
+        except BaseException as e:  # no sample of the run may wait for ever
+            for future in futures:
+                _settle(future, e)
+            raise
 
     # -- CPU --------------------------------------------------------------------------------
     def _cpu_pool(self) -> DecoderPool[CpuDecoder]:
@@ -245,16 +416,15 @@ class VideoFrames:
             )
         return self._cpu
 
-    def decode_cpu(self, clips: Sequence[Clip], fill: np.ndarray) -> list[np.ndarray]:
-        """The samples ``(F, H, W, 3)`` uint8 of one run (`plan_runs`) on the CPU."""
-        first = clips[0]
+    def _use_cpu(self, clip: Clip, work: Callable[[Any], None]) -> None:
+        if clip.data is not None:
+            _once(CpuDecoder(clip.index, clip.data), work)
+        else:
+            self._cpu_pool().use(clip.index.path, _first(clip), work)
 
-        def work(decoder: CpuDecoder) -> list[np.ndarray]:
-            return [self._decode_clip(decoder, c, fill) for c in clips]
-
-        if first.data is not None:
-            return _once(CpuDecoder(first.index, first.data), work)
-        return self._cpu_pool().use(first.index.path, _first(first), work)
+    def _decode_cpu(self, fill: np.ndarray) -> Decode:
+        """One sample ``(F, H, W, 3)`` uint8 of a run on the CPU (`_run`'s part)."""
+        return lambda decoder, clip: self._decode_clip(decoder, clip, fill)
 
     def _decode_clip(self, decoder: CpuDecoder, clip: Clip, fill: np.ndarray) -> np.ndarray:
         index = clip.index
@@ -289,21 +459,29 @@ class VideoFrames:
             )
         return self._gpu
 
-    def decode_nv12(self, clips: Sequence[Clip], device_id: int) -> list[Any]:
-        """The valid frames of each sample of one run as NV12 on the GPU (a task's part)."""
-        first = clips[0]
+    def _use_gpu(self, device_id: int) -> Use:
+        def use(clip: Clip, work: Callable[[Any], None]) -> None:
+            if clip.data is not None:
+                _once(GpuDecoder(clip.index, device_id, clip.data, offsets={}), work)
+            else:
+                self._gpu_pool(device_id).use(clip.index.path, _first(clip), work)
 
-        def work(decoder: GpuDecoder) -> list[Any]:
-            return [decoder.decode(c.valid) for c in clips]
+        return use
 
-        if first.data is not None:
-            return _once(GpuDecoder(first.index, device_id, first.data, offsets={}), work)
-        return self._gpu_pool(device_id).use(first.index.path, _first(first), work)
+    def _keep_until_read(self, nv12: Sequence[Any]) -> None:
+        """Hold the batch's NV12 buffers until the pipeline's stream has converted them."""
+        import cupy as cp
+
+        event = cp.cuda.Event(disable_timing=True)
+        event.record()  # on the current stream: the pipeline's
+        self._reading.append((event, nv12))
+        while self._reading and self._reading[0][0].done:
+            self._reading.popleft()
 
     def batch_gpu(
         self, clips: Sequence[Clip], nv12: Sequence[Any], fill: np.ndarray
     ) -> list[Any] | Any:
-        """RGB samples from the NV12 frames of `decode_nv12`, one conversion launch per size.
+        """RGB samples from the NV12 frames of each sample, one conversion launch per size.
 
         Returns a dense ``(N, F, H, W, 3)`` CuPy array when every sample has the same shape
         and no padding, else a list of per-sample arrays.

@@ -122,12 +122,13 @@ class GpuDecoder:
                         f"'{self.index.path}'"
                     )
                 _copy_nv12(buf[k], frame, h, w)
-            self._stream.synchronize()
+            order = {f: k for k, f in enumerate(wanted)}
+            if [order[int(f)] for f in frames] != list(range(len(wanted))):
+                # on the decoder's stream too: the result is complete when this returns
+                buf = buf[np.asarray([order[int(f)] for f in frames])]
+            self._stream.synchronize()  # synchronize!
         self._next = wanted[-1] + 1 if wanted else self._next
-        order = {f: k for k, f in enumerate(wanted)}
-        if [order[int(f)] for f in frames] == list(range(len(wanted))):
-            return buf
-        return buf[np.asarray([order[int(f)] for f in frames])]
+        return buf
 
 
 def _copy_nv12(dst: Any, frame: Any, h: int, w: int) -> None:
