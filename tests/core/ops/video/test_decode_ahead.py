@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 from dali import _options as options
 from dali import fn, pipeline_def
-from dali._exec.executor import PipelineError
 from dali._ops.video._ahead import DecodeAhead
 from dali._ops.video._clips import Clip, VideoFrames
 from dali._ops.video._container import VideoError
@@ -103,17 +102,7 @@ def _read_with_restore(device, files, *, shuffle, legacy, batches=14, saved_at=4
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("legacy", [True, False])
 @pytest.mark.parametrize("shuffle", [False, True])
-def test_decoding_ahead_gives_the_same_batches(
-    device, legacy, shuffle, clips, monkeypatch, request
-):
-    if device == "gpu" and shuffle:
-        # a known defect, with or without decoding ahead (depth 0 fails too): PyNvVideoCodec
-        # 2.2.4 cannot seek to the last frames of the 31-frame HEVC clip ("End of stream
-        # reached while seeking to frame index 29"); the GPU decoder needs to decode forward
-        # from an earlier position there instead of seeking
-        request.applymarker(
-            pytest.mark.xfail(strict=True, raises=PipelineError, reason="NVDEC seek near the end")
-        )
+def test_decoding_ahead_gives_the_same_batches(device, legacy, shuffle, clips, monkeypatch):
     runs = {}
     for depth in (0, 1, 3):
         monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD", depth)

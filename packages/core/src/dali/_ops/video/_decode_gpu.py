@@ -58,27 +58,30 @@ class GpuDecoder:
     ) -> None:
         import cupy as cp
 
-        nvc = import_nvc()
         self.index = index
         self._device = device_id
         with cp.cuda.Device(device_id):
             self._stream = cp.cuda.Stream(non_blocking=True)
-        source: Any = data if data is not None else index.path
+        self._source: Any = data if data is not None else index.path
+        self._dec = self._open()
+        self._next = -1
+        #: the decoder's timestamps minus the index's (PyNvVideoCodec ignores MP4 edit lists,
+        #: so its timestamps of a B-frame stream are shifted by the first decode delay)
+        self._offsets = offsets  # shared by the decoders of one operator, keyed by path
+
+    def _open(self) -> Any:
+        nvc = import_nvc()
         try:
             with _SESSION_LOCK:  # session creation is not thread-safe in every driver
-                self._dec = nvc.SimpleDecoder(
-                    source,
-                    gpu_id=device_id,
+                return nvc.SimpleDecoder(
+                    self._source,
+                    gpu_id=self._device,
                     cuda_stream=self._stream.ptr,
                     use_device_memory=True,
                     output_color_type=nvc.OutputColorType.NATIVE,
                 )
         except Exception as e:  # the binding raises its own exception types
-            raise VideoError(f"NVDEC cannot open video file '{index.path}': {e}") from e
-        self._next = -1
-        #: the decoder's timestamps minus the index's (PyNvVideoCodec ignores MP4 edit lists,
-        #: so its timestamps of a B-frame stream are shifted by the first decode delay)
-        self._offsets = offsets  # shared by the decoders of one operator, keyed by path
+            raise VideoError(f"NVDEC cannot open video file '{self.index.path}': {e}") from e
 
     @property
     def position(self) -> int:
@@ -96,32 +99,32 @@ class GpuDecoder:
         rows = h + (h + 1) // 2
         wanted = sorted({int(f) for f in frames})
         with cp.cuda.Device(self._device), self._stream:
-            try:
-                got = self._dec.get_batch_frames_by_index(wanted)
-            except Exception as e:
-                raise VideoError(f"NVDEC failed on video file '{self.index.path}': {e}") from e
-            if len(got) != len(wanted):
-                raise VideoError(
-                    f"NVDEC returned {len(got)} frames of the {len(wanted)} asked for from "
-                    f"video file '{self.index.path}'"
-                )
             offset = self._offsets.get(self.index.path)
             if offset is None:
-                first = got[0] if wanted[0] == 0 else self._dec.get_batch_frames_by_index([0])[0]
-                offset = int(first.getPTS()) - int(self.index.pts[0])
+                first = self._by_index([0])
+                if first is None:
+                    raise VideoError(f"NVDEC cannot decode video file '{self.index.path}'")
+                offset = int(first[0].getPTS()) - int(self.index.pts[0])
                 self._offsets[self.index.path] = offset
-                if wanted[0] != 0:
-                    got = self._dec.get_batch_frames_by_index(wanted)
             buf = cp.empty((len(wanted), rows, w), cp.uint8)
-            for k, (number, frame) in enumerate(zip(wanted, got)):
-                pts = int(frame.getPTS()) - offset
-                if pts != int(self.index.pts[number]):
+            got = self._by_index(wanted)
+            if got is None:
+                self._decode_forward(wanted, buf, offset)
+            else:
+                if len(got) != len(wanted):
                     raise VideoError(
-                        f"NVDEC returned the frame with timestamp {pts} for frame {number} "
-                        f"(timestamp {int(self.index.pts[number])}) of video file "
-                        f"'{self.index.path}'"
+                        f"NVDEC returned {len(got)} frames of the {len(wanted)} asked for from "
+                        f"video file '{self.index.path}'"
                     )
-                _copy_nv12(buf[k], frame, h, w)
+                for k, (number, frame) in enumerate(zip(wanted, got)):
+                    pts = int(frame.getPTS()) - offset
+                    if pts != int(self.index.pts[number]):
+                        raise VideoError(
+                            f"NVDEC returned the frame with timestamp {pts} for frame {number} "
+                            f"(timestamp {int(self.index.pts[number])}) of video file "
+                            f"'{self.index.path}'"
+                        )
+                    _copy_nv12(buf[k], frame, h, w)
             order = {f: k for k, f in enumerate(wanted)}
             if [order[int(f)] for f in frames] != list(range(len(wanted))):
                 # on the decoder's stream too: the result is complete when this returns
@@ -129,6 +132,50 @@ class GpuDecoder:
             self._stream.synchronize()  # synchronize!
         self._next = wanted[-1] + 1 if wanted else self._next
         return buf
+
+    def _by_index(self, wanted: list[int]) -> list[Any] | None:
+        """The frames by number, or None where the decoder could not seek to them."""
+        try:
+            return list(self._dec.get_batch_frames_by_index(wanted))
+        except Exception as e:
+            if "seek" in str(e).lower():
+                return None
+            raise VideoError(f"NVDEC failed on video file '{self.index.path}': {e}") from e
+
+    def _decode_forward(self, wanted: list[int], buf: Any, offset: int) -> None:
+        """Decode from the key frame before ``wanted[0]`` onwards, keeping the wanted frames.
+
+        PyNvVideoCodec 2.2 cannot seek to the last frames of some streams (an HEVC clip with
+        B-frames: "End of stream reached while seeking"); decoding forward reaches them. Frames
+        are recognised by their timestamps, as on the seeking path.
+        """
+        h, w = self.index.height, self.index.width
+        slot = {f: k for k, f in enumerate(wanted)}
+        number_of = {int(t): n for n, t in enumerate(self.index.pts)}
+        start = self.index.key_frame_before(wanted[0])
+        try:
+            try:
+                self._dec.seek_to_index(start)
+            except Exception:  # noqa: BLE001 - a fresh session decodes from the first frame
+                self._dec = self._open()
+                start = 0
+            while slot:
+                chunk = self._dec.get_batch_frames(wanted[-1] + 1 - start)
+                if not chunk:
+                    break
+                for frame in chunk:
+                    number = number_of.get(int(frame.getPTS()) - offset)
+                    k = slot.pop(number, None) if number is not None else None
+                    if k is not None:
+                        _copy_nv12(buf[k], frame, h, w)
+        except VideoError:
+            raise
+        except Exception as e:
+            raise VideoError(f"NVDEC failed on video file '{self.index.path}': {e}") from e
+        if slot:
+            raise VideoError(
+                f"NVDEC did not return frames {sorted(slot)} of video file '{self.index.path}'"
+            )
 
 
 def _copy_nv12(dst: Any, frame: Any, h: int, w: int) -> None:
