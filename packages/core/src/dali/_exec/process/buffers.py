@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from dali._exec import closer
 from dali._exec.device import Lease
 from dali._exec.process.shm import HostPacked, HostRing, HostViews
 
@@ -335,6 +336,17 @@ class OutputViews:
                     cupy.cuda.runtime.eventRecord(ev.ptr, stream)
                     events.append(ev)
         self._ended.append((k, events))
+        if self._closed:  # no executor loop asks for `releases` any more: unmap here
+            closer.defer(self._drain)
+
+    def _drain(self) -> None:
+        """After `close`: unmap the slots whose leases ended, once their readers are done."""
+        while self._ended:
+            k, events = self._ended.popleft()
+            for ev in events:
+                ev.synchronize()
+            self._leased.discard(k)
+            self._unmap(k)
 
     def releases(self) -> list[tuple[Any, ...]]:
         """The slots to give back now (their readers' work is done), as messages."""

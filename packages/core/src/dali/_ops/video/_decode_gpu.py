@@ -100,15 +100,20 @@ class GpuDecoder:
         wanted = sorted({int(f) for f in frames})
         with cp.cuda.Device(self._device), self._stream:
             offset = self._offsets.get(self.index.path)
-            if offset is None:
-                first = self._by_index([0])
-                if first is None:
-                    raise VideoError(f"NVDEC cannot decode video file '{self.index.path}'")
-                offset = int(first[0].getPTS()) - int(self.index.pts[0])
-                self._offsets[self.index.path] = offset
-            buf = cp.empty((len(wanted), rows, w), cp.uint8)
             got = self._by_index(wanted)
-            if got is None:
+            if got is not None and offset is None:
+                # measured on frame 0, asked for on its own after the frames wanted (asked for
+                # before them, the next frames come back shifted by one with B-frames)
+                zero = got if wanted[0] == 0 else self._by_index([0])
+                if zero is not None and wanted[0] != 0:
+                    got = self._by_index(wanted)
+                if zero is not None and got is not None:
+                    offset = int(zero[0].getPTS()) - int(self.index.pts[0])
+                    self._offsets[self.index.path] = offset
+                else:
+                    got = None
+            buf = cp.empty((len(wanted), rows, w), cp.uint8)
+            if got is None or offset is None:
                 self._decode_forward(wanted, buf, offset)
             else:
                 if len(got) != len(wanted):
@@ -142,40 +147,55 @@ class GpuDecoder:
                 return None
             raise VideoError(f"NVDEC failed on video file '{self.index.path}': {e}") from e
 
-    def _decode_forward(self, wanted: list[int], buf: Any, offset: int) -> None:
-        """Decode from the key frame before ``wanted[0]`` onwards, keeping the wanted frames.
+    def _decode_forward(self, wanted: list[int], buf: Any, offset: int | None) -> None:
+        """Decode forward with a fresh session, keeping the wanted frames.
 
         PyNvVideoCodec 2.2 cannot seek to the last frames of some streams (an HEVC clip with
-        B-frames: "End of stream reached while seeking"); decoding forward reaches them. Frames
-        are recognised by their timestamps, as on the seeking path.
+        B-frames: "End of stream reached while seeking"), and its session keeps failing after
+        that. A new session decodes forward from the key frame before ``wanted[0]`` (or from the
+        first frame, where the decoder's timestamp offset is not known yet or that seek fails
+        too); frames are recognised by their timestamps, as on the seeking path.
         """
         h, w = self.index.height, self.index.width
-        slot = {f: k for k, f in enumerate(wanted)}
         number_of = {int(t): n for n, t in enumerate(self.index.pts)}
-        start = self.index.key_frame_before(wanted[0])
-        try:
+        starts = [0] if offset is None else [self.index.key_frame_before(wanted[0]), 0]
+        slot: dict[int, int] = {}
+        for attempt, start in enumerate(dict.fromkeys(starts)):
+            last = attempt == len(set(starts)) - 1
+            slot = {f: k for k, f in enumerate(wanted)}
             try:
-                self._dec.seek_to_index(start)
-            except Exception:  # noqa: BLE001 - a fresh session decodes from the first frame
                 self._dec = self._open()
-                start = 0
-            while slot:
-                chunk = self._dec.get_batch_frames(wanted[-1] + 1 - start)
-                if not chunk:
+                if start:
+                    self._dec.seek_to_index(start)
+                while slot:
+                    chunk = self._dec.get_batch_frames(wanted[-1] + 1 - start)
+                    if not chunk:
+                        break
+                    for frame in chunk:
+                        pts = int(frame.getPTS())
+                        if offset is None:  # decoding from the start: this is frame 0
+                            offset = pts - int(self.index.pts[0])
+                            self._offsets[self.index.path] = offset
+                        number = number_of.get(pts - offset, -1)
+                        k = slot.pop(number, None)
+                        if k is not None:
+                            _copy_nv12(buf[k], frame, h, w)
+                        elif slot and number > max(slot):
+                            break  # past the frames still missing: the seek landed too late
+                    else:
+                        continue
                     break
-                for frame in chunk:
-                    number = number_of.get(int(frame.getPTS()) - offset)
-                    k = slot.pop(number, None) if number is not None else None
-                    if k is not None:
-                        _copy_nv12(buf[k], frame, h, w)
-        except VideoError:
-            raise
-        except Exception as e:
-            raise VideoError(f"NVDEC failed on video file '{self.index.path}': {e}") from e
-        if slot:
-            raise VideoError(
-                f"NVDEC did not return frames {sorted(slot)} of video file '{self.index.path}'"
-            )
+            except VideoError:
+                raise
+            except Exception as e:
+                if last:
+                    raise VideoError(f"NVDEC failed on video file '{self.index.path}': {e}") from e
+                continue
+            if not slot:
+                return
+        raise VideoError(
+            f"NVDEC did not return frames {sorted(slot)} of video file '{self.index.path}'"
+        )
 
 
 def _copy_nv12(dst: Any, frame: Any, h: int, w: int) -> None:
