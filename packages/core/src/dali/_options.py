@@ -23,6 +23,7 @@ __all__ = [
     "CALL_SAMPLES",
     "CONVOLUTION_KERNEL",
     "DEFAULT_HW_LOAD",
+    "HELD_CUDA",
     "HELD_ELEMENTS",
     "JOIN_TIMEOUT",
     "MAX_CALL",
@@ -67,6 +68,11 @@ JOIN_TIMEOUT = 60.0
 #: ``NPY_BEGIN_THREADS_THRESHOLDED``); per-batch arithmetic on the stage threads works in blocks
 #: of this size (`dali._exec.gil`). RESULTS.md "GIL-held numpy".
 HELD_ELEMENTS = 500
+
+#: Whether short CUDA calls (staging copies, events, their queries, kernel launches) go
+#: through the driver with the GIL held (`dali._exec.held`) rather than CuPy's calls, which give
+#: it up and wait to take it back. RESULTS.md "GIL-held CUDA calls".
+HELD_CUDA = True
 
 # -- readers.file (dali._ops.readers) ----------------------------------------------------------
 

@@ -80,6 +80,8 @@ from typing import Any
 
 import numpy as np
 
+from dali._exec import held
+
 __all__ = ["CudaContext", "Lease", "current", "require", "size_class", "stream_ptr"]
 
 _local = threading.local()
@@ -208,6 +210,8 @@ class CudaContext:
         self._lock = threading.RLock()
         self._staged: collections.deque[tuple[Any, Any, int]] = collections.deque()
         self._staged_bytes = 0
+        #: the staging copies' events, reused once their copy has completed
+        self._free_events: list[Any] = []
         #: (events on consumer streams, pool arrays) of released outputs not yet reusable.
         self._deferred: list[tuple[list[Any], list[Any]]] = []
 
@@ -350,13 +354,20 @@ class CudaContext:
 
     def _copy_staged(self, dst: int, pinned: Any, nbytes: int) -> None:
         """Copy a filled staging buffer (`_stage`) to ``dst`` on the pipeline stream; the buffer
-        goes back to the pool once the copy has completed."""
+        goes back to the pool once the copy has completed.
+
+        The copy, its event and the event's query keep the GIL (`dali._exec.held`): each gave
+        it up before, and taking it back behind the other threads made them the GPU stage's
+        largest cost."""
         import cupy
 
-        runtime = cupy.cuda.runtime
-        runtime.memcpyAsync(dst, pinned.ptr, nbytes, runtime.memcpyHostToDevice, self.stream.ptr)
+        stream = self.stream.ptr
+        held.copy_to_device_async(dst, pinned.ptr, nbytes, stream)
         with self._lock:
-            self._staged.append((self.record(), pinned, nbytes))
+            free = self._free_events
+            event = free.pop() if free else cupy.cuda.Event(disable_timing=True)
+            held.record(event.ptr, stream)
+            self._staged.append((event, pinned, nbytes))
 
     def _stage(self, nbytes: int) -> Any:
         """A pinned buffer of ``nbytes`` (counted as in flight), within ``pinned_memory_limit``."""
@@ -373,6 +384,7 @@ class CudaContext:
                     event, _, size = self._staged.popleft()
                     event.synchronize()  # synchronize! (the staging bound is reached)
                     self._staged_bytes -= size
+                    self._free_events.append(event)
             pinned = self.pinned_pool.malloc(nbytes)
             self._staged_bytes += nbytes
         return pinned
@@ -381,8 +393,10 @@ class CudaContext:
         """Give back the staging buffers whose copies finished (the caller holds the lock)."""
         staged = self._staged
         # The copies run in order on one stream, so the finished ones are at the front.
-        while staged and staged[0][0].done:
-            self._staged_bytes -= staged.popleft()[2]
+        while staged and held.query(staged[0][0].ptr):
+            event, _, size = staged.popleft()
+            self._staged_bytes -= size
+            self._free_events.append(event)
 
     # -- outputs -----------------------------------------------------------------------------
     def lease(self, tl: Any) -> None:
@@ -429,7 +443,7 @@ class CudaContext:
             pending = self._deferred
             i = 0
             while i < len(pending):  # in place: a lease may end (and append) meanwhile
-                if all(event.done for event in pending[i][0]):
+                if all(held.query(event.ptr) for event in pending[i][0]):
                     done.append(pending.pop(i))
                 else:
                     i += 1

@@ -134,7 +134,7 @@ class OutputRing:
         calls keep the GIL (`held`)."""
         import cupy
 
-        from dali._exec.process import held
+        from dali._exec import held
 
         stream = self._cuda.stream.ptr
         for offset, tl in layout:

@@ -139,7 +139,7 @@ class _Worker:
         """Send one message the way `Connection.recv` reads it (a 4-byte big-endian length,
         then the pickle), without giving up the GIL where the socket takes it at once; then
         the descriptor ``fd``, if any (`shm.send_fd`: the consumer reads it right after)."""
-        from dali._exec.process import held
+        from dali._exec import held
         from dali._exec.process.shm import send_fd
 
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)

@@ -45,6 +45,7 @@ __all__ = [
     "BLOCK",
     "C_TYPES",
     "PRELUDE",
+    "HeldKernel",
     "alloc_outputs",
     "block_starts",
     "c_type",
@@ -210,7 +211,46 @@ def kernel_module(device: int, source: str, name_expressions: tuple[str, ...]) -
         options=("--std=c++17",),
         name_expressions=list(dict.fromkeys(n for n in name_expressions if "<" in n)),
     )
-    return {name: module.get_function(name) for name in name_expressions}
+    return {name: HeldKernel(module.get_function(name)) for name in name_expressions}
+
+
+class HeldKernel:
+    """A CuPy raw kernel launched without giving up the GIL (`dali._exec.held.launch`).
+
+    Called as CuPy's: ``kernel(grid, block, args, shared_mem=0, stream=None)``, on the current
+    stream by default. A launch that gives the GIL up waits to take it back behind the threads
+    running Python meanwhile (up to the interpreter's switch interval); the pipeline's GPU
+    stage launches a few kernels per operator and batch. Arguments other than CuPy arrays and
+    numpy scalars, and failures, go through CuPy's own launch (which raises its error).
+    """
+
+    def __init__(self, kernel: Any) -> None:
+        self.kernel = kernel
+        self._function: int | None = None
+
+    def __getattr__(self, name: str) -> Any:  # the raw kernel's attributes (attributes, ...)
+        return getattr(self.kernel, name)
+
+    def __call__(
+        self,
+        grid: tuple[int, ...],
+        block: tuple[int, ...],
+        args: tuple[Any, ...],
+        *,
+        shared_mem: int = 0,
+        stream: Any = None,
+    ) -> None:
+        import cupy
+
+        from dali._exec import held
+
+        if self._function is None:
+            # loaded for the device current at the first launch: a kernel is made (and cached)
+            # per device (`kernel_module`)
+            self._function = int(self.kernel.kernel.ptr)
+        s = cupy.cuda.get_current_stream() if stream is None else stream
+        if not held.launch(self._function, grid, block, args, shared_mem, s.ptr):
+            self.kernel(grid, block, args, shared_mem=shared_mem, stream=stream)
 
 
 def block_starts(blocks: Sequence[int] | np.ndarray) -> tuple[np.ndarray, int]:
