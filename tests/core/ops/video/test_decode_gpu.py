@@ -3,8 +3,8 @@
 Every frame of each clip is asked for, a few at a time from the last frames backwards (each
 request a seek), and the frames that come back are the ones asked for (the number each frame
 shows). Where PyNvVideoCodec cannot seek (the last frames of an HEVC clip with B-frames), the
-decoder decodes forward with a fresh session; forcing that path for every request gives the
-same bytes as seeking.
+decoder decodes those frames with FFmpeg and uploads them; forcing that path for every request
+gives the same bytes as NVDEC (decoding is exact).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def clips(tmp_path_factory):
     }
 
 
-def _decode_all(path: str, *, forward: bool) -> list[tuple[list[int], np.ndarray]]:
+def _decode_all(path: str, *, on_cpu: bool) -> list[tuple[list[int], np.ndarray]]:
     cp = pytest.importorskip("cupy")
     pytest.importorskip("PyNvVideoCodec")
     from dali._ops.video._container import index_video
@@ -36,7 +36,7 @@ def _decode_all(path: str, *, forward: bool) -> list[tuple[list[int], np.ndarray
 
     index = index_video(path)
     dec = GpuDecoder(index, 0, offsets={})
-    if forward:  # as if no seek succeeded: every request decodes forward in a fresh session
+    if on_cpu:  # as if no seek succeeded: every request decoded by FFmpeg
         dec._by_index = lambda wanted: None  # type: ignore[method-assign]
     n = index.num_frames
     out = []
@@ -49,10 +49,10 @@ def _decode_all(path: str, *, forward: bool) -> list[tuple[list[int], np.ndarray
 
 
 @pytest.mark.parametrize("clip", ["h264", "h264 gop 5", "hevc"])
-def test_every_frame_by_number_seeking_or_decoding_forward(clips, clip):
+def test_every_frame_by_number_on_nvdec_or_on_the_cpu(clips, clip):
     h = 144
-    seeking = _decode_all(clips[clip], forward=False)
-    forward = _decode_all(clips[clip], forward=True)
-    for (frames, a), (_, b) in zip(seeking, forward):
+    nvdec = _decode_all(clips[clip], on_cpu=False)
+    on_cpu = _decode_all(clips[clip], on_cpu=True)
+    for (frames, a), (_, b) in zip(nvdec, on_cpu):
         assert [frame_number(y[:h, :, None]) for y in a] == frames
         np.testing.assert_array_equal(a, b)

@@ -6,7 +6,10 @@ batch of them into RGB in one launch, with the CPU backend's arithmetic. PyNvVid
 and decodes forward in hardware; each returned frame's timestamp (less the decoder's constant
 offset, measured on frame 0: PyNvVideoCodec ignores MP4 edit lists) is checked against the file's
 index (`_container.VideoIndex`, the same numbering as the CPU backend), so a sequence is the
-same frames on both backends or an error, never silently other frames.
+same frames on both backends or an error, never silently other frames. Frames that
+PyNvVideoCodec cannot reach (it refuses to seek to the last frames of some streams) are decoded
+by FFmpeg instead and copied to the device (`GpuDecoder._decode_on_cpu`): decoding is exact, so
+the bytes are NVDEC's.
 
 The decoder works on its own CUDA stream (a non-blocking CuPy stream given to the session):
 `decode` copies the frames out of the decoder's surfaces into one buffer on that stream and
@@ -114,22 +117,21 @@ class GpuDecoder:
                     got = None
             buf = cp.empty((len(wanted), rows, w), cp.uint8)
             if got is None or offset is None:
-                self._decode_forward(wanted, buf, offset)
+                self._decode_on_cpu(wanted, buf)
             else:
                 if len(got) != len(wanted):
                     raise VideoError(
                         f"NVDEC returned {len(got)} frames of the {len(wanted)} asked for from "
                         f"video file '{self.index.path}'"
                     )
-                for k, (number, frame) in enumerate(zip(wanted, got)):
-                    pts = int(frame.getPTS()) - offset
-                    if pts != int(self.index.pts[number]):
-                        raise VideoError(
-                            f"NVDEC returned the frame with timestamp {pts} for frame {number} "
-                            f"(timestamp {int(self.index.pts[number])}) of video file "
-                            f"'{self.index.path}'"
-                        )
-                    _copy_nv12(buf[k], frame, h, w)
+                stamps = [int(frame.getPTS()) - offset for frame in got]
+                if stamps != [int(self.index.pts[f]) for f in wanted]:
+                    # other frames than those asked for (PyNvVideoCodec's numbering of some
+                    # streams is off by one after a seek): FFmpeg decodes them by timestamp
+                    self._decode_on_cpu(wanted, buf)
+                else:
+                    for k, frame in enumerate(got):
+                        _copy_nv12(buf[k], frame, h, w)
             order = {f: k for k, f in enumerate(wanted)}
             if [order[int(f)] for f in frames] != list(range(len(wanted))):
                 # on the decoder's stream too: the result is complete when this returns
@@ -147,55 +149,40 @@ class GpuDecoder:
                 return None
             raise VideoError(f"NVDEC failed on video file '{self.index.path}': {e}") from e
 
-    def _decode_forward(self, wanted: list[int], buf: Any, offset: int | None) -> None:
-        """Decode forward with a fresh session, keeping the wanted frames.
+    def _decode_on_cpu(self, wanted: list[int], buf: Any) -> None:
+        """Decode ``wanted`` with FFmpeg (`_decode_cpu.CpuDecoder`) into ``buf`` as NV12.
 
-        PyNvVideoCodec 2.2 cannot seek to the last frames of some streams (an HEVC clip with
-        B-frames: "End of stream reached while seeking"), and its session keeps failing after
-        that. A new session decodes forward from the key frame before ``wanted[0]`` (or from the
-        first frame, where the decoder's timestamp offset is not known yet or that seek fails
-        too); frames are recognised by their timestamps, as on the seeking path.
+        PyNvVideoCodec 2.2 cannot reach the last frames of some streams at all (an HEVC clip
+        with B-frames: "End of stream reached while seeking", by index or decoding forward), and
+        after a seek in such a stream it may return the frame after the one asked for.
+        Decoding is exact, so FFmpeg's planes are the bytes NVDEC gives; they are interleaved
+        into NV12 and copied to the device.
         """
+        import cupy as cp
+
+        from dali._ops.video._decode_cpu import CpuDecoder
+
         h, w = self.index.height, self.index.width
-        number_of = {int(t): n for n, t in enumerate(self.index.pts)}
-        starts = [0] if offset is None else [self.index.key_frame_before(wanted[0]), 0]
-        slot: dict[int, int] = {}
-        for attempt, start in enumerate(dict.fromkeys(starts)):
-            last = attempt == len(set(starts)) - 1
-            slot = {f: k for k, f in enumerate(wanted)}
-            try:
-                self._dec = self._open()
-                if start:
-                    self._dec.seek_to_index(start)
-                while slot:
-                    chunk = self._dec.get_batch_frames(wanted[-1] + 1 - start)
-                    if not chunk:
-                        break
-                    for frame in chunk:
-                        pts = int(frame.getPTS())
-                        if offset is None:  # decoding from the start: this is frame 0
-                            offset = pts - int(self.index.pts[0])
-                            self._offsets[self.index.path] = offset
-                        number = number_of.get(pts - offset, -1)
-                        k = slot.pop(number, None)
-                        if k is not None:
-                            _copy_nv12(buf[k], frame, h, w)
-                        elif slot and number > max(slot):
-                            break  # past the frames still missing: the seek landed too late
-                    else:
-                        continue
-                    break
-            except VideoError:
-                raise
-            except Exception as e:
-                if last:
-                    raise VideoError(f"NVDEC failed on video file '{self.index.path}': {e}") from e
-                continue
-            if not slot:
-                return
-        raise VideoError(
-            f"NVDEC did not return frames {sorted(slot)} of video file '{self.index.path}'"
-        )
+        ch = (h + 1) // 2
+        host = np.empty((len(wanted), h + ch, w), np.uint8)
+        slot = {f: k for k, f in enumerate(wanted)}
+
+        def take(number: int, frame: Any) -> None:
+            if frame.format.name not in ("yuv420p", "yuvj420p"):
+                frame = frame.reformat(format="yuv420p")
+            out = host[slot[number]]
+            out[:h] = _plane(frame.planes[0], h, w)
+            uv = out[h:]
+            uv[:, 0::2] = _plane(frame.planes[1], ch, (w + 1) // 2)
+            uv[:, 1::2] = _plane(frame.planes[2], ch, w // 2)
+
+        data = self._source if isinstance(self._source, bytes) else None
+        dec = CpuDecoder(self.index, data)
+        try:
+            dec.decode(wanted, take)
+        finally:
+            dec.close()
+        buf[...] = cp.asarray(host)
 
 
 def _copy_nv12(dst: Any, frame: Any, h: int, w: int) -> None:
@@ -204,3 +191,9 @@ def _copy_nv12(dst: Any, frame: Any, h: int, w: int) -> None:
 
     a = cp.from_dlpack(frame)
     dst[...] = a.reshape(a.shape[0], -1)[: dst.shape[0], :w]
+
+
+def _plane(plane: Any, rows: int, cols: int) -> np.ndarray:
+    """A PyAV frame plane as a ``(rows, cols)`` array (its row padding cut)."""
+    a = np.frombuffer(plane, np.uint8)
+    return a.reshape(-1, plane.line_size)[:rows, :cols]
