@@ -1,5 +1,6 @@
 """`readers.coco`'s polygons read from the JSON text (`polygon_text`) and `parse_coco`'s path
-through it: the same numbers, tables and errors as parsing the whole text as JSON."""
+through it: the same numbers, tables and errors as parsing the whole text as JSON. The tests
+of `parse_coco` run through the compiled scanner (`annotations_text`) too."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import random
 
 import numpy as np
 import pytest
-from dali._ops.readers.coco import annotations, polygon_text
+from dali._ops.readers.coco import annotations, annotations_text, polygon_text
 from dali._ops.readers.coco.annotations import CocoError, CocoOptions, parse_coco
 
 LOADERS = [pytest.param(json.loads, id="json")]
@@ -186,6 +187,17 @@ def test_none_for_a_value_with_a_character_beyond_ascii():
 # -- parse_coco: the same result as the whole text's parse ---------------------------------
 
 
+@pytest.fixture(params=["numpy", "scanner"])
+def path(request):
+    """`parse_coco` through `polygon_text` (as without Numba) or the compiled scanner."""
+    with pytest.MonkeyPatch.context() as patch:
+        if request.param == "numpy":
+            patch.setattr(annotations_text, "jit_kernels", lambda: None)
+        elif not annotations_text.available():
+            pytest.skip("the scanner needs Numba")
+        yield request.param
+
+
 def _full(text, options):
     with annotations._collector_paused():
         return annotations._parse(annotations._load_json(text), options)
@@ -282,6 +294,7 @@ _OPTIONS = [
 ]
 
 
+@pytest.mark.usefixtures("path")
 @pytest.mark.parametrize("layout", sorted(_LAYOUTS))
 @pytest.mark.parametrize("seed", [0, 1])
 def test_parse_is_the_whole_texts_parse(layout, seed, monkeypatch):
@@ -299,6 +312,7 @@ def test_parse_is_the_whole_texts_parse(layout, seed, monkeypatch):
     _assert_same(parse_coco(text.encode(), opts), _full(text, opts))
 
 
+@pytest.mark.usefixtures("path")
 def test_parse_of_annotations_in_the_images_order(monkeypatch):
     doc = _document(2)
     doc["annotations"].sort(key=lambda a: (a["image_id"], a["id"]))
@@ -315,6 +329,7 @@ def _with_segmentation(seg, *, extra=None):
     return json.dumps(doc)
 
 
+@pytest.mark.usefixtures("path")
 @pytest.mark.parametrize(
     "text",
     [
@@ -344,6 +359,7 @@ def test_what_the_cut_cannot_read_is_the_whole_texts_parse(text, polygons):
         _assert_same(parse_coco(text, opts), expected)
 
 
+@pytest.mark.usefixtures("path")
 def test_duplicate_segmentation_keys_keep_the_last():
     text = _with_segmentation([[1, 2]]).replace(
         '"segmentation": [[1, 2]]', '"segmentation": [[5, 6, 7, 8]], "segmentation": [[1, 2]]'
@@ -352,6 +368,7 @@ def test_duplicate_segmentation_keys_keep_the_last():
     _assert_same(parse_coco(text, opts), _full(text, opts))
 
 
+@pytest.mark.usefixtures("path")
 @pytest.mark.parametrize(
     ("seg", "message"),
     [
@@ -374,6 +391,7 @@ def test_segmentation_errors_are_the_whole_texts(seg, message):
     assert len(parse_coco(text, CocoOptions())) == 1  # nothing checked without masks
 
 
+@pytest.mark.usefixtures("path")
 def test_json_errors_are_the_whole_texts():
     text = json.dumps({"annotations": [{"segmentation": [[1, 2]], "a": "é"}]})
     utf8 = text.encode()
@@ -390,6 +408,7 @@ def test_json_errors_are_the_whole_texts():
         assert str(e.value) == str(whole.value)
 
 
+@pytest.mark.usefixtures("path")
 def test_parse_without_orjson_is_the_whole_texts_parse(monkeypatch):
     monkeypatch.setattr(annotations, "_loads", lambda: json.loads)
     doc = _document(4)

@@ -31,13 +31,17 @@ coordinates, a ``width``/``height`` missing where ``ratio`` or masks need it, an
 size than its image), this raises `CocoError` naming the entry instead.
 
 The polygons are most of the file (~80 % of its bytes), and a Python float per coordinate
-made of them was most of the parse. So the polygon values are first cut out of the text and
-read by numpy (`polygon_text`), and only the rest, an integer standing for each value, is
-parsed as JSON (`_parse_cut`); `_check_cut` then makes sure that these integers are exactly
-the annotations' segmentations, in order. Where anything is not plainly so (a polygon that
-is not a list of lists of JSON numbers, a ``segmentation`` key elsewhere, an error to
-report), the whole text is parsed as JSON instead: the result, and any error, is always
-that of the whole text's parse.
+made of them was most of the parse; the annotation objects, a Python dict each, most of the
+rest. So where Numba is installed, a compiled scanner reads the whole ``annotations`` list
+from the text into columns (`annotations_text`) and only the rest, an integer standing for
+the list, is parsed as JSON (`_parse_scanned`). Where it is not, or the scanner does not read
+the list plainly, the polygon values are cut out of the text and read by numpy
+(`polygon_text`), and the rest, an integer standing for each value, is parsed as JSON
+(`_parse_cut`); `_check_cut` then makes sure that these integers are exactly the
+annotations' segmentations, in order. Where anything is not plainly so (a polygon that is
+not a list of lists of JSON numbers, a ``segmentation`` key elsewhere, an error to report),
+the whole text is parsed as JSON instead: the result, and any error, is always that of the
+whole text's parse.
 
 Example:
     >>> text = '''{"images": [{"id": 7, "file_name": "b.jpg", "width": 10, "height": 20},
@@ -64,7 +68,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from dali._ops.readers.coco import polygon_text
+from dali._ops.readers.coco import annotations_text, polygon_text
 from dali._ops.readers.coco.masks import rle_from_string
 
 __all__ = ["CocoAnnotations", "CocoError", "CocoOptions", "parse_coco"]
@@ -384,16 +388,20 @@ class _Objects:
 
     Every entry is read and checked, kept or not: the filters apply to all (DALI's parser)."""
 
-    entries: list[dict[str, Any]]
+    entries: list[dict[str, Any]]  # empty where ``scanned``
     positions: Sequence[int]  # each entry's index in the file's list (for errors)
     image_ids: np.ndarray  # int64
     category_ids: np.ndarray  # int64
     crowd: np.ndarray  # bool: ``iscrowd`` is not 0
     boxes: np.ndarray  # float32 [N, 4], the file's [x, y, w, h]
+    #: the list read from the text by `annotations_text` (its segmentations too), not parsed
+    scanned: annotations_text.Scanned | None = None
 
     def where(self, a: int) -> str:
-        """The words naming entry ``a`` in errors (``annotations #k (id n)``)."""
-        return _where("annotations", self.positions[a], self.entries[a])
+        """The words naming entry ``a`` in errors (``annotations #k (id n)``; without the id
+        where ``scanned``: `_parse_scanned` leaves the error to the whole text's parse)."""
+        entry = self.entries[a] if self.entries else {}
+        return _where("annotations", self.positions[a], entry)
 
     @cached_property
     def segmentations(self) -> list[Any]:
@@ -434,6 +442,20 @@ def _objects(doc: dict[str, Any]) -> _Objects:
         boxes=np.fromiter(chain.from_iterable(boxes), np.float64, 4 * n)
         .reshape(n, 4)
         .astype(np.float32),
+    )
+
+
+def _scanned_objects(scanned: annotations_text.Scanned) -> _Objects:
+    """`_objects` of the list `annotations_text` read (its scanner checked what `_objects`
+    checks: every entry an object, int32 ids and ``iscrowd``, 4 numbers of ``bbox``)."""
+    return _Objects(
+        [],
+        range(len(scanned.image_ids)),
+        image_ids=scanned.image_ids,
+        category_ids=scanned.category_ids,
+        crowd=scanned.iscrowd != 0,
+        boxes=scanned.boxes.astype(np.float32),  # float64 first, as in `_objects`
+        scanned=scanned,
     )
 
 
@@ -508,11 +530,12 @@ def _samples(
     # the kept objects of the samples' images, grouped by image (`slot`: its rank among them)
     image_ids = np.unique(sample_ids)
     kept = np.flatnonzero(keep)
-    slot = np.searchsorted(image_ids, objects.image_ids[kept])
+    slot = _slots(image_ids, objects.image_ids[kept])
     hit = slot < len(image_ids)
-    hit[hit] = image_ids[slot[hit]] == objects.image_ids[kept[hit]]
     kept, slot = kept[hit], slot[hit]
-    grouped = kept[np.argsort(slot, kind="stable")]
+    # a stable sort of 16-bit keys is a radix sort (7x faster than of int64 keys)
+    keys = slot.astype(np.uint16) if len(image_ids) <= 1 << 16 else slot
+    grouped = kept[np.argsort(keys, kind="stable")]
     per_image = np.bincount(slot, minlength=len(image_ids))
     first = np.cumsum(per_image) - per_image
 
@@ -527,6 +550,24 @@ def _samples(
     return _Samples(picked, counts, offsets, order)
 
 
+def _slots(keys: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """The index of each of ``ids`` in ``keys`` (sorted, distinct int64), ``len(keys)`` for
+    one it lacks: by a table of the keys' range where that is not much longer than the keys
+    (one look-up an id, 8x faster than the binary searches)."""
+    n = len(keys)
+    if n and int(keys[-1]) - int(keys[0]) < 8 * n + (1 << 16):
+        lo = keys[0]
+        table = np.full(int(keys[-1] - lo) + 1, n, np.int64)
+        table[keys - lo] = np.arange(n)
+        at = ids - lo
+        inside = (at >= 0) & (at < len(table))
+        return np.where(inside, table[np.where(inside, at, 0)], n)
+    slot = np.searchsorted(keys, ids)
+    hit = slot < n
+    hit[hit] = keys[slot[hit]] == ids[hit]
+    return np.where(hit, slot, n)
+
+
 def _labels(categories: dict[int, int], category_ids: np.ndarray) -> np.ndarray:
     """Each category id's label (``categories``), 0 for an id the list lacks."""
     if not categories:
@@ -535,8 +576,8 @@ def _labels(categories: dict[int, int], category_ids: np.ndarray) -> np.ndarray:
     values = np.fromiter(categories.values(), np.int64, len(categories))
     by_key = np.argsort(keys)
     keys, values = keys[by_key], values[by_key]
-    at = np.minimum(np.searchsorted(keys, category_ids), len(keys) - 1)
-    return np.where(keys[at] == category_ids, values[at], 0)
+    at = _slots(keys, category_ids)
+    return np.where(at < len(keys), values[np.minimum(at, len(keys) - 1)], 0)
 
 
 def parse_coco(text: str | bytes, options: CocoOptions) -> CocoAnnotations:
@@ -556,14 +597,18 @@ class _NotCut(Exception):
 
 
 def _parse_cut(text: str | bytes, options: CocoOptions) -> CocoAnnotations | None:
-    """`parse_coco` with the polygon values cut out of the text and read by numpy
-    (`polygon_text`), or None where that does not give the whole text's result or error
-    (a text that is not plainly valid, an error to report, an integer where it should not
-    be): the caller parses the whole text then."""
+    """`parse_coco` with the ``annotations`` list read by the compiled scanner
+    (`annotations_text`), else with the polygon values cut out of the text and read by
+    numpy (`polygon_text`), or None where that does not give the whole text's result or
+    error (a text that is not plainly valid, an error to report, an integer where it should
+    not be): the caller parses the whole text then."""
+    loads = _loads()
+    scanned = annotations_text.scan(text, loads)
+    if scanned is not None:
+        return _parse_scanned(scanned, options, loads)
     doc_text, values = polygon_text.cut(text)
     if not values:
         return None
-    loads = _loads()
     polygons = polygon_text.read(values, loads)
     del values  # most of the text, copied
     if polygons is None:
@@ -574,6 +619,27 @@ def _parse_cut(text: str | bytes, options: CocoOptions) -> CocoAnnotations | Non
         return None
     try:
         return _parse(doc, options, polygons)
+    except (CocoError, _NotCut):
+        return None
+
+
+def _parse_scanned(
+    scanned: annotations_text.Scanned, options: CocoOptions, loads: Callable[[bytes], Any]
+) -> CocoAnnotations | None:
+    """`parse_coco` of a text whose ``annotations`` list `annotations_text` read, or None
+    where that does not give the whole text's result or error (the rest of the text not
+    JSON, or not a document with the list where it was, an error to report)."""
+    try:
+        doc = loads(scanned.rest)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    placeholder = doc.get("annotations")
+    if type(placeholder) is not int or placeholder != annotations_text.PLACEHOLDER:
+        return None
+    try:
+        return _parse(doc, options, scanned=scanned)
     except (CocoError, _NotCut):
         return None
 
@@ -592,15 +658,20 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _parse(
-    doc: Any, options: CocoOptions, cut: polygon_text.Polygons | None = None
+    doc: Any,
+    options: CocoOptions,
+    cut: polygon_text.Polygons | None = None,
+    *,
+    scanned: annotations_text.Scanned | None = None,
 ) -> CocoAnnotations:
     """The samples of the document ``doc``; ``cut``: the polygon values cut out of its text,
-    each replaced by its index in ``cut``."""
+    each replaced by its index in ``cut``; ``scanned``: its ``annotations`` list, read from
+    its text (`annotations_text`; the document holds a placeholder)."""
     if not isinstance(doc, dict):
         raise CocoError(f"the top level must be a JSON object, got {type(doc).__name__}")
     images = _images(doc)
     categories = _categories(doc)
-    objects = _objects(doc)
+    objects = _objects(doc) if scanned is None else _scanned_objects(scanned)
     # the cut polygon values, and each entry's among them
     listed = None if cut is None else (cut, _check_cut(objects, len(cut.per_value)))
     boxes = objects.boxes
@@ -712,17 +783,30 @@ def _segmentations(
     polygons of each object, of vertices of each polygon and the vertices in order
     (`_listed_polygons`, or `_cut_polygons` with ``cut``: the values cut out of the text and
     each entry's among them), the tables are cumulative counts."""
-    order = samples.order.tolist()
-    total = len(order)
+    total = len(samples.order)
     n = len(samples.counts)
-    segs = list(map(objects.segmentations.__getitem__, order))
-    kinds = list(map(type, segs))
-    if cut is None:
-        per_object, n_vertices, vertices = _listed_polygons(
-            ann, objects, samples, options, segs, kinds
+    # `ratio`: the vertices divided by their image's width and height (float32)
+    sizes_wh = np.stack([ann.widths, ann.heights], axis=1).astype(np.float32)
+    divisors = np.repeat(sizes_wh, samples.counts, axis=0) if options.ratio else None
+    if objects.scanned is not None:
+        per_object, n_vertices, vertices = _value_polygons(
+            objects.scanned.polygons, objects.scanned.value[samples.order], divisors
         )
+        rle_at, rle_segs = _scanned_rles(objects.scanned, samples) if options.rles else ([], [])
     else:
-        per_object, n_vertices, vertices = _cut_polygons(segs, kinds, cut[0], cut[1][samples.order])
+        order = samples.order.tolist()
+        segs = list(map(objects.segmentations.__getitem__, order))
+        kinds = list(map(type, segs))
+        if cut is None:
+            per_object, n_vertices, vertices = _listed_polygons(
+                ann, objects, samples, options, segs, kinds
+            )
+        else:
+            per_object, n_vertices, vertices = _cut_polygons(
+                segs, kinds, cut[0], cut[1][samples.order], divisors
+            )
+        rle_at = [j for j, k in enumerate(kinds) if k is dict] if options.rles else []
+        rle_segs = [segs[j] for j in rle_at]
 
     # cumulative counts over the objects (`order`) and over the polygons
     polygons_before = np.concatenate([[0], np.cumsum(per_object)])
@@ -739,8 +823,7 @@ def _segmentations(
     ann.polygons = np.stack(
         [np.repeat(object_in_sample, per_object), first, first + n_vertices], axis=1
     ).astype(np.int32)
-    if options.ratio and len(vertices):
-        sizes_wh = np.stack([ann.widths, ann.heights], axis=1).astype(np.float32)
+    if options.ratio and len(vertices) and cut is None and objects.scanned is None:
         vertices = vertices / np.repeat(sizes_wh, vert_cnt, axis=0)  # float32, as per sample
     ann.vertices = vertices
     ann.polygon_offset = poly_off
@@ -748,13 +831,15 @@ def _segmentations(
     ann.vertices_offset = vert_off
     ann.vertices_count = vert_cnt
     if options.rles:
-        rle_at = [j for j, k in enumerate(kinds) if k is dict]
-        for j in rle_at:
-            counts, size = _sample_rle(ann, objects, order[j], int(sample_of[j]), segs[j])
+        for j, seg in zip(rle_at, rle_segs):
+            a = int(samples.order[j])
+            counts, size = _sample_rle(ann, objects, a, int(sample_of[j]), seg)
             ann.rles.append(counts)
             ann.rle_sizes.append(size)
         ann.rle_objects = object_in_sample[rle_at].astype(np.int32)
-        rles_before = np.concatenate([[0], np.cumsum([k is dict for k in kinds], dtype=np.int64)])
+        is_rle = np.zeros(total, np.int64)
+        is_rle[rle_at] = 1
+        rles_before = np.concatenate([[0], np.cumsum(is_rle)])
         ann.mask_offsets = rles_before[starts]
         ann.mask_counts = rles_before[ends] - ann.mask_offsets
 
@@ -795,7 +880,11 @@ _CUT_TYPES = frozenset({int, dict, list, type(None)})
 
 
 def _cut_polygons(
-    segs: list[Any], kinds: list[type], cut: polygon_text.Polygons, value: np.ndarray
+    segs: list[Any],
+    kinds: list[type],
+    cut: polygon_text.Polygons,
+    value: np.ndarray,
+    divisors: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`_listed_polygons` for a document whose polygon values were cut out of its text: the
     objects' segmentations ``segs`` (their ``kinds``), their ``value`` in ``cut`` (-1 for
@@ -806,20 +895,67 @@ def _cut_polygons(
         raise _NotCut
     if (cut.sizes % 2).any():
         raise _NotCut
+    return _value_polygons(cut, value, divisors)
+
+
+def _value_polygons(
+    cut: polygon_text.Polygons, value: np.ndarray, divisors: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_listed_polygons` of objects whose polygons are values of ``cut`` (``value``: each
+    object's, -1 for none; every polygon of an even number of coordinates), the vertices
+    divided by ``divisors`` (float32 ``[x, y]`` per object) where given."""
     listed = value >= 0
     value = value[listed]
     polygons_before = np.concatenate([[0], np.cumsum(cut.per_value)])
     vertices_before = np.concatenate([[0], np.cumsum(cut.sizes // 2)])[polygons_before]
-    per_object = np.zeros(len(segs), np.int64)
+    per_object = np.zeros(len(listed), np.int64)
     per_object[listed] = cut.per_value[value]
     n_vertices = cut.sizes[_ranges(polygons_before[value], per_object[listed])] // 2
-    # float64 first, as each coordinate was a float, then float32 (DALI's rounding); the
-    # vertices of each value in order, gathered as pairs
-    pairs = cut.coords.astype(np.float32).view(np.uint64)
+    # float64 first, as each coordinate was a float, then float32 (DALI's rounding)
+    coords = cut.coords.astype(np.float32, copy=False)
+    first = vertices_before[value]
+    counts = vertices_before[value + 1] - first
+    kernels = annotations_text.jit_kernels()
+    by_value = None if kernels is None else _placed(cut, value, counts)
+    if kernels is not None and by_value is not None:
+        # each value's vertices written to their place, read in the text's order: the reads
+        # in the objects' order (the samples', by image) jumped about the whole table
+        scale = np.ones((len(cut.per_value), 2), np.float32)
+        if divisors is not None:
+            scale[value] = divisors[listed]
+        out = np.empty((int(counts.sum()), 2), np.float32)
+        kernels.place_vertices(
+            coords.reshape(-1, 2), vertices_before, by_value, scale, divisors is not None, out
+        )
+        return per_object, n_vertices, out
+    # the vertices of each value in order, gathered as pairs
+    pairs = coords.view(np.uint64)
     if not np.array_equal(value, np.arange(len(cut.per_value))):
-        first = vertices_before[value]
-        pairs = pairs[_ranges(first, vertices_before[value + 1] - first)]
-    return per_object, n_vertices, pairs.view(np.float32).reshape(-1, 2)
+        pairs = pairs[_ranges(first, counts)]
+    vertices = pairs.view(np.float32).reshape(-1, 2)
+    if divisors is not None and len(vertices):
+        vertices = vertices / np.repeat(divisors[listed], counts, axis=0)
+    return per_object, n_vertices, vertices
+
+
+def _placed(cut: polygon_text.Polygons, value: np.ndarray, counts: np.ndarray) -> np.ndarray | None:
+    """Where the vertices of each value of ``cut`` go among those of ``value`` (``counts``
+    each; -1 for a value not there), or None where a value is there twice (an image named
+    twice in ``images``)."""
+    at = np.full(len(cut.per_value), -1, np.int64)
+    at[value] = np.cumsum(counts) - counts
+    return at if np.count_nonzero(at >= 0) == len(value) else None
+
+
+def _scanned_rles(
+    scanned: annotations_text.Scanned, samples: _Samples
+) -> tuple[list[int], list[Any]]:
+    """The objects of ``samples.order`` segmented by an object (an RLE): their places in the
+    order and their segmentations."""
+    is_rle = np.zeros(len(scanned.value), bool)
+    is_rle[list(scanned.objects)] = True
+    at = np.flatnonzero(is_rle[samples.order]).tolist()
+    return at, [scanned.objects[a] for a in samples.order[at].tolist()]
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

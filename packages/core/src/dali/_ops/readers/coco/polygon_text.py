@@ -81,7 +81,8 @@ class Polygons:
     Attributes:
         per_value: int64 per value: its number of polygons.
         sizes: int64 per polygon: its number of coordinates.
-        coords: float64, every coordinate, in the text's order.
+        coords: float64 (float32 where `annotations_text` read them), every coordinate, in
+            the text's order.
     """
 
     per_value: np.ndarray
