@@ -33,6 +33,9 @@ from dali._ops.video._container import VideoError, VideoIndex
 
 __all__ = ["GpuDecoder", "import_nvc"]
 
+#: appended to a path in the operator's shared table: the file is decoded by FFmpeg
+_ON_CPU = "\x00on-cpu"
+
 _SESSION_LOCK = threading.Lock()
 
 
@@ -101,9 +104,10 @@ class GpuDecoder:
         h, w = self.index.height, self.index.width
         rows = h + (h + 1) // 2
         wanted = sorted({int(f) for f in frames})
+        on_cpu = self.index.path + _ON_CPU
         with cp.cuda.Device(self._device), self._stream:
             offset = self._offsets.get(self.index.path)
-            got = self._by_index(wanted)
+            got = None if on_cpu in self._offsets else self._by_index(wanted)
             if got is not None and offset is None:
                 # measured on frame 0, asked for on its own after the frames wanted (asked for
                 # before them, the next frames come back shifted by one with B-frames)
@@ -117,6 +121,7 @@ class GpuDecoder:
                     got = None
             buf = cp.empty((len(wanted), rows, w), cp.uint8)
             if got is None or offset is None:
+                self._give_up(on_cpu)
                 self._decode_on_cpu(wanted, buf)
             else:
                 if len(got) != len(wanted):
@@ -128,6 +133,7 @@ class GpuDecoder:
                 if stamps != [int(self.index.pts[f]) for f in wanted]:
                     # other frames than those asked for (PyNvVideoCodec's numbering of some
                     # streams is off by one after a seek): FFmpeg decodes them by timestamp
+                    self._give_up(on_cpu)
                     self._decode_on_cpu(wanted, buf)
                 else:
                     for k, frame in enumerate(got):
@@ -139,6 +145,12 @@ class GpuDecoder:
             self._stream.synchronize()  # synchronize!
         self._next = wanted[-1] + 1 if wanted else self._next
         return buf
+
+    def _give_up(self, on_cpu: str) -> None:
+        """NVDEC failed on this file: its frames are FFmpeg's from now on, for every decoder
+        of the operator (after such a failure PyNvVideoCodec also returned pictures under
+        other frames' timestamps, which no check here can see)."""
+        self._offsets[on_cpu] = 1
 
     def _by_index(self, wanted: list[int]) -> list[Any] | None:
         """The frames by number, or None where the decoder could not seek to them."""
