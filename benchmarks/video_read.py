@@ -16,8 +16,14 @@ reports frames per second:
   sequence from a random place, so each decoder seeks);
 * ``dali CPU readers.video + resize``: the same pipeline on the CPU (PyAV), ``--threads``
   (``--cpu-parallelism``: threads of this process or worker processes, see
-  ``Pipeline.cpu_workers``; decoding ahead needs the reader's cursor, so threads);
-* ``PyAV, 1 thread``: the peer most PyTorch video loaders use (``av`` decode to rgb24).
+  ``Pipeline.cpu_workers``; decoding ahead needs the reader's cursor, so threads); ``dali CPU
+  readers.video alone`` without the resize;
+* ``PyAV, 1 thread``: the peer most PyTorch video loaders use (``av`` decode to rgb24), as one
+  thread of work: FFmpeg's decoder and its rgb24 conversion (swscale) each with one thread, the
+  per-thread reference of the CPU reader (whose decoders run one thread each);
+* ``PyAV, FFmpeg's threads``: the same with PyAV's defaults, FFmpeg's threads as many as the
+  cores: slice threads in the decoder (they help only streams cut into slices, as ``write_clip``'s
+  are: libx264 writes a slice per encoding thread) and swscale's threads.
 
 The reader rows decode ``options.VIDEO_DECODE_AHEAD`` batches ahead; ``--ahead 0,2,4`` runs
 each of them at every depth listed (0: each batch decoded when it is read), a row per depth.
@@ -161,15 +167,20 @@ def dali_reader(
     return iters * args.batch_size * args.seq / seconds
 
 
-def pyav(clips: list[str], args: argparse.Namespace) -> float:
+def pyav(clips: list[str], args: argparse.Namespace, threads: int | None = 1) -> float:
+    """PyAV decoding every frame to rgb24; ``threads`` for FFmpeg (None: PyAV's defaults)."""
     import av
 
+    kwargs = {} if threads is None else {"threads": threads}
     t = time.perf_counter()
     n = 0
     for path in clips:
         with av.open(path) as c:
-            for frame in c.decode(video=0):
-                frame.to_ndarray(format="rgb24")
+            stream = c.streams.video[0]
+            if threads is not None:
+                stream.thread_count = threads
+            for frame in c.decode(stream):
+                frame.to_ndarray(format="rgb24", **kwargs)
                 n += 1
     return n / (time.perf_counter() - t)
 
@@ -226,7 +237,9 @@ def main() -> None:
             readers("gpu", "dali GPU readers.video + resize, shuffled", shuffle=True)
         if not args.skip_cpu:
             readers("cpu", "dali CPU readers.video + resize")
+            readers("cpu", "dali CPU readers.video alone", resize=False)
             rows.setdefault("PyAV, 1 thread", []).append(pyav(clips, args))
+            rows.setdefault("PyAV, FFmpeg's threads", []).append(pyav(clips, args, None))
     base_key = f"raw NVDEC, {args.threads} threads" if args.gpu else "PyAV, 1 thread"
     base = statistics.median(rows[base_key])
     table = [

@@ -47,6 +47,7 @@ __all__ = [
     "ROI_REMOTE_GAP_BYTES",
     "SOURCE_STAGE",
     "STAGE_WORKER_SHARE",
+    "VIDEO_CONVERT_BATCH",
     "VIDEO_DECODE_AHEAD",
     "WALK_HEADERS",
     "WORKER_EXTRA_DEPTH",
@@ -157,6 +158,11 @@ PARALLEL_DECODES = 3
 DEFAULT_HW_LOAD = 0.9
 
 # -- video (dali._ops.video) -------------------------------------------------------------------
+
+#: Decoded frames the CPU video decoder converts to RGB in one call of its compiled kernel,
+#: which gives the GIL up (`dali._ops.video._decode_cpu.CpuDecoder.decode_into`): a call per
+#: frame held the GIL ~16 us a frame, a call per 8 ~5 us. RESULTS.md "Video".
+VIDEO_CONVERT_BATCH = 8
 
 #: How many batches after the one being read the video readers decode ahead, on threads of
 #: their own (`dali._ops.video._ahead`; 0: none, each batch decoded when it is read): a batch

@@ -17,8 +17,8 @@ each sample's result (or error) delivered as its run reaches it (`VideoFrames._r
   file's consecutive samples (as on the GPU) instead of one sample per run: the next batches
   give the threads their work, and a run's decoder goes on where its last sample ended.
 
-* CPU: `_decode_cpu.CpuDecoder` (PyAV) converts each frame to RGB as it comes out
-  (`_color.i420_to_rgb`);
+* CPU: `_decode_cpu.CpuDecoder` (PyAV) decodes a sample's frames and converts them to RGB
+  in batches straight into the sample's array (`CpuDecoder.decode_into`);
 * GPU: `_decode_gpu.GpuDecoder` (NVDEC) returns NV12; the valid frames of the whole batch are
   converted by ONE kernel launch (`_color.nv12_batch_to_rgb`) when the batch's frames share a
   size (else one per size), and a batch of equal sequences without padding is the converted
@@ -429,21 +429,7 @@ class VideoFrames:
     def _decode_clip(self, decoder: CpuDecoder, clip: Clip, fill: np.ndarray) -> np.ndarray:
         index = clip.index
         out = np.empty((len(clip.frames), index.height, index.width, 3), np.uint8)
-        places: dict[int, list[int]] = {}
-        for k, f in enumerate(clip.frames.tolist()):
-            if f < 0:
-                out[k] = fill
-            else:
-                places.setdefault(f, []).append(k)
-        conversion = conversion_for(index, self._ycbcr)
-
-        def store(number: int, frame: Any) -> None:
-            first, *rest = places[number]
-            decoder.to_rgb(frame, conversion, out[first])
-            for k in rest:
-                out[k] = out[first]
-
-        decoder.decode(list(places), store)
+        decoder.decode_into(clip.frames, conversion_for(index, self._ycbcr), fill, out)
         return out
 
     # -- GPU --------------------------------------------------------------------------------
