@@ -356,9 +356,8 @@ class CudaContext:
         """Copy a filled staging buffer (`_stage`) to ``dst`` on the pipeline stream; the buffer
         goes back to the pool once the copy has completed.
 
-        The copy, its event and the event's query keep the GIL (`dali._exec.held`): each gave
-        it up before, and taking it back behind the other threads made them the GPU stage's
-        largest cost."""
+        The copy, its event and the event's query keep the GIL (`dali._exec.held`); the
+        events are reused once their copy has completed (creating one gives the GIL up too)."""
         import cupy
 
         stream = self.stream.ptr

@@ -7,9 +7,10 @@ The calls here return in microseconds and never block, so they keep the GIL inst
 
 * in a pipeline's GPU stage, the host-to-device copies of the kernels' tables from pinned
   memory, the events recorded after them and the queries of those events, and the kernel
-  launches (`dali._exec.device`, `dali._ops.gpu.kernels`): with the GIL given up by each of
-  them, the SSD pipeline's GPU stage spent most of its time waiting to take it back (the
-  numbers are in ``benchmarks/RESULTS.md``, "GIL-held CUDA calls");
+  launches (`dali._exec.device`, `dali._ops.gpu.kernels`): a stage thread that gives the GIL up
+  a few times per operator and batch may wait each time behind the threads running Python
+  (the SSD pipeline on an H200 with its CPU stage in worker processes ran at the same rate
+  either way: ``benchmarks/RESULTS.md``, "GIL-held CUDA calls");
 * in a worker process, the hand-off of an iteration's outputs: the device-to-device copy, the
   event record and a non-blocking ``send`` (with the GIL given up by each, the hand-off
   capped the pipeline at about three quarters of its in-process rate: ``benchmarks/
