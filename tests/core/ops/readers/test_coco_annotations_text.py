@@ -4,7 +4,6 @@ as parsing the whole text as JSON, and the numpy path where Numba is not install
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 import types
@@ -22,26 +21,9 @@ except ImportError:  # pragma: no cover
 else:
     LOADERS.append(pytest.param(orjson.loads, id="orjson"))
 
+from test_coco_polygon_text import _assert_same, _full  # the whole-text parse and bitwise check
+
 needs_numba = pytest.mark.skipif(not annotations_text.available(), reason="the scanner needs Numba")
-
-
-def _full(text, options):
-    with annotations._collector_paused():
-        return annotations._parse(annotations._load_json(text), options)
-
-
-def _assert_same(a, b):
-    for f in dataclasses.fields(a):
-        x, y = getattr(a, f.name), getattr(b, f.name)
-        if f.name == "rles":
-            assert len(x) == len(y)
-            for p, q in zip(x, y):
-                assert p.dtype == q.dtype and p.tobytes() == q.tobytes()
-        elif isinstance(x, np.ndarray):
-            assert x.dtype == y.dtype and x.shape == y.shape, f.name
-            assert x.tobytes() == y.tobytes(), f.name
-        else:
-            assert x == y, f.name
 
 
 def _same_outcome(text, options):
