@@ -11,7 +11,7 @@ import types
 import numpy as np
 import pytest
 from dali._ops.readers.coco import annotations, annotations_text, polygon_text
-from dali._ops.readers.coco.annotations import CocoError, CocoOptions, parse_coco
+from dali._ops.readers.coco.annotations import CocoOptions, parse_coco
 
 LOADERS = [pytest.param(json.loads, id="json")]
 try:
@@ -21,21 +21,9 @@ except ImportError:  # pragma: no cover
 else:
     LOADERS.append(pytest.param(orjson.loads, id="orjson"))
 
-from test_coco_polygon_text import _assert_same, _full  # the whole-text parse and bitwise check
+from test_coco_polygon_text import _assert_same, _full, _same_outcome  # the whole-text parse
 
 needs_numba = pytest.mark.skipif(not annotations_text.available(), reason="the scanner needs Numba")
-
-
-def _same_outcome(text, options):
-    """`parse_coco` gives the whole text's result, or raises its error."""
-    try:
-        expected = _full(text, options)
-    except CocoError as e:
-        with pytest.raises(CocoError) as got:
-            parse_coco(text, options)
-        assert str(got.value) == str(e)
-    else:
-        _assert_same(parse_coco(text, options), expected)
 
 
 @pytest.fixture

@@ -217,6 +217,18 @@ def _assert_same(a, b):
             assert x == y, f.name
 
 
+def _same_outcome(text, options):
+    """`parse_coco` gives the whole text's result, or raises its error."""
+    try:
+        expected = _full(text, options)
+    except CocoError as e:
+        with pytest.raises(CocoError) as got:
+            parse_coco(text, options)
+        assert str(got.value) == str(e)
+    else:
+        _assert_same(parse_coco(text, options), expected)
+
+
 def _document(seed, *, images=30, annotations=200):
     rng = random.Random(seed)
     imgs = [
@@ -348,15 +360,7 @@ def _with_segmentation(seg, *, extra=None):
 )
 @pytest.mark.parametrize("polygons", [False, True])
 def test_what_the_cut_cannot_read_is_the_whole_texts_parse(text, polygons):
-    opts = CocoOptions(polygons=polygons)
-    try:
-        expected = _full(text, opts)
-    except CocoError as e:
-        with pytest.raises(CocoError) as got:
-            parse_coco(text, opts)
-        assert str(got.value) == str(e)
-    else:
-        _assert_same(parse_coco(text, opts), expected)
+    _same_outcome(text, CocoOptions(polygons=polygons))
 
 
 @pytest.mark.usefixtures("path")
