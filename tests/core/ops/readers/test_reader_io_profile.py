@@ -120,10 +120,13 @@ def test_profile_reports_steps_and_stage_overlap():
         ("cpu", 0, "<stage>", 0.0, 1.0, 0.5, 1),
         ("gpu", 0, "<stage>", 0.5, 2.0, 1.5, 2),
         ("gpu", 0, "dec", 0.5, 1.5, 1.0, 2),
+        ("gpu", 1, "dec", 2.0, 2.002, 0.001, 2),
+        ("gpu", 2, "dec", 3.0, 3.004, 0.003, 2),
     ]
     prof.gil_waits += [0.001, 0.003]
     text = prof.report()
-    assert "[gpu] dec" in text and "1000.00 /  1000.00" in text
+    # the median is the steady run; the mean carries the long first one
+    assert "[gpu] dec" in text and "    4.00 /     3.00   mean   335.33   N=3" in text
     # the GPU stage was busy 1.5 s, 0.5 s of it while the CPU stage was busy too
     assert "overlap (CPU stage busy while the GPU stage is) 33%" in text
     assert "GIL probe: 2 waits, mean 2.000 ms" in text

@@ -2,9 +2,9 @@
 
 Every frame of each clip is asked for, a few at a time from the last frames backwards (each
 request a seek), and the frames that come back are the ones asked for (the number each frame
-shows). Where PyNvVideoCodec cannot seek (the last frames of an HEVC clip with B-frames), the
-decoder decodes those frames with FFmpeg and uploads them; forcing that path for every request
-gives the same bytes as NVDEC (decoding is exact).
+shows). A stream with leading frames (an open GOP: x265's default) is decoded by FFmpeg and
+uploaded; the others by NVDEC, and forcing the FFmpeg path for every request gives the same
+bytes as NVDEC (decoding is exact).
 """
 
 from __future__ import annotations
@@ -24,7 +24,12 @@ def clips(tmp_path_factory):
     return {
         "h264": write_clip(str(root / "a.mp4"), frames=50, width=160, height=144),
         "h264 gop 5": write_clip(str(root / "b.mp4"), frames=23, width=160, height=144, gop=5),
-        "hevc": write_clip(str(root / "c.mp4"), frames=31, width=160, height=144, codec="hevc"),
+        "hevc": write_clip(
+            str(root / "c.mp4"), frames=31, width=160, height=144, codec="hevc", open_gop=False
+        ),
+        "hevc open gop": write_clip(
+            str(root / "d.mp4"), frames=31, width=160, height=144, codec="hevc"
+        ),
     }
 
 
@@ -32,27 +37,33 @@ def _decode_all(path: str, *, on_cpu: bool) -> list[tuple[list[int], np.ndarray]
     cp = pytest.importorskip("cupy")
     pytest.importorskip("PyNvVideoCodec")
     from dali._ops.video._container import index_video
-    from dali._ops.video._decode_gpu import GpuDecoder
+    from dali._ops.video._decode_gpu import FileNotes, GpuDecoder
 
     index = index_video(path)
-    dec = GpuDecoder(index, 0, offsets={})
+    notes = FileNotes()
+    dec = GpuDecoder(index, 0, notes=notes)
     if on_cpu:  # as if no seek succeeded: every request decoded by FFmpeg
         dec._by_index = lambda wanted: None  # type: ignore[method-assign]
     n = index.num_frames
     out = []
-    for start in reversed(range(0, n, 4)):
-        frames = list(range(start, min(start + 4, n)))
+    # the leading frames alone (none outside an open GOP), then every frame a few at a time
+    requests = [[f] for f in index.leading_frames]
+    requests += [list(range(s, min(s + 4, n))) for s in reversed(range(0, n, 4))]
+    for frames in requests:
         nv12 = cp.asnumpy(dec.decode(frames))
         out.append((frames, nv12))
+    on_nvdec = dec._dec is not None and not notes.on_cpu
     dec.close()
-    return out
+    return out, on_nvdec
 
 
-@pytest.mark.parametrize("clip", ["h264", "h264 gop 5", "hevc"])
+@pytest.mark.parametrize("clip", ["h264", "h264 gop 5", "hevc", "hevc open gop"])
 def test_every_frame_by_number_on_nvdec_or_on_the_cpu(clips, clip):
     h = 144
-    nvdec = _decode_all(clips[clip], on_cpu=False)
-    on_cpu = _decode_all(clips[clip], on_cpu=True)
+    nvdec, on_nvdec = _decode_all(clips[clip], on_cpu=False)
+    # every frame came from NVDEC, except in an open GOP (FFmpeg's from the start)
+    assert on_nvdec == (clip != "hevc open gop")
+    on_cpu, _ = _decode_all(clips[clip], on_cpu=True)
     for (frames, a), (_, b) in zip(nvdec, on_cpu):
         assert [frame_number(y[:h, :, None]) for y in a] == frames
         np.testing.assert_array_equal(a, b)

@@ -3,9 +3,9 @@
 Set ``DALI_PROFILE=1`` before the pipeline is built. Every operator run is then recorded (the
 executor thread that ran it, its iteration, wall time and the thread's CPU time), and each
 executor thread's time spent waiting for work; `report` (printed to stderr when the pipeline
-closes) gives, per step and per stage, the mean milliseconds per iteration, and how much of the
-GPU stage's busy time the CPU stage was busy too (``overlap``: near 100 % when the two stages
-run side by side, near 0 % when they take turns).
+closes) gives, per step and per stage, the median and mean milliseconds per run, and how much
+of the GPU stage's busy time the CPU stage was busy too (``overlap``: near 100 % when the two
+stages run side by side, near 0 % when they take turns).
 
 ``DALI_PROFILE=gil`` also starts a probe thread that measures how long a Python thread waits
 for the GIL (it releases and re-takes the GIL every millisecond): a mean wait near zero means
@@ -174,17 +174,23 @@ class Profile:
         self._stop.set()
 
     def report(self) -> str:
-        """Mean ms per iteration of each step and stage, the stages' overlap and GIL waits."""
+        """Per step and stage, the median and mean ms per run, the stages' overlap and GIL
+        waits. The median is the steady state; the mean also carries the rare long runs (the
+        first, which opens decoders and loads compiled kernels; stalls)."""
         spans = list(self.spans)
-        lines = ["dali profile (ms per iteration: wall / thread CPU, over N iterations)"]
+        lines = [
+            "dali profile (ms per run: median wall / median thread CPU, mean wall, over N runs)"
+        ]
         by_name: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for stage, _, name, t0, t1, cpu, _ in spans:
             by_name.setdefault((stage, name), []).append((t1 - t0, cpu))
         for (stage, name), vals in sorted(by_name.items()):
-            n = len(vals)
-            wall = 1e3 * sum(v[0] for v in vals) / n
-            cpu = 1e3 * sum(v[1] for v in vals) / n
-            lines.append(f"  [{stage}] {name:<40} {wall:8.2f} / {cpu:8.2f}   N={n}")
+            walls = np.array([v[0] for v in vals]) * 1e3
+            cpus = np.array([v[1] for v in vals]) * 1e3
+            lines.append(
+                f"  [{stage}] {name:<40} {np.median(walls):8.2f} / {np.median(cpus):8.2f}"
+                f"   mean {walls.mean():8.2f}   N={len(vals)}"
+            )
         busy: dict[str, list[tuple[float, float]]] = {}
         for stage, _, name, t0, t1, _, _ in spans:
             if name == "<stage>":

@@ -66,6 +66,7 @@ def write_clip(
     bframes: bool = True,
     vfr: bool = False,
     motion: tuple[int, int] = (3, 1),
+    open_gop: bool = True,
 ) -> str:
     """Write a clip of ``frames`` numbered frames; returns ``path``.
 
@@ -76,6 +77,8 @@ def write_clip(
         gop: the key frame interval.
         bframes: allow B-frames (packets out of presentation order).
         vfr: variable frame rate: every third frame lasts 1.5 times as long.
+        open_gop: for "hevc", x265's default open groups of pictures (frames shown before a
+            key frame but stored after it, with B-frames); False closes each group.
     """
     import av
 
@@ -94,6 +97,7 @@ def write_clip(
             options["x265-params"] = (
                 f"keyint={gop}:min-keyint={gop}:bframes="
                 + ("2" if bframes else "0")
+                + ("" if open_gop else ":open-gop=0")
                 + ":log-level=error"
             )
         else:

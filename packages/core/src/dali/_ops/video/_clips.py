@@ -45,7 +45,7 @@ from dali._ops.video._ahead import DecodeAhead
 from dali._ops.video._color import nv12_batch_to_rgb
 from dali._ops.video._container import VideoError, VideoIndex
 from dali._ops.video._decode_cpu import CpuDecoder
-from dali._ops.video._decode_gpu import GpuDecoder
+from dali._ops.video._decode_gpu import FileNotes, GpuDecoder
 from dali._ops.video._pool import DecoderPool
 
 if TYPE_CHECKING:
@@ -233,8 +233,8 @@ class VideoFrames:
         self._threads = max(1, threads)
         self._cpu: DecoderPool[CpuDecoder] | None = None
         self._gpu: DecoderPool[GpuDecoder] | None = None
-        #: the NVDEC timestamp offset of each file (`_decode_gpu`), measured once per file
-        self._offsets: dict[str, int] = {}
+        #: what the GPU decoders learned of each file (`_decode_gpu.FileNotes`)
+        self._notes = FileNotes()
         self._ahead: DecodeAhead | None = None
         #: NV12 buffers read by conversions still queued on the pipeline's stream, each batch's
         #: with an event recorded after them: a buffer comes from its decoder's stream, where
@@ -438,7 +438,7 @@ class VideoFrames:
             from dali._ops.video._container import index_video
 
             self._gpu = DecoderPool(
-                lambda path: GpuDecoder(index_video(path), device_id, offsets=self._offsets),
+                lambda path: GpuDecoder(index_video(path), device_id, notes=self._notes),
                 lambda d: d.position,
                 lambda d: d.close(),
                 per_file=self._threads,
@@ -448,7 +448,8 @@ class VideoFrames:
     def _use_gpu(self, device_id: int) -> Use:
         def use(clip: Clip, work: Callable[[Any], None]) -> None:
             if clip.data is not None:
-                _once(GpuDecoder(clip.index, device_id, clip.data, offsets={}), work)
+                # an in-memory video: its own notes (another sample may carry the same name)
+                _once(GpuDecoder(clip.index, device_id, clip.data, notes=FileNotes()), work)
             else:
                 self._gpu_pool(device_id).use(clip.index.path, _first(clip), work)
 

@@ -10,6 +10,9 @@ milliseconds for a minute of video):
   packets, so packet order is not frame order);
 * the key frames are known by frame number, so that a decoder seeks to the last key frame at or
   before the first wanted frame and decodes forward to it (frame-exact seeking);
+* the leading frames: frames shown before a key frame but stored (and decoded) after it, in an
+  "open GOP" (x265's default, for one); decoding forward from the key frame before them still
+  reaches them, but PyNvVideoCodec's frame access does not (`_decode_gpu`);
 * the frame rate (``avg_frame_rate``), the time base and whether the timestamps are evenly
   spaced (a constant frame rate: the legacy ``readers.video`` refuses other files unless
   ``skip_vfr_check``), the size, codec and colour range.
@@ -92,6 +95,9 @@ class VideoIndex:
     #: full-range ("JPEG") YUV rather than BT.601 limited range
     full_range: bool
     stream_index: int
+    #: frame numbers of the leading frames (shown before a key frame, decoded after it),
+    #: increasing; empty in a stream of closed groups of pictures
+    leading_frames: tuple[int, ...] = ()
 
     @property
     def num_frames(self) -> int:
@@ -170,8 +176,8 @@ def _index(container: Any, path: str) -> VideoIndex:
         raise UnsupportedCodec(
             f"unsupported video codec '{codec}' in '{path}' (supported: {', '.join(CODECS)})"
         )
-    pts_list: list[int] = []
-    key_pts: list[int] = []
+    pts_list: list[int] = []  # in packet (decoding) order
+    key_flags: list[bool] = []
     for packet in container.demux(stream):
         if packet.size == 0:  # the flush packet at the end
             continue
@@ -179,14 +185,20 @@ def _index(container: Any, path: str) -> VideoIndex:
         if t is None:
             t = pts_list[-1] + 1 if pts_list else 0
         pts_list.append(int(t))
-        if packet.is_keyframe:
-            key_pts.append(int(t))
+        key_flags.append(bool(packet.is_keyframe))
     if not pts_list:
         raise VideoError(f"no video frames in '{path}'")
     pts = np.unique(np.asarray(pts_list, np.int64))
     if len(pts) != len(pts_list):
         raise VideoError(f"corrupt video file '{path}': repeated frame timestamps")
-    keys = tuple(sorted(int(np.searchsorted(pts, t)) for t in key_pts)) or (0,)
+    in_packet_order = np.searchsorted(pts, np.asarray(pts_list, np.int64))
+    is_key = np.asarray(key_flags, bool)
+    keys = tuple(int(f) for f in np.sort(in_packet_order[is_key])) or (0,)
+    # a leading frame: a packet after a key frame's packet that is shown before it
+    last_key = np.maximum.accumulate(np.where(is_key, in_packet_order, -1))
+    leading = tuple(
+        int(f) for f in np.sort(in_packet_order[~is_key & (in_packet_order < last_key)])
+    )
     if keys[0] != 0:
         # the first frames depend on nothing before them in a file that starts on a non-key
         # packet only when the stream is broken; decoding must still start at the beginning
@@ -207,4 +219,5 @@ def _index(container: Any, path: str) -> VideoIndex:
         constant_rate=constant,
         full_range=bool(full),
         stream_index=int(stream.index),
+        leading_frames=leading,
     )

@@ -146,7 +146,7 @@ class CpuDecoder:
             held.clear()
 
         def take(number: int, frame: Any) -> None:
-            frame = self._i420(frame)
+            frame = self.as_i420(frame)
             table[len(held)] = _plane_table_row(frame, self.index.path)
             held.append(frame)
             if len(held) == len(table):
@@ -162,7 +162,7 @@ class CpuDecoder:
 
     def to_rgb(self, frame: Any, conversion: str, out: np.ndarray) -> None:
         """Convert a decoded frame into ``out`` (HWC uint8, `_color.CONVERSIONS`)."""
-        frame = self._i420(frame)
+        frame = self.as_i420(frame)
         table = np.array([_plane_table_row(frame, self.index.path)], np.int64)
         if out.flags.c_contiguous:
             i420_frames_to_rgb(table, conversion, out[None])
@@ -171,7 +171,7 @@ class CpuDecoder:
             i420_frames_to_rgb(table, conversion, rgb)
             out[...] = rgb[0]
 
-    def _i420(self, frame: Any) -> Any:
+    def as_i420(self, frame: Any) -> Any:
         """``frame`` as 8-bit 4:2:0 of the index's size (FFmpeg converts other formats, and
         scales a frame of a stream whose size changed: the conversion reads the index's size)."""
         name = frame.format.name

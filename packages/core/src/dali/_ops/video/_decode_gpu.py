@@ -6,10 +6,16 @@ batch of them into RGB in one launch, with the CPU backend's arithmetic. PyNvVid
 and decodes forward in hardware; each returned frame's timestamp (less the decoder's constant
 offset, measured on frame 0: PyNvVideoCodec ignores MP4 edit lists) is checked against the file's
 index (`_container.VideoIndex`, the same numbering as the CPU backend), so a sequence is the
-same frames on both backends or an error, never silently other frames. Frames that
-PyNvVideoCodec cannot reach (it refuses to seek to the last frames of some streams) are decoded
-by FFmpeg instead and copied to the device (`GpuDecoder._decode_on_cpu`): decoding is exact, so
-the bytes are NVDEC's.
+same frames on both backends or an error, never silently other frames.
+
+Some files are decoded by FFmpeg instead, and the frames copied to the device as NV12
+(`GpuDecoder._decode_on_cpu`; decoding is exact, so the bytes are NVDEC's):
+* a stream with leading frames (an "open GOP": frames shown before a key frame but stored after
+  it, x265's default), from the start: PyNvVideoCodec 2.2's frame access returns the key
+  frame's picture under a leading frame's timestamp, which no check can see, and cannot reach
+  the leading frames of the last key frame at all;
+* a file where PyNvVideoCodec could not seek to a frame, or returned other frames than those
+  asked for, from then on (for every decoder of the operator).
 
 The decoder works on its own CUDA stream (a non-blocking CuPy stream given to the session):
 `decode` copies the frames out of the decoder's surfaces into one buffer on that stream and
@@ -31,10 +37,7 @@ import numpy as np
 
 from dali._ops.video._container import VideoError, VideoIndex
 
-__all__ = ["GpuDecoder", "import_nvc"]
-
-#: appended to a path in the operator's shared table: the file is decoded by FFmpeg
-_ON_CPU = "\x00on-cpu"
+__all__ = ["FileNotes", "GpuDecoder", "import_nvc"]
 
 _SESSION_LOCK = threading.Lock()
 
@@ -51,6 +54,17 @@ def import_nvc() -> Any:
     return nvc
 
 
+class FileNotes:
+    """What the GPU decoders of one operator learned of its files, shared by them: each file's
+    timestamp offset, and the files FFmpeg decodes from now on (keyed by path)."""
+
+    def __init__(self) -> None:
+        #: the decoder's timestamps minus the index's (PyNvVideoCodec ignores MP4 edit lists,
+        #: so its timestamps of a B-frame stream are shifted by the first decode delay)
+        self.offsets: dict[str, int] = {}
+        self.on_cpu: set[str] = set()
+
+
 class GpuDecoder:
     """Decodes frames of one video by number on GPU ``device_id``; NV12 out."""
 
@@ -60,7 +74,7 @@ class GpuDecoder:
         device_id: int,
         data: bytes | None = None,
         *,
-        offsets: dict[str, int],
+        notes: FileNotes,
     ) -> None:
         import cupy as cp
 
@@ -69,11 +83,10 @@ class GpuDecoder:
         with cp.cuda.Device(device_id):
             self._stream = cp.cuda.Stream(non_blocking=True)
         self._source: Any = data if data is not None else index.path
-        self._dec = self._open()
+        # FFmpeg decodes a stream with leading frames (see the module's docstring)
+        self._dec: Any = None if index.leading_frames else self._open()
         self._next = -1
-        #: the decoder's timestamps minus the index's (PyNvVideoCodec ignores MP4 edit lists,
-        #: so its timestamps of a B-frame stream are shifted by the first decode delay)
-        self._offsets = offsets  # shared by the decoders of one operator, keyed by path
+        self._notes = notes  # shared by the decoders of one operator
 
     def _open(self) -> Any:
         nvc = import_nvc()
@@ -104,10 +117,11 @@ class GpuDecoder:
         h, w = self.index.height, self.index.width
         rows = h + (h + 1) // 2
         wanted = sorted({int(f) for f in frames})
-        on_cpu = self.index.path + _ON_CPU
+        path = self.index.path
         with cp.cuda.Device(self._device), self._stream:
-            offset = self._offsets.get(self.index.path)
-            got = None if on_cpu in self._offsets else self._by_index(wanted)
+            offset = self._notes.offsets.get(path)
+            nvdec = self._dec is not None and path not in self._notes.on_cpu
+            got = self._by_index(wanted) if nvdec else None
             if got is not None and offset is None:
                 # measured on frame 0, asked for on its own after the frames wanted (asked for
                 # before them, the next frames come back shifted by one with B-frames)
@@ -116,12 +130,13 @@ class GpuDecoder:
                     got = self._by_index(wanted)
                 if zero is not None and got is not None:
                     offset = int(zero[0].getPTS()) - int(self.index.pts[0])
-                    self._offsets[self.index.path] = offset
+                    self._notes.offsets[path] = offset
                 else:
                     got = None
             buf = cp.empty((len(wanted), rows, w), cp.uint8)
             if got is None or offset is None:
-                self._give_up(on_cpu)
+                if nvdec:
+                    self._give_up()
                 self._decode_on_cpu(wanted, buf)
             else:
                 if len(got) != len(wanted):
@@ -133,7 +148,7 @@ class GpuDecoder:
                 if stamps != [int(self.index.pts[f]) for f in wanted]:
                     # other frames than those asked for (PyNvVideoCodec's numbering of some
                     # streams is off by one after a seek): FFmpeg decodes them by timestamp
-                    self._give_up(on_cpu)
+                    self._give_up()
                     self._decode_on_cpu(wanted, buf)
                 else:
                     for k, frame in enumerate(got):
@@ -146,11 +161,11 @@ class GpuDecoder:
         self._next = wanted[-1] + 1 if wanted else self._next
         return buf
 
-    def _give_up(self, on_cpu: str) -> None:
+    def _give_up(self) -> None:
         """NVDEC failed on this file: its frames are FFmpeg's from now on, for every decoder
         of the operator (after such a failure PyNvVideoCodec also returned pictures under
         other frames' timestamps, which no check here can see)."""
-        self._offsets[on_cpu] = 1
+        self._notes.on_cpu.add(self.index.path)
 
     def _by_index(self, wanted: list[int]) -> list[Any] | None:
         """The frames by number, or None where the decoder could not seek to them."""
@@ -164,11 +179,9 @@ class GpuDecoder:
     def _decode_on_cpu(self, wanted: list[int], buf: Any) -> None:
         """Decode ``wanted`` with FFmpeg (`_decode_cpu.CpuDecoder`) into ``buf`` as NV12.
 
-        PyNvVideoCodec 2.2 cannot reach the last frames of some streams at all (an HEVC clip
-        with B-frames: "End of stream reached while seeking", by index or decoding forward), and
-        after a seek in such a stream it may return the frame after the one asked for.
-        Decoding is exact, so FFmpeg's planes are the bytes NVDEC gives; they are interleaved
-        into NV12 and copied to the device.
+        Decoding is exact, so FFmpeg's planes are the bytes NVDEC gives; each frame is put in
+        8-bit 4:2:0 of the index's size by the CPU backend's rule, interleaved into NV12 and
+        copied to the device.
         """
         import cupy as cp
 
@@ -178,18 +191,17 @@ class GpuDecoder:
         ch = (h + 1) // 2
         host = np.empty((len(wanted), h + ch, w), np.uint8)
         slot = {f: k for k, f in enumerate(wanted)}
+        data = self._source if isinstance(self._source, bytes) else None
+        dec = CpuDecoder(self.index, data)
 
         def take(number: int, frame: Any) -> None:
-            if frame.format.name not in ("yuv420p", "yuvj420p"):
-                frame = frame.reformat(format="yuv420p")
+            frame = dec.as_i420(frame)
             out = host[slot[number]]
             out[:h] = _plane(frame.planes[0], h, w)
             uv = out[h:]
             uv[:, 0::2] = _plane(frame.planes[1], ch, (w + 1) // 2)
             uv[:, 1::2] = _plane(frame.planes[2], ch, w // 2)
 
-        data = self._source if isinstance(self._source, bytes) else None
-        dec = CpuDecoder(self.index, data)
         try:
             dec.decode(wanted, take)
         finally:
