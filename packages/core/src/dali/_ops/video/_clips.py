@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from dali._exec.host_buffers import RecycledArrays
 from dali._exec.workspace import SampleFailure
 from dali._ops.video._ahead import DecodeAhead
 from dali._ops.video._color import nv12_batch_to_rgb
@@ -233,6 +234,9 @@ class VideoFrames:
         self._threads = max(1, threads)
         self._cpu: DecoderPool[CpuDecoder] | None = None
         self._gpu: DecoderPool[GpuDecoder] | None = None
+        #: the CPU samples' memory, reused once the user drops a batch (a 720p sequence is
+        #: tens of MB: fresh memory faults on every page, `dali._exec.host_buffers`)
+        self._host = RecycledArrays()
         #: what the GPU decoders learned of each file (`_decode_gpu.FileNotes`)
         self._notes = FileNotes()
         self._ahead: DecodeAhead | None = None
@@ -248,6 +252,7 @@ class VideoFrames:
             if pool is not None:
                 pool.close()
         self._reading.clear()
+        self._host.clear()
 
     def read_cpu(
         self,
@@ -428,7 +433,7 @@ class VideoFrames:
 
     def _decode_clip(self, decoder: CpuDecoder, clip: Clip, fill: np.ndarray) -> np.ndarray:
         index = clip.index
-        out = np.empty((len(clip.frames), index.height, index.width, 3), np.uint8)
+        out = self._host.empty((len(clip.frames), index.height, index.width, 3), np.uint8)
         decoder.decode_into(clip.frames, conversion_for(index, self._ycbcr), fill, out)
         return out
 
