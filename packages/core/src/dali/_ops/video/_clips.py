@@ -141,9 +141,12 @@ def plan_runs(
     decoder seek and decode a half GOP again: on NVDEC, 8 decoders dealt consecutive 16-frame
     sequences in turn read 355 frames/s, one decoder reading them in order 748
     (``benchmarks/RESULTS.md`` "Video"). A file's segments are then grouped into up to
-    ``threads // files`` runs. On the CPU (``keep_consecutive=False``) the colour conversion
-    costs more than the decoding (7 against 1.5 ms a 720p frame): every sample may be its own
-    run, converted in parallel. In-memory videos count as files (one per bytes object).
+    ``threads // files`` runs. On the CPU without decoding ahead (``keep_consecutive=False``)
+    every sample may be its own run, decoded and converted in parallel: that was chosen when the
+    colour conversion cost more than the decoding (7 against 1.5 ms a 720p frame); it now costs
+    0.55-0.7 ms, and the two plans were not compared again on many cores (decoding ahead, the
+    default, keeps consecutive samples on the CPU too). In-memory videos count as files (one
+    per bytes object).
 
     Example (key frames every 10 frames; samples of 4 frames):
         >>> from types import SimpleNamespace as N
