@@ -647,6 +647,38 @@ def test_databases_reopen_in_another_process_and_after_close(dbs):
         Databases(["/nonexistent/db"]).list_records()
 
 
+def test_a_database_finalised_while_another_opens_does_not_deadlock(dbs, tmp_path, monkeypatch):
+    # a garbage collection inside py-lmdb's open may finalise a `Databases` (its `close`
+    # releases an environment) in the thread that holds the table: it hung the test suite
+    import threading
+
+    from dali._ops.readers.lmdb import database
+
+    write_lmdb(tmp_path, {"k": encode_datum(data=b"x", label=1)})
+    dying = Databases([dbs[0]])
+    dying.list_records()
+    lmdb = database._lmdb()
+    real_open = lmdb.open
+
+    def open_and_collect(*args, **kwargs):
+        dying.__del__()  # what the collector runs
+        return real_open(*args, **kwargs)
+
+    def users(path):  # the readers holding a database's environment
+        entry = database._ENVIRONMENTS._open.get(os.path.realpath(path))
+        return 0 if entry is None else entry[1]
+
+    before = users(dbs[0])
+    monkeypatch.setattr(lmdb, "open", open_and_collect)
+    fresh = Databases([str(tmp_path)])  # (not open in this process: py-lmdb's open runs)
+    done = threading.Thread(target=fresh.list_records, daemon=True)
+    done.start()
+    done.join(60)  # a deadlock never ends; the open itself takes milliseconds
+    assert not done.is_alive()
+    assert users(dbs[0]) == before - 1 and users(tmp_path) == 1
+    fresh.close()
+
+
 def test_another_environment_of_the_process_is_named(tmp_path):
     import lmdb
 

@@ -69,7 +69,9 @@ class _Environments:
     """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        # re-entrant: a garbage collection inside `acquire` (py-lmdb allocates while opening)
+        # may finalise another `Databases`, whose `close` releases here, in the same thread
+        self._lock = threading.RLock()
         self._open: dict[str, list[Any]] = {}  # real path -> [environment, users]
         self._pid = os.getpid()
 
@@ -109,7 +111,7 @@ class _Environments:
     def release(self, env: Any) -> None:
         """Let go of an environment `acquire` gave; the last user's release closes it."""
         with self._lock:
-            for real, entry in self._open.items():
+            for real, entry in list(self._open.items()):  # (a release may re-enter: above)
                 if entry[0] is env:
                     entry[1] -= 1
                     if entry[1] == 0:
