@@ -43,18 +43,29 @@ class Context:
 
     @staticmethod
     def generate(root: str | Path) -> None:
-        """Write the image tree, the edge cases and 8 ImageNet-like photos under ``root``."""
+        """Write the image tree, the edge cases and 8 ImageNet-like photos under ``root`` (the
+        `GENERATORS` folders are written when a case first asks for them: `folder`)."""
         from dali._testing import images
 
         images.make_image_tree(Path(root) / "tree")
         images.make_edge_cases(Path(root) / "edge")
         images.make_imagenet_like(Path(root) / "photos", n=8, processes=1)
-        for name, make in GENERATORS.items():
-            make(Path(root) / name)
 
     def folder(self, name: str) -> str:
-        """The folder a `GENERATORS` entry wrote its files into."""
-        return str(self.root / name)
+        """The folder of the `GENERATORS` entry ``name``, written by the first process that
+        asks for it (this runner's or real DALI's, under a file lock: the other waits), so a
+        run of a few cases writes only their files and needs only their modules."""
+        import fcntl
+
+        folder = self.root / name
+        done = self.root / f".{name}.done"
+        if not done.exists():
+            with open(self.root / f".{name}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if not done.exists():
+                    GENERATORS[name](folder)
+                    done.touch()
+        return str(folder)
 
     def tree_image(self, i: int) -> np.ndarray:
         """Image ``i`` of the tree decoded by Pillow (RGB, uint8 HWC)."""
@@ -268,7 +279,7 @@ def op(
 CASES: list[Case] = []
 
 #: Input files beyond the images, by folder name: ``make(folder)`` writes them (deterministic)
-#: before any case runs; a case reaches them through ``Value(lambda c: c.folder(name))``.
+#: when a case first reaches them through ``Value(lambda c: c.folder(name))``.
 GENERATORS: dict[str, Callable[[Path], None]] = {}
 
 
