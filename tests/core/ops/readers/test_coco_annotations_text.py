@@ -13,15 +13,8 @@ import pytest
 from dali._ops.readers.coco import annotations, annotations_text, polygon_text
 from dali._ops.readers.coco.annotations import CocoOptions, parse_coco
 
-LOADERS = [pytest.param(json.loads, id="json")]
-try:
-    import orjson
-except ImportError:  # pragma: no cover
-    pass
-else:
-    LOADERS.append(pytest.param(orjson.loads, id="orjson"))
-
-from test_coco_polygon_text import _assert_same, _full, _same_outcome  # the whole-text parse
+# the whole-text parse, and the JSON loaders it is run with
+from test_coco_polygon_text import LOADERS, _assert_same, _full, _same_outcome
 
 needs_numba = pytest.mark.skipif(not annotations_text.available(), reason="the scanner needs Numba")
 
