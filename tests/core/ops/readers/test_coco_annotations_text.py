@@ -13,8 +13,8 @@ import pytest
 from dali._ops.readers.coco import annotations, annotations_text, polygon_text
 from dali._ops.readers.coco.annotations import CocoOptions, parse_coco
 
-# the whole-text parse, and the JSON loaders it is run with
-from test_coco_polygon_text import LOADERS, _assert_same, _full, _same_outcome
+# the whole-text parse, the JSON loaders and the reader options it is run with
+from test_coco_polygon_text import _OPTIONS, LOADERS, _assert_same, _full, _same_outcome
 
 needs_numba = pytest.mark.skipif(not annotations_text.available(), reason="the scanner needs Numba")
 
@@ -370,16 +370,6 @@ def _document(seed, annotations=300):
         )
     cats = [{"id": c, "name": f"c{c}"} for c in rng.sample(range(1, 13), 10)]
     return {"info": {}, "images": images, "annotations": anns, "categories": cats}
-
-
-_OPTIONS = [
-    {},
-    {"polygons": True},
-    {"polygons": True, "ratio": True, "skip_empty": True},
-    {"polygons": True, "ltrb": True, "include_iscrowd": False},
-    {"polygons": True, "rles": True, "ratio": True},
-    {"polygons": True, "size_threshold": 20.0, "avoid_class_remapping": True},
-]
 
 
 @needs_numba
