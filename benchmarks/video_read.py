@@ -25,8 +25,10 @@ reports frames per second:
   cores: slice threads in the decoder (they help only streams cut into slices, as ``write_clip``'s
   are: libx264 writes a slice per encoding thread) and swscale's threads.
 
-The reader rows decode ``options.VIDEO_DECODE_AHEAD`` batches ahead; ``--ahead 0,2,4`` runs
-each of them at every depth listed (0: each batch decoded when it is read), a row per depth.
+The reader rows decode ahead at least ``options.VIDEO_DECODE_AHEAD`` batches, more until the
+batches ahead give each thread ``options.VIDEO_DECODE_AHEAD_RUNS`` runs; ``--ahead 0,2,4`` runs
+each of them at every depth listed (0: each batch decoded when it is read), ``--ahead-runs
+0,2,4`` at every number of runs a thread listed (0: the depth alone), a row per pair.
 ``--epochs`` reads that many epochs per measurement (the first batch, which opens the
 decoders and compiles the kernels, is not timed).
 
@@ -202,6 +204,11 @@ def main() -> None:
         help="comma-separated depths of decoding ahead (options.VIDEO_DECODE_AHEAD)",
     )
     ap.add_argument(
+        "--ahead-runs",
+        default=str(options.VIDEO_DECODE_AHEAD_RUNS),
+        help="comma-separated runs a thread of the window ahead (options.VIDEO_DECODE_AHEAD_RUNS)",
+    )
+    ap.add_argument(
         "--cpu-parallelism", default="threads", choices=("auto", "threads", "processes")
     )
     ap.add_argument("--clip-dir", help="keep the clips there, and reuse them in later runs")
@@ -214,13 +221,13 @@ def main() -> None:
         f"{args.clips} clips of {args.frames} frames {args.width}x{args.height} H.264 "
         f"written in {time.perf_counter() - t:.1f} s"
     )
-    depths = [int(d) for d in args.ahead.split(",")]
+    windows = [(int(d), int(r)) for d in args.ahead.split(",") for r in args.ahead_runs.split(",")]
     rows: dict[str, list[float]] = {}
 
     def readers(device: str, label: str, **kw: Any) -> None:
-        for depth in depths:
-            options.VIDEO_DECODE_AHEAD = depth
-            name = label if len(depths) == 1 else f"{label}, ahead {depth}"
+        for depth, runs in windows:
+            options.VIDEO_DECODE_AHEAD, options.VIDEO_DECODE_AHEAD_RUNS = depth, runs
+            name = label if len(windows) == 1 else f"{label}, ahead {depth}/{runs} runs"
             rows.setdefault(name, []).append(dali_reader(clips, args, device, **kw))
 
     for _ in range(args.repeats):

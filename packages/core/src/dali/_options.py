@@ -49,6 +49,8 @@ __all__ = [
     "STAGE_WORKER_SHARE",
     "VIDEO_CONVERT_BATCH",
     "VIDEO_DECODE_AHEAD",
+    "VIDEO_DECODE_AHEAD_BYTES",
+    "VIDEO_DECODE_AHEAD_RUNS",
     "WALK_HEADERS",
     "WORKER_EXTRA_DEPTH",
     "WORKER_PROCESS_PIPELINES",
@@ -164,13 +166,22 @@ DEFAULT_HW_LOAD = 0.9
 #: frame held the GIL ~16 us a frame, a call per 8 ~5 us. RESULTS.md "Video".
 VIDEO_CONVERT_BATCH = 8
 
-#: How many batches after the one being read the video readers decode ahead, on threads of
-#: their own (`dali._ops.video._ahead`; 0: none, each batch decoded when it is read): a batch
-#: of consecutive sequences comes from one or two files, whose frames decode in order, so only
-#: the next batches' files keep the other decoders busy. Memory: each batch ahead holds its
-#: decoded frames, on the CPU as RGB (a batch of 8 sequences of 16 720p frames: 354 MB), on
+#: The fewest batches after the one being read that the video readers decode ahead, on threads
+#: of their own (`dali._ops.video._ahead`; 0: none, each batch decoded when it is read): a
+#: batch of consecutive sequences comes from one or two files, whose frames decode in order,
+#: so only the next batches' files keep the other decoders busy. Memory: each batch ahead holds
+#: its decoded frames, on the CPU as RGB (a batch of 8 sequences of 16 720p frames: 354 MB), on
 #: the GPU as NV12 (half that, in the pipeline's device memory pool). RESULTS.md "Video".
 VIDEO_DECODE_AHEAD = 2
+
+#: Past ``VIDEO_DECODE_AHEAD`` batches, the window ahead grows batch by batch until its runs
+#: (a decoder's stretch of one file) give each decoding thread this many
+#: (`dali._ops.video._clips.window_ahead`): a batch of consecutive sequences is a few runs, so
+#: a window counted in batches leaves most threads of a many-core host idle.
+VIDEO_DECODE_AHEAD_RUNS = 2
+
+#: ... and while the decoded frames of the batches ahead stay within this many bytes.
+VIDEO_DECODE_AHEAD_BYTES = 2 << 30
 
 # -- image kernels (dali._ops.image) -----------------------------------------------------------
 

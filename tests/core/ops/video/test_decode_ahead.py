@@ -104,8 +104,10 @@ def _read_with_restore(device, files, *, shuffle, legacy, batches=14, saved_at=4
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_decoding_ahead_gives_the_same_batches(device, legacy, shuffle, clips, monkeypatch):
     runs = {}
-    for depth in (0, 1, 3):
-        monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD", depth)
+    # (fewest batches ahead, runs a thread): "wide" grows the window to 16 runs a thread
+    for depth, per_thread in ((0, 2), (1, 0), (3, 0), ("wide", 16)):
+        monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD", 1 if depth == "wide" else depth)
+        monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD_RUNS", per_thread)
         runs[depth] = _read_with_restore(device, clips, shuffle=shuffle, legacy=legacy)
     out, again = runs[0]
     # the reference: what was saved comes back after the restore, every frame the one named
@@ -116,7 +118,7 @@ def test_decoding_ahead_gives_the_same_batches(device, legacy, shuffle, clips, m
         for b in out:
             for video, nums in b:
                 assert [frame_number(f) for f in video] == nums.tolist()
-    for depth in (1, 3):
+    for depth in (1, 3, "wide"):
         for name, got, want in (
             ("epochs", runs[depth][0], out),
             ("restored", runs[depth][1], again),
@@ -220,7 +222,94 @@ def test_worker_processes_decode_each_batch_on_its_own(clips, monkeypatch):
     p.close()
 
 
-# -- DecodeAhead and VideoFrames' runs, alone ---------------------------------------------------
+# -- DecodeAhead, the window and VideoFrames' runs, alone -----------------------------------------
+
+
+def _batches(runs_each, frames=4, size=(8, 10)):
+    """An endless reader's next batches: batch ``k`` holds ``runs_each[k % len]`` files of one
+    sample each (one run each), ``frames`` frames of ``size`` (WxH)."""
+    k = 0
+    while True:
+        n = runs_each[k % len(runs_each)]
+        clips = []
+        for f in range(n):
+            index = type(
+                "I",
+                (),
+                {
+                    "path": f"{k}-{f}.mp4",
+                    "width": size[0],
+                    "height": size[1],
+                    "key_frame_before": staticmethod(lambda frame: 0),
+                },
+            )()
+            clips.append(Clip(index, np.arange(frames)))
+        yield [(k, f) for f in range(n)], clips
+        k += 1
+
+
+def _rgb(index):
+    return 3.0 * index.width * index.height
+
+
+@pytest.mark.parametrize(
+    ("threads", "runs_each", "least", "per_thread", "want"),
+    [
+        (8, [1], 2, 2, 16),  # a run a batch: 16 batches give 8 threads 2 runs each
+        (8, [4], 2, 2, 4),  # four runs a batch: four batches
+        (8, [4], 2, 1, 2),  # never fewer than the fewest batches
+        (2, [3, 1], 1, 2, 2),  # 3 + 1 runs
+        (4, [1], 0, 2, 0),  # 0: nothing decoded ahead, whatever the runs
+    ],
+)
+def test_the_window_grows_until_each_thread_has_its_runs(
+    threads, runs_each, least, per_thread, want, monkeypatch
+):
+    from dali._ops.video._clips import window_ahead
+
+    monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD", least)
+    monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD_RUNS", per_thread)
+    taken = window_ahead(_batches(runs_each), threads, _rgb)
+    assert [keys[0][0] for keys, _ in taken] == list(range(want))  # the next ones, in order
+
+
+def test_the_window_stays_within_its_bytes(monkeypatch):
+    from dali._ops.video._clips import window_ahead
+
+    # a batch of one run: 4 frames of 8x10 RGB = 960 bytes
+    monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD", 2)
+    monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD_RUNS", 100)
+    monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD_BYTES", 5 * 960 + 959)
+    assert len(window_ahead(_batches([1]), 4, _rgb)) == 5
+    # NV12 frames are half the bytes: twice the batches
+    assert len(window_ahead(_batches([1]), 4, lambda i: _rgb(i) / 2)) == 11
+    # the fewest batches are taken even past the bytes
+    monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD_BYTES", 0)
+    assert len(window_ahead(_batches([1]), 4, _rgb)) == 2
+
+
+def test_a_reader_decodes_ahead_as_many_batches_as_its_threads_need(clips, monkeypatch):
+    # one file, sequences of 5 frames each one key frame apart (gop 5): a sample is a run
+    monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD", 1)
+    monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD_RUNS", 2)
+    scheduled = []
+    futures = DecodeAhead.futures
+
+    def spy(self, batches, schedule):
+        scheduled.append(len(batches) - 1)  # the batches ahead of the one being read
+        return futures(self, batches, schedule)
+
+    monkeypatch.setattr(DecodeAhead, "futures", spy)
+
+    @pipeline_def(batch_size=1, num_threads=3, device_id=None)
+    def pipe():
+        return fn.experimental.readers.video(filenames=[clips[1]], sequence_length=5)
+
+    p = pipe()
+    p.build()
+    p.run()
+    p.close()
+    assert scheduled and set(scheduled) == {6}  # 3 threads x 2 runs, a run a batch
 
 
 class _Gate:

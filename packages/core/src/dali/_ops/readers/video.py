@@ -20,10 +20,11 @@ enumerate the samples: sequences of ``sequence_length`` frames ``stride`` apart,
 The samples are then read like any other reader's (`_indexed.IndexedReader`: sharding, both
 shuffles, padding, checkpoints) and decoded frame-exactly (`_ops.video._clips`): on the CPU
 with PyAV, on the GPU with NVDEC, the same frames and — by the shared colour conversion — the
-same bytes. While a batch is read, the samples of the next ``options.VIDEO_DECODE_AHEAD``
-batches (`IndexedReader.upcoming_samples`) are decoded ahead on threads of their own
-(`_ops.video._ahead`): a batch of consecutive sequences comes from one or two files, so the
-next batches' files keep the other decoders busy. The batches are the same with or without
+same bytes. While a batch is read, the samples of the next batches
+(`IndexedReader.upcoming_batches`: at least ``options.VIDEO_DECODE_AHEAD``, more while they
+give the threads few runs, `_ops.video._clips.window_ahead`) are decoded ahead on threads of
+their own (`_ops.video._ahead`): a batch of consecutive sequences comes from one or two files,
+so the next batches' files keep the other decoders busy. The batches are the same with or without
 it, after a checkpoint restore or an epoch's reshuffle too (a sample decoded ahead is kept
 under its dataset index and frames); in worker processes (the consumer plans the batches)
 each batch is decoded on its own. DALI runs the legacy reader on the GPU only and the CPU backend of the new one only
@@ -41,12 +42,11 @@ from __future__ import annotations
 import concurrent.futures
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dali import _options as options
 from dali._dtypes import DALIDataType, DALIImageType
 from dali._exec.workspace import SampleFailure
 from dali._graph.schema import REQUIRED, Arg, register
@@ -274,15 +274,12 @@ class _VideoReader(IndexedReader):
         """What each sample decodes: its dataset index and its frame numbers."""
         return [(int(k), c.frames.tobytes()) for k, c in zip(ids.tolist(), clips)]
 
-    def _upcoming(self) -> list[tuple[list[tuple[int, bytes]], list[Clip]]]:
-        """The keys and clips of the next ``options.VIDEO_DECODE_AHEAD`` batches (none when
-        the consumer plans the batches: worker processes)."""
-        depth = options.VIDEO_DECODE_AHEAD
-        out = []
-        for ids in self.upcoming_samples(depth) if depth > 0 else []:
+    def _upcoming(self) -> Iterator[tuple[list[tuple[int, bytes]], list[Clip]]]:
+        """The keys and clips of the next batches, as many as `_clips.window_ahead` takes (none
+        when the consumer plans the batches: worker processes)."""
+        for ids in self.upcoming_batches():
             clips = self._clips(ids)
-            out.append((self._keys(ids, clips), clips))
-        return out
+            yield self._keys(ids, clips), clips
 
     def run_cpu(self, ws: Workspace) -> tuple[TensorListCPU, ...]:
         ids = self.next_samples(ws)

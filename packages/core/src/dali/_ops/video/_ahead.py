@@ -4,7 +4,7 @@ A batch of consecutive sequences comes from one or two files, and a file's frame
 order, so a reader that decodes one batch at a time keeps one or two decoders busy whatever its
 threads (on an H200, 917 frames/s against 1,647 for eight NVDEC sessions at once). `DecodeAhead`
 lets the video readers keep every decoder busy across batches: each batch hands it the dataset
-indices of the batch being read and of the next ones (`IndexedReader.upcoming_samples`); it
+indices of the batch being read and of the next ones (`IndexedReader.upcoming_batches`); it
 returns one future per sample of the batch being read, and has the samples it does not hold yet
 decoded on threads of its own, the batch being read first, then the next batches in order.
 

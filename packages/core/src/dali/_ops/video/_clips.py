@@ -34,12 +34,13 @@ import contextlib
 import dataclasses
 import functools
 import itertools
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from concurrent.futures import Future, InvalidStateError
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from dali import _options as options
 from dali._exec.host_buffers import RecycledArrays
 from dali._exec.workspace import SampleFailure
 from dali._ops.video._ahead import DecodeAhead
@@ -60,6 +61,7 @@ __all__ = [
     "pad_frames",
     "padding_colour",
     "plan_runs",
+    "window_ahead",
 ]
 
 _R = TypeVar("_R")
@@ -195,6 +197,56 @@ def _plan_window(
     return runs
 
 
+def window_ahead(
+    upcoming: Iterable[tuple[Sequence[Hashable], Sequence[Clip]]],
+    threads: int,
+    frame_bytes: Callable[[VideoIndex], float],
+) -> list[tuple[Sequence[Hashable], Sequence[Clip]]]:
+    """The next batches to decode ahead, taken from ``upcoming`` (a reader's next batches, in
+    order, as many as asked for).
+
+    At least ``options.VIDEO_DECODE_AHEAD`` batches (none when it is 0); then more, one batch at
+    a time, while their runs (`plan_runs`) give the ``threads`` decoders fewer than
+    ``options.VIDEO_DECODE_AHEAD_RUNS`` each and their decoded frames (``frame_bytes(index)``
+    a frame of a file) stay within ``options.VIDEO_DECODE_AHEAD_BYTES``. A batch of consecutive
+    sequences is one or two files cut at their key frames: a few runs, fewer than a host's
+    threads, so a window counted in batches leaves decoders idle on many cores.
+
+    Example (files of one run a batch, 1 MB a frame, 4 threads):
+        >>> from types import SimpleNamespace as N
+        >>> index = N(path="a", key_frame_before=lambda f: 0)
+        >>> batches = (([k], [Clip(index, np.arange(4 * k, 4 * k + 4))]) for k in range(100))
+        >>> len(window_ahead(batches, 4, lambda index: 1e6))
+        8
+    """
+    least = options.VIDEO_DECODE_AHEAD
+    if least <= 0:
+        return []
+    wanted = threads * options.VIDEO_DECODE_AHEAD_RUNS
+    taken: list[tuple[Sequence[Hashable], Sequence[Clip]]] = []
+    runs, held = 0, 0.0
+    for keys, clips in upcoming:
+        size = sum(len(c.frames) * frame_bytes(c.index) for c in clips)
+        if len(taken) >= least and (
+            runs >= wanted or held + size > options.VIDEO_DECODE_AHEAD_BYTES
+        ):
+            break
+        taken.append((keys, clips))
+        runs += len(plan_runs(clips, threads))
+        held += size
+    return taken
+
+
+def _rgb_bytes(index: VideoIndex) -> float:
+    """Bytes of a decoded frame on the CPU (RGB)."""
+    return 3.0 * index.width * index.height
+
+
+def _nv12_bytes(index: VideoIndex) -> float:
+    """Bytes of a decoded frame held on the GPU (NV12)."""
+    return 1.5 * index.width * index.height
+
+
 def _decode_nv12(decoder: GpuDecoder, clip: Clip) -> Any:
     """The valid frames of one sample as NV12 on the GPU (`_run`'s part)."""
     return decoder.decode(clip.valid)
@@ -225,8 +277,9 @@ def _settle(future: Future[Any], error: BaseException) -> None:
 Decode = Callable[[Any, Clip], Any]
 #: ``use(clip, work)``: ``work(decoder)`` with a decoder of the clip's file (pooled or in memory)
 Use = Callable[[Clip, Callable[[Any], None]], None]
-#: the next batches of a reader: the samples' keys (what they decode) and clips, in order
-Upcoming = Sequence[tuple[Sequence[Hashable], Sequence[Clip]]]
+#: the next batches of a reader: the samples' keys (what they decode) and clips, in order, as
+#: many as taken (a generator: `window_ahead` takes what it needs)
+Upcoming = Iterable[tuple[Sequence[Hashable], Sequence[Clip]]]
 
 
 class VideoFrames:
@@ -272,12 +325,13 @@ class VideoFrames:
         ``fail(i, clip, error)`` makes the exception raised for sample ``i`` whose decoding
         failed (a `VideoError` or an `OSError`; any other error is raised as the
         `SampleFailure` of its sample). A reader gives the ``keys`` of the samples (their
-        dataset index and frames) and the ``upcoming`` batches (`IndexedReader.upcoming_samples`,
-        at most ``options.VIDEO_DECODE_AHEAD``): those are then decoded ahead on threads of
-        their own (`_ahead`); without them the runs are decoded on ``ws.map``.
+        dataset index and frames) and the ``upcoming`` batches (`IndexedReader.upcoming_batches`):
+        those that `window_ahead` takes are then decoded ahead on threads of their own
+        (`_ahead`); without them the runs are decoded on ``ws.map``.
         """
+        ahead = window_ahead(upcoming, self._threads, _rgb_bytes) if keys is not None else []
         results = self._read(
-            ws, clips, self._use_cpu, self._decode_cpu(fill), fail, False, keys, upcoming
+            ws, clips, self._use_cpu, self._decode_cpu(fill), fail, False, keys, ahead
         )
         # a sample that comes again in the window is decoded once: each place gets a copy
         return [r.copy() if shared else r for r, shared in results]
@@ -298,8 +352,9 @@ class VideoFrames:
         Decoded ahead, a sample's NV12 frames wait in device memory (the decoders' threads
         run with the pipeline's device and memory pool current, ``ws.cuda``).
         """
+        ahead = window_ahead(upcoming, self._threads, _nv12_bytes) if keys is not None else []
         results = self._read(
-            ws, clips, self._use_gpu(device_id), _decode_nv12, fail, True, keys, upcoming
+            ws, clips, self._use_gpu(device_id), _decode_nv12, fail, True, keys, ahead
         )
         nv12 = [r for r, _ in results]
         out = self.batch_gpu(clips, nv12, fill)
@@ -315,10 +370,10 @@ class VideoFrames:
         fail: Callable[..., Exception],
         keep_consecutive: bool,
         keys: Sequence[Hashable] | None,
-        upcoming: Upcoming,
+        upcoming: list[tuple[Sequence[Hashable], Sequence[Clip]]],
     ) -> list[tuple[Any, bool]]:
         """Each sample's result, and whether it is shared with another place of the window
-        (decoding ahead)."""
+        (decoding ahead ``upcoming``, `window_ahead`'s batches)."""
         if keys is None or not upcoming:
             futures: list[Future[Any]] = [Future() for _ in clips]
             shared = [False] * len(clips)

@@ -35,7 +35,8 @@ A reader built on it (outline; `readers.file` is the full example)::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import itertools
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -253,15 +254,22 @@ class IndexedReader(Operator):
         return self._cursor.next_batch(self._batch_size)
 
     def upcoming_samples(self, batches: int = 1) -> list[np.ndarray]:
-        """The indices of the ``batches`` batches after the last one `next_samples` gave.
+        """The indices of the ``batches`` batches after the last one `next_samples` gave."""
+        return list(itertools.islice(self.upcoming_batches(), batches))
 
-        For read-ahead: the cursor is copied, never moved. None are known when the consumer
-        plans the batches (`plan_samples`): this process runs only some of them.
+    def upcoming_batches(self) -> Iterator[np.ndarray]:
+        """The indices of the batches after the last one `next_samples` gave, one batch at a
+        time, as many as asked for (the epochs go on).
+
+        For read-ahead: the cursor is copied when the first batch is asked for, never moved.
+        None are known when the consumer plans the batches (`plan_samples`): this process runs
+        only some of them.
         """
         if self._planned:
-            return []
+            return
         cursor = self._cursor.copy()
-        return [cursor.next_batch(self._batch_size)[0] for _ in range(batches)]
+        while True:
+            yield cursor.next_batch(self._batch_size)[0]
 
     def hint_ahead(self, extents_of: Callable[[np.ndarray], Iterable[_storage.Extent]]) -> None:
         """Tell `_storage` what the next ``options.READ_AHEAD`` batches will read.
