@@ -67,3 +67,34 @@ def test_every_frame_by_number_on_nvdec_or_on_the_cpu(clips, clip):
     for (frames, a), (_, b) in zip(nvdec, on_cpu):
         assert [frame_number(y[:h, :, None]) for y in a] == frames
         np.testing.assert_array_equal(a, b)
+
+
+def test_an_open_gop_file_keeps_one_ffmpeg_decoder_going_forward(clips, monkeypatch):
+    cp = pytest.importorskip("cupy")
+    pytest.importorskip("PyNvVideoCodec")
+    from dali._ops.video._container import index_video
+    from dali._ops.video._decode_cpu import CpuDecoder
+    from dali._ops.video._decode_gpu import FileNotes, GpuDecoder
+
+    made, seeks = [], []
+    init, seek = CpuDecoder.__init__, CpuDecoder._seek
+
+    def counted_init(self, *args, **kwargs):
+        made.append(self)
+        init(self, *args, **kwargs)
+
+    def counted_seek(self, frame):
+        seeks.append(frame)
+        seek(self, frame)
+
+    monkeypatch.setattr(CpuDecoder, "__init__", counted_init)
+    monkeypatch.setattr(CpuDecoder, "_seek", counted_seek)
+    index = index_video(clips["hevc open gop"])
+    dec = GpuDecoder(index, 0, notes=FileNotes())
+    n = index.num_frames
+    for s in range(0, n, 4):  # the file in order, a few frames at a time
+        frames = list(range(s, min(s + 4, n)))
+        nv12 = cp.asnumpy(dec.decode(frames))
+        assert [frame_number(y[:144, :, None]) for y in nv12] == frames
+    assert len(made) == 1 and len(seeks) <= 1  # one decoder, going on where it stopped
+    dec.close()

@@ -87,6 +87,9 @@ class GpuDecoder:
         self._dec: Any = None if index.leading_frames else self._open()
         self._next = -1
         self._notes = notes  # shared by the decoders of one operator
+        #: FFmpeg's decoder of this file, once its frames are decoded on the CPU: kept open, so
+        #: that the next frames continue from the last ones instead of seeking
+        self._cpu: Any = None
 
     def _open(self) -> Any:
         nvc = import_nvc()
@@ -109,6 +112,9 @@ class GpuDecoder:
 
     def close(self) -> None:
         self._dec = None
+        if self._cpu is not None:
+            self._cpu.close()
+            self._cpu = None
 
     def decode(self, frames: Sequence[int] | np.ndarray) -> Any:
         """NV12 frames ``(len(frames), H + ceil(H/2), W)`` uint8 (CuPy), in the order asked."""
@@ -191,8 +197,10 @@ class GpuDecoder:
         ch = (h + 1) // 2
         host = np.empty((len(wanted), h + ch, w), np.uint8)
         slot = {f: k for k, f in enumerate(wanted)}
-        data = self._source if isinstance(self._source, bytes) else None
-        dec = CpuDecoder(self.index, data)
+        if self._cpu is None:
+            data = self._source if isinstance(self._source, bytes) else None
+            self._cpu = CpuDecoder(self.index, data)
+        dec = self._cpu
 
         def take(number: int, frame: Any) -> None:
             frame = dec.as_i420(frame)
@@ -204,8 +212,10 @@ class GpuDecoder:
 
         try:
             dec.decode(wanted, take)
-        finally:
+        except BaseException:
+            self._cpu = None  # where it stopped is unknown: a fresh one next time
             dec.close()
+            raise
         buf[...] = cp.asarray(host)
 
 
