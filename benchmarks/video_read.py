@@ -14,6 +14,9 @@ reports frames per second:
   224x224 on the GPU (NVDEC, the batch's conversion in one launch, the resize), ``--threads``;
 * ``dali GPU readers.video alone`` (no resize) and ``..., shuffled`` (``random_shuffle``: each
   sequence from a random place, so each decoder seeks);
+* ``NVIDIA DALI GPU readers.video ...``: the same three pipelines with NVIDIA DALI, alternating
+  with this library's in the same process, when its GPU build is importable (DALI's reader runs
+  on the GPU only; the rows are left out with a note otherwise);
 * ``dali CPU readers.video + resize``: the same pipeline on the CPU (PyAV), ``--threads``
   (``--cpu-parallelism``: threads of this process or worker processes, see
   ``Pipeline.cpu_workers``; decoding ahead needs the reader's cursor, so threads); ``dali CPU
@@ -46,13 +49,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import print_columns
+import dali
+from _common import load_real_dali, print_columns
 from dali import _options as options
-from dali import fn, pipeline_def
 from dali._testing.videos import write_clip
 
 
@@ -133,13 +137,19 @@ def dali_reader(
     device: str,
     resize: bool = True,
     shuffle: bool = False,
+    lib: ModuleType = dali,
 ) -> float:
-    @pipeline_def(
+    """Frames per second of ``lib``'s ``readers.video`` (+ resize): this library's, or NVIDIA
+    DALI's (the same pipeline; its reader runs on the GPU only)."""
+    ours = lib is dali
+    fn = lib.fn
+
+    @lib.pipeline_def(
         batch_size=args.batch_size,
         num_threads=args.threads,
         device_id=0 if device == "gpu" else None,
         prefetch_queue_depth=2,
-        cpu_parallelism=args.cpu_parallelism,
+        **({"cpu_parallelism": args.cpu_parallelism} if ours else {}),
     )
     def pipe() -> Any:
         video = fn.readers.video(
@@ -159,11 +169,13 @@ def dali_reader(
     t = time.perf_counter()
     for _ in range(iters):
         out = p.run()
-    if device == "gpu":
+    if device == "gpu" and ours:
         import cupy as cp
 
         out[0].as_tensor()
         cp.cuda.Device(0).synchronize()
+    elif device == "gpu":
+        out[0].as_cpu()  # waits for the GPU's work (NVIDIA DALI's outputs)
     seconds = time.perf_counter() - t
     p.close()
     return iters * args.batch_size * args.seq / seconds
@@ -185,6 +197,14 @@ def pyav(clips: list[str], args: argparse.Namespace, threads: int | None = 1) ->
                 frame.to_ndarray(format="rgb24", **kwargs)
                 n += 1
     return n / (time.perf_counter() - t)
+
+
+#: the GPU reader rows: name suffix -> `dali_reader` arguments (both libraries, alternating)
+GPU_ROWS: dict[str, dict[str, Any]] = {
+    " + resize": {},
+    " alone": {"resize": False},
+    " + resize, shuffled": {"shuffle": True},
+}
 
 
 def main() -> None:
@@ -221,6 +241,9 @@ def main() -> None:
         f"{args.clips} clips of {args.frames} frames {args.width}x{args.height} H.264 "
         f"written in {time.perf_counter() - t:.1f} s"
     )
+    real = load_real_dali(gpu=True) if args.gpu else None
+    if args.gpu and real is None:
+        print("NVIDIA DALI's GPU build is not importable here: its rows are left out")
     windows = [(int(d), int(r)) for d in args.ahead.split(",") for r in args.ahead_runs.split(",")]
     rows: dict[str, list[float]] = {}
 
@@ -239,9 +262,12 @@ def main() -> None:
             rows.setdefault(f"raw NVDEC, {args.threads} threads, reader's order", []).append(
                 raw_nvdec_strided(clips, args, args.threads)
             )
-            readers("gpu", "dali GPU readers.video + resize")
-            readers("gpu", "dali GPU readers.video alone", resize=False)
-            readers("gpu", "dali GPU readers.video + resize, shuffled", shuffle=True)
+            for name, kw in GPU_ROWS.items():
+                readers("gpu", f"dali GPU readers.video{name}", **kw)
+                if real is not None:
+                    rows.setdefault(f"NVIDIA DALI GPU readers.video{name}", []).append(
+                        dali_reader(clips, args, "gpu", lib=real, **kw)
+                    )
         if not args.skip_cpu:
             readers("cpu", "dali CPU readers.video + resize")
             readers("cpu", "dali CPU readers.video alone", resize=False)
