@@ -11,6 +11,7 @@ errors stay with the batch of their sample; closing the pipeline stops the decod
 from __future__ import annotations
 
 import functools
+import itertools
 import threading
 from concurrent.futures import Future
 
@@ -399,3 +400,26 @@ def test_a_run_keeps_each_error_with_its_sample():
         futures[1].result(0)
     assert futures[3].cancelled()
     assert opened == [0, 4]  # a fresh decoder after the failure
+
+
+def test_the_window_plans_only_the_batch_that_joins_it(monkeypatch):
+    from dali._ops.video import _clips
+
+    monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD", 1)
+    monkeypatch.setattr(options, "VIDEO_DECODE_AHEAD_RUNS", 1)
+    planned = []
+    plan = _clips.plan_runs
+
+    def counted(clips, threads, **kw):
+        planned.append(clips[0].index.path)
+        return plan(clips, threads, **kw)
+
+    monkeypatch.setattr(_clips, "plan_runs", counted)
+    counts: dict = {}
+    batches = list(itertools.islice(_batches([1]), 10))
+    first = _clips.window_ahead(iter(batches), 4, _rgb, counts)
+    assert len(first) == 4 and len(planned) == 4
+    second = _clips.window_ahead(iter(batches[1:]), 4, _rgb, counts)  # the cursor moved on
+    assert [k for k, _ in second] == [k for k, _ in batches[1:5]]
+    assert planned[4:] == ["4-0.mp4"]  # the one batch that joined
+    assert sorted(counts) == sorted(tuple(k) for k, _ in second)  # the others forgotten

@@ -201,6 +201,7 @@ def window_ahead(
     upcoming: Iterable[tuple[Sequence[Hashable], Sequence[Clip]]],
     threads: int,
     frame_bytes: Callable[[VideoIndex], float],
+    counts: dict[tuple[Hashable, ...], int] | None = None,
 ) -> list[tuple[Sequence[Hashable], Sequence[Clip]]]:
     """The next batches to decode ahead, taken from ``upcoming`` (a reader's next batches, in
     order, as many as asked for).
@@ -211,6 +212,9 @@ def window_ahead(
     a frame of a file) stay within ``options.VIDEO_DECODE_AHEAD_BYTES``. A batch of consecutive
     sequences is one or two files cut at their key frames: a few runs, fewer than a host's
     threads, so a window counted in batches leaves decoders idle on many cores.
+
+    ``counts`` (kept by the caller from batch to batch) holds the runs of the batches taken, by
+    their keys: the next call plans only the batch that joins the window.
 
     Example (files of one run a batch, 1 MB a frame, 4 threads):
         >>> from types import SimpleNamespace as N
@@ -225,6 +229,8 @@ def window_ahead(
     wanted = threads * options.VIDEO_DECODE_AHEAD_RUNS
     taken: list[tuple[Sequence[Hashable], Sequence[Clip]]] = []
     runs, held = 0, 0.0
+    known = {} if counts is None else counts
+    seen: dict[tuple[Hashable, ...], int] = {}
     for keys, clips in upcoming:
         size = sum(len(c.frames) * frame_bytes(c.index) for c in clips)
         if len(taken) >= least and (
@@ -232,8 +238,14 @@ def window_ahead(
         ):
             break
         taken.append((keys, clips))
-        runs += len(plan_runs(clips, threads))
+        key = tuple(keys)
+        n = known.get(key)
+        seen[key] = n = len(plan_runs(clips, threads)) if n is None else n
+        runs += n
         held += size
+    if counts is not None:
+        counts.clear()
+        counts.update(seen)
     return taken
 
 
@@ -296,6 +308,8 @@ class VideoFrames:
         #: what the GPU decoders learned of each file (`_decode_gpu.FileNotes`)
         self._notes = FileNotes()
         self._ahead: DecodeAhead | None = None
+        #: the runs of each batch in the window ahead, by its keys (`window_ahead`)
+        self._window_runs: dict[tuple[Hashable, ...], int] = {}
         #: NV12 buffers read by conversions still queued on the pipeline's stream, each batch's
         #: with an event recorded after them: a buffer comes from its decoder's stream, where
         #: the pool would hand its memory to the next decode as soon as it is dropped
@@ -329,7 +343,7 @@ class VideoFrames:
         those that `window_ahead` takes are then decoded ahead on threads of their own
         (`_ahead`); without them the runs are decoded on ``ws.map``.
         """
-        ahead = window_ahead(upcoming, self._threads, _rgb_bytes) if keys is not None else []
+        ahead = self._window(keys, upcoming, _rgb_bytes)
         results = self._read(
             ws, clips, self._use_cpu, self._decode_cpu(fill), fail, False, keys, ahead
         )
@@ -352,7 +366,7 @@ class VideoFrames:
         Decoded ahead, a sample's NV12 frames wait in device memory (the decoders' threads
         run with the pipeline's device and memory pool current, ``ws.cuda``).
         """
-        ahead = window_ahead(upcoming, self._threads, _nv12_bytes) if keys is not None else []
+        ahead = self._window(keys, upcoming, _nv12_bytes)
         results = self._read(
             ws, clips, self._use_gpu(device_id), _decode_nv12, fail, True, keys, ahead
         )
@@ -360,6 +374,17 @@ class VideoFrames:
         out = self.batch_gpu(clips, nv12, fill)
         self._keep_until_read(nv12)
         return out
+
+    def _window(
+        self,
+        keys: Sequence[Hashable] | None,
+        upcoming: Upcoming,
+        frame_bytes: Callable[[VideoIndex], float],
+    ) -> list[tuple[Sequence[Hashable], Sequence[Clip]]]:
+        """The batches to decode ahead (`window_ahead`; none for a batch without keys)."""
+        if keys is None:
+            return []
+        return window_ahead(upcoming, self._threads, frame_bytes, self._window_runs)
 
     def _read(
         self,
