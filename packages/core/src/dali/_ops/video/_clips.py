@@ -162,26 +162,41 @@ def plan_runs(
         key = clip.index.path if clip.data is None else ("memory", id(clip.data))
         by_file.setdefault(key, []).append(i)
     share = max(1, threads // max(1, len(by_file)))
+    # each clip's first and last valid frame and how many: (0, 0, 0) for padding alone
+    spans = [_span(clip) for clip in clips]
     runs: list[list[int]] = []
     for members in by_file.values():
-        members.sort(key=lambda i: _first(clips[i]))
+        members.sort(key=lambda i: spans[i][0])
         segments: list[list[int]] = [[members[0]]]
         for prev, i in itertools.pairwise(members):
             if not keep_consecutive or share == 1:
                 split = not keep_consecutive
             else:
-                start = _first(clips[i])
-                gap = start - 1 - (int(clips[prev].valid.max()) if len(clips[prev].valid) else 0)
+                start, _, count = spans[i]
+                gap = start - 1 - spans[prev][1]
                 fresh = start - clips[i].index.key_frame_before(start)
-                split = fresh - min(max(gap, 0), fresh) <= len(clips[i].valid) // 4
+                split = fresh - min(max(gap, 0), fresh) <= count // 4
             if split:
                 segments.append([i])
             else:
                 segments[-1].append(i)
+        # the segments in ``min(share, len)`` consecutive groups, the first ones one longer
         groups = min(share, len(segments))
-        for part in np.array_split(np.arange(len(segments)), groups):
-            runs.append([i for k in part.tolist() for i in segments[k]])
+        size, extra = divmod(len(segments), groups)
+        at = 0
+        for g in range(groups):
+            end = at + size + (g < extra)
+            runs.append([i for segment in segments[at:end] for i in segment])
+            at = end
     return runs
+
+
+def _span(clip: Clip) -> tuple[int, int, int]:
+    """A clip's first and last valid frame numbers and how many valid frames it has."""
+    valid = clip.valid
+    if not len(valid):
+        return 0, 0, 0
+    return int(valid.min()), int(valid.max()), len(valid)
 
 
 def _plan_window(
