@@ -54,7 +54,7 @@ import traceback
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from multiprocessing.connection import wait
+from multiprocessing.connection import Connection, wait
 from typing import Any
 
 import numpy as np
@@ -290,6 +290,21 @@ def _worker_main(
 # --------------------------------------------------------------------------------------------
 
 
+def _sent(conn: Connection, message: Any) -> bool:
+    """Send ``message``; False where the worker is gone (a broken pipe).
+
+    The caller raises its own error after this returns, not inside the send's ``except``: an
+    error raised there keeps the failed send's frames as its context, and with them the
+    ``BytesIO`` that multiprocessing pickled the message into, exported as a memoryview;
+    collecting that cycle later printed "BufferError: Existing exports of data".
+    """
+    try:
+        conn.send(message)
+    except OSError:  # BrokenPipeError, ConnectionResetError
+        return False
+    return True
+
+
 @dataclass
 class _Task:
     n_parts: int
@@ -481,10 +496,8 @@ class WorkerPool:
                 w = min(range(len(self._procs)), key=lambda i: self._outstanding[i])
             self._outstanding[w] += 1
             task.workers[part] = w
-            try:
-                self._task_conns[w].send((ctx, task_id, part, epoch, payload))
-            except OSError:  # BrokenPipeError: the worker is gone
-                self._worker_died(w)
+            if not _sent(self._task_conns[w], (ctx, task_id, part, epoch, payload)):
+                self._worker_died(w)  # (outside the send's `except`: see `_sent`)
         return task_id
 
     def discard(self, ctx: int, task_id: int) -> None:
@@ -579,9 +592,7 @@ class WorkerPool:
         """Tell every worker which of its slots no result uses any more."""
         for w, views in enumerate(self._views):
             for message in views.releases():
-                try:
-                    self._task_conns[w].send(message)
-                except OSError:
+                if not _sent(self._task_conns[w], message):
                     return  # the worker is gone: `receive` finds out
 
     def _sources_of(self, w: int) -> str:
