@@ -10,7 +10,8 @@ each sample's result (or error) delivered as its run reaches it (`VideoFrames._r
   ``options.VIDEO_DECODE_AHEAD = 0``): its runs are the tasks of the pipeline's threads
   (``ws.map``), and the batch is done when they are;
 * decoding ahead (the readers, given their next batches): the runs of the batch being read,
-  then of the next batches, go to threads of their own (`_ahead.DecodeAhead`), so that the
+  then of the next batches (as many as give each thread a few runs: `window_ahead`), go to
+  threads of their own (`_ahead.DecodeAhead`), so that the
   decoders of the next batches' files work while this batch waits for its own and while it is
   used. A batch of consecutive sequences comes from one or two files: alone it keeps one or two
   decoders busy. Every batch's runs are planned on their own; on the CPU a run then keeps a
