@@ -9,6 +9,10 @@ the GPU rows (``--gpu``, need CuPy and nvImageCodec) run dali's pipeline with th
 (``mixed``) and augmented on the GPU, and NVIDIA DALI's where its GPU build is installed,
 alternating.
 
+A second table gives, per row, the time between consecutive batches (median, 90th and 99th
+percentiles, maximum, mean): a mean well above the median means the pipeline stalls now and
+then rather than running slowly throughout.
+
 Run: ``python benchmarks/ssd_pipeline.py`` (``python3 -m nox -s bench`` installs NVIDIA DALI
 2.4 for the comparison); ``--gpu`` adds the GPU row.
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import os
 import statistics
 import sys
@@ -61,20 +66,38 @@ def make_pipeline(
     return pipe
 
 
+#: per row: the milliseconds between consecutive batches of every timed run (`images_per_s`)
+INTERVALS: dict[str, list[float]] = {}
+
+
 def images_per_s(
-    lib: ModuleType, data: Any, device: str, args: argparse.Namespace, **kwargs: Any
+    lib: ModuleType,
+    data: Any,
+    device: str,
+    args: argparse.Namespace,
+    row: str | None = None,
+    **kwargs: Any,
 ) -> float:
-    """Images per second of one fresh pipeline over ``args.iterations`` batches, after warm-up."""
+    """Images per second of one fresh pipeline over ``args.iterations`` batches, after warm-up;
+    the time between consecutive batches is added to ``INTERVALS[row]`` when ``row`` is given.
+    """
     pipe = make_pipeline(lib, data, device, args, **kwargs)
     try:
         for _ in range(args.warmup):
             outs = pipe.run()
         _sync(outs)
         t0 = time.perf_counter()
+        stamps = [t0]
         for _ in range(args.iterations):
             outs = pipe.run()
+            stamps.append(time.perf_counter())
         _sync(outs)
-        return args.iterations * args.batch_size / (time.perf_counter() - t0)
+        seconds = time.perf_counter() - t0
+        if row is not None:
+            INTERVALS.setdefault(row, []).extend(
+                (b - a) * 1e3 for a, b in itertools.pairwise(stamps)
+            )
+        return args.iterations * args.batch_size / seconds
     finally:
         if hasattr(pipe, "close"):  # this library's: its threads and processes stop here
             pipe.close()
@@ -128,14 +151,13 @@ def main() -> None:
         else:
             print("NVIDIA DALI is not installed: run `python3 -m nox -s bench` to compare.")
         samples: list[list[float]] = [[] for _ in libs]
+        names = [f"{name}, CPU ({args.threads} threads)" for name, _ in libs]
         for _ in range(args.repeats):
             for k, (_, lib) in enumerate(libs):
-                samples[k].append(images_per_s(lib, data, "cpu", args))
+                samples[k].append(images_per_s(lib, data, "cpu", args, names[k]))
         medians = [statistics.median(s) for s in samples]
-        for (name, _), m in zip(libs, medians):
-            rows.append(
-                [f"{name}, CPU ({args.threads} threads)", f"{m:.0f}", f"{m / medians[0]:.2f}x"]
-            )
+        for name, m in zip(names, medians):
+            rows.append([name, f"{m:.0f}", f"{m / medians[0]:.2f}x"])
     if args.gpu:
         # the CPU stage (reader, boxes, random draws) on worker processes (the default from 4
         # threads on) and on threads of the GPU's process, and NVIDIA DALI's GPU pipeline where
@@ -153,7 +175,7 @@ def main() -> None:
         gpu_samples: dict[str, list[float]] = {name: [] for name in runs}
         for _ in range(args.repeats):
             for name, (lib, kwargs) in runs.items():
-                gpu_samples[name].append(images_per_s(lib, data, "gpu", args, **kwargs))
+                gpu_samples[name].append(images_per_s(lib, data, "gpu", args, name, **kwargs))
         first = statistics.median(next(iter(gpu_samples.values())))
         for name, got in gpu_samples.items():
             m = statistics.median(got)
@@ -164,6 +186,23 @@ def main() -> None:
         ["pipeline", "img/s", "vs first row"],
         rows,
     )
+    # a rate below the median batch's says the pipeline stalls now and then: which row, how long
+    print_columns(
+        "ms between consecutive batches (every timed batch of every run): a mean well above the "
+        "median means stalls",
+        ["pipeline", "median", "p90", "p99", "max", "mean"],
+        [
+            [name, *(f"{q:.1f}" for q in _quantiles(v)), f"{statistics.fmean(v):.1f}"]
+            for name, v in INTERVALS.items()
+        ],
+    )
+
+
+def _quantiles(values: list[float]) -> list[float]:
+    """The median, 90th and 99th percentiles and the maximum."""
+    ordered = sorted(values)
+    at = [round(q * (len(ordered) - 1)) for q in (0.5, 0.9, 0.99, 1.0)]
+    return [ordered[k] for k in at]
 
 
 if __name__ == "__main__":
