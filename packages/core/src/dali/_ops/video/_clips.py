@@ -145,11 +145,11 @@ def plan_runs(
     sequences in turn read 355 frames/s, one decoder reading them in order 748
     (``benchmarks/RESULTS.md`` "Video"). A file's segments are then grouped into up to
     ``threads // files`` runs. On the CPU without decoding ahead (``keep_consecutive=False``)
-    every sample may be its own run, decoded and converted in parallel: that was chosen when the
-    colour conversion cost more than the decoding (7 against 1.5 ms a 720p frame); it now costs
-    0.55-0.7 ms, and the two plans were not compared again on many cores (decoding ahead, the
-    default, keeps consecutive samples on the CPU too). In-memory videos count as files (one
-    per bytes object).
+    every sample may be its own run, decoded and converted in parallel: chosen when the colour
+    conversion cost more than the decoding (7 against 1.5 ms a 720p frame), and still faster
+    with the conversion at 0.55 ms (two threads: 560 against 497 frames/s, RESULTS.md "Video";
+    not compared on many cores). Decoding ahead, the default, keeps consecutive samples on the
+    CPU too. In-memory videos count as files (one per bytes object).
 
     Example (key frames every 10 frames; samples of 4 frames):
         >>> from types import SimpleNamespace as N
