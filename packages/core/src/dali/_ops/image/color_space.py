@@ -39,6 +39,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -96,6 +97,11 @@ _R_CR, _G_CB, _G_CR, _B_CB = (
 )
 
 
+#: the Y, Cb and Cr rows (float32) and the inverse's factors, for the compiled kernels
+_YCBCR_ROWS = np.array([_Y, _CB, _CR], np.float32)
+_TO_RGB = np.array([_Y_SCALE, _R_CR, _G_CB, _G_CR, _B_CB], np.float32)
+
+
 def _dot(c: tuple[float, float, float], r: Any, g: Any, b: Any) -> Any:
     """``c0·r + c1·g + c2·b`` in float32, in DALI's order."""
     return (_F(c[0]) * r + _F(c[1]) * g) + _F(c[2]) * b
@@ -138,8 +144,43 @@ def _ycbcr_to_rgb(xp: Any, x: Any) -> list[Any]:
     ]
 
 
+@functools.cache
+def _kernels() -> Any:
+    """`_color_space_jit` (one compiled pass per sample), or None when Numba is not installed."""
+    try:
+        from dali._ops.image import _color_space_jit
+    except ImportError:
+        return None
+    return _color_space_jit
+
+
+def _compiled(x: np.ndarray, image_type: int, output_type: int) -> np.ndarray | None:
+    """`convert_color_space` of a numpy array in one compiled pass (the same bytes); None where
+    Numba is missing, for RGB -> GRAY (OpenCV's, `_rgb_to_gray`) and where channels are only
+    moved (RGB <-> BGR, GRAY -> RGB/BGR)."""
+    k = _kernels()
+    rgb_in, rgb_out = image_type in (_RGB, _BGR), output_type in (_RGB, _BGR)
+    if k is None or (rgb_out and image_type != _YCBCR) or (rgb_in and output_type == _GRAY):
+        return None
+    c_out = _CHANNELS[output_type]
+    src = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
+    out = np.empty((src.shape[0], c_out), np.uint8)
+    if rgb_in:  # -> YCbCr
+        k.rgb_to_ycbcr(src, image_type == _BGR, _YCBCR_ROWS, out)
+    elif rgb_out:  # YCbCr ->
+        k.ycbcr_to_rgb(src, _TO_RGB, output_type == _BGR, out)
+    elif output_type == _GRAY:  # YCbCr -> GRAY
+        k.ycbcr_to_gray(src, _F(_Y_SCALE), out)
+    else:  # GRAY -> YCbCr
+        k.gray_to_ycbcr(src, _F(219 / 255), out)
+    return out.reshape(*x.shape[:-1], c_out)
+
+
 def convert_color_space(xp: Any, x: Any, image_type: int, output_type: int) -> Any:
     """Convert a uint8 array of pixels ``(..., C)`` from ``image_type`` to ``output_type``.
+
+    On the CPU with Numba installed (the `jit` extra) each conversion that computes is one
+    compiled pass (`_color_space_jit`); the numpy expressions below are the reference it equals.
 
     Args:
         xp: numpy or CuPy.
@@ -150,6 +191,14 @@ def convert_color_space(xp: Any, x: Any, image_type: int, output_type: int) -> A
     Returns:
         A new contiguous uint8 array ``(..., C_out)``.
     """
+    if xp is np and x.size and (done := _compiled(x, image_type, output_type)) is not None:
+        return done
+    return convert_color_space_reference(xp, x, image_type, output_type)
+
+
+def convert_color_space_reference(xp: Any, x: Any, image_type: int, output_type: int) -> Any:
+    """`convert_color_space` in numpy or CuPy expressions (the CuPy path, and the reference of
+    the compiled CPU kernels)."""
     if image_type == _BGR:
         x = x[..., ::-1]
         image_type = _RGB
