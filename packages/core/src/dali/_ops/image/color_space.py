@@ -115,8 +115,7 @@ def _rgb_to_gray(xp: Any, x: Any) -> Any:
     """OpenCV's RGB2GRAY (what DALI calls on the CPU): 15-bit fixed point, rounded."""
     cv2 = optional_cv2() if xp is np else None
     if cv2 is not None and x.ndim >= 2 and x.size:  # the same arithmetic, compiled
-        rows = np.ascontiguousarray(x).reshape(-1, x.shape[-2], 3)
-        return cv2.cvtColor(rows, cv2.COLOR_RGB2GRAY).reshape(x.shape[:-1])
+        return _opencv_gray(cv2, x, cv2.COLOR_RGB2GRAY, None)
     r, g, b = (x[..., i].astype(np.uint32) for i in range(3))
     return ((r * 9798 + g * 19235 + b * 3735 + 16384) >> 15).astype(np.uint8)
 
@@ -154,17 +153,38 @@ def _kernels() -> Any:
     return _color_space_jit
 
 
-def _compiled(x: np.ndarray, image_type: int, output_type: int) -> np.ndarray | None:
-    """`convert_color_space` of a numpy array in one compiled pass (the same bytes); None where
-    Numba is missing, for RGB -> GRAY (OpenCV's, `_rgb_to_gray`) and where channels are only
-    moved (RGB <-> BGR, GRAY -> RGB/BGR)."""
+def _opencv_gray(cv2: Any, x: np.ndarray, code: int, out: np.ndarray | None) -> np.ndarray:
+    """OpenCV's ``cvtColor`` to grey of pixels ``(..., W, 3)``, into ``out`` when given (a
+    contiguous ``(..., W, 1)`` or ``(..., W)`` array)."""
+    rows = np.ascontiguousarray(x).reshape(-1, x.shape[-2], 3)
+    if out is None:
+        return cv2.cvtColor(rows, code).reshape(x.shape[:-1])
+    cv2.cvtColor(rows, code, dst=out.reshape(rows.shape[:2]))
+    return out
+
+
+def _compiled(
+    x: np.ndarray, image_type: int, output_type: int, out: np.ndarray | None = None
+) -> np.ndarray | None:
+    """`convert_color_space` of a numpy array in one compiled pass (the same bytes), into
+    ``out`` when given; None where Numba is missing and where channels are only moved (RGB <->
+    BGR, GRAY -> RGB/BGR). RGB/BGR -> GRAY is OpenCV's (`_rgb_to_gray`)."""
     k = _kernels()
     rgb_in, rgb_out = image_type in (_RGB, _BGR), output_type in (_RGB, _BGR)
-    if k is None or (rgb_out and image_type != _YCBCR) or (rgb_in and output_type == _GRAY):
+    if rgb_in and output_type == _GRAY:
+        cv2 = optional_cv2()
+        if cv2 is None or x.ndim < 2:
+            return None
+        code = cv2.COLOR_BGR2GRAY if image_type == _BGR else cv2.COLOR_RGB2GRAY
+        return _opencv_gray(cv2, x, code, out).reshape(*x.shape[:-1], 1)
+    if k is None or (rgb_out and image_type != _YCBCR):
         return None
     c_out = _CHANNELS[output_type]
     src = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
-    out = np.empty((src.shape[0], c_out), np.uint8)
+    if out is None:
+        out = np.empty((src.shape[0], c_out), np.uint8)
+    else:
+        out = out.reshape(src.shape[0], c_out)
     if rgb_in:  # -> YCbCr
         k.rgb_to_ycbcr(src, image_type == _BGR, _YCBCR_ROWS, out)
     elif rgb_out:  # YCbCr ->
@@ -176,7 +196,7 @@ def _compiled(x: np.ndarray, image_type: int, output_type: int) -> np.ndarray | 
     return out.reshape(*x.shape[:-1], c_out)
 
 
-def convert_color_space(xp: Any, x: Any, image_type: int, output_type: int) -> Any:
+def convert_color_space(xp: Any, x: Any, image_type: int, output_type: int, out: Any = None) -> Any:
     """Convert a uint8 array of pixels ``(..., C)`` from ``image_type`` to ``output_type``.
 
     On the CPU with Numba installed (the `jit` extra) each conversion that computes is one
@@ -187,13 +207,18 @@ def convert_color_space(xp: Any, x: Any, image_type: int, output_type: int) -> A
         x: The pixels, channels last, with the channels of ``image_type``.
         image_type: The input's `DALIImageType` (as an int).
         output_type: The output's `DALIImageType` (as an int); a supported pair.
+        out: Where to write the result (a contiguous uint8 array ``(..., C_out)``), or None.
 
     Returns:
-        A new contiguous uint8 array ``(..., C_out)``.
+        ``out``, or a new contiguous uint8 array ``(..., C_out)``.
     """
-    if xp is np and x.size and (done := _compiled(x, image_type, output_type)) is not None:
+    if xp is np and x.size and (done := _compiled(x, image_type, output_type, out)) is not None:
         return done
-    return convert_color_space_reference(xp, x, image_type, output_type)
+    result = convert_color_space_reference(xp, x, image_type, output_type)
+    if out is None:
+        return result
+    out[...] = result
+    return out
 
 
 def convert_color_space_reference(xp: Any, x: Any, image_type: int, output_type: int) -> Any:
@@ -300,7 +325,7 @@ class ColorSpaceConversion(Operator):
             out = np.empty((*dense.shape[:-1], out_c), np.uint8)  # samples on the threads
 
             def into(i: int) -> None:
-                out[i] = convert_color_space(np, dense[i], self._in, self._out)
+                convert_color_space(np, dense[i], self._in, self._out, out=out[i])
 
             ws.map(into)
             return tl_cls.wrap(out, layout)
