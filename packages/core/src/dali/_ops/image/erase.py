@@ -30,6 +30,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -246,10 +247,19 @@ def _same(a: tuple[list[Any], np.ndarray], b: tuple[list[Any], np.ndarray]) -> b
     return a[0] == b[0] and np.array_equal(a[1], b[1])
 
 
+#: A per-channel fill of a region up to this many elements is written out whole first: numpy
+#: then copies rows into the image instead of a few channel values at a time from a broadcast
+#: (37x faster for a 100x120 RGB region of a batch; RESULTS.md "Operators one by one").
+_MATERIALIZE_ELEMENTS = 1 << 20
+
+
 def _fill_for(xp: Any, fill: np.ndarray, region: tuple[slice, ...], channel: int, ndim: int) -> Any:
     """The value assigned to ``region``: a scalar, or the region's channels of a per-channel
     fill laid along the channel axis (channel ``c`` always takes ``fill[c]``)."""
     if fill.size == 1:
         return fill[0]
-    part = fill[region[channel]]
-    return xp.asarray(part.reshape([-1 if d == channel else 1 for d in range(ndim)]))
+    part = fill[region[channel]].reshape([-1 if d == channel else 1 for d in range(ndim)])
+    shape = tuple(r.stop - r.start for r in region)
+    if xp is np and math.prod(shape) <= _MATERIALIZE_ELEMENTS:
+        return np.ascontiguousarray(np.broadcast_to(part, shape))
+    return xp.asarray(part)
