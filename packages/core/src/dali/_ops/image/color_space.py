@@ -159,7 +159,10 @@ def _opencv_gray(cv2: Any, x: np.ndarray, code: int, out: np.ndarray | None) -> 
     rows = np.ascontiguousarray(x).reshape(-1, x.shape[-2], 3)
     if out is None:
         return cv2.cvtColor(rows, code).reshape(x.shape[:-1])
-    cv2.cvtColor(rows, code, dst=out.reshape(rows.shape[:2]))
+    target = out.reshape(rows.shape[:2])
+    got = cv2.cvtColor(rows, code, dst=target)
+    if got is not target:  # OpenCV made its own array after all
+        target[...] = got
     return out
 
 

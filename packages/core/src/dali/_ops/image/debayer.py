@@ -36,6 +36,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -187,6 +188,12 @@ class Debayer(Operator):
         if cv2 is None and alg not in ("bilinear_ocv", "default_npp"):
             raise self.arg_error("algorithm", f"`{alg}` needs OpenCV (pip install opencv)")
         samples = tl.samples()
+        shapes = tl.shape()
+        mosaic = shapes[0][: -1 if layout.endswith("C") else None] if shapes else ()
+        # equal shapes with OpenCV: every frame demosaiced straight into one batch array
+        dense = None
+        if cv2 is not None and math.prod(mosaic) and all(s == shapes[0] for s in shapes):
+            dense = np.empty((len(tl), *mosaic, out_c), tl.np_dtype)
 
         def one(i: int) -> Any:
             x = samples[i]
@@ -197,15 +204,24 @@ class Debayer(Operator):
             y, bx = positions[i]
             if cv2 is None:
                 return debayer_bilinear(xp, x, y, bx)
-            code = f"COLOR_Bayer{_PATTERNS[y, bx]}" + (
-                "2GRAY" if alg == "gray_ocv" else _SUFFIX[alg]
+            code = getattr(
+                cv2,
+                f"COLOR_Bayer{_PATTERNS[y, bx]}" + ("2GRAY" if alg == "gray_ocv" else _SUFFIX[alg]),
             )
             frames = x.reshape(-1, *x.shape[-2:])
-            outs = [cv2.demosaicing(np.ascontiguousarray(f), getattr(cv2, code)) for f in frames]
-            return np.stack(outs).reshape(*x.shape, out_c)
+            out = np.empty((*x.shape, out_c), x.dtype) if dense is None else dense[i]
+            places = out.reshape(len(frames), *x.shape[-2:], out_c)
+            for f, place in zip(frames, places):
+                # (a one-channel output is written through its (H, W) view)
+                target = place.reshape(place.shape[:2] if out_c == 1 else place.shape)
+                got = cv2.demosaicing(np.ascontiguousarray(f), code, dst=target)
+                if got is not target:  # OpenCV made its own array after all
+                    target[...] = got
+            return out
 
+        results = run_per_sample(ws, xp, one, len(tl))
         return tl_cls.wrap(
-            run_per_sample(ws, xp, one, len(tl)),
+            dense if dense is not None else results,
             out_layout,
             dtype=tl.np_dtype,
             ndim=len(out_layout),
