@@ -98,3 +98,31 @@ def test_gpu_matches_cpu(device):
         pipe.set_outputs(fn.grid_mask(x, tile=13, angle=0.7, shift_x=3.0),
                          fn.grid_mask(u, tile=9, ratio=0.3, angle=-0.2))  # fmt: skip
     return pipe.run()
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.float32])
+def test_compiled_kernel_is_the_numpy_expression(dtype):
+    # the Numba pass against `grid_mask`'s numpy arithmetic: the same mask, the same products
+    # (a float pixel keeps its sign, inf and NaN times 0 give NaN)
+    pytest.importorskip("numba")
+    from dali._ops.image import grid_mask as gm
+
+    f = np.float32
+    rng = np.random.default_rng(5)
+    x = rng.normal(0, 100, (57, 83, 3)).astype(dtype)
+    if dtype == np.float32:
+        x[0, 0, 0], x[0, 1, 0], x[1, 1, 1] = np.inf, np.nan, -3.0
+    for tile, ratio, angle, shift_x, shift_y in [
+        (40, 0.3, 0.3, 0.0, 0.0),
+        (7, 0.6, -1.2, 3.5, -2.25),
+        (1, 0.99, 2.0, 0.1, 0.1),
+        (13, 0.0, 0.7, 0.0, 5.0),
+    ]:
+        t = f(tile)
+        with np.errstate(invalid="ignore"):
+            want = gm.grid_mask(np, x, t, f(ratio), f(angle), f(shift_x), f(shift_y))
+        got = np.empty_like(x)
+        ca, sa = (f(g(np.float64(angle))) / t for g in (np.cos, np.sin))
+        gm._kernel()(x, ca, sa, f(shift_x) / t, f(shift_y) / t, f(ratio), got)
+        np.testing.assert_array_equal(got, want)
+        assert np.array_equal(np.signbit(got), np.signbit(want))
