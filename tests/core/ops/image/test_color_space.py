@@ -224,13 +224,20 @@ def test_flat_conversion_of_a_ragged_batch_is_the_per_sample_one(it, ot):
         ("YCbCr", "BGR"),
         ("YCbCr", "GRAY"),
         ("GRAY", "YCbCr"),
+        ("RGB", "BGR"),
+        ("BGR", "RGB"),
+        ("GRAY", "RGB"),
+        ("GRAY", "BGR"),
+        ("RGB", "GRAY"),
+        ("BGR", "GRAY"),
     ],
 )
-def test_compiled_conversions_are_the_numpy_expressions(it, ot):
-    # the Numba kernels against the numpy path they replace, bit for bit: every value of the
-    # first channel against a lattice of the others (every value too in the full check made
-    # when the kernels were written), grey pixels included
+def test_fast_conversions_are_the_numpy_expressions(it, ot):
+    # the Numba kernels (YCbCr) and OpenCV's cvtColor (the rest) against the numpy path they
+    # replace, bit for bit: every value of the first channel against a lattice of the others
+    # (every value too in the full check made when the kernels were written), grey pixels too
     pytest.importorskip("numba")
+    pytest.importorskip("cv2")
     from dali._ops.image import color_space as cs
 
     assert cs._kernels() is not None

@@ -166,21 +166,43 @@ def _opencv_gray(cv2: Any, x: np.ndarray, code: int, out: np.ndarray | None) -> 
     return out
 
 
+def _opencv_to_rgb(
+    cv2: Any, x: np.ndarray, image_type: int, output_type: int, out: np.ndarray | None
+) -> np.ndarray:
+    """RGB <-> BGR (a swap) or GRAY -> RGB/BGR (a repeat) by OpenCV's ``cvtColor``: numpy's
+    reversed or broadcast copies of 3-byte pixels cost ~25x as much."""
+    rows = np.ascontiguousarray(x).reshape(-1, x.shape[-2], x.shape[-1])
+    if image_type == _GRAY:
+        code = cv2.COLOR_GRAY2BGR if output_type == _BGR else cv2.COLOR_GRAY2RGB
+        rows = rows[..., 0]
+    else:
+        code = cv2.COLOR_RGB2BGR  # (the same swap both ways)
+    if out is None:
+        return cv2.cvtColor(rows, code).reshape(*x.shape[:-1], 3)
+    target = out.reshape(*rows.shape[:2], 3)
+    got = cv2.cvtColor(rows, code, dst=target)
+    if got is not target:  # OpenCV made its own array after all
+        target[...] = got
+    return out
+
+
 def _compiled(
     x: np.ndarray, image_type: int, output_type: int, out: np.ndarray | None = None
 ) -> np.ndarray | None:
     """`convert_color_space` of a numpy array in one compiled pass (the same bytes), into
-    ``out`` when given; None where Numba is missing and where channels are only moved (RGB <->
-    BGR, GRAY -> RGB/BGR). RGB/BGR -> GRAY is OpenCV's (`_rgb_to_gray`)."""
+    ``out`` when given; None where Numba (for YCbCr) or OpenCV (for the rest) is missing.
+    RGB/BGR -> GRAY, the swaps and the grey repeat are OpenCV's ``cvtColor``."""
     k = _kernels()
     rgb_in, rgb_out = image_type in (_RGB, _BGR), output_type in (_RGB, _BGR)
-    if rgb_in and output_type == _GRAY:
+    if (rgb_in and output_type == _GRAY) or (rgb_out and image_type != _YCBCR):
         cv2 = optional_cv2()
         if cv2 is None or x.ndim < 2:
             return None
-        code = cv2.COLOR_BGR2GRAY if image_type == _BGR else cv2.COLOR_RGB2GRAY
-        return _opencv_gray(cv2, x, code, out).reshape(*x.shape[:-1], 1)
-    if k is None or (rgb_out and image_type != _YCBCR):
+        if output_type == _GRAY:
+            code = cv2.COLOR_BGR2GRAY if image_type == _BGR else cv2.COLOR_RGB2GRAY
+            return _opencv_gray(cv2, x, code, out).reshape(*x.shape[:-1], 1)
+        return _opencv_to_rgb(cv2, x, image_type, output_type, out)
+    if k is None:
         return None
     c_out = _CHANNELS[output_type]
     src = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
