@@ -11,10 +11,8 @@ arithmetic of OpenCV's ``equalizeHist``, which DALI 2.4's CPU backend calls: wit
 
 The input is uint8, with layout ``HW``, ``HWC``, ``CHW``, ``FHW``, ``FHWC`` or ``FCHW`` (2-D
 inputs without a layout are ``HW``, 3-D ones ``HWC``, 4-D ones ``FHWC``); the output has its
-shape, type and layout. The CPU backend accepts at most 128 channels, as DALI's. On the CPU
-with Numba (the `jit` extra) a frame is one compiled call for all its channels
-(`_equalize_jit`), else OpenCV's ``equalizeHist`` per plane; without either, the planes of a
-uniform batch are equalized together in numpy: one histogram, one table and one lookup.
+shape, type and layout. The CPU backend accepts at most 128 channels, as DALI's. The planes of a
+uniform batch are equalized together: one histogram, one table and one lookup for the batch.
 
 Example:
     >>> import numpy as np
@@ -30,7 +28,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -92,32 +89,6 @@ def _to_planes(xp: Any, x: Any, layout: str) -> tuple[Any, Any]:
         )
     h, w = x.shape[-2:]  # HW, FHW, CHW, FCHW: the planes are contiguous
     return x.reshape(x.size // (h * w) if h * w else 0, h * w), lambda y: y.reshape(x.shape)
-
-
-@functools.cache
-def _kernel() -> Any:
-    """`_equalize_jit.equalize_pixels`, or None when Numba is not installed."""
-    try:
-        from dali._ops.image._equalize_jit import equalize_pixels
-    except ImportError:
-        return None
-    return equalize_pixels
-
-
-def _equalize_compiled(kernel: Any, x: np.ndarray, layout: str, out: np.ndarray) -> None:
-    """One sample equalized into ``out`` by the compiled kernel: a call per frame (channels
-    last: the frame's pixels interleaved) or per plane (channels first or none)."""
-    if x.size == 0:
-        return
-    x = np.ascontiguousarray(x)
-    if layout.endswith("C"):
-        h, w, c = x.shape[-3:]
-        frames, dst = x.reshape(-1, h * w, c), out.reshape(-1, h * w, c)
-    else:
-        h, w = x.shape[-2:]
-        frames, dst = x.reshape(-1, h * w, 1), out.reshape(-1, h * w, 1)
-    for f in range(frames.shape[0]):
-        kernel(frames[f], dst[f])
 
 
 def _equalize_cv2(cv2: Any, x: np.ndarray, layout: str) -> np.ndarray:
@@ -182,24 +153,6 @@ class Equalize(Operator):
         self._check(tl, layout, max_channels)
         if len(tl) == 0:
             return tl_cls.wrap([], layout, dtype=np.uint8, ndim=tl.sample_ndim)
-        kernel = _kernel() if xp is np else None
-        if kernel is not None:  # OpenCV's arithmetic, one compiled call a frame, on the threads
-            samples = tl.samples()
-            shapes = tl.shape()
-            dense_out = None  # equal shapes: one batch array
-            if all(s == shapes[0] for s in shapes):
-                dense_out = np.empty((len(tl), *shapes[0]), np.uint8)
-
-            def one_compiled(i: int) -> Any:
-                x = samples[i]
-                y = dense_out[i] if dense_out is not None else np.empty(x.shape, np.uint8)
-                _equalize_compiled(kernel, x, layout, y)
-                return y
-
-            out_c = ws.map(one_compiled)
-            if dense_out is not None:
-                return tl_cls.wrap(dense_out, layout)
-            return tl_cls.wrap(out_c, layout, dtype=np.uint8, ndim=tl.sample_ndim)
         cv2 = optional_cv2() if xp is np else None
         if cv2 is not None:  # OpenCV's equalizeHist itself, plane by plane, on the threads
             samples = tl.samples()
