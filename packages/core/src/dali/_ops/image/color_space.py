@@ -224,8 +224,9 @@ def _compiled(
 def convert_color_space(xp: Any, x: Any, image_type: int, output_type: int, out: Any = None) -> Any:
     """Convert a uint8 array of pixels ``(..., C)`` from ``image_type`` to ``output_type``.
 
-    On the CPU with Numba installed (the `jit` extra) each conversion that computes is one
-    compiled pass (`_color_space_jit`); the numpy expressions below are the reference it equals.
+    On the CPU each conversion is one compiled pass: the Numba kernels of `_color_space_jit`
+    for YCbCr (the `jit` extra), OpenCV's ``cvtColor`` for grey and the channel swaps; they
+    equal the numpy expressions of `convert_color_space_reference` (the fallback, and CuPy's).
 
     Args:
         xp: numpy or CuPy.
@@ -347,9 +348,13 @@ class ColorSpaceConversion(Operator):
             self._check(dense.shape[-1], None)
             if xp is not np:  # one set of launches for the batch
                 return tl_cls.wrap(convert_color_space(xp, dense, self._in, self._out), layout)
-            out = np.empty((*dense.shape[:-1], out_c), np.uint8)  # samples on the threads
+            out = np.empty((*dense.shape[:-1], out_c), np.uint8)
+            if self._in != _YCBCR and self._out != _YCBCR:
+                # OpenCV's cvtColor (grey, swaps): one call for the batch, on its own threads
+                convert_color_space(np, dense, self._in, self._out, out=out)
+                return tl_cls.wrap(out, layout)
 
-            def into(i: int) -> None:
+            def into(i: int) -> None:  # the compiled kernels: the samples on the threads
                 convert_color_space(np, dense[i], self._in, self._out, out=out[i])
 
             ws.map(into)
