@@ -48,6 +48,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from dali._ops.decoders.headers.jpeg_walk import SOF_MARKERS, tiff_orientation
+from dali._ops.image._common import optional_cv2
 
 __all__ = [
     "MAX_DECODED_BYTES",
@@ -296,20 +297,14 @@ def apply_orientation(img: np.ndarray, orientation: int) -> np.ndarray:
 
 # -- decoding ----------------------------------------------------------------------------------
 
-_cv2: Any = None
-
 
 def _opencv() -> Any:
-    global _cv2
-    if _cv2 is None:
-        try:
-            import cv2
-        except ImportError as e:  # pragma: no cover - depends on the installation
-            raise ImportError(
-                "the CPU image decoders need OpenCV and Pillow: pip install 'dali-core[image]'"
-            ) from e
-        _cv2 = cv2
-    return _cv2
+    cv2 = optional_cv2()
+    if cv2 is None:  # pragma: no cover - depends on the installation
+        raise ImportError(
+            "the CPU image decoders need OpenCV and Pillow: pip install 'dali-core[image]'"
+        )
+    return cv2
 
 
 def _pillow() -> Any:
