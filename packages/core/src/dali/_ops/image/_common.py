@@ -20,6 +20,7 @@ __all__ = [
     "ThreadScratch",
     "default_layout",
     "image_layout",
+    "opencv_into",
     "optional_cv2",
     "static_image_layout",
     "transpose_hw",
@@ -38,6 +39,15 @@ def optional_cv2() -> Any:
         else:
             _CV2.append(cv2)
     return _CV2[0]
+
+
+def opencv_into(call: Any, *args: Any, dst: np.ndarray) -> np.ndarray:
+    """``call(*args, dst=dst)`` (an OpenCV function) with its result in ``dst``: copied there
+    where OpenCV made an array of its own after all (``dst`` of another shape or type)."""
+    got = call(*args, dst=dst)
+    if got is not dst:
+        dst[...] = got
+    return dst
 
 
 def default_layout(ndim: int | None, allowed: Sequence[str]) -> str | None:

@@ -48,7 +48,12 @@ import numpy as np
 from dali._dtypes import DALIDataType, DALIImageType
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.base import Operator
-from dali._ops.image._common import image_layout, optional_cv2, static_image_layout
+from dali._ops.image._common import (
+    image_layout,
+    opencv_into,
+    optional_cv2,
+    static_image_layout,
+)
 from dali._ops.numeric import array_module, batch_array, convert_sat, run_per_sample
 
 if TYPE_CHECKING:
@@ -115,7 +120,7 @@ def _rgb_to_gray(xp: Any, x: Any) -> Any:
     """OpenCV's RGB2GRAY (what DALI calls on the CPU): 15-bit fixed point, rounded."""
     cv2 = optional_cv2() if xp is np else None
     if cv2 is not None and x.ndim >= 2 and x.size:  # the same arithmetic, compiled
-        return _opencv_gray(cv2, x, cv2.COLOR_RGB2GRAY, None)
+        return _opencv(cv2, x, cv2.COLOR_RGB2GRAY, 1, None)[..., 0]
     r, g, b = (x[..., i].astype(np.uint32) for i in range(3))
     return ((r * 9798 + g * 19235 + b * 3735 + 16384) >> 15).astype(np.uint8)
 
@@ -153,37 +158,19 @@ def _kernels() -> Any:
     return _color_space_jit
 
 
-def _opencv_gray(cv2: Any, x: np.ndarray, code: int, out: np.ndarray | None) -> np.ndarray:
-    """OpenCV's ``cvtColor`` to grey of pixels ``(..., W, 3)``, into ``out`` when given (a
-    contiguous ``(..., W, 1)`` or ``(..., W)`` array)."""
-    rows = np.ascontiguousarray(x).reshape(-1, x.shape[-2], 3)
-    if out is None:
-        return cv2.cvtColor(rows, code).reshape(x.shape[:-1])
-    target = out.reshape(rows.shape[:2])
-    got = cv2.cvtColor(rows, code, dst=target)
-    if got is not target:  # OpenCV made its own array after all
-        target[...] = got
-    return out
-
-
-def _opencv_to_rgb(
-    cv2: Any, x: np.ndarray, image_type: int, output_type: int, out: np.ndarray | None
-) -> np.ndarray:
-    """RGB <-> BGR (a swap) or GRAY -> RGB/BGR (a repeat) by OpenCV's ``cvtColor``: numpy's
-    reversed or broadcast copies of 3-byte pixels cost ~25x as much."""
+def _opencv(cv2: Any, x: np.ndarray, code: int, c_out: int, out: np.ndarray | None) -> Any:
+    """OpenCV's ``cvtColor`` of pixels ``(..., W, C)`` to ``(..., W, c_out)``, into ``out``
+    when given (contiguous): the grey conversions and the channel swaps and repeats, where
+    numpy's reversed or broadcast copies of 3-byte pixels cost ~25x as much."""
     rows = np.ascontiguousarray(x).reshape(-1, x.shape[-2], x.shape[-1])
-    if image_type == _GRAY:
-        code = cv2.COLOR_GRAY2BGR if output_type == _BGR else cv2.COLOR_GRAY2RGB
+    if rows.shape[-1] == 1:
         rows = rows[..., 0]
-    else:
-        code = cv2.COLOR_RGB2BGR  # (the same swap both ways)
+    shape = (*x.shape[:-1], c_out)
     if out is None:
-        return cv2.cvtColor(rows, code).reshape(*x.shape[:-1], 3)
-    target = out.reshape(*rows.shape[:2], 3)
-    got = cv2.cvtColor(rows, code, dst=target)
-    if got is not target:  # OpenCV made its own array after all
-        target[...] = got
-    return out
+        return cv2.cvtColor(rows, code).reshape(shape)
+    planes = rows.shape[:2] if c_out == 1 else (*rows.shape[:2], c_out)
+    opencv_into(cv2.cvtColor, rows, code, dst=out.reshape(planes))
+    return out.reshape(shape)
 
 
 def _compiled(
@@ -200,8 +187,11 @@ def _compiled(
             return None
         if output_type == _GRAY:
             code = cv2.COLOR_BGR2GRAY if image_type == _BGR else cv2.COLOR_RGB2GRAY
-            return _opencv_gray(cv2, x, code, out).reshape(*x.shape[:-1], 1)
-        return _opencv_to_rgb(cv2, x, image_type, output_type, out)
+        elif image_type == _GRAY:
+            code = cv2.COLOR_GRAY2BGR if output_type == _BGR else cv2.COLOR_GRAY2RGB
+        else:
+            code = cv2.COLOR_RGB2BGR  # (the same swap both ways)
+        return _opencv(cv2, x, code, _CHANNELS[output_type], out)
     if k is None:
         return None
     c_out = _CHANNELS[output_type]

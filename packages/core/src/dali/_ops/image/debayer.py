@@ -43,7 +43,7 @@ import numpy as np
 
 from dali._graph.schema import REQUIRED, Arg, register
 from dali._ops.base import Operator
-from dali._ops.image._common import image_layout, optional_cv2
+from dali._ops.image._common import image_layout, opencv_into, optional_cv2
 from dali._ops.numeric import array_module, run_per_sample
 
 if TYPE_CHECKING:
@@ -214,9 +214,7 @@ class Debayer(Operator):
             for f, place in zip(frames, places):
                 # (a one-channel output is written through its (H, W) view)
                 target = place.reshape(place.shape[:2] if out_c == 1 else place.shape)
-                got = cv2.demosaicing(np.ascontiguousarray(f), code, dst=target)
-                if got is not target:  # OpenCV made its own array after all
-                    target[...] = got
+                opencv_into(cv2.demosaicing, np.ascontiguousarray(f), code, dst=target)
             return out
 
         results = run_per_sample(ws, xp, one, len(tl))

@@ -50,6 +50,17 @@ __all__ = ["GridMask", "grid_mask"]
 _TYPES = ("uint8", "int16", "int32", "float32")
 
 
+def grid_coefficients(tile: Any, angle: Any, shift_x: Any, shift_y: Any) -> tuple[Any, ...]:
+    """``cos(angle)``, ``sin(angle)``, ``shift_x`` and ``shift_y``, each divided by the tile,
+    in float32 as DALI's kernel takes them (scalars for scalars, arrays for arrays)."""
+    f32 = np.float32
+    ca = (np.cos(np.asarray(angle, np.float64)).astype(f32) / tile).astype(f32)
+    sa = (np.sin(np.asarray(angle, np.float64)).astype(f32) / tile).astype(f32)
+    sx = (np.asarray(shift_x, f32) / tile).astype(f32)
+    sy = (np.asarray(shift_y, f32) / tile).astype(f32)
+    return ca, sa, sx, sy
+
+
 def grid_mask(
     xp: Any, x: Any, tile: Any, ratio: Any, angle: Any, shift_x: Any, shift_y: Any
 ) -> Any:
@@ -65,10 +76,7 @@ def grid_mask(
                [1., 1., 1., 1.]], dtype=float32)
     """
     f32 = np.float32
-    ca = (np.cos(np.asarray(angle, np.float64)).astype(f32) / tile).astype(f32)
-    sa = (np.sin(np.asarray(angle, np.float64)).astype(f32) / tile).astype(f32)
-    sx = (np.asarray(shift_x, f32) / tile).astype(f32)
-    sy = (np.asarray(shift_y, f32) / tile).astype(f32)
+    ca, sa, sx, sy = grid_coefficients(tile, angle, shift_x, shift_y)
     h, w = x.shape[-3], x.shape[-2]
     ys = xp.arange(h, dtype=f32)[:, None]
     xs = xp.arange(w, dtype=f32)[None, :]
@@ -150,9 +158,8 @@ class GridMask(Operator):
         def one(i: int) -> Any:  # one compiled pass (`_grid_mask_jit`), the same arithmetic
             x = np.ascontiguousarray(samples[i])
             y = dense_out[i] if dense_out is not None else np.empty(x.shape, x.dtype)
-            tile = tiles[i]
-            ca, sa = (np.float32(t(np.float64(angles[i]))) / tile for t in (np.cos, np.sin))
-            kernel(x, ca, sa, shifts_x[i] / tile, shifts_y[i] / tile, ratios[i], y)
+            coefficients = grid_coefficients(tiles[i], angles[i], shifts_x[i], shifts_y[i])
+            kernel(x, *(np.float32(c) for c in coefficients), ratios[i], y)
             return y
 
         out = ws.map(one)
