@@ -7,8 +7,9 @@ output. The arithmetic is `_color`'s (the GPU kernel's), in an order that LLVM v
 
 * chroma: a chroma row is widened once (``4 x`` each full-width sample: the quarters of its two
   nearest chroma samples) and two widened rows are blended for each output row (``16 x`` the
-  value), in int32. The weights are quarters, so the float32 sums of the reference are exact
-  and these integers are those sums times 16: rounding half to even is exact integer work;
+  value), in int16 (the largest sum, 16 x 255 + 8, fits; twice the lanes of int32). The
+  weights are quarters, so the float32 sums of the reference are exact and these integers are
+  those sums times 16: rounding half to even is exact integer work;
 * colour: float32 products and sums one at a time in the reference's order (LLVM does not fuse
   them into FMAs without fast-math), rounded half to even by the conversion to int32
   (``np.rint``: the current rounding mode, to nearest even), clamped, stored as uint8 RGB.
@@ -31,6 +32,7 @@ __all__ = ["frames_to_rgb"]
 
 _F32 = np.float32
 _I32 = np.int32
+_I16 = np.int16
 
 _jit = numba.njit(nogil=True, cache=True, error_model="numpy", boundscheck=False)
 #: (Numba's typing helpers, unannotated)
@@ -64,24 +66,24 @@ def _widen(c: np.ndarray, cw: int, pad: np.ndarray, row: np.ndarray) -> None:  #
     # ``row[x]`` = 4 x the chroma under full-width pixel x of this chroma row: pixel 2k is
     # 1/4 of sample k-1 and 3/4 of k, pixel 2k+1 3/4 of k and 1/4 of k+1 (edges clamped)
     for k in range(cw):
-        pad[k + 1] = _I32(c[k])
+        pad[k + 1] = _I16(c[k])
     pad[0] = pad[1]
     pad[cw + 1] = pad[cw]
     for k in range(cw):
-        row[2 * k] = _I32(pad[k] + _I32(3) * pad[k + 1])
-        row[2 * k + 1] = _I32(_I32(3) * pad[k + 1] + pad[k + 2])
+        row[2 * k] = _I16(pad[k] + _I16(3) * pad[k + 1])
+        row[2 * k + 1] = _I16(_I16(3) * pad[k + 1] + pad[k + 2])
 
 
 @_jit
 def _blend(
     a: np.ndarray, b: np.ndarray, wa: int, w: int, out: np.ndarray
 ) -> None:  # pragma: no cover
-    # ``wa`` (int32: int64 arithmetic would halve the vectors) quarters of widened row a and
-    # the rest of b: 16 x the chroma, rounded half to even
-    wb = _I32(4) - wa
+    # ``wa`` quarters of widened row a and the rest of b: 16 x the chroma, rounded half to
+    # even. At most 16 x 255 + 8: int16, twice the lanes of int32 in a vector
+    wb = _I16(4) - wa
     for x in range(w):
-        s = _I32(wa * a[x] + wb * b[x])
-        out[x] = _I32(_I32(s + _I32(7) + (_I32(s >> _I32(4)) & _I32(1))) >> _I32(4))
+        s = _I16(wa * a[x] + wb * b[x])
+        out[x] = _I16(_I16(s + _I16(7) + (_I16(s >> _I16(4)) & _I16(1))) >> _I16(4))
 
 
 @_jit
@@ -142,11 +144,11 @@ def frames_to_rgb(
     h = out.shape[1]
     w = out.shape[2] // 3
     ch, cw = (h + 1) // 2, (w + 1) // 2
-    pad = np.empty(cw + 2, np.int32)
+    pad = np.empty(cw + 2, np.int16)
     # widened chroma rows: u in slots 0 and 1, v in 2 and 3; ``s`` holds the upper row
-    wide = np.empty((4, 2 * cw), np.int32)
-    cb = np.empty(w, np.int32)
-    cr = np.empty(w, np.int32)
+    wide = np.empty((4, 2 * cw), np.int16)
+    cb = np.empty(w, np.int16)
+    cr = np.empty(w, np.int16)
     for i in range(planes.shape[0]):
         y = _plane(planes[i, 0], planes[i, 1], h)
         u = _plane(planes[i, 2], planes[i, 3], ch)
@@ -167,7 +169,7 @@ def frames_to_rgb(
                 _widen(u[yb], cw, pad, wide[1 - s])
                 _widen(v[yb], cw, pad, wide[3 - s])
                 upper, lower = ya, yb
-            wa = _I32(3) if r & 1 else _I32(1)
+            wa = _I16(3) if r & 1 else _I16(1)
             _blend(wide[s], wide[1 - s], wa, w, cb)
             _blend(wide[2 + s], wide[3 - s], wa, w, cr)
             if mode == 2:
