@@ -25,3 +25,19 @@ def test_compiled_conversion_gives_the_numpy_bytes(conversion, height, width):
     want = _color.i420_to_rgb_numpy(y, u, v, **kw)
     assert got.dtype == np.uint8 and got.shape == (height, width, 3)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.skipif(_color._jit_kernel() is None, reason="needs Numba")
+@pytest.mark.parametrize("conversion", ["rgb", "rgb_full", "ycbcr"])
+@pytest.mark.parametrize("chroma", [0, 1, 127, 128, 254, 255])
+def test_uniform_chroma_at_the_ends_of_the_range(conversion, chroma):
+    # a uniform chroma plane gives the largest (255) and smallest interpolation sums the
+    # kernel's integer chroma rows must hold; Cb and Cr at opposite ends
+    y = np.arange(16 * 18, dtype=np.int64).reshape(16, 18).astype(np.uint8)
+    u = np.full((8, 9), chroma, np.uint8)
+    v = np.full((8, 9), 255 - chroma, np.uint8)
+    kw = {"full_range": conversion == "rgb_full", "ycbcr": conversion == "ycbcr"}
+    got = _color.i420_to_rgb(y, u, v, **kw)
+    np.testing.assert_array_equal(got, _color.i420_to_rgb_numpy(y, u, v, **kw))
+    if conversion == "ycbcr":  # the upsampled chroma is the plane's value everywhere
+        assert (got[..., 1] == chroma).all() and (got[..., 2] == 255 - chroma).all()
