@@ -3,14 +3,14 @@
 A pipeline's stage threads share the GIL. numpy gives it up inside operations over more than
 500 elements (and ``np.zeros`` around ``calloc`` above 1 KB); taking it back can then wait
 for the switch interval (5 ms) while another thread runs Python (`dali._exec.gil`). This
-prints, per step of the host side of ``resize`` and ``crop_mirror_normalize`` on a batch of
-ImageNet-like shapes, the time per call alone and with one other Python thread spinning: a step
+prints, per step of the host side of ``resize``, ``crop_mirror_normalize`` and ``color_twist``
+on a batch of ImageNet-like shapes, the time per call alone and with one other Python thread spinning: a step
 that keeps the GIL costs about the same in both columns (twice at most: the spinner gets its
 switch interval too), one that gives it up costs milliseconds.
 
 No GPU needed: the device calls (allocation, upload, launch) are replaced by stand-ins.
 
-Run: ``python benchmarks/gil_held.py [--batch 256]``
+Run: ``python benchmarks/gil_held.py [--batch 256]`` (the SSD pipeline's batch: ``--batch 64``)
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ def per_call(fn: Callable[[], Any], seconds: float) -> float:
 
 def steps(batch: int) -> dict[str, Callable[[], Any]]:
     from dali._ops.gpu import kernels as G
+    from dali._ops.image import _color_gpu as CG
+    from dali._ops.image.color import color_matrices
     from dali._ops.image.resample import gpu_plan as RG
     from dali._ops.image.resize import output_geometry_batch
     from dali._ops.window import extract_gpu as WG
@@ -63,6 +65,13 @@ def steps(batch: int) -> dict[str, Callable[[], Any]]:
         data=types.SimpleNamespace(ptr=1 << 30),
     )
     tl = types.SimpleNamespace(held_dense=dense)
+    # color_twist's random arguments (the SSD pipeline's ranges)
+    twist = [rng.uniform(-0.5, 0.5, batch) * 180, rng.uniform(0.5, 1.5, batch)]
+    twist += [np.ones(batch), rng.uniform(0.875, 1.125, batch), rng.uniform(0.5, 1.5, batch)]
+    mats = color_matrices(*twist)
+    offs = np.tile((128 - 128 * twist[4] * twist[3])[:, None], (1, 3))
+    coeffs = CG.color_plan(mats, offs, np.dtype(np.uint8))[1]
+    counts = np.full(batch, 300 * 300, np.int64)
     return {
         "resize: output_geometry_batch": lambda: output_geometry_batch(spatial, req),
         "resize: plan_batch": lambda: RG.plan_batch(spatial, out, lo, hi, mins, mins, True),
@@ -75,6 +84,9 @@ def steps(batch: int) -> dict[str, Callable[[], Any]]:
         "cmn: window_descs": lambda: WG.window_descs(
             shapes, ptrs, ptrs, wins * 0, wins, flips, (2, 0, 1), shapes[:, 2]
         ),
+        "color_twist: color_matrices": lambda: color_matrices(*twist),
+        "color_twist: color_plan": lambda: CG.color_plan(mats, offs, np.dtype(np.uint8)),
+        "color_twist: color_descs": lambda: CG.color_descs(ptrs, ptrs, counts, coeffs),
     }
 
 

@@ -139,3 +139,37 @@ def test_rng_bits_in_blocks_equal_one_pass():
         options.HELD_ELEMENTS = held
     for a, b in zip(blocked, whole):
         assert a.shape == b.shape and np.array_equal(a, b) and a.flags.writeable
+
+
+@pytest.mark.parametrize("n", [64, 700])
+def test_colour_planning_in_blocks_equals_one_pass(n):
+    # color_twist's GPU host work (matrices, kernel coefficients, descriptions), in blocks of
+    # rows against one pass: the same bytes; a batch mixing scalar and full matrices
+    from dali._ops.image import _color_gpu as CG
+    from dali._ops.image.color import all_scalar_diag, color_matrices
+
+    rng = np.random.default_rng(n)
+    args = [rng.uniform(-180, 180, n), rng.uniform(0, 2, n), rng.uniform(0, 2, n)]
+    args += [rng.uniform(0.5, 1.5, n), rng.uniform(0.5, 1.5, n)]
+    for a, v in zip(args, (0.0, 1.0, 1.0, 1.0, 1.0)):  # every third: the identity
+        a[::3] = v
+    ptrs = np.arange(n, dtype=np.uint64) * np.uint64(4096)
+    counts = rng.integers(1, 10**6, n)
+
+    def plan():
+        mats = color_matrices(*args)
+        offs = np.tile((128.0 - 128.0 * args[4])[:, None], (1, 3))
+        diag = [all_scalar_diag(mats), all_scalar_diag(mats[::3])]
+        mode, coeffs = CG.color_plan(mats, offs, np.dtype(np.uint8))
+        return mats, diag, mode, coeffs, CG.color_descs(ptrs, ptrs, counts, coeffs).tobytes()
+
+    blocked = plan()
+    held = options.HELD_ELEMENTS
+    try:
+        options.HELD_ELEMENTS = 10**9
+        whole = plan()
+    finally:
+        options.HELD_ELEMENTS = held
+    assert blocked[1] == [False, True] and blocked[2] == 2
+    for a, b in zip(blocked, whole):
+        assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b

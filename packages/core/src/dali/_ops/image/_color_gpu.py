@@ -28,10 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from dali._exec import gil
 from dali._ops.gpu import kernels as G
 from dali._ops.image._convert_sat_gpu import CONVERT
 
-__all__ = ["color_batch", "color_plan", "desc_size"]
+__all__ = ["color_batch", "color_descs", "color_plan", "desc_size"]
 
 _ITEMS = 4  # elements (modes 0, 1) or pixels (mode 2) a thread writes
 
@@ -127,17 +128,43 @@ def color_plan(
     from dali._ops.image.color import all_scalar_diag
 
     n = len(mats)
-    m = np.zeros((n, 12), np.float64)
     if mats.ndim == 1 or all_scalar_diag(mats):
+        m = gil.zeros((n, 12), np.float64)
         mul = (mats if mats.ndim == 1 else mats[:, 0, 0]).astype(np.float32)
         add = (offs if offs.ndim == 1 else offs[:, 0]).astype(np.float32)
         m[:, 0], m[:, 3] = mul, add
         identity = bool(np.all(mul == 1) and np.all(add == 0))
         return (0 if identity else 1), m
     work = np.float64 if in_dtype == np.float64 else np.float32
-    m34 = np.concatenate([mats, np.asarray(offs)[:, :, None]], axis=2).astype(work)
-    m[:] = m34.reshape(n, 12)
-    return 2, m
+
+    def rows(mats: np.ndarray, offs: np.ndarray) -> tuple[np.ndarray]:
+        m34 = np.concatenate([mats, offs[:, :, None]], axis=2).astype(work)
+        return (m34.reshape(len(mats), 12).astype(np.float64),)
+
+    # in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`)
+    return 2, gil.by_rows(rows, n, 12, mats, np.asarray(offs))[0]
+
+
+def color_descs(
+    in_ptrs: np.ndarray, out_ptrs: np.ndarray, counts: np.ndarray, coeffs: np.ndarray
+) -> np.ndarray:
+    """The kernel's per-sample descriptions (``dali_color_desc``), made without giving the GIL
+    up (`dali._exec.gil`: a zeroed record array from Python's memory; the coefficients copied
+    in blocks of rows, a strided copy of more than 500 values giving it up).
+
+    Args:
+        in_ptrs, out_ptrs: The samples' device addresses (uint64).
+        counts: Elements (modes 0, 1) or 3-channel pixels (mode 2) of each sample.
+        coeffs: ``(n, 12)`` per-sample coefficients (`color_plan`).
+    """
+    desc = gil.zeros(len(counts), _DESC)
+    desc["input"] = in_ptrs
+    desc["output"] = out_ptrs
+    desc["count"] = counts
+    m = desc["m"]
+    for rows in gil.row_blocks(len(counts), 12):
+        m[rows] = coeffs[rows]
+    return desc
 
 
 def color_batch(tl: Any, mode: int, coeffs: np.ndarray, out_dtype: Any, layout: str) -> Any:
@@ -161,11 +188,7 @@ def color_batch(tl: Any, mode: int, coeffs: np.ndarray, out_dtype: Any, layout: 
     result = G.make_output(flat, shapes, layout, out_dtype, tl.sample_ndim)
     sizes = np.array([math.prod(s) for s in shapes], np.int64)
     counts = sizes // 3 if mode == 2 else sizes
-    desc = np.zeros(n, _DESC)
-    desc["input"] = in_ptrs
-    desc["output"] = out_ptrs
-    desc["count"] = counts
-    desc["m"] = coeffs
+    desc = color_descs(in_ptrs, out_ptrs, counts, coeffs)
     starts, total = G.block_starts(-(-counts // (G.BLOCK * _ITEMS)))
     if not total:
         return result

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dali._dtypes import DALIDataType
+from dali._exec import gil
 from dali._graph.schema import Arg, register
 from dali._ops._sequences import unfold
 from dali._ops._static_shapes import like_input
@@ -71,6 +72,7 @@ _RGB2YIQ = np.array(
     [[0.299, 0.587, 0.114], [0.596, -0.274, -0.321], [0.211, -0.523, 0.311]], dtype=np.float32
 ).astype(np.float64)
 _YIQ2RGB = np.linalg.inv(_RGB2YIQ)
+_EYE = np.eye(3)
 
 
 def color_matrices(
@@ -84,19 +86,39 @@ def color_matrices(
 
     Entries within 1e-12 of an integer are snapped to it, so that the defaults are exactly the
     identity (the product of the YIQ matrices is the identity only up to rounding).
+
+    Computed in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`): the
+    GPU stage plans a batch on a thread that shares it with the pipeline's other threads, and
+    each operation over more than 500 elements (``einsum`` over a few samples already) could
+    wait milliseconds to take it back.
     """
     n = len(hue)
-    rad = np.asarray(hue, np.float64) * (math.pi / 180.0)
+    columns = [
+        np.broadcast_to(np.asarray(v, np.float64), (n,))
+        for v in (hue, saturation, value, brightness, contrast)
+    ]
+    return gil.by_rows(lambda *a: (_matrix_rows(*a),), n, 9, *columns)[0]
+
+
+def _matrix_rows(
+    hue: np.ndarray,
+    sat: np.ndarray,
+    value: np.ndarray,
+    brightness: np.ndarray,
+    contrast: np.ndarray,
+) -> np.ndarray:
+    """`color_matrices` of a block of rows."""
+    k = len(hue)
+    rad = hue * (math.pi / 180.0)
     c, s = np.cos(rad), np.sin(rad)
-    mid = np.zeros((n, 3, 3))
-    sat = np.asarray(saturation, np.float64)
+    mid = gil.zeros((k, 3, 3), np.float64)
     mid[:, 0, 0] = 1.0
     mid[:, 1, 1] = c * sat
     mid[:, 1, 2] = s * sat
     mid[:, 2, 1] = -s * sat
     mid[:, 2, 2] = c * sat
-    scale = np.asarray(value, np.float64) * brightness * contrast
-    m = np.einsum("ij,njk,kl->nil", _YIQ2RGB, mid, _RGB2YIQ) * scale[:, None, None]
+    scale = value * brightness * contrast
+    m = np.matmul(np.matmul(_YIQ2RGB, mid), _RGB2YIQ) * scale[:, None, None]
     r = np.rint(m)
     return np.where(np.abs(m - r) < 1e-12, r, m)
 
@@ -292,9 +314,13 @@ def _lookup_multiply_add(
 
 def all_scalar_diag(mats: np.ndarray) -> bool:
     """Whether every matrix is a multiple of the identity (a per-element multiply)."""
-    d = mats[:, 0, 0]
-    eye = d[:, None, None] * np.eye(3)
-    return bool(np.array_equal(mats, eye))
+    return bool(gil.by_rows(lambda m: (_scalar_diag_rows(m),), len(mats), 9, mats)[0].all())
+
+
+def _scalar_diag_rows(mats: np.ndarray) -> np.ndarray:
+    """Per matrix of a block of rows: whether it is a multiple of the identity."""
+    eye = mats[:, 0, 0][:, None, None] * _EYE
+    return (mats == eye).all(axis=(1, 2))
 
 
 def _arg(ws: Workspace, name: str) -> np.ndarray:
@@ -326,11 +352,12 @@ class _YiqOp(_ColorBase):
         mats = color_matrices(
             vals["hue"], vals["saturation"], vals["value"], vals["brightness"], vals["contrast"]
         )
-        offs = np.zeros((n, 3))
+        offs = gil.zeros((n, 3), np.float64)
         if self.twist_offset:
             half = 0.5 if in_dtype.kind == "f" else 128.0
             off = (half - half * vals["contrast"]) * vals["brightness"]
-            offs[:] = off[:, None]
+            for ch in range(3):  # a column at a time: n values, not 3n (`dali._exec.gil`)
+                offs[:, ch] = off
         return mats, offs
 
 
