@@ -42,6 +42,7 @@ def test_zeros_is_writable_zeroed_and_shaped():
     assert z.shape == (3, 4) and z.dtype == np.int32 and not z.any()
     z[1, 2] = 7
     assert z.sum() == 7
+    assert gil.zeros(np.int64(3), np.int32).shape == (3,)  # a numpy count (len of an array)
     desc = gil.zeros(5, WG._DESC)
     assert desc.shape == (5,) and desc.tobytes() == bytes(5 * WG._DESC.itemsize)
 

@@ -60,11 +60,11 @@ def by_rows(
     return tuple(np.concatenate(column) for column in zip(*parts))
 
 
-def zeros(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+def zeros(shape: int | np.integer[Any] | tuple[int, ...], dtype: Any) -> np.ndarray:
     """``np.zeros(shape, dtype)`` without giving the GIL up (a writable array over a zeroed
     ``bytearray``; ``np.zeros`` calls ``calloc`` without the GIL above 1 KB)."""
     dtype = np.dtype(dtype)
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
     count = 1
     for v in shape:
         count *= v

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dali._exec import gil
 from dali._ops.gpu import kernels as gk
 
 if TYPE_CHECKING:
@@ -194,7 +195,7 @@ def resample_batch_gpu(
     out_shapes = [(int(m), *s[1:]) for m, s in zip(out_lengths, shapes)]
     flat, out_ptrs = gk.alloc_outputs(out_shapes, out_dtype)
     if n:
-        descs = np.zeros(n, _DESC)
+        descs = gil.zeros(n, _DESC)
         descs["in_ptr"] = in_ptrs
         descs["out_ptr"] = out_ptrs
         descs["in_len"] = shape_arr[:, 0] if ndim else 0

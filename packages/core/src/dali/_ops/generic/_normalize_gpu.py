@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from dali._exec import gil
 from dali._ops.gpu.kernels import (
     BLOCK,
     alloc_outputs,
@@ -189,7 +190,7 @@ def normalize_batch(
     strides = np.ones_like(shape_arr)
     for d in range(ndim - 2, -1, -1):
         strides[:, d] = strides[:, d + 1] * shape_arr[:, d + 1]
-    rec = np.zeros(n, _SAMPLE)
+    rec = gil.zeros(n, _SAMPLE)
     rec["input"] = ptrs
     rec["output"] = out_ptrs
     rec["count"] = shape_arr[:, reduced].prod(axis=1) if reduced else 1

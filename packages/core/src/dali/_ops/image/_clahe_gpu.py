@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from dali._exec import gil
 from dali._ops.gpu import kernels as G
 
 __all__ = ["clahe_batch", "color_tables", "desc_size"]
@@ -396,13 +397,13 @@ def clahe_batch(tl: Any, tiles_x: int, tiles_y: int, clip_limit: float) -> Any:
     pixels = dims[:, 0] * dims[:, 1]
     rgb = dims[:, 2] == 3
     luma_sizes = np.where(rgb, pixels, 0)
-    luma_off = np.zeros(n, np.int64)
+    luma_off = gil.zeros(n, np.int64)
     if n > 1:
         np.cumsum(luma_sizes[:-1], out=luma_off[1:])
     luma = cupy.empty(max(int(luma_sizes.sum()), 1), np.uint8)
     ntiles = tiles_x * tiles_y
     luts = cupy.empty(n * ntiles * BINS, np.uint8)
-    desc = np.zeros(n, _DESC)
+    desc = gil.zeros(n, _DESC)
     desc["input"] = in_ptrs
     desc["output"] = out_ptrs
     desc["luma"] = np.uint64(luma.data.ptr) + luma_off.astype(np.uint64)

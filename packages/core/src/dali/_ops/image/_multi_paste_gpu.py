@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dali._exec import gil
 from dali._ops.gpu import kernels as G
 from dali._ops.image._convert_sat_gpu import CONVERT
 
@@ -165,7 +166,7 @@ def paste(inputs: Sequence[Any], plan: PastePlan) -> Any:
     table = np.stack(pointers)  # (inputs, frames)
     counts = np.diff(plan.first)
 
-    frames = np.zeros(n, _FRAME)
+    frames = gil.zeros(n, _FRAME)
     frames["out"] = out_ptrs
     frames["size"] = sizes
     dims = np.array(shapes, np.int64).reshape(n, 3)
@@ -174,7 +175,7 @@ def paste(inputs: Sequence[Any], plan: PastePlan) -> Any:
     frames["count"] = counts
 
     in_dtype = np.dtype(inputs[0].np_dtype)
-    regions = np.zeros(len(plan.src_frame), _REGION)
+    regions = gil.zeros(len(plan.src_frame), _REGION)
     if len(regions):
         regions["input"] = table[plan.src_input, plan.src_frame]
         # the source frames' widths: the input's frame shapes, gathered per region

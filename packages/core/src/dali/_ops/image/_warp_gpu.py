@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from dali._exec import gil
 from dali._ops.gpu import kernels as G
 
 __all__ = ["paste_batch", "warp_batch", "warp_desc_size"]
@@ -353,7 +354,7 @@ def paste_batch(tl: Any, geometry: np.ndarray, fill: np.ndarray) -> Any:
     out_shapes = [tuple(s) for s in out_arr.tolist()]
     flat, out_ptrs = G.alloc_outputs(out_shapes, np.uint8)
     result = G.make_output(flat, out_shapes, "HWC", np.uint8, 3)
-    desc = np.zeros(n, _PASTE)
+    desc = gil.zeros(n, _PASTE)
     desc["input"], desc["output"] = in_ptrs, out_ptrs
     for k, name in enumerate(("h", "w", "c")):
         desc[name] = shape_arr[:, k]

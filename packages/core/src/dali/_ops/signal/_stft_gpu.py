@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from dali._exec import gil
 from dali._ops.gpu.kernels import (
     BLOCK,
     alloc_outputs,
@@ -122,14 +123,14 @@ def stft_gpu(
     n = len(shapes)
     lengths = np.array([int(np.prod(s)) for s in shapes], np.int64)
     nwin = np.asarray(counts, np.int32)
-    first = np.zeros(n, np.int32)
+    first = gil.zeros(n, np.int32)
     if n > 1:
         np.cumsum(nwin[:-1], out=first[1:])
     total = int(nwin.sum())
     nbins = nfft // 2 + 1
     out_shapes = [((c, nbins) if time_major else (nbins, c)) for c in counts]
     sizes = nwin.astype(np.int64) * nbins
-    offsets = np.zeros(n, np.int64)
+    offsets = gil.zeros(n, np.int64)
     if n > 1:
         np.cumsum(sizes[:-1], out=offsets[1:])
     ptrs_d, len_d, first_d, nwin_d, off_d, win_d = upload(

@@ -330,7 +330,7 @@ def _launch(
     if n and int(counts.max()) >= 2**31:
         raise ValueError("a sample of more than 2^31 elements is too large for the GPU kernels")
     in_shape = src.shape_array()
-    channels = in_shape[:, c_axis] if c_axis >= 0 else np.zeros(n, np.int64)
+    channels = in_shape[:, c_axis] if c_axis >= 0 else gil.zeros(n, np.int64)
     hwc = c_axis == 2 and nd == 3 and tuple(perm) in ((0, 1, 2), (2, 0, 1))
     if hwc:  # the window in its own (H, W, C) order; the kernel writes HWC or CHW
         order: Sequence[int] = (0, 1, 2)
@@ -492,7 +492,7 @@ def cmn_batch(
     n = len(anchors)
     c_axis = in_layout.find("C")
     shapes[:, c_axis] = np.asarray(out_channels, np.int64)
-    flips = np.zeros((n, nd), bool)
+    flips = gil.zeros((n, nd), bool)
     flips[:, in_layout.find("W")] = np.asarray(mirror, bool).reshape(n)
     perm = tuple(in_layout.index(a) for a in out_layout)
     return _launch(

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from dali._exec import gil
 from dali._ops.gpu import kernels as G
 from dali._ops.image.resample import reference
 from dali._ops.image.resample.gpu_plan import (
@@ -458,8 +459,8 @@ def _run_separable(
     sizes = [list(s.in_sp) for s in samples]
     for p in range(nsp):
         last = p == nsp - 1
-        desc = np.zeros(n, dtype=PASS)
-        blocks = np.zeros(n, dtype=np.int64)
+        desc = gil.zeros(n, PASS)
+        blocks = gil.zeros(n, np.int64)
         elems = []
         for i, smp in enumerate(samples):
             a = smp.order[p]
