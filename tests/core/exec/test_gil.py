@@ -2,13 +2,16 @@
 
 Issue 4: numpy gives the GIL up inside operations over more than 500 elements, and each re-take
 can wait for the switch interval while another Python thread runs; the GPU stage's planning of a
-batch of 256 (resize, crop_mirror_normalize) now works in blocks of rows. These tests check that
-the blocks give exactly what one pass gives. Whether the GIL is kept is timing, measured by
-``benchmarks/gil_held.py`` (with and without a busy Python thread), not asserted here.
+batch (resize, crop_mirror_normalize, the colour operators) works in blocks of rows. These tests
+check that the blocks give exactly what one pass gives, and that no planning step gives the GIL
+up (`dali._testing.gil.gives_gil_up`: a probe thread that can run only where the caller releases
+the lock, no timing involved). What a release costs is timing, measured by
+``benchmarks/gil_held.py`` (with and without a busy Python thread).
 """
 
 from __future__ import annotations
 
+import time
 import types
 
 import numpy as np
@@ -19,6 +22,7 @@ from dali._ops.gpu import kernels as G
 from dali._ops.image.resample import gpu_plan as RG
 from dali._ops.image.resize import output_geometry_batch
 from dali._ops.window import extract_gpu as WG
+from dali._testing.gil import GilProbe, gil_enabled, gives_gil_up, planning_steps
 
 
 def test_row_blocks_and_by_rows():
@@ -35,6 +39,13 @@ def test_row_blocks_and_by_rows():
 
     total, sums = gil.by_rows(fn, 600, 2, a, shared, None)
     assert np.array_equal(total, a + shared) and np.array_equal(sums, a.sum(axis=1))
+    assert total.flags.writeable and total.flags.c_contiguous and total.dtype == np.float64
+    # blocks of records, and of rows without columns, joined as np.concatenate joins them
+    rec = np.dtype([("a", "<u8"), ("b", "<f8", (3,))], align=True)
+    recs = np.zeros(600, rec)
+    recs["a"] = np.arange(600)
+    joined = gil.by_rows(lambda r: (r, np.zeros((len(r), 0))), 600, 2, recs)
+    assert joined[0].tobytes() == recs.tobytes() and joined[1].shape == (600, 0)
 
 
 def test_zeros_is_writable_zeroed_and_shaped():
@@ -174,3 +185,27 @@ def test_colour_planning_in_blocks_equals_one_pass(n):
     assert blocked[1] == [False, True] and blocked[2] == 2
     for a, b in zip(blocked, whole):
         assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+
+
+needs_gil = pytest.mark.skipif(not gil_enabled(), reason="a free-threaded interpreter has no GIL")
+
+
+@needs_gil
+def test_the_probe_runs_only_where_the_gil_is_given_up():
+    with GilProbe() as probe:
+        sum(range(100_000))
+        np.zeros(64)  # (below numpy's thresholds)
+        assert not probe.ran
+        while not probe.ran:  # each sleep gives the GIL up: the probe runs at one of them
+            time.sleep(0.001)
+    assert not gives_gil_up(lambda: sum(range(10_000)))
+
+
+@needs_gil
+@pytest.mark.parametrize("batch", [64, 256, 1000])
+def test_gpu_planning_keeps_the_gil(batch):
+    steps = planning_steps(batch)
+    for fn in steps.values():
+        fn()  # first-call caches (gil.arange, compiled kernels' tables) filled
+    released = [name for name, fn in steps.items() if gives_gil_up(fn)]
+    assert released == []

@@ -57,7 +57,19 @@ def by_rows(
         return tuple(fn(*arrays))
     rowwise = [isinstance(a, np.ndarray) and a.ndim >= 1 and len(a) == n for a in arrays]
     parts = [fn(*(a[rows] if cut else a for a, cut in zip(arrays, rowwise))) for rows in blocks]
-    return tuple(np.concatenate(column) for column in zip(*parts))
+    return tuple(_join_rows(column) for column in zip(*parts))
+
+
+def _join_rows(parts: tuple[np.ndarray, ...]) -> np.ndarray:
+    """``np.concatenate(parts)`` (along the rows), copied with the GIL held: the blocks' bytes
+    joined by Python (numpy's copy of a large result gives the GIL up)."""
+    first = parts[0]
+    if 0 in first.shape[1:] or any(
+        p.dtype != first.dtype or p.shape[1:] != first.shape[1:] for p in parts
+    ):
+        return np.concatenate(parts)  # (empty rows, or mixed types: numpy's promotion)
+    data = bytearray(b"".join(p.tobytes() for p in parts))
+    return np.frombuffer(data, first.dtype).reshape(-1, *first.shape[1:])
 
 
 def zeros(shape: int | np.integer[Any] | tuple[int, ...], dtype: Any) -> np.ndarray:

@@ -339,7 +339,8 @@ def input_batch(tl: Any) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray,
         n = int(dense.shape[0])
         shape = tuple(int(v) for v in dense.shape[1:])
         step = math.prod(shape) * dense.itemsize
-        ptrs = np.uint64(dense.data.ptr) + gil.arange(n, np.uint64) * np.uint64(step)
+        base, step64 = np.uint64(dense.data.ptr), np.uint64(step)
+        ptrs = gil.by_rows(lambda k: (base + k * step64,), n, 1, gil.arange(n, np.uint64))[0]
         # the rows from bytes: filling an array gives the GIL up (`dali._exec.gil`)
         row = np.array(shape, np.int64).tobytes()
         arr = np.frombuffer(bytearray(row * n), np.int64).reshape(n, len(shape))

@@ -149,8 +149,8 @@ def color_descs(
     in_ptrs: np.ndarray, out_ptrs: np.ndarray, counts: np.ndarray, coeffs: np.ndarray
 ) -> np.ndarray:
     """The kernel's per-sample descriptions (``dali_color_desc``), made without giving the GIL
-    up (`dali._exec.gil`: a zeroed record array from Python's memory; the coefficients copied
-    in blocks of rows, a strided copy of more than 500 values giving it up).
+    up (`dali._exec.gil`: a zeroed record array from Python's memory, filled in blocks of rows:
+    a strided copy of more than 500 values gives it up).
 
     Args:
         in_ptrs, out_ptrs: The samples' device addresses (uint64).
@@ -158,12 +158,12 @@ def color_descs(
         coeffs: ``(n, 12)`` per-sample coefficients (`color_plan`).
     """
     desc = gil.zeros(len(counts), _DESC)
-    desc["input"] = in_ptrs
-    desc["output"] = out_ptrs
-    desc["count"] = counts
-    m = desc["m"]
     for rows in gil.row_blocks(len(counts), 12):
-        m[rows] = coeffs[rows]
+        part = desc[rows]
+        part["input"] = in_ptrs[rows]
+        part["output"] = out_ptrs[rows]
+        part["count"] = counts[rows]
+        part["m"] = coeffs[rows]
     return desc
 
 

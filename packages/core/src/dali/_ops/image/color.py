@@ -87,17 +87,24 @@ def color_matrices(
     Entries within 1e-12 of an integer are snapped to it, so that the defaults are exactly the
     identity (the product of the YIQ matrices is the identity only up to rounding).
 
-    Computed in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`): the
-    GPU stage plans a batch on a thread that shares it with the pipeline's other threads, and
-    each operation over more than 500 elements (``einsum`` over a few samples already) could
-    wait milliseconds to take it back.
+    Each entry is computed for the whole batch at once from the hue's cosine and sine (the
+    product ``YIQ→RGB · H · S · RGB→YIQ`` written out), in blocks of rows small enough for numpy
+    to keep the GIL (`dali._exec.gil`): the GPU stage plans a batch on a thread that shares it
+    with the pipeline's other threads, and an operation over more than 500 elements (a batched
+    matrix product over a few samples already) could wait milliseconds to take it back.
     """
     n = len(hue)
     columns = [
         np.broadcast_to(np.asarray(v, np.float64), (n,))
         for v in (hue, saturation, value, brightness, contrast)
     ]
-    return gil.by_rows(lambda *a: (_matrix_rows(*a),), n, 9, *columns)[0]
+    return gil.by_rows(lambda *a: (_matrix_rows(*a),), n, 1, *columns)[0]
+
+
+#: ``YIQ→RGB · H · S · RGB→YIQ`` entry by entry: ``_P0 + sat·cos·_P1 + sat·sin·_P2``.
+_P0 = np.outer(_YIQ2RGB[:, 0], _RGB2YIQ[0])
+_P1 = np.outer(_YIQ2RGB[:, 1], _RGB2YIQ[1]) + np.outer(_YIQ2RGB[:, 2], _RGB2YIQ[2])
+_P2 = np.outer(_YIQ2RGB[:, 1], _RGB2YIQ[2]) - np.outer(_YIQ2RGB[:, 2], _RGB2YIQ[1])
 
 
 def _matrix_rows(
@@ -107,20 +114,17 @@ def _matrix_rows(
     brightness: np.ndarray,
     contrast: np.ndarray,
 ) -> np.ndarray:
-    """`color_matrices` of a block of rows."""
-    k = len(hue)
+    """`color_matrices` of a block of rows, one entry (a vector over the rows) at a time."""
     rad = hue * (math.pi / 180.0)
-    c, s = np.cos(rad), np.sin(rad)
-    mid = gil.zeros((k, 3, 3), np.float64)
-    mid[:, 0, 0] = 1.0
-    mid[:, 1, 1] = c * sat
-    mid[:, 1, 2] = s * sat
-    mid[:, 2, 1] = -s * sat
-    mid[:, 2, 2] = c * sat
+    cs, ss = np.cos(rad) * sat, np.sin(rad) * sat
     scale = value * brightness * contrast
-    m = np.matmul(np.matmul(_YIQ2RGB, mid), _RGB2YIQ) * scale[:, None, None]
-    r = np.rint(m)
-    return np.where(np.abs(m - r) < 1e-12, r, m)
+    m = gil.zeros((len(hue), 3, 3), np.float64)
+    for i in range(3):
+        for j in range(3):
+            v = (_P0[i, j] + cs * _P1[i, j] + ss * _P2[i, j]) * scale
+            r = np.rint(v)
+            m[:, i, j] = np.where(np.abs(v - r) < 1e-12, r, v)
+    return m
 
 
 def _half_range(dtype: np.dtype[Any]) -> float:
@@ -314,13 +318,13 @@ def _lookup_multiply_add(
 
 def all_scalar_diag(mats: np.ndarray) -> bool:
     """Whether every matrix is a multiple of the identity (a per-element multiply)."""
-    return bool(gil.by_rows(lambda m: (_scalar_diag_rows(m),), len(mats), 9, mats)[0].all())
+    # in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`)
+    return all(_scalar_diag_rows(mats[rows]) for rows in gil.row_blocks(len(mats), 9))
 
 
-def _scalar_diag_rows(mats: np.ndarray) -> np.ndarray:
-    """Per matrix of a block of rows: whether it is a multiple of the identity."""
-    eye = mats[:, 0, 0][:, None, None] * _EYE
-    return (mats == eye).all(axis=(1, 2))
+def _scalar_diag_rows(mats: np.ndarray) -> bool:
+    """Whether every matrix of a block of rows is a multiple of the identity."""
+    return bool((mats == mats[:, 0, 0][:, None, None] * _EYE).all())
 
 
 def _arg(ws: Workspace, name: str) -> np.ndarray:

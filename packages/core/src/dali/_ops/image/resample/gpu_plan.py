@@ -431,10 +431,13 @@ def _tile_needs(geo: Images, tile_h: int, tile_w: int) -> np.ndarray:
 
 def choose_tiles(geo: Images) -> tuple[int, int, int] | None:
     """``(tile_h, tile_w, shared floats)`` for the tiled kernel, or None if it cannot run."""
-    live = (geo.out_elements != 0) & ~geo.zero
-    inner = int(geo.inner[live].max()) if live.any() else 1
     # in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`)
-    parts = [(geo.rows(b), live[b]) for b in gil.row_blocks(geo.n, 2)]
+    blocks = gil.row_blocks(geo.n, 2)
+    lives = [(geo.out_elements[b] != 0) & ~geo.zero[b] for b in blocks]
+    inner = max(
+        (int(geo.inner[b][on].max()) for b, on in zip(blocks, lives) if on.any()), default=1
+    )
+    parts = [(geo.rows(b), on) for b, on in zip(blocks, lives)]
     for th, tw in _tile_candidates(inner):
         need = max(
             (int(_tile_needs(part, th, tw)[on].max()) for part, on in parts if on.any()),
