@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dali._exec import gil
 from dali._graph.schema import Arg, register
 from dali._ops._static_shapes import like_input
 from dali._ops.base import Operator
@@ -182,7 +183,7 @@ class Flip(Operator):
         flags = self._flags(ws, layout)
         if len(tl) == 0:
             return type(tl).wrap([], layout, dtype=tl.np_dtype, ndim=tl.sample_ndim)
-        flips = np.zeros((len(tl), tl.sample_ndim), bool)
+        flips = gil.zeros((len(tl), tl.sample_ndim), bool)
         for k, a in enumerate("WHD"):
             axis = layout.find(a)
             if axis >= 0:

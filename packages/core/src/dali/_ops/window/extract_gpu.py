@@ -426,7 +426,7 @@ def crop_batch(
         src,
         anchors,
         shapes,
-        np.zeros((len(anchors), nd), bool),
+        gil.zeros((len(anchors), nd), bool),
         perm=tuple(range(nd)),
         c_axis=layout.find("C"),
         out_dtype=out_dtype,
@@ -445,7 +445,7 @@ def flip_batch(src: GpuBatch, flips: np.ndarray, *, layout: str) -> Any:
     shapes = np.array(src.shapes, np.int64).reshape(n, nd)
     return _launch(
         src,
-        np.zeros_like(shapes),
+        gil.zeros(shapes.shape, np.int64),
         shapes,
         np.asarray(flips, bool).reshape(n, nd),
         perm=tuple(range(nd)),
