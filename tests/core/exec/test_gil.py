@@ -58,6 +58,22 @@ def test_zeros_is_writable_zeroed_and_shaped():
     assert desc.shape == (5,) and desc.tobytes() == bytes(5 * WG._DESC.itemsize)
 
 
+def _blocked_and_whole(plan):
+    """``plan()`` in blocks of rows (the default ``options.HELD_ELEMENTS``), then in one pass."""
+    blocked = plan()
+    held = options.HELD_ELEMENTS
+    try:
+        options.HELD_ELEMENTS = 10**9
+        return blocked, plan()
+    finally:
+        options.HELD_ELEMENTS = held
+
+
+def _assert_same(blocked, whole):
+    for a, b in zip(blocked, whole, strict=True):
+        assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+
+
 def _batch(n, seed=0):
     rng = np.random.default_rng(seed)
     spatial = rng.integers(100, 500, (n, 2))
@@ -76,13 +92,8 @@ def test_window_descs_in_blocks_equal_one_pass(n):
     def descs():
         return WG.window_descs(shapes, ptrs, ptrs, wins * 0, wins, flips, (2, 0, 1), shapes[:, 2])
 
-    one = descs()
-    held = options.HELD_ELEMENTS
-    try:
-        options.HELD_ELEMENTS = 10**9
-        assert one.tobytes() == descs().tobytes()
-    finally:
-        options.HELD_ELEMENTS = held
+    one, whole = _blocked_and_whole(descs)
+    assert one.tobytes() == whole.tobytes()
 
 
 def test_dense_input_batch_rows():
@@ -127,28 +138,14 @@ def test_resize_planning_in_blocks_equals_one_pass():
         desc, blocks = RG.descs_2d(geo, ptrs, ptrs, *tiles[:2])
         return out, lo, hi, rare, *pb, tiles, desc.tobytes(), blocks, geo.out_shapes()
 
-    blocked = plan()
-    held = options.HELD_ELEMENTS
-    try:
-        options.HELD_ELEMENTS = 10**9
-        whole = plan()
-    finally:
-        options.HELD_ELEMENTS = held
-    for a, b in zip(blocked, whole):
-        assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+    _assert_same(*_blocked_and_whole(plan))
 
 
 def test_rng_bits_in_blocks_equal_one_pass():
     from dali._exec.rng import SampleRNG, combine
 
     rng = SampleRNG(combine(7, np.arange(600)))
-    blocked = [rng.bits(22), rng.bits(22, stream=3), rng.bits(1)]
-    held = options.HELD_ELEMENTS
-    try:
-        options.HELD_ELEMENTS = 10**9
-        whole = [rng.bits(22), rng.bits(22, stream=3), rng.bits(1)]
-    finally:
-        options.HELD_ELEMENTS = held
+    blocked, whole = _blocked_and_whole(lambda: [rng.bits(22), rng.bits(22, stream=3), rng.bits(1)])
     for a, b in zip(blocked, whole):
         assert a.shape == b.shape and np.array_equal(a, b) and a.flags.writeable
 
@@ -175,16 +172,9 @@ def test_colour_planning_in_blocks_equals_one_pass(n):
         mode, coeffs = CG.color_plan(mats, offs, np.dtype(np.uint8))
         return mats, diag, mode, coeffs, CG.color_descs(ptrs, ptrs, counts, coeffs).tobytes()
 
-    blocked = plan()
-    held = options.HELD_ELEMENTS
-    try:
-        options.HELD_ELEMENTS = 10**9
-        whole = plan()
-    finally:
-        options.HELD_ELEMENTS = held
+    blocked, whole = _blocked_and_whole(plan)
     assert blocked[1] == [False, True] and blocked[2] == 2
-    for a, b in zip(blocked, whole):
-        assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+    _assert_same(blocked, whole)
 
 
 needs_gil = pytest.mark.skipif(not gil_enabled(), reason="a free-threaded interpreter has no GIL")
