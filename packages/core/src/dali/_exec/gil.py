@@ -9,8 +9,9 @@ decoders' planning, the other stages), so the per-batch arithmetic of the stage 
 of small numpy operations over ``(batch, 2)`` arrays, can spend far more time waiting than
 computing (``benchmarks/RESULTS.md``, "GIL-held numpy"). Row-wise arithmetic over a
 batch is therefore done in blocks of rows (`by_rows`): the same results, with the GIL held
-throughout. Zeroed arrays of any size come
-from `zeros` (Python's own zeroed memory) rather than ``np.zeros``.
+throughout. Zeroed and filled arrays of any size come
+from `zeros` and `full` (Python's own memory) rather than ``np.zeros`` and ``np.full``, and
+counting arrays from `arange` (``np.arange`` gives the GIL up whatever its size).
 
 Example:
     >>> import numpy as np
@@ -30,7 +31,7 @@ import numpy as np
 
 from dali import _options as options
 
-__all__ = ["arange", "by_rows", "row_blocks", "zeros"]
+__all__ = ["arange", "by_rows", "full", "row_blocks", "zeros"]
 
 
 def row_blocks(n: int, width: int) -> list[slice]:
@@ -76,11 +77,28 @@ def zeros(shape: int | np.integer[Any] | tuple[int, ...], dtype: Any) -> np.ndar
     """``np.zeros(shape, dtype)`` without giving the GIL up (a writable array over a zeroed
     ``bytearray``; ``np.zeros`` calls ``calloc`` without the GIL above 1 KB)."""
     dtype = np.dtype(dtype)
-    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    shape = _shape(shape)
+    return np.frombuffer(bytearray(_count(shape) * dtype.itemsize), dtype).reshape(shape)
+
+
+def full(shape: int | np.integer[Any] | tuple[int, ...], value: Any, dtype: Any) -> np.ndarray:
+    """``np.full(shape, value, dtype)`` without giving the GIL up (the value's bytes repeated
+    by Python; numpy's fill gives it up above 500 values)."""
+    dtype = np.dtype(dtype)
+    shape = _shape(shape)
+    one = np.array(value, dtype).tobytes()
+    return np.frombuffer(bytearray(one * _count(shape)), dtype).reshape(shape)
+
+
+def _shape(shape: int | np.integer[Any] | tuple[int, ...]) -> tuple[int, ...]:
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+
+
+def _count(shape: tuple[int, ...]) -> int:
     count = 1
     for v in shape:
         count *= v
-    return np.frombuffer(bytearray(count * dtype.itemsize), dtype).reshape(shape)
+    return count
 
 
 @functools.lru_cache(maxsize=64)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
+from dali._exec import gil
 from dali._exec.rng import SampleRNG, combine
 
 if TYPE_CHECKING:
@@ -47,8 +48,9 @@ class BatchMeta:
 
     @staticmethod
     def stream(first: int, n: int, epoch: int) -> BatchMeta:
-        ids = np.arange(first, first + n, dtype=np.int64)
-        return BatchMeta(ids, np.full(n, epoch, dtype=np.int64))
+        # without giving the GIL up (`dali._exec.gil`): the GPU stages plan batches beside
+        ids = gil.arange(n, np.int64) + np.int64(first)
+        return BatchMeta(ids, gil.full(n, epoch, np.int64))
 
 
 class SampleFailure(Exception):

@@ -115,11 +115,15 @@ class GilProbe:
         self._thread.join()
 
 
-def gives_gil_up(fn: Callable[[], Any]) -> bool:
-    """Whether ``fn()`` gave the GIL up (`GilProbe`). Call ``fn`` once before, so that
-    first-call caches are not counted."""
+def gives_gil_up(fn: Callable[[], Any], repeat: int = 1) -> bool:
+    """Whether ``fn()``, called ``repeat`` times, gave the GIL up (`GilProbe`). Call ``fn``
+    once before, so that first-call caches are not counted. A release shorter than the probe's
+    wake-up can be missed: each call is another chance to see one."""
     with GilProbe() as probe:
-        fn()
+        for _ in range(repeat):
+            fn()
+            if probe.ran:
+                break
         return probe.ran
 
 

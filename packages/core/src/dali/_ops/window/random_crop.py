@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dali import _options as options
+from dali._exec import gil
 from dali._graph.schema import Arg
 from dali._ops.window.image_windows import BatchWindows, Window
 
@@ -250,7 +251,8 @@ def _windows(
             b = min(attempts - a0, max(1, options.HELD_ELEMENTS // k))  # this round's attempts
             rows: Any = slice(None) if k == n else todo
             # this round's draws of these samples, gathered from the flat bits (a 1-D index)
-            at = (todo * bits.shape[1])[:, None] + np.arange(2 * a0, 2 * (a0 + b), 2)
+            # (np.arange gives the GIL up whatever its size: `dali._exec.gil`)
+            at = (todo * bits.shape[1])[:, None] + (2 * (a0 + gil.arange(b)))
             u_area, u_ratio = _uniform(flat[at]), _uniform(flat[at + 1])
             lo, hi = _rows(area_lo, rows), _rows(area_hi, rows)
             target_area = (lo + (hi - lo) * u_area) * _rows(original_area, rows)
@@ -264,11 +266,12 @@ def _windows(
             r = cw.astype(f32) / ch.astype(f32)
             ok = (cw <= _rows(W, rows)) & (ch <= _rows(H, rows))
             ok &= (_rows(min_wh, rows) <= r) & (r <= _rows(max_wh, rows))
-            first = np.where(ok, np.arange(b), b).min(axis=1)  # b: none accepted
+            first = np.where(ok, gil.arange(b), b).min(axis=1)  # b: none accepted
             hit = first < b
             chosen = np.flatnonzero(hit) * b + first[hit]
-            h[todo[hit]] = ch.ravel()[chosen]
-            w[todo[hit]] = cw.ravel()[chosen]
+            # cast first: a fancy assignment that casts gives the GIL up
+            h[todo[hit]] = ch.ravel()[chosen].astype(i64)
+            w[todo[hit]] = cw.ravel()[chosen].astype(i64)
             todo = todo[~hit]
             a0 += b
 

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from dali._exec import gil
 from dali._ops.decoders.headers.jpeg_walk import (
     APP1,
     MARKER_KIND,
@@ -141,8 +142,7 @@ def jpeg_headers(datas: Sequence[np.ndarray], *, ends: bool = False) -> JpegHead
         tails = (b16[tail_at] == 0xFFD9) & (sizes >= 2)
     jpeg = (sizes > 4) & (b16[starts] == 0xFFD8)
 
-    zero = np.zeros(n, dtype=i64)
-    sof, precision, height, width, ncomp, sos = (zero.copy() for _ in range(6))
+    sof, precision, height, width, ncomp, sos = (gil.zeros(n, i64) for _ in range(6))
     found = np.zeros(n, dtype=bool)
     slow = np.zeros(n, dtype=bool)
     # the files still walking: their index, the position of their next marker in ``buf``, the
@@ -169,11 +169,12 @@ def jpeg_headers(datas: Sequence[np.ndarray], *, ends: bool = False) -> JpegHead
                 framed[sel] = True
                 sel = sel[good]
                 s_at, i = at[sel], idx[sel]
+                # (each read cast before the fancy assignment: a casting one gives the GIL up)
                 sof[i] = (word[sel] >> 16) & 0xFF
-                precision[i] = b8[s_at + 4]
-                height[i] = b16[s_at + 5]
-                width[i] = b16[s_at + 7]
-                ncomp[i] = b8[s_at + 9]
+                precision[i] = b8[s_at + 4].astype(i64)
+                height[i] = b16[s_at + 5].astype(i64)
+                width[i] = b16[s_at + 7].astype(i64)
+                ncomp[i] = b8[s_at + 9].astype(i64)
                 leave[sel] = nxt[sel] > last[sel]
             done = (kind == SOS) & framed
             i = idx[done]

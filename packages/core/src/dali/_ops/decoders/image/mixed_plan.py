@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from dali._exec import gil
 from dali._ops.decoders.headers.jpeg_header import JpegInfo, headers_from_rows, jpeg_headers
 from dali._ops.decoders.image import codecs as _codecs
 
@@ -159,7 +160,7 @@ def _headers(
         hd = headers_from_rows(rows[:, 1:])
     else:
         hd = jpeg_headers(datas, ends=True)
-    shapes = np.full((n, 2), -1, dtype=np.int64)
+    shapes = gil.full((n, 2), -1, np.int64)
     for i in np.flatnonzero(~hd.jpeg).tolist():
         if datas[i].size > 4:
             size = size_hint(datas[i])
@@ -218,15 +219,16 @@ def _plan(
 
     idx = np.flatnonzero(hd.gpu)
     m = idx.size
-    H, W = hd.shapes[idx, 0], hd.shapes[idx, 1]
+    # (a column, then a 1-D gather: a 2-D fancy index gives the GIL up, `dali._exec.gil`)
+    H, W = hd.shapes[:, 0][idx], hd.shapes[:, 1][idx]
     # the part of each window inside the image (y, x, h, w), and where it goes in the output
     # (iy, ix, oh, ow): larger than the part when padded
     if windows is None:
-        y = x = iy = ix = np.zeros(m, dtype=np.int64)
+        y = x = iy = ix = gil.zeros(m, np.int64)
         h, w, oh, ow = H, W, H, W
     elif isinstance(windows, BatchWindows):
         y, x, h, w = windows.boxes_for(idx, H, W)  # (its functions never raise)
-        iy = ix = np.zeros(m, dtype=np.int64)
+        iy = ix = gil.zeros(m, np.int64)
         oh, ow = h, w
         outside = ~((y >= 0) & (x >= 0) & (y + h <= H) & (x + w <= W))
         if np.count_nonzero(outside):
