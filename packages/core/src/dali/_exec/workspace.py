@@ -48,7 +48,8 @@ class BatchMeta:
 
     @staticmethod
     def stream(first: int, n: int, epoch: int) -> BatchMeta:
-        # without giving the GIL up (`dali._exec.gil`): the GPU stages plan batches beside
+        # without giving the GIL up (`dali._exec.gil`): a GPU pipeline's stage threads make
+        # these for every batch while the others run Python
         ids = gil.arange(n, np.int64) + np.int64(first)
         return BatchMeta(ids, gil.full(n, epoch, np.int64))
 

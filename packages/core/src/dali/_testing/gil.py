@@ -1,5 +1,5 @@
-"""Whether host planning keeps the GIL: a probe that sees every release, and the GPU operators'
-planning steps to try it on.
+"""Whether host planning keeps the GIL: a probe that sees where a call gives it up (never where
+it does not), and the GPU operators' planning steps to try it on.
 
 A GPU pipeline's stage threads share the interpreter lock, and numpy gives it up inside
 operations over more than 500 elements (and ``np.zeros`` around ``calloc`` above 1 KB); taking
