@@ -151,8 +151,9 @@ MAX_CALL = 256
 CONVOLUTION_KERNEL = True
 
 #: GPU decoders per operator, each a GIL-free nvImageCodec call at a time: concurrent decoders
-#: fill the host gaps of one. RESULTS.md "GPU JPEG decoding".
-PARALLEL_DECODES = 3
+#: fill the host gaps of one; two of six threads were ahead of three of four on the H200 host.
+#: RESULTS.md "GPU JPEG decoding", "Where the ResNet-50 pipeline's time goes".
+PARALLEL_DECODES = 2
 
 #: ``hw_decoder_load`` used when the argument is not given: the share of each batch's JPEGs that
 #: goes to the hardware decoder (``benchmarks/gpu_resnet.py --sweep``). RESULTS.md "GPU JPEG

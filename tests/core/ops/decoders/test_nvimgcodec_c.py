@@ -4,8 +4,9 @@ The CPU tests decode with nvImageCodec's CPU backend (libjpeg-turbo) into host n
 need no CUDA: their pixels must equal those of nvImageCodec's own Python binding with the same
 backend, and (measured: identical on every test image) those of our CPU decoder `_codecs`. The
 GPU tests (``gpu`` marker) decode into CuPy buffers with the nvJPEG backends and compare with
-the Python binding's GPU decode of the same batch. The whole module is skipped when nvImageCodec
-is not installed (CI).
+the Python binding's GPU decode of the same batch. Every test runs on both ways of making the
+per-sample C calls: compiled without the GIL (`_calls_jit`, with Numba) and through ctypes. The
+whole module is skipped when nvImageCodec is not installed (CI).
 """
 
 from __future__ import annotations
@@ -41,6 +42,31 @@ GPU_BACKENDS = [("hw_gpu", 0.9), ("gpu", 1.0), ("hybrid", 1.0)]
 SENTINEL = 7
 
 # -- helpers -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["compiled", "ctypes"], autouse=True)
+def calls(request, monkeypatch) -> str:
+    """Each test on both call paths of `binding.Decoder.decode`."""
+    if request.param == "ctypes":
+        monkeypatch.setattr(nvc, "compiled_calls", lambda: None)
+    elif nvc.compiled_calls() is None:
+        pytest.skip("the compiled calls need Numba")
+    return request.param
+
+
+#: ctypes callbacks handed to the compiled calls, alive until the end of the session
+_CALLBACKS: list[Any] = []
+
+
+def intercept(monkeypatch, lib: Any, name: str, fn: Any) -> None:
+    """Route the library's function ``name`` through ``fn(*args)`` on both call paths: the
+    ctypes function, and the address the compiled calls use (a ctypes callback, which takes
+    the GIL to run ``fn``)."""
+    monkeypatch.setattr(lib, name, fn)
+    count = len(capi._SIGNATURES[f"nvimgcodec{name}"][0])
+    callback = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.c_uint64] * count)(fn)
+    _CALLBACKS.append(callback)
+    monkeypatch.setitem(lib.address, name, ctypes.cast(callback, ctypes.c_void_p).value)
 
 
 def jpeg(pixels: np.ndarray, **kw: Any) -> np.ndarray:
@@ -440,7 +466,7 @@ def test_a_failing_code_stream_fails_alone(files, dec, monkeypatch):
         calls.append(args)
         return 3 if len(calls) == 1 else create(*args)  # NVIMGCODEC_STATUS_BAD_CODESTREAM
 
-    monkeypatch.setattr(lib, "CodeStreamCreateFromHostMem", first_fails)
+    intercept(monkeypatch, lib, "CodeStreamCreateFromHostMem", first_fails)
     data = files["baseline_big"]
     regions = [(0, 0, 10, 10), (20, 30, 50, 90), None]
     shapes = [(10, 10, 3), (30, 60, 3), display_shape(data, False, True)]
@@ -463,7 +489,7 @@ def test_code_streams_get_the_arrays_addresses(files, dec, monkeypatch):
         seen.append(args[2:4])
         return create(*args)
 
-    monkeypatch.setattr(lib, "CodeStreamCreateFromHostMem", recorded)
+    intercept(monkeypatch, lib, "CodeStreamCreateFromHostMem", recorded)
     good = files["baseline"]
     readonly = np.frombuffer(good.tobytes(), dtype=np.uint8)
     offset = np.concatenate([np.zeros(3, dtype=np.uint8), good])[3:]
@@ -605,7 +631,7 @@ def test_the_long_calls_release_the_gil():
     assert lib.ImageCreate._flags_ & ctypes._FUNCFLAG_PYTHONAPI
 
 
-def check_gil_free(lib: Any, run: Any) -> None:
+def check_gil_free(monkeypatch, lib: Any, run: Any) -> None:
     """Another Python thread runs while ``run()`` decodes a batch: the GIL is free in the
     long calls.
 
@@ -636,25 +662,22 @@ def check_gil_free(lib: Any, run: Any) -> None:
                 seen[0] += 1
             time.sleep(0.001)  # (gives the GIL back)
 
-    originals = {name: getattr(lib, name) for name in LONG_CALLS}
+    for name in LONG_CALLS:
+        intercept(monkeypatch, lib, name, wrapped(getattr(lib, name)))
     interval = sys.getswitchinterval()
     watcher = threading.Thread(target=watch, daemon=True)
     try:
-        for name, real in originals.items():
-            setattr(lib, name, wrapped(real))
         sys.setswitchinterval(1000.0)
         watcher.start()
         run()
     finally:
         sys.setswitchinterval(interval)
         stop.set()
-        for name, real in originals.items():
-            setattr(lib, name, real)
     watcher.join()
     assert seen[0] > 0, "no other thread ran while the batch decoded: the GIL was held"
 
 
-def test_gil_is_free_while_a_batch_decodes(files):
+def test_gil_is_free_while_a_batch_decodes(files, monkeypatch):
     # one decoder thread and one spinning thread fit the two cores of the smallest machine
     data = files["baseline_big"]
     shape = display_shape(data, False, True)
@@ -673,7 +696,30 @@ def test_gil_is_free_while_a_batch_decodes(files):
             )
             assert ok.all() and len(rows) == n
 
-        check_gil_free(d._lib, run)
+        check_gil_free(monkeypatch, d._lib, run)
+
+
+def test_compiled_per_sample_calls_free_the_gil(files, dec, calls):
+    """The code streams, regions and image infos of a batch: compiled, made without the GIL;
+    through ctypes, with it (no sample fits its output here, so no decode call is made)."""
+    from dali._testing.gil import gives_gil_up
+
+    data = files["baseline_big"]
+    h, w, _ = display_shape(data, False, True)
+    n = 256
+    regions = [(1, 2, h - 3, w - 4)] * n
+    wrong = [(h - 3, w - 5, 3)] * n  # one column short of each region
+
+    rows, outputs = host_outputs(wrong)  # (numpy fills large arrays without the GIL)
+
+    def run() -> None:
+        ok = dec.decode(
+            [data] * n, regions, outputs, wrong, gray=False, apply_orientation=True, device=False
+        )
+        assert not ok.any() and len(rows) == n
+
+    run()
+    assert gives_gil_up(run, repeat=5) == (calls == "compiled")
 
 
 # -- GPU ---------------------------------------------------------------------------------------
@@ -821,7 +867,7 @@ def test_gpu_broken_samples_fail_alone(cp, files, edge_images):
 
 
 @pytest.mark.gpu
-def test_gpu_gil_is_free_while_a_batch_decodes(cp, files):
+def test_gpu_gil_is_free_while_a_batch_decodes(cp, files, monkeypatch):
     data = files["baseline_big"]
     shape = display_shape(data, False, True)
     stream = cp.cuda.Stream(non_blocking=True)
@@ -845,4 +891,4 @@ def test_gpu_gil_is_free_while_a_batch_decodes(cp, files):
             stream.synchronize()
             assert ok.all(), d.last_status
 
-        check_gil_free(d._lib, run)
+        check_gil_free(monkeypatch, d._lib, run)

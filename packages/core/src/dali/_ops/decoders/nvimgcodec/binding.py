@@ -6,10 +6,13 @@ when any other Python thread is busy, so a busy reader thread slows batch decodi
 orders of magnitude (``benchmarks/RESULTS.md``, "nvImageCodec C API").
 This module calls the C library (``libnvimgcodec.so.0`` from the ``nvidia-nvimgcodec-cu12/13``
 wheel) directly through ctypes instead. The whole batch is decoded by one
-``nvimgcodecDecoderDecode`` and one ``nvimgcodecFutureWaitForAll``, called through
-`ctypes.CDLL`, which releases the GIL for the call: every other Python thread runs meanwhile.
-The short per-sample calls are made through `ctypes.PyDLL`, which keeps the GIL, so that the
-batch needs a handful of GIL re-takes instead of several per sample.
+``nvimgcodecDecoderDecode`` and one ``nvimgcodecFutureWaitForAll``, without the GIL: every
+other Python thread runs meanwhile. The short per-sample calls (about eight a sample) are two
+compiled loops (`_calls_jit`, with Numba) that release the GIL too, the second one with the
+decode and the wait in it: two GIL re-takes a batch, and no Python work per sample. Without
+Numba the calls go through ctypes: the short ones through `ctypes.PyDLL`, which keeps the GIL
+(releasing it in each would cost a re-take, up to the switch interval, per call), the decode
+and the wait through `ctypes.CDLL`, which releases it.
 
 One batch (`Decoder.decode`):
 
@@ -28,8 +31,8 @@ One batch (`Decoder.decode`):
 3. One ``nvimgcodecImageCreate`` per sample, one decode call for the batch, the per-sample
    processing statuses, and every handle destroyed again (also when anything raises).
 
-Host cost outside the decode itself: a few microseconds per sample, most of it Python and ctypes
-rather than the C library (``benchmarks/RESULTS.md``, "nvImageCodec C API").
+Host cost outside the decode itself: a few microseconds per sample, through ctypes most of it
+Python rather than the C library (``benchmarks/RESULTS.md``, "nvImageCodec C API").
 
 Decoded pixels equal those of the Python binding for the same backends and options. On the
 GPU backends the work is ordered on ``cuda_stream``: the outputs are ready for later work on
@@ -64,6 +67,7 @@ from __future__ import annotations
 import ctypes
 import threading
 from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -290,11 +294,17 @@ class Decoder:
         if n == 0:
             return np.zeros(0, dtype=bool)
         channels = 1 if gray else 3
+        # (the checks column by column, and no casting copy: numpy gives the GIL up in
+        # operations over more than 500 values, `dali._exec.gil`)
         shape = np.asarray(shapes, dtype=np.int64).reshape(n, 3)
-        out = np.asarray(outputs, dtype=np.uint64).reshape(n, 2)
+        out = np.asarray(outputs).reshape(n, 2)
+        if out.dtype == np.int64:
+            out = out.view(np.uint64)
+        elif out.dtype != np.uint64:
+            out = out.astype(np.uint64)
         if (shape[:, 2] != channels).any():
             raise ValueError(f"output channels must be {channels} (gray={gray})")
-        if (shape[:, :2] <= 0).any():
+        if (shape[:, 0] <= 0).any() or (shape[:, 1] <= 0).any():
             raise ValueError("output heights and widths must be positive")
         if (out[:, 0] == 0).any():
             raise ValueError("null output pointer")
@@ -347,8 +357,6 @@ class Decoder:
         device: bool,
         cuda_stream: int,
     ) -> np.ndarray:
-        lib = self._lib
-        instance = self._instance
         n = len(datas)
 
         # the regions as code stream views, one record each
@@ -362,64 +370,29 @@ class Decoder:
         box = np.zeros((0, 4), dtype=np.int64)
         if k:
             box = np.asarray([r for r in regions if r is not None], dtype=np.int64).reshape(k, 4)
-            if (box < 0).any() or (box > _INT32_MAX).any():
+            if any((box[:, c] < 0).any() or (box[:, c] > _INT32_MAX).any() for c in range(4)):
                 raise ValueError("region coordinates must be non-negative 32-bit integers")
             region = views["region"]
-            region["start"][:, :2] = box[:, :2]
-            region["end"][:, :2] = box[:, 2:]
-        view_addr = views.ctypes.data
+            # column by column: a casting copy of over 500 values gives the GIL up
+            for field, at in (("start", 0), ("end", 2)):
+                for axis in (0, 1):
+                    region[field][:, axis] = box[:, at + axis]
 
         infos = _records(n * INFO_SIZE, INFO_DTYPE)
         infos["struct_type"] = ST["IMAGE_INFO"]
         infos["struct_size"] = INFO_SIZE
-        info_addr = infos.ctypes.data
-
-        # handles: ctypes arrays, so that reading one gives a Python int (or None) for the next
-        # call; numpy views of them select and pass the batch's handles
-        streams = (c_ptr * n)()
-        subs = (c_ptr * n)()
-        images = (c_ptr * n)()
-        streams_np = np.frombuffer(memoryview(streams), dtype=np.uintp)
-        subs_np = np.frombuffer(memoryview(subs), dtype=np.uintp)
-        images_np = np.frombuffer(memoryview(images), dtype=np.uintp)
-        images_addr = ctypes.addressof(images)
-        # each sample's addresses, computed together: its stream and sub stream handles, its
-        # image info record, its region's view (the views are packed, one per region)
-        slot = gil.arange(n)
-        stream_at = (slot * HANDLE_SIZE + ctypes.addressof(streams)).tolist()
-        sub_at = (slot * HANDLE_SIZE + ctypes.addressof(subs)).tolist()
-        info_at = slot * INFO_SIZE + info_addr
-        view_at = ((np.cumsum(~whole) - 1) * VIEW_SIZE + view_addr).tolist()
-        future = c_ptr()
-        waited = True
-        status = np.zeros(n, dtype=np.uint32)
-        ok = np.zeros(n, dtype=bool)
+        # each sample's image info record, and its region's view (packed, one per region; 0
+        # for a whole image)
+        info_at = gil.arange(n, np.uint64) * np.uint64(INFO_SIZE) + np.uint64(infos.ctypes.data)
+        view_at = (np.cumsum(~whole) - 1) * VIEW_SIZE + views.ctypes.data
+        view_at = np.where(whole, 0, view_at).astype(np.uint64)
+        jit = compiled_calls()
+        calls = _CtypesCalls(self._lib, n) if jit is None else _CompiledCalls(self._lib, jit, n)
+        status = gil.zeros(n, np.uint32)
+        ok = gil.zeros(n, np.bool_)
         try:
-            # 1. code streams, regions and the parsed image infos (short calls, with the GIL)
-            create = lib.CodeStreamCreateFromHostMem
-            get_sub = lib.CodeStreamGetSubCodeStream
-            get_info = lib.CodeStreamGetImageInfo
-            parsed_list = [False] * n
-            for i, (data, cut, info) in enumerate(zip(datas, has_region, info_at.tolist())):
-                flags = data.flags
-                if not flags.c_contiguous:
-                    raise ValueError(f"sample {i}: encoded data must be C-contiguous")
-                size = data.nbytes
-                if size and flags.writeable:  # ``data.ctypes.data``, in a fifth of the time
-                    ptr = _addressof(_from_buffer(data))
-                else:
-                    ptr = data.ctypes.data
-                if create(instance, stream_at[i], ptr, size, None):
-                    continue
-                cs = streams[i]
-                if cut:
-                    if get_sub(cs, sub_at[i], view_at[i]):
-                        continue
-                    cs = subs[i]
-                # a stream the parser rejects must never reach the decoder: a batch with an
-                # unrecognised stream fails as a whole, and such streams are not decodable
-                parsed_list[i] = get_info(cs, info) == 0
-            parsed = np.array(parsed_list, dtype=bool)
+            # 1. code streams, regions and the parsed image infos
+            parsed = calls.open(self._instance, datas, view_at, info_at)
 
             # 2. which samples fit their outputs, and the outputs' descriptions (vectorised)
             plane = infos["plane_info"][:, 0]
@@ -441,8 +414,7 @@ class Decoder:
                     & (x1 <= width[sel])
                 )
             go = np.flatnonzero(fits)
-            m = go.size
-            if m:
+            if go.size:
                 # keep codec_name and the orientation (the decoders read the EXIF orientation
                 # from the output's info); describe our buffer in the rest
                 infos["struct_next"] = 0
@@ -466,49 +438,235 @@ class Decoder:
                 infos["cuda_stream"] = cuda_stream
 
                 # 3. images, one decode call for the batch, the statuses
-                image_create = lib.ImageCreate
-                image_at = (go * HANDLE_SIZE + images_addr).tolist()
-                for image, record in zip(image_at, info_at[go].tolist()):
-                    created = image_create(instance, image, record)
-                    if created:
-                        check_status("nvimgcodecImageCreate", created)
-                batch_streams = np.where(whole, streams_np, subs_np)[go]
-                batch_images = images_np[go]
                 params = DecodeParams.new(apply_exif_orientation=int(apply_orientation))
-                waited = False
-                check_status(
-                    "nvimgcodecDecoderDecode",
-                    lib.DecoderDecode(
-                        handle,
-                        batch_streams.ctypes.data,
-                        batch_images.ctypes.data,
-                        m,
-                        ctypes.byref(params),
-                        ctypes.byref(future),
-                    ),
-                )
-                check_status("nvimgcodecFutureWaitForAll", lib.FutureWaitForAll(future))
-                waited = True
-                got = np.zeros(m, dtype=np.uint32)
-                reported = c_size(m)
-                check_status(
-                    "nvimgcodecFutureGetProcessingStatus",
-                    lib.FutureGetProcessingStatus(future, got.ctypes.data, ctypes.byref(reported)),
-                )
-                status[go[: reported.value]] = got[: reported.value]
+                got = calls.decode(self._instance, handle, go, whole, info_at, params)
+                status[go[: got.size]] = got
                 ok = status == PROCESSING_STATUS_SUCCESS
         finally:
-            if future.value:
-                if not waited:  # interrupted between the decode and the wait
-                    lib.FutureWaitForAll(future)
-                lib.FutureDestroy(future)
-            destroy_image = lib.ImageDestroy
-            for h in images_np[images_np != 0].tolist():
-                destroy_image(h)
-            destroy_stream = lib.CodeStreamDestroy
-            for h in subs_np[subs_np != 0].tolist():
-                destroy_stream(h)
-            for h in streams_np[streams_np != 0].tolist():
-                destroy_stream(h)
+            calls.close()
         self.last_status = status
         return ok
+
+
+def compiled_calls() -> ModuleType | None:
+    """The compiled per-sample calls (`_calls_jit`), or None without Numba."""
+    try:
+        from dali._ops.decoders.nvimgcodec import _calls_jit
+    except ImportError:
+        return None
+    return _calls_jit
+
+
+def _pointers(datas: Sequence[np.ndarray]) -> tuple[list[int], list[int]]:
+    """Each sample's address and size in bytes; C-contiguous data only."""
+    ptrs, sizes = [], []
+    for i, data in enumerate(datas):
+        flags = data.flags
+        if not flags.c_contiguous:
+            raise ValueError(f"sample {i}: encoded data must be C-contiguous")
+        size = data.nbytes
+        if size and flags.writeable:  # ``data.ctypes.data``, in a fifth of the time
+            ptrs.append(_addressof(_from_buffer(data)))
+        else:
+            ptrs.append(data.ctypes.data)
+        sizes.append(size)
+    return ptrs, sizes
+
+
+class _CompiledCalls:
+    """The per-sample C calls of one batch as two compiled loops without the GIL
+    (`_calls_jit`); the handles in numpy arrays, destroyed by `close`."""
+
+    def __init__(self, lib: Any, jit: ModuleType, n: int) -> None:
+        self.lib, self.jit = lib, jit
+        self.fn = {name: np.uint64(address) for name, address in lib.address.items()}
+        self.streams = gil.zeros(n, np.uint64)
+        self.subs = gil.zeros(n, np.uint64)
+        self.images = gil.zeros(n, np.uint64)
+        self.future = gil.zeros(1, np.uint64)
+
+    def open(
+        self, instance: int, datas: Sequence[np.ndarray], view_at: np.ndarray, info_at: np.ndarray
+    ) -> np.ndarray:
+        ptrs, sizes = _pointers(datas)
+        parsed = gil.zeros(len(datas), np.bool_)
+        fn = self.fn
+        self.jit.open_streams(
+            fn["CodeStreamCreateFromHostMem"],
+            fn["CodeStreamGetSubCodeStream"],
+            fn["CodeStreamGetImageInfo"],
+            np.uint64(instance),
+            np.array(ptrs, dtype=np.uint64),
+            np.array(sizes, dtype=np.uint64),
+            view_at,
+            info_at,
+            self.streams,
+            self.subs,
+            parsed,
+        )
+        return parsed
+
+    def decode(
+        self,
+        instance: int,
+        handle: int,
+        go: np.ndarray,
+        whole: np.ndarray,
+        info_at: np.ndarray,
+        params: DecodeParams,
+    ) -> np.ndarray:
+        fn = self.fn
+        got = gil.zeros(go.size, np.uint32)
+        reported = gil.zeros(1, np.uint64)
+        batch_streams = np.where(whole, self.streams, self.subs)[go]
+        step, status = self.jit.decode_images(
+            fn["ImageCreate"],
+            fn["DecoderDecode"],
+            fn["FutureWaitForAll"],
+            fn["FutureGetProcessingStatus"],
+            fn["FutureDestroy"],
+            fn["ImageDestroy"],
+            fn["CodeStreamDestroy"],
+            np.uint64(instance),
+            np.uint64(handle),
+            go.astype(np.int64),
+            info_at,
+            self.images,
+            batch_streams,
+            np.uint64(ctypes.addressof(params)),
+            self.future,
+            got,
+            reported,
+            self.streams,
+            self.subs,
+        )
+        if step:
+            check_status(_STEPS[step], int(status))
+        return got[: int(reported[0])]
+
+    def close(self) -> None:
+        if not (self.future[0] or self.streams.any() or self.subs.any() or self.images.any()):
+            return  # `decode` closed everything (a GIL-free call costs a GIL re-take)
+        fn = self.fn
+        self.jit.close_all(
+            fn["ImageDestroy"],
+            fn["CodeStreamDestroy"],
+            fn["FutureDestroy"],
+            fn["FutureWaitForAll"],
+            self.images,
+            self.subs,
+            self.streams,
+            self.future,
+            False,
+        )
+
+
+#: the call `_calls_jit.decode_images` reports failed, by its step number
+_STEPS = {
+    1: "nvimgcodecImageCreate",
+    2: "nvimgcodecDecoderDecode",
+    3: "nvimgcodecFutureWaitForAll",
+    4: "nvimgcodecFutureGetProcessingStatus",
+}
+
+
+class _CtypesCalls:
+    """The per-sample C calls of one batch through ctypes, one by one (without Numba). The
+    short calls keep the GIL (`_nvimgcodec_capi`); the decode and the wait release it. The
+    handles live in ctypes arrays, so that reading one gives a Python int for the next call;
+    `close` destroys them."""
+
+    def __init__(self, lib: Any, n: int) -> None:
+        self.lib = lib
+        self.streams = (c_ptr * n)()
+        self.subs = (c_ptr * n)()
+        self.images = (c_ptr * n)()
+        self.future = c_ptr()
+        self.waited = True
+
+    def open(
+        self, instance: int, datas: Sequence[np.ndarray], view_at: np.ndarray, info_at: np.ndarray
+    ) -> np.ndarray:
+        lib, streams, subs = self.lib, self.streams, self.subs
+        create = lib.CodeStreamCreateFromHostMem
+        get_sub = lib.CodeStreamGetSubCodeStream
+        get_info = lib.CodeStreamGetImageInfo
+        slot = gil.arange(len(datas))
+        stream_at = (slot * HANDLE_SIZE + ctypes.addressof(streams)).tolist()
+        sub_at = (slot * HANDLE_SIZE + ctypes.addressof(subs)).tolist()
+        ptrs, sizes = _pointers(datas)
+        parsed = [False] * len(datas)
+        for i, (ptr, size, view, info) in enumerate(
+            zip(ptrs, sizes, view_at.tolist(), info_at.tolist())
+        ):
+            if create(instance, stream_at[i], ptr, size, None):
+                continue
+            cs = streams[i]
+            if view:
+                if get_sub(cs, sub_at[i], view):
+                    continue
+                cs = subs[i]
+            # a stream the parser rejects must never reach the decoder: a batch with an
+            # unrecognised stream fails as a whole, and such streams are not decodable
+            parsed[i] = get_info(cs, info) == 0
+        return np.array(parsed, dtype=bool)
+
+    def decode(
+        self,
+        instance: int,
+        handle: int,
+        go: np.ndarray,
+        whole: np.ndarray,
+        info_at: np.ndarray,
+        params: DecodeParams,
+    ) -> np.ndarray:
+        lib = self.lib
+        image_create = lib.ImageCreate
+        image_at = (go * HANDLE_SIZE + ctypes.addressof(self.images)).tolist()
+        for image, record in zip(image_at, info_at[go].tolist()):
+            created = image_create(instance, image, record)
+            if created:
+                check_status("nvimgcodecImageCreate", created)
+        streams = np.frombuffer(memoryview(self.streams), dtype=np.uintp)
+        subs = np.frombuffer(memoryview(self.subs), dtype=np.uintp)
+        images = np.frombuffer(memoryview(self.images), dtype=np.uintp)
+        batch_streams = np.where(whole, streams, subs)[go]
+        batch_images = images[go]
+        m = go.size
+        self.waited = False
+        check_status(
+            "nvimgcodecDecoderDecode",
+            lib.DecoderDecode(
+                handle,
+                batch_streams.ctypes.data,
+                batch_images.ctypes.data,
+                m,
+                ctypes.byref(params),
+                ctypes.byref(self.future),
+            ),
+        )
+        check_status("nvimgcodecFutureWaitForAll", lib.FutureWaitForAll(self.future))
+        self.waited = True
+        got = gil.zeros(m, np.uint32)
+        reported = c_size(m)
+        check_status(
+            "nvimgcodecFutureGetProcessingStatus",
+            lib.FutureGetProcessingStatus(self.future, got.ctypes.data, ctypes.byref(reported)),
+        )
+        return got[: reported.value]
+
+    def close(self) -> None:
+        lib = self.lib
+        if self.future.value:
+            if not self.waited:  # interrupted between the decode and the wait
+                lib.FutureWaitForAll(self.future)
+            lib.FutureDestroy(self.future)
+            self.future = c_ptr()
+        for handles, destroy in (
+            (self.images, lib.ImageDestroy),
+            (self.subs, lib.CodeStreamDestroy),
+            (self.streams, lib.CodeStreamDestroy),
+        ):
+            for h in handles:
+                if h:
+                    destroy(h)

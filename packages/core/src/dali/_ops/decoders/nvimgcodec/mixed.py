@@ -54,8 +54,9 @@ the noise for whole images (``benchmarks/RESULTS.md``, "hw_decoder_load").
 
 Host cost (Python, in a decoder's worker thread, with the GIL): the planning is vectorised over
 the batch (`_mixed_plan`; less of it when the batch comes from `fn.readers.file`'s worker
-processes, which walk the JPEG headers for it), then come the per-sample C calls before and
-after the decode (code streams, regions, images); ``benchmarks/RESULTS.md``, "nvImageCodec C
+processes, which walk the JPEG headers for it), then the per-sample C calls before and after
+the decode (code streams, regions, images: compiled and without the GIL where Numba is
+installed, `binding`); ``benchmarks/RESULTS.md``, "nvImageCodec C
 API", has the numbers. ``DALI_PROFILE=1`` and `MixedDecoder.stats` show the rest per batch.
 
 Example:
