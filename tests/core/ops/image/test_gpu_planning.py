@@ -455,6 +455,55 @@ def test_output_geometry_batch_equals_output_geometry():
                         assert got == ref, (i, mode, max_size, roi, sub)
 
 
+@pytest.mark.parametrize("mode", ["default", "stretch"])
+@pytest.mark.parametrize("request_", [(224, 224), (300, -17), (-1, 5000), (1, 1)])
+def test_a_fixed_whole_size_request_equals_output_geometry(mode, request_):
+    """One whole-number size for every sample (resize_x and resize_y given) takes a shortcut:
+    its rows equal `output_geometry`'s, and those of the general batch path."""
+    from dali._ops.image.resample import geometry
+
+    rng = np.random.default_rng(5)
+    n = 700
+    shapes = rng.integers(1, 3000, (n, 2))
+    shapes[::7] = 1
+    shapes[3] = (0, 40)  # empty: rare, as in the general path
+    shapes[4] = (2**24, 3)  # beyond float32's whole numbers: rare too
+    req = np.tile(np.array(request_, np.float64), (n, 1))
+    assert geometry._plain_request(shapes, req, mode, None, None, None) is not None
+    out, lo, hi, rare = output_geometry_batch(shapes, req, mode=mode)
+    assert rare[[3, 4]].all() and rare.sum() == 2
+    general = geometry.gil.by_rows(
+        lambda e, r: geometry._geometry_rows(e, r, mode, None, None, None, False, True),
+        n, 2, shapes, req,
+    )  # fmt: skip
+    keep = ~rare
+    for got, want in zip((out, lo, hi), general[:3]):
+        np.testing.assert_array_equal(got[keep], want[keep])
+    for i in np.flatnonzero(keep)[::11]:
+        ref = output_geometry(shapes[i].tolist(), list(request_), mode=mode)
+        assert (out[i].tolist(), lo[i].tolist(), hi[i].tolist()) == ref, i
+
+
+def test_the_shortcut_is_only_for_fixed_whole_sizes():
+    from dali._ops.image.resample import geometry
+
+    shapes = np.full((4, 2), 100)
+    plain = np.full((4, 2), 50.0)
+    assert geometry._plain_request(shapes, plain, "default", None, None, None) is not None
+    varying = plain.copy()
+    varying[2, 1] = 51.0
+    for req, mode, max_size, roi in [
+        (varying, "default", None, None),  # not the same for every sample
+        (np.full((4, 2), 50.5), "default", None, None),  # not whole
+        (np.array([[50.0, 0.0]] * 4), "default", None, None),  # one extent not given
+        (plain, "not_larger", None, None),
+        (plain, "default", [40.0, 0.0], None),
+        (plain, "default", None, np.zeros((4, 2))),
+    ]:
+        got = geometry._plain_request(shapes, req, mode, max_size, roi, roi)
+        assert got is None, (req, mode, max_size, roi)
+
+
 def test_output_geometry_batch_flags_the_rare_rows():
     out, _lo, _hi, rare = output_geometry_batch(
         np.array([[0, 10], [10, 10], [10, 10], [10, 10]]),
