@@ -110,6 +110,26 @@ def test_dense_input_batch_rows():
     assert int(ptrs[1] - ptrs[0]) == 224 * 224 * 3
 
 
+def test_flat_input_batch_addresses():
+    """Samples back to back in one buffer (what the decoders and the kernels return): each
+    sample's address is the buffer's plus the elements before it."""
+    rng = np.random.default_rng(0)
+    shapes = [tuple(s) for s in rng.integers(1, 500, (600, 3)).tolist()]
+    flat = types.SimpleNamespace(itemsize=2, data=types.SimpleNamespace(ptr=1 << 30))
+    tl = types.SimpleNamespace(held_dense=None, flat=lambda: (flat, shapes), sample_ndim=3)
+    got_shapes, arr, ptrs, keep = G.input_batch(tl)
+    sizes = np.array([np.prod(s) for s in shapes], np.uint64)
+    want = (1 << 30) + 2 * np.concatenate([[0], np.cumsum(sizes[:-1])]).astype(np.uint64)
+    assert got_shapes is shapes and keep == [flat] and ptrs.dtype == np.uint64
+    assert arr.tolist() == [list(s) for s in shapes] and ptrs.tolist() == want.tolist()
+    # the outputs' addresses: the same rule, and for one shape k times its bytes
+    ptrs, total = G.packed_addresses(1 << 30, shapes, 2)
+    assert ptrs.tolist() == want.tolist() and total == int(sizes.sum())
+    assert G.packed_addresses(5, [], 4)[0].size == 0
+    even = G.uniform_addresses(1 << 30, 12, 600)
+    assert even.dtype == np.uint64 and even.tolist() == [(1 << 30) + 12 * k for k in range(600)]
+
+
 def test_host_image_aligns_and_pads():
     a = np.arange(3, dtype=np.uint8)
     b = np.arange(4, dtype=np.int64)

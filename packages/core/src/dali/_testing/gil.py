@@ -164,6 +164,10 @@ def planning_steps(batch: int) -> dict[str, Callable[[], Any]]:
         data=types.SimpleNamespace(ptr=1 << 30),
     )
     tl = types.SimpleNamespace(held_dense=dense)
+    # the decoders' output: samples of their own sizes back to back in one buffer
+    flat = types.SimpleNamespace(itemsize=1, data=types.SimpleNamespace(ptr=1 << 30))
+    packed = (flat, [tuple(s) for s in shapes.tolist()])
+    flat_tl = types.SimpleNamespace(held_dense=None, flat=lambda: packed, sample_ndim=3)
     twist = [rng.uniform(-0.5, 0.5, batch) * 180, rng.uniform(0.5, 1.5, batch)]
     twist += [np.ones(batch), rng.uniform(0.875, 1.125, batch), rng.uniform(0.5, 1.5, batch)]
     mats = color_matrices(*twist)
@@ -171,6 +175,9 @@ def planning_steps(batch: int) -> dict[str, Callable[[], Any]]:
     coeffs = CG.color_plan(mats, offs, np.dtype(np.uint8))[1]
     counts = np.full(batch, 300 * 300, np.int64)
     return {
+        "resize: input_batch (flat)": lambda: G.input_batch(flat_tl),
+        "outputs: addresses (varied shapes)": lambda: G.packed_addresses(1 << 30, packed[1], 4),
+        "outputs: addresses (one shape)": lambda: G.uniform_addresses(1 << 30, 224 * 224, batch),
         "resize: output_geometry_batch": lambda: output_geometry_batch(spatial, req),
         "resize: plan_batch": lambda: RG.plan_batch(spatial, out, lo, hi, mins, mins, True),
         "resize: Images": lambda: RG.Images(shapes, (0, 1), pb),

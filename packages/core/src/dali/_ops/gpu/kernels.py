@@ -33,6 +33,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -56,6 +57,8 @@ __all__ = [
     "is_uniform",
     "kernel_module",
     "make_output",
+    "packed_addresses",
+    "uniform_addresses",
     "upload",
 ]
 
@@ -338,9 +341,7 @@ def input_batch(tl: Any) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray,
             dense = _contiguous(dense)
         n = int(dense.shape[0])
         shape = tuple(int(v) for v in dense.shape[1:])
-        step = math.prod(shape) * dense.itemsize
-        base, step64 = np.uint64(dense.data.ptr), np.uint64(step)
-        ptrs = gil.by_rows(lambda k: (base + k * step64,), n, 1, gil.arange(n, np.uint64))[0]
+        ptrs = uniform_addresses(dense.data.ptr, math.prod(shape) * dense.itemsize, n)
         # the rows from bytes: filling an array gives the GIL up (`dali._exec.gil`)
         row = np.array(shape, np.int64).tobytes()
         arr = np.frombuffer(bytearray(row * n), np.int64).reshape(n, len(shape))
@@ -349,11 +350,7 @@ def input_batch(tl: Any) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray,
     if packed is not None:  # the samples lie back to back in one buffer, in order
         flat, shapes = packed
         arr = np.array(shapes, np.int64).reshape(len(shapes), tl.sample_ndim)
-        sizes = arr.prod(axis=1)
-        offsets = np.zeros(len(sizes), np.uint64)
-        if len(sizes) > 1:
-            np.cumsum(sizes[:-1], out=offsets[1:], dtype=np.uint64)
-        ptrs = np.uint64(flat.data.ptr) + offsets * np.uint64(flat.itemsize)
+        ptrs, _ = packed_addresses(flat.data.ptr, shapes, flat.itemsize)
         return shapes, arr, ptrs, [flat]
     samples = tl.samples()
     shapes = [s.shape for s in samples]
@@ -383,15 +380,31 @@ def alloc_outputs(shapes: Sequence[tuple[int, ...]], dtype: Any) -> tuple[Any, n
 
     dtype = np.dtype(dtype)
     if is_uniform(shapes):
-        sizes = np.full(len(shapes), math.prod(shapes[0]), dtype=np.int64)
-    else:
-        sizes = np.array([math.prod(s) for s in shapes], dtype=np.int64)
-    offsets = np.zeros(len(sizes), dtype=np.int64)
-    if len(sizes) > 1:
-        np.cumsum(sizes[:-1], out=offsets[1:])
-    flat = cupy.empty(int(sizes.sum()) if len(sizes) else 0, dtype=dtype)
-    ptrs = np.uint64(flat.data.ptr) + offsets.astype(np.uint64) * np.uint64(dtype.itemsize)
-    return flat, ptrs
+        size = math.prod(shapes[0])
+        flat = cupy.empty(size * len(shapes), dtype=dtype)
+        return flat, uniform_addresses(flat.data.ptr, size * dtype.itemsize, len(shapes))
+    total = sum(map(math.prod, shapes))
+    flat = cupy.empty(total, dtype=dtype)
+    return flat, packed_addresses(flat.data.ptr, shapes, dtype.itemsize)[0]
+
+
+def uniform_addresses(base: int, step: int, n: int) -> np.ndarray:
+    """``base + k * step`` for k < n, uint64, computed in blocks of rows that keep the GIL
+    (`dali._exec.gil`: numpy gives it up in operations over more than 500 values)."""
+    base64, step64 = np.uint64(base), np.uint64(step)
+    return gil.by_rows(lambda k: (base64 + k * step64,), n, 1, gil.arange(n, np.uint64))[0]
+
+
+def packed_addresses(
+    base: int, shapes: Sequence[tuple[int, ...]], itemsize: int
+) -> tuple[np.ndarray, int]:
+    """The address (uint64) of each sample of ``shapes`` back to back from ``base``, and the
+    elements of all of them; Python integers, so that the GIL is kept (numpy's products,
+    zeroed offsets and sums of a large batch give it up, `dali._exec.gil`)."""
+    starts = list(itertools.accumulate(map(math.prod, shapes), initial=0))
+    base, itemsize = int(base), int(itemsize)
+    ptrs = np.array([base + start * itemsize for start in starts[:-1]], np.uint64)
+    return ptrs, starts[-1]
 
 
 def make_output(
