@@ -391,7 +391,7 @@ def _plain_rows(
     neg = request < 0
     lo = np.where(neg, extent, none)
     hi = np.where(neg, none, extent)
-    rare: np.ndarray = ~((in_shape > 0) & (in_shape < 2**24)).all(axis=1)
+    rare = np.asarray(~((in_shape > 0) & (in_shape < 2**24)).all(axis=1))
     return size, lo, hi, rare
 
 
