@@ -380,6 +380,10 @@ def test_block_starts_skip_empty_samples():
     starts, total = G.block_starts([3, 0, 2, 0])
     assert starts.tolist() == [0, 3, 3, 5] and total == 5
     assert G.block_starts([])[1] == 0
+    starts, total = G.block_starts(np.array([[1, 2], [3, 4]]))  # any shape, read flat
+    assert starts.dtype == np.int32 and starts.tolist() == [0, 1, 3, 6] and total == 10
+    with pytest.raises(ValueError, match="too large for one kernel launch"):
+        G.block_starts([2**30, 2**30])
 
 
 def test_c_types_cover_every_dali_type_but_strings():

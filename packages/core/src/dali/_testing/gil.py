@@ -178,6 +178,7 @@ def planning_steps(batch: int) -> dict[str, Callable[[], Any]]:
         "resize: input_batch (flat)": lambda: G.input_batch(flat_tl),
         "outputs: addresses (varied shapes)": lambda: G.packed_addresses(1 << 30, packed[1], 4),
         "outputs: addresses (one shape)": lambda: G.uniform_addresses(1 << 30, 224 * 224, batch),
+        "kernels: block_starts": lambda: G.block_starts(blocks),
         "resize: output_geometry_batch": lambda: output_geometry_batch(spatial, req),
         "resize: plan_batch": lambda: RG.plan_batch(spatial, out, lo, hi, mins, mins, True),
         "resize: Images": lambda: RG.Images(shapes, (0, 1), pb),

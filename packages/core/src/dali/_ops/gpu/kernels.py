@@ -257,15 +257,16 @@ class HeldKernel:
 
 
 def block_starts(blocks: Sequence[int] | np.ndarray) -> tuple[np.ndarray, int]:
-    """First block of every sample (int32) and the total number of blocks."""
-    counts = np.asarray(blocks, dtype=np.int64).reshape(-1)
-    starts = np.zeros(len(counts), dtype=np.int64)
-    if len(counts) > 1:
-        np.cumsum(counts[:-1], out=starts[1:])
-    total = int(counts.sum()) if len(counts) else 0
+    """First block of every sample (int32) and the total number of blocks.
+
+    Summed in Python integers: numpy's zeroed array and running sum of a large batch give the
+    GIL up (`dali._exec.gil`)."""
+    counts = np.asarray(blocks, dtype=np.int64).reshape(-1).tolist()
+    starts = list(itertools.accumulate(counts, initial=0))
+    total = starts.pop()
     if total >= 2**31:
         raise ValueError("the batch is too large for one kernel launch")
-    return starts.astype(np.int32), total
+    return np.array(starts, np.int32), total
 
 
 def upload(*arrays: np.ndarray) -> list[Any]:
