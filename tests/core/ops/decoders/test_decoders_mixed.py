@@ -598,6 +598,50 @@ def test_conversion_constants_reproduce_convert_dtype(dtype) -> None:
         assert np.array_equal(y.astype(dt) if dt.kind == "f" else _codecs.round_sat(y, dt), ref)
 
 
+@pytest.mark.parametrize(("out_name", "sc"), [("RGB", 3), ("GRAY", 1)])
+def test_the_gpu_samples_decode_back_to_back_into_one_buffer(monkeypatch, out_name, sc):
+    """Each GPU sample's output is the batch buffer's address plus the bytes of the images
+    before it, its row pitch one row's bytes (no GPU needed: CuPy's allocation and stream
+    are stand-ins here; the pixels are the GPU tests')."""
+    import sys
+
+    base = 1 << 30
+    allocated = []
+
+    def empty(n, dtype):
+        allocated.append((n, np.dtype(dtype)))
+        return SimpleNamespace(data=SimpleNamespace(ptr=base))
+
+    stream = SimpleNamespace(ptr=77)
+    cuda = SimpleNamespace(get_current_stream=lambda: stream)
+    monkeypatch.setitem(sys.modules, "cupy", SimpleNamespace(empty=empty, cuda=cuda))
+    sizes = [(2, 3), (4, 5), (1, 1)]
+    gpu = [_mixed_plan.GpuSample(i, None, h, w, sc, h, w, 0, 0) for i, (h, w) in enumerate(sizes)]
+    heads = [(np.full(4, i, np.uint8), None) for i in range(3)]
+    seen = {}
+
+    def decode(datas, regions, outputs, shapes, **kw):
+        seen.update(datas=datas, outputs=list(outputs), shapes=list(shapes), kw=kw)
+        return np.ones(len(datas), bool)
+
+    op = SimpleNamespace(out_name=out_name, orientation=True, name="dec")
+    buf, ok, ptrs, got_sc = _nvimgcodec._decode_gpu(op, heads, gpu, decode)
+    assert allocated == [(sc * (6 + 20 + 1), np.dtype(np.uint8))] and got_sc == sc
+    assert ptrs == [base, base + 6 * sc, base + 26 * sc] and ok.all() and buf.data.ptr == base
+    assert seen["outputs"] == [(p, w * sc) for p, (_, w) in zip(ptrs, sizes)]
+    assert seen["shapes"] == [(h, w, sc) for h, w in sizes]
+    assert [d[0] for d in seen["datas"]] == [0, 1, 2]
+    assert seen["kw"]["cuda_stream"] == 77 and seen["kw"]["gray"] == (sc == 1)
+    # a batch of 256 is addressed with the GIL held (in the thread that is about to decode)
+    from dali._testing.gil import gil_enabled, gives_gil_up
+
+    if gil_enabled():
+        many = gpu * 86
+        heads = heads * 86
+        _nvimgcodec._decode_gpu(op, heads, many, decode)
+        assert not gives_gil_up(lambda: _nvimgcodec._decode_gpu(op, heads, many, decode), 5)
+
+
 def test_hw_decoder_load_is_checked(tree) -> None:
     @pipeline_def(batch_size=1, num_threads=1, device_id=None)
     def pipe():

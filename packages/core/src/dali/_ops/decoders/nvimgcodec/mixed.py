@@ -71,6 +71,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import queue
@@ -412,22 +413,19 @@ def _decode_gpu(
     import cupy as cp
 
     sc = 1 if op.out_name == "GRAY" else 3
-    sizes = np.fromiter((g.ih * g.iw for g in gpu), dtype=np.int64, count=len(gpu)) * sc
-    offsets = np.zeros(len(gpu), dtype=np.int64)
-    np.cumsum(sizes[:-1], out=offsets[1:])
-    buf = cp.empty(int(sizes.sum()), dtype=np.uint8)
-    ptrs = offsets + buf.data.ptr
-    shapes_hwc = np.empty((len(gpu), 3), dtype=np.int64)
-    shapes_hwc[:, 0] = [g.ih for g in gpu]
-    shapes_hwc[:, 1] = [g.iw for g in gpu]
-    shapes_hwc[:, 2] = sc
-    pitches = shapes_hwc[:, 1] * sc
+    # the addresses in Python integers: numpy's zeroed offsets and stacked columns of a large
+    # batch give the GIL up (`dali._exec.gil`) in the thread that is about to decode
+    shapes_hwc = [(g.ih, g.iw, sc) for g in gpu]
+    starts = list(itertools.accumulate((h * w * sc for h, w, _ in shapes_hwc), initial=0))
+    buf = cp.empty(starts.pop(), dtype=np.uint8)
+    base = buf.data.ptr
+    ptrs = [base + start for start in starts]
     ok = None
     try:
         ok = decode(
             [heads[g.sample][0] for g in gpu],
             [g.region for g in gpu],
-            np.stack([ptrs, pitches], axis=1),
+            [(ptr, w * sc) for ptr, (_, w, _) in zip(ptrs, shapes_hwc)],
             shapes_hwc,
             gray=sc == 1,
             apply_orientation=op.orientation,
@@ -436,7 +434,7 @@ def _decode_gpu(
         )
     except Exception as e:  # noqa: BLE001 - never fail a batch the CPU backend can decode
         _log.warning("%s: nvImageCodec batch decode failed (%s); using the CPU", op.name, e)
-    return buf, ok, ptrs.tolist(), sc
+    return buf, ok, ptrs, sc
 
 
 def _run(
