@@ -87,10 +87,13 @@ def test_subsets_give_the_rows_of_the_batch():
 
 
 @needs_numba
-@pytest.mark.parametrize(("batch", "n"), [(40, 13), (3, 301), (64, 1), (2, 5000), (0, 50)])
+@pytest.mark.parametrize(
+    ("batch", "n"), [(40, 13), (3, 301), (64, 1), (2, 5000), (0, 50), (256, 22), (300, 300)]
+)
 def test_compiled_bits_are_the_numpy_bits(monkeypatch, batch, n):
     """`bits` of a batch of more values than numpy computes while holding the GIL comes from
-    one compiled call; the values are the numpy blocks' (any stream)."""
+    one compiled call (keeping the GIL up to `HELD_DRAW` values, releasing it above); the
+    values are the numpy blocks' (any stream)."""
     rng = SampleRNG(combine(7, np.arange(batch)))
     for stream in (0, 3, 0x62626F78_00000001):
         got = rng.bits(n, stream=stream)

@@ -122,12 +122,20 @@ def _kernels() -> tuple[Any, Any] | None:
     return uniforms, box_muller
 
 
+#: Most values `SampleRNG.bits` draws in a compiled call that keeps the GIL (tens of
+#: microseconds): giving the GIL up costs a re-take afterwards, which waits up to the switch
+#: interval (5 ms) while another Python thread is busy; larger draws release it.
+HELD_DRAW = 1 << 16
+
+
 @functools.cache
-def _bits_kernel() -> Any:
-    """`SampleRNG.bits` compiled (the same SplitMix64 values: wrapping uint64 arithmetic), or
-    None without Numba. One call for the batch, without the GIL; the numpy expressions hold it
-    only in blocks of rows (`dali._exec.gil`), a call per row for a few hundred values a row
-    (what a detection crop's search draws each round)."""
+def _bits_kernel() -> tuple[Any, Any] | None:
+    """`SampleRNG.bits` compiled (the same SplitMix64 values: wrapping uint64 arithmetic): the
+    call that keeps the GIL (up to `HELD_DRAW` values) and the one that releases it; or None
+    without Numba. One call for the batch; the numpy expressions hold the GIL only in blocks of
+    rows (`dali._exec.gil`), a call per row for a few hundred values a row (what a detection
+    crop's search draws each round). Two functions: Numba's disk cache does not tell one
+    function compiled with and without ``nogil`` apart."""
     try:
         import numba
     except ImportError:
@@ -136,8 +144,8 @@ def _bits_kernel() -> Any:
     golden, m1, m2 = _GOLDEN, _M1, _M2
     s27, s30, s31 = _S27, _S30, _S31
 
-    @numba.njit(nogil=True, cache=True)
-    def bits(base, n, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    @numba.njit(cache=True)
+    def bits_held(base, n, out):  # type: ignore[no-untyped-def]  # pragma: no cover
         for i in range(base.shape[0]):
             key = base[i]
             for j in range(n):
@@ -146,7 +154,11 @@ def _bits_kernel() -> Any:
                 z = (z ^ (z >> s27)) * m2
                 out[i, j] = z ^ (z >> s31)
 
-    return bits
+    @numba.njit(nogil=True, cache=True)
+    def bits_free(base, n, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+        bits_held(base, n, out)
+
+    return bits_held, bits_free
 
 
 def numba_available() -> bool:
@@ -203,8 +215,10 @@ class SampleRNG:
         """``(batch, n)`` uint64 values; ``stream`` selects an independent sub-stream."""
         with np.errstate(over="ignore"):
             base = self._base(stream)
-            kernel = _bits_kernel() if len(base) * n > options.HELD_ELEMENTS else None
-            if kernel is not None:
+            count = len(base) * n
+            kernels = _bits_kernel() if count > options.HELD_ELEMENTS else None
+            if kernels is not None:
+                kernel = kernels[0] if count <= HELD_DRAW else kernels[1]
                 out = np.empty((len(base), n), np.uint64)
                 kernel(np.ascontiguousarray(base, np.uint64).reshape(-1), n, out)
                 return out
