@@ -517,7 +517,7 @@ class _CompiledCalls:
     ) -> np.ndarray:
         fn = self.fn
         got = gil.zeros(go.size, np.uint32)
-        reported = gil.zeros(1, np.uint64)
+        reported = gil.full(1, go.size, np.uint64)  # (as the ctypes calls pass it)
         batch_streams = np.where(whole, self.streams, self.subs)[go]
         step, status = self.jit.decode_images(
             fn["ImageCreate"],
