@@ -222,6 +222,37 @@ def test_gpu_planning_keeps_the_gil(batch):
 
 
 @needs_gil
+@pytest.mark.parametrize("shuffle", [None, 1024])
+@pytest.mark.parametrize(
+    "stream",
+    [
+        {},
+        {"num_shards": 4, "shard_id": 1},
+        {"num_shards": 4, "shard_id": 1, "pad_last_batch": True},
+        {"num_shards": 4, "shard_id": 2, "stick_to_shard": True},
+        {"epoch_shuffle_seed": 3},
+    ],
+    ids=["one shard", "shards", "padded", "stick to shard", "epoch shuffle"],
+)
+def test_a_readers_next_batch_keeps_the_gil(stream, shuffle):
+    """The sample ids of a reader's batch of 256 (a CPU-stage step of every pipeline), with
+    and without a shuffle buffer: no `np.arange`, `np.searchsorted` or `np.unique`, which
+    give the GIL up whatever their size."""
+    from dali._ops.readers.loader.sharding import ReaderCursor, SampleStream
+
+    cursor = ReaderCursor(SampleStream(100_003, batch_size=256, **stream), shuffle, key=5)
+    cursor.next_batch(256)
+    assert not gives_gil_up(lambda: cursor.next_batch(256), repeat=5)
+
+
+def test_span_is_arange():
+    for start, count in [(0, 0), (7, 1), (-3, 600), (2**40, 256)]:
+        got = gil.span(start, count)
+        assert got.dtype == np.int64 and got.flags.writeable
+        assert got.tolist() == np.arange(start, start + count, dtype=np.int64).tolist()
+
+
+@needs_gil
 @pytest.mark.parametrize("op", ["image", "image_random_crop"])
 def test_mixed_decoder_planning_keeps_the_gil(tmp_path, op):
     # the mixed decoders' host planning of a batch of 256 (headers, windows, the GPU/CPU

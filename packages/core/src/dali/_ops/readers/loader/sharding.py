@@ -35,10 +35,12 @@ Example:
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 import numpy as np
 
+from dali._exec import gil
 from dali._exec.rng import combine
 
 __all__ = [
@@ -370,7 +372,7 @@ class SampleStream:
         Returns:
             ``(ids, passes)``, two int64 arrays of length ``count``.
         """
-        return self.at(np.arange(position, position + count, dtype=np.int64))
+        return self.at(gil.span(position, count))  # (np.arange gives the GIL up)
 
     def at(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The indices and passes of any stream positions (an int64 array)."""
@@ -446,12 +448,17 @@ class SampleStream:
             return begin + q, visit
         cycles, q = np.divmod(p, self.n)
         slots = (begin + q) % self.n
-        shard = np.searchsorted(self._bounds, slots, side="right") - 1
+        if self.num_shards == 1:
+            return slots, cycles
+        # each slot's shard by bisection in Python: np.searchsorted gives the GIL up, whatever
+        # the size (`dali._exec.gil`), and this runs for every batch
+        bounds = self._bounds.tolist()
+        shard = np.array([bisect.bisect_right(bounds, v) - 1 for v in slots.tolist()], np.int64)
         return slots, cycles * self.num_shards + (shard - self.shard_id) % self.num_shards
 
     def _epoch_ids(self, slots: np.ndarray, passes: np.ndarray) -> np.ndarray:
         ids = np.empty_like(slots)
-        for v in np.unique(passes).tolist():
+        for v in sorted(set(passes.tolist())):  # (np.unique sorts without the GIL)
             perm = self._perms.get(v)
             if perm is None:
                 # a batch spans at most two passes: keep the current and the next permutation
@@ -509,7 +516,7 @@ class ReaderCursor:
             out = self.stream.take(self.position, count)
             self.position += count
             return out
-        positions = np.arange(self.position, self.position + count, dtype=np.int64)
+        positions = gil.span(self.position, count)
         self.position += count
         padding = self.stream.is_padding(positions)
         before = -1 if buffer.last is None else buffer.last

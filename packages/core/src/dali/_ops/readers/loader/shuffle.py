@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dali._exec import gil
 from dali._exec.rng import SampleRNG, combine
 from dali._ops.readers.loader.sharding import SampleStream
 
@@ -61,7 +62,7 @@ class ShuffleBuffer:
     def _choices(self, t0: int, count: int) -> list[int]:
         """The slot that each of draws ``t0 ..`` swaps into place: a uniform one among the
         buffered reads of the draw's epoch, ``[t, min(t + size, epoch end))``."""
-        t = np.arange(t0, t0 + count, dtype=np.int64)
+        t = gil.span(t0, count)  # (np.arange gives the GIL up)
         end = np.empty_like(t)
         k = 0
         while k < count:  # the epochs' ends, an epoch at a time
@@ -110,7 +111,7 @@ class ShuffleBuffer:
         window_end = min(t + self.size, end)
         window = sorted(self._slots[a % self.size] for a in range(t, window_end))
         return np.concatenate(
-            [np.array(window, dtype=np.int64), np.arange(window_end, end, dtype=np.int64)]
+            [np.array(window, dtype=np.int64), gil.span(window_end, max(0, end - window_end))]
         )
 
     def copy(self) -> ShuffleBuffer:
