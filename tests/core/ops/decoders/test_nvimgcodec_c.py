@@ -66,7 +66,7 @@ def intercept(monkeypatch, lib: Any, name: str, fn: Any) -> None:
     count = len(capi._SIGNATURES[f"nvimgcodec{name}"][0])
     callback = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.c_uint64] * count)(fn)
     _CALLBACKS.append(callback)
-    monkeypatch.setitem(lib.address, name, ctypes.cast(callback, ctypes.c_void_p).value)
+    monkeypatch.setitem(lib.address, name, np.uint64(ctypes.cast(callback, ctypes.c_void_p).value))
 
 
 def jpeg(pixels: np.ndarray, **kw: Any) -> np.ndarray:

@@ -11,7 +11,7 @@ computing (``benchmarks/RESULTS.md``, "GIL-held numpy"). Row-wise arithmetic ove
 batch is therefore done in blocks of rows (`by_rows`): the same results, with the GIL held
 throughout. Zeroed and filled arrays of any size come
 from `zeros` and `full` (Python's own memory) rather than ``np.zeros`` and ``np.full``, and
-counting arrays from `arange` (``np.arange`` gives the GIL up whatever its size).
+counting arrays from `arange` and `span` (``np.arange`` gives the GIL up whatever its size).
 
 Example:
     >>> import numpy as np
@@ -31,7 +31,7 @@ import numpy as np
 
 from dali import _options as options
 
-__all__ = ["arange", "by_rows", "full", "row_blocks", "zeros"]
+__all__ = ["arange", "by_rows", "full", "row_blocks", "span", "zeros"]
 
 
 def row_blocks(n: int, width: int) -> list[slice]:

@@ -50,7 +50,7 @@ class BatchMeta:
     def stream(first: int, n: int, epoch: int) -> BatchMeta:
         # without giving the GIL up (`dali._exec.gil`): a GPU pipeline's stage threads make
         # these for every batch while the others run Python
-        ids = gil.arange(n, np.int64) + np.int64(first)
+        ids = gil.span(first, n)
         return BatchMeta(ids, gil.full(n, epoch, np.int64))
 
 

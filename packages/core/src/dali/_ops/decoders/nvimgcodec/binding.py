@@ -479,7 +479,7 @@ class _CompiledCalls:
 
     def __init__(self, lib: Any, jit: ModuleType, n: int) -> None:
         self.lib, self.jit = lib, jit
-        self.fn = {name: np.uint64(address) for name, address in lib.address.items()}
+        self.fn = lib.address
         self.streams = gil.zeros(n, np.uint64)
         self.subs = gil.zeros(n, np.uint64)
         self.images = gil.zeros(n, np.uint64)

@@ -487,15 +487,16 @@ class _Library:
         # one library, two views: CDLL's functions release the GIL, PyDLL's keep it
         self.dll = ctypes.CDLL(path)
         self.pydll = ctypes.PyDLL(path)
-        #: each function's address (for compiled callers: `nvimgcodec.compiled`), by short name
-        self.address: dict[str, int] = {}
+        #: each function's address, by short name: what the compiled calls (`_calls_jit`)
+        #: call, as the uint64 they take
+        self.address: dict[str, np.uint64] = {}
         for name, (argtypes, releases_gil) in _SIGNATURES.items():
             fn = getattr(self.dll if releases_gil else self.pydll, name)
             fn.argtypes = argtypes
             fn.restype = _c_int
             short = name.removeprefix("nvimgcodec")
             setattr(self, short, fn)
-            self.address[short] = int(ctypes.cast(fn, ctypes.c_void_p).value or 0)
+            self.address[short] = np.uint64(ctypes.cast(fn, ctypes.c_void_p).value or 0)
         self._instance: int | None = None
         self._cpu_instance: int | None = None
         #: the CPU instance's extension: its module and description live as long as the process
