@@ -9,7 +9,9 @@ batches (every filter, antialiasing on and off, every way of giving the size, RO
 per-sample arguments, empty images).
 
 No GPU is needed: the launchers run with numpy stand-ins for the device buffers (`_Dev`), the
-uploads and the launches are recorded instead of being sent to a device.
+uploads and the launches are recorded instead of being sent to a device. Every test runs twice:
+with the planning compiled by Numba (`resample.gpu_plan_jit`, what runs where Numba is
+installed) and with its numpy code.
 """
 
 from __future__ import annotations
@@ -30,6 +32,18 @@ from dali._tensors import TensorListCPU, _split_flat
 
 BATCH = 24
 INTERPS = list(R.INTERP_NAMES)
+
+
+@pytest.fixture(autouse=True, params=["compiled", "numpy"])
+def planning(request, monkeypatch):
+    """Each test once with `gpu_plan_jit` and once with the numpy planning."""
+    if request.param == "compiled":
+        pytest.importorskip("numba")
+        assert RP._compiled() is not None
+    else:
+        monkeypatch.setattr(RP, "_compiled", lambda: None)
+    return request.param
+
 
 # -- stand-ins for the device -------------------------------------------------------------------
 

@@ -51,6 +51,7 @@ __all__ = [
     "block_starts",
     "c_type",
     "device_id",
+    "field_words",
     "host_image",
     "input_batch",
     "input_pointers",
@@ -254,6 +255,14 @@ class HeldKernel:
         s = cupy.cuda.get_current_stream() if stream is None else stream
         if not held.launch(self._function, grid, block, args, shared_mem, s.ptr):
             self.kernel(grid, block, args, shared_mem=shared_mem, stream=stream)
+
+
+def field_words(dtype: np.dtype[Any]) -> list[int]:
+    """Where each field of a record dtype starts, in 4-byte words (the compiled planners write
+    records through an int32 view, and check their offsets with this)."""
+    fields, names = dtype.fields, dtype.names
+    assert fields is not None and names is not None, f"{dtype} is not a record dtype"
+    return [fields[name][1] // 4 for name in names]
 
 
 def block_starts(blocks: Sequence[int] | np.ndarray) -> tuple[np.ndarray, int]:

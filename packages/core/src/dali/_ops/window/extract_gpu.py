@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -66,6 +67,19 @@ _DESC = np.dtype(
     align=True,
 )
 assert _DESC.itemsize == 144
+# `extract_gpu_jit.fill_window_descs` writes the fields at these offsets (in 4-byte words)
+assert G.field_words(_DESC) == [0, 2, 4, 16, 22, 28, 34, 35]
+
+
+@functools.cache
+def _compiled() -> Any | None:
+    """`extract_gpu_jit` (the descriptions compiled), or None when Numba is not installed."""
+    try:
+        from dali._ops.window import extract_gpu_jit
+    except ImportError:
+        return None
+    return extract_gpu_jit
+
 
 _source = (
     CONVERT
@@ -251,6 +265,23 @@ def window_descs(
         return gil.zeros(0, _DESC)
     in_shape = np.asarray(shapes if isinstance(shapes, np.ndarray) else list(shapes), np.int64)
     in_shape = in_shape.reshape(n, -1)
+    jit = _compiled()
+    if jit is not None:
+        desc = gil.zeros(n, _DESC)
+        words = _DESC.itemsize // 4
+        jit.fill_window_descs(
+            desc.view(np.int32).reshape(n, words),
+            desc.view(np.int64).reshape(n, words // 2),
+            in_shape,
+            np.asarray(in_ptrs, np.uint64),
+            np.asarray(out_ptrs, np.uint64),
+            np.asarray(anchors, np.int64),
+            np.asarray(win_shapes, np.int64),
+            np.asarray(flips, bool),
+            np.asarray(channels, np.int64),
+            np.array(order, np.int64),
+        )
+        return desc
     # in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`)
     return gil.by_rows(
         lambda *a: (_desc_rows(*a, order=order),),
