@@ -9,11 +9,12 @@ A batch of images is planned without a per-sample Python loop, which would cost 
 the kernel (tens of milliseconds for 256 images): `plan_batch` is `AxisPlan.make` on
 ``(samples, axes)`` arrays, `Images` and `descs_2d` fill the descriptors column by column, with
 the same float32 operations in the same order, so the descriptors are byte for byte those of the
-per-sample code. With Numba installed the same computations run compiled (`gpu_plan_jit`: loops
-over the samples, ~1 ms -> ~0.1 ms of the GPU thread at a batch of 256), equal byte for byte. That code (`Sample`, `descs_2d_reference`) remains for volumes and the
+per-sample code. That code (`Sample`, `descs_2d_reference`) remains for volumes and the
 separable passes, and as the reference the tests compare against. Every step works in blocks of
 rows that keep the GIL (`dali._exec.gil`): it runs in the executor's GPU thread beside the
-pipeline's other Python threads.
+pipeline's other Python threads. With Numba installed the same computations run compiled
+instead (`gpu_plan_jit`: loops over the samples, equal byte for byte; about a tenth of the time
+at a batch of 256).
 
 Example:
     >>> import numpy as np
