@@ -265,6 +265,14 @@ def window_descs(
         return gil.zeros(0, _DESC)
     in_shape = np.asarray(shapes if isinstance(shapes, np.ndarray) else list(shapes), np.int64)
     in_shape = in_shape.reshape(n, -1)
+    columns = (
+        np.asarray(in_ptrs, np.uint64),
+        np.asarray(out_ptrs, np.uint64),
+        np.asarray(anchors, np.int64),
+        np.asarray(win_shapes, np.int64),
+        np.asarray(flips, bool),
+        np.asarray(channels, np.int64),
+    )
     jit = _compiled()
     if jit is not None:
         desc = gil.zeros(n, _DESC)
@@ -273,27 +281,13 @@ def window_descs(
             desc.view(np.int32).reshape(n, words),
             desc.view(np.int64).reshape(n, words // 2),
             in_shape,
-            np.asarray(in_ptrs, np.uint64),
-            np.asarray(out_ptrs, np.uint64),
-            np.asarray(anchors, np.int64),
-            np.asarray(win_shapes, np.int64),
-            np.asarray(flips, bool),
-            np.asarray(channels, np.int64),
+            *columns,
             np.array(order, np.int64),
         )
         return desc
     # in blocks of rows small enough for numpy to keep the GIL (`dali._exec.gil`)
     return gil.by_rows(
-        lambda *a: (_desc_rows(*a, order=order),),
-        n,
-        max(nd, in_shape.shape[1]),
-        in_shape,
-        np.asarray(in_ptrs, np.uint64),
-        np.asarray(out_ptrs, np.uint64),
-        np.asarray(anchors, np.int64),
-        np.asarray(win_shapes, np.int64),
-        np.asarray(flips, bool),
-        np.asarray(channels, np.int64),
+        lambda *a: (_desc_rows(*a, order=order),), n, max(nd, in_shape.shape[1]), in_shape, *columns
     )[0]
 
 
