@@ -22,6 +22,7 @@ import os
 __all__ = [
     "CALL_SAMPLES",
     "CONVOLUTION_KERNEL",
+    "DECODER_STREAMS",
     "DEFAULT_HW_LOAD",
     "HELD_CUDA",
     "HELD_ELEMENTS",
@@ -154,6 +155,13 @@ CONVOLUTION_KERNEL = True
 #: fill the host gaps of one; two of six threads were ahead of three of four on the H200 host.
 #: RESULTS.md "GPU JPEG decoding", "Where the ResNet-50 pipeline's time goes".
 PARALLEL_DECODES = 2
+
+#: Each of those decoders decodes on a CUDA stream of its own, joined to the pipeline's stream
+#: by an event before the decode and a host wait after it, instead of on the pipeline's one
+#: stream, where a decode's GPU work is ordered after every decode and kernel queued before it
+#: (the in-flight batches of the other decoders among them). Off until measured on a GPU host:
+#: RESULTS.md "The GIL work on the GPU host, and the GPU stage's planning compiled".
+DECODER_STREAMS = False
 
 #: ``hw_decoder_load`` used when the argument is not given: the share of each batch's JPEGs that
 #: goes to the hardware decoder (``benchmarks/gpu_resnet.py --sweep``). RESULTS.md "GPU JPEG

@@ -642,6 +642,53 @@ def test_the_gpu_samples_decode_back_to_back_into_one_buffer(monkeypatch, out_na
         assert not gives_gil_up(lambda: _nvimgcodec._decode_gpu(op, heads, many, decode), 5)
 
 
+@pytest.mark.parametrize("fails", [False, True])
+def test_a_decoder_stream_joins_the_pipeline_stream_before_and_waits_after(monkeypatch, fails):
+    """With `options.DECODER_STREAMS` a decode runs on its decoder's own stream: that stream
+    first waits (on the device) for an event recorded on the pipeline's stream after the
+    buffer was allocated, and the decode's work is finished on the host before the call
+    returns, also when the decode raised (stand-ins for CuPy and the driver calls)."""
+    import sys
+
+    from dali._exec import held
+
+    order = []
+
+    def empty(n, dtype):
+        order.append("alloc")
+        return SimpleNamespace(data=SimpleNamespace(ptr=1 << 30))
+
+    pipeline = SimpleNamespace(ptr=77)
+    cuda = SimpleNamespace(get_current_stream=lambda: pipeline)
+    monkeypatch.setitem(sys.modules, "cupy", SimpleNamespace(empty=empty, cuda=cuda))
+    monkeypatch.setattr(
+        held, "record", lambda event, stream: order.append(("record", event, stream))
+    )
+    monkeypatch.setattr(
+        held, "wait_event", lambda stream, event: order.append(("wait", stream, event))
+    )
+    side = (
+        SimpleNamespace(ptr=88, synchronize=lambda: order.append(("sync", 88))),
+        SimpleNamespace(ptr=5),
+    )
+    gpu = [_mixed_plan.GpuSample(0, None, 2, 3, 3, 2, 3, 0, 0)]
+    heads = [(np.zeros(4, np.uint8), None)]
+
+    def decode(datas, regions, outputs, shapes, **kw):
+        order.append(("decode", kw["cuda_stream"]))
+        if fails:
+            raise RuntimeError("the decoder failed")
+        return np.ones(len(datas), bool)
+
+    op = SimpleNamespace(out_name="RGB", orientation=True, name="dec")
+    _, ok, _, _ = _nvimgcodec._decode_gpu(op, heads, gpu, decode, side)
+    assert order == ["alloc", ("record", 5, 77), ("wait", 88, 5), ("decode", 88), ("sync", 88)]
+    assert (ok is None) == fails
+    order.clear()  # without a side stream: the pipeline's stream, no event and no wait
+    _nvimgcodec._decode_gpu(op, heads, gpu, decode)
+    assert order == ["alloc", ("decode", 77)]
+
+
 def test_hw_decoder_load_is_checked(tree) -> None:
     @pipeline_def(batch_size=1, num_threads=1, device_id=None)
     def pipe():
@@ -1081,25 +1128,30 @@ def test_a_batch_decoded_in_parallel_parts_equals_one_call(tmp_path, monkeypatch
 
     outs = {}
     # not pipelined: the mixed stage cuts each batch into parts; pipelined: the CPU stage
-    # starts each whole batch's decode on the next free decoder
-    for parts, kw in ((1, {"exec_pipelined": False}), (3, {"exec_pipelined": False}), (3, {})):
+    # starts each whole batch's decode on the next free decoder, on the pipeline's stream or
+    # on each decoder's own (`options.DECODER_STREAMS`)
+    runs = ((1, {"exec_pipelined": False}, False), (3, {"exec_pipelined": False}, False))
+    for parts, kw, streams in (*runs, (3, {}, False), (3, {}, True)):
         monkeypatch.setattr(options, "PARALLEL_DECODES", parts)
+        monkeypatch.setattr(options, "DECODER_STREAMS", streams)
         p = pipe(**kw)
         for _ in range(3):
             (tl,) = p.run()
         # as_cpu waits for the batch's ready event: the samples' CuPy views alone do not
-        outs[parts, bool(kw)] = [np.asarray(s) for s in tl.as_cpu().samples()]
+        outs[parts, bool(kw), streams] = [np.asarray(s) for s in tl.as_cpu().samples()]
         mixed = p._plan.by_name["dec"].impl.mixed
         assert len(mixed._decoders) == parts
         # pipelined, the next iteration may already be decoded too
         assert (mixed.stats["ahead"] >= 3) if not kw else (mixed.stats["ahead"] == 0)
         # the pipeline's 4 threads shared by the decoders, not 4 each
         assert mixed.threads_per_decoder() == max(1, 4 // parts)
+        assert bool(mixed._sides) == streams  # the decoders' own streams, when asked for
         used_gpu(p, 3 * 48)
         p.close()
-    assert len(outs[1, True]) == 48
-    for key in ((3, True), (3, False)):
-        for a, b in zip(outs[1, True], outs[key]):
+    reference = outs[1, True, False]  # one decoder, not pipelined
+    assert len(reference) == 48
+    for key in ((3, True, False), (3, False, False), (3, False, True)):
+        for a, b in zip(reference, outs[key]):
             np.testing.assert_array_equal(a, b)
 
 

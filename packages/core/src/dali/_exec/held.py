@@ -11,6 +11,8 @@ The calls here return in microseconds and never block, so they keep the GIL inst
   a few times per operator and batch may wait each time behind the threads running Python
   (the SSD pipeline on an H200 with its CPU stage in worker processes ran at the same rate
   either way: ``benchmarks/RESULTS.md``, "GIL-held CUDA calls");
+* in a mixed decoder's worker, the event that joins its own stream to the pipeline's
+  (`options.DECODER_STREAMS`);
 * in a worker process, the hand-off of an iteration's outputs: the device-to-device copy, the
   event record and a non-blocking ``send`` (with the GIL given up by each, the hand-off
   capped the pipeline at about three quarters of its in-process rate: ``benchmarks/
@@ -36,7 +38,15 @@ import numpy as np
 
 from dali import _options as options
 
-__all__ = ["copy_async", "copy_to_device_async", "launch", "query", "record", "send"]
+__all__ = [
+    "copy_async",
+    "copy_to_device_async",
+    "launch",
+    "query",
+    "record",
+    "send",
+    "wait_event",
+]
 
 _MSG_DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0x40)
 _MSG_NOSIGNAL = getattr(socket, "MSG_NOSIGNAL", 0x4000)
@@ -63,6 +73,7 @@ def _driver() -> Any:
             (lib.cuMemcpyHtoDAsync_v2, [u64, ptr, size, ptr]),
             (lib.cuEventRecord, [ptr, ptr]),
             (lib.cuEventQuery, [ptr]),
+            (lib.cuStreamWaitEvent, [ptr, ptr, ctypes.c_uint]),
             (
                 lib.cuLaunchKernel,
                 [ptr, *[ctypes.c_uint] * 7, ptr, ctypes.POINTER(ctypes.c_void_p), ptr],
@@ -120,6 +131,16 @@ def record(event: int, stream: int) -> None:
     import cupy
 
     cupy.cuda.runtime.eventRecord(event, stream)
+
+
+def wait_event(stream: int, event: int) -> None:
+    """Make ``stream`` wait (on the device) for the work before ``event``'s last record."""
+    lib = _cuda()
+    if lib is not None and lib.cuStreamWaitEvent(stream, event, 0) == 0:
+        return
+    import cupy
+
+    cupy.cuda.runtime.streamWaitEvent(stream, event)
 
 
 def query(event: int) -> bool:

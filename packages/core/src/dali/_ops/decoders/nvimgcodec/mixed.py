@@ -21,7 +21,9 @@ Otherwise `run_mixed` does every step itself, the decode cut into parts on the t
    pipeline's pool, each image interleaved and unpadded): the hardware JPEG decoder (the NVJPG
    engines of A100/H100-class GPUs) takes a share ``hw_decoder_load`` of the batch, CUDA nvJPEG
    the rest and the hybrid backend what neither can take. The work is ordered on the pipeline's
-   CUDA stream (``ws.stream`` when the executor provides one, else CuPy's current stream).
+   CUDA stream (``ws.stream`` when the executor provides one, else CuPy's current stream), or,
+   with `options.DECODER_STREAMS`, on the decoder's own stream, joined to the pipeline's by an
+   event before and a host wait after (`MixedDecoder.side`).
 3. **Fallback (CPU, thread pool).** Every other image — PNG, TIFF, WebP, BMP, PNM, JPEG 2000,
    CMYK/YCCK, 12-bit or lossless JPEG, truncated or corrupt data, zero-size windows, and any
    image nvImageCodec reports it could not decode — is decoded by the CPU backend's own
@@ -83,6 +85,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dali import _options as options
+from dali._exec import held
 from dali._ops.decoders.headers.jpeg_header import JpegInfo, jpeg_info
 from dali._ops.decoders.image.mixed_plan import GpuSample, Prepared, plan_batch
 from dali._ops.decoders.image.to_output_gpu import (
@@ -158,6 +161,8 @@ class MixedDecoder:
         self._ahead: ThreadPoolExecutor | None = None
         self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
+        #: each decoder's own CUDA stream and event (`options.DECODER_STREAMS`), by decoder
+        self._sides: dict[int, tuple[Any, Any]] = {}
         #: on the same stream, so their memory is never reused before the conversion kernel ran
         self.stats: dict[str, float] = dict.fromkeys(
             (
@@ -248,6 +253,17 @@ class MixedDecoder:
         finally:
             self._idle.put(dec)
 
+    def side(self, dec: Any) -> tuple[Any, Any]:
+        """The CUDA stream of the decoder ``dec`` and an event to join it to the pipeline's
+        stream (`options.DECODER_STREAMS`), made on first use in the worker's CUDA context."""
+        side = self._sides.get(id(dec))
+        if side is None:
+            import cupy as cp
+
+            side = (cp.cuda.Stream(non_blocking=True), cp.cuda.Event(disable_timing=True))
+            self._sides[id(dec)] = side
+        return side
+
     def ycc(self, dtype: np.dtype) -> Any:
         import cupy as cp
 
@@ -262,6 +278,7 @@ class MixedDecoder:
             ahead.shutdown(wait=True)  # the decodes in flight finish before their decoder goes
         decs, self._decoders = self._decoders, []
         self._idle = queue.SimpleQueue()
+        self._sides = {}  # (the decodes on them finished: each waited for its stream)
         for dec in decs:
             try:
                 dec.close()
@@ -366,7 +383,8 @@ def _plan_and_decode(
     prep = plan_batch(op, ws)
     if prep.gpu:
         t0 = time.perf_counter()
-        prep.decoded = _decode_gpu(op, prep.heads, prep.gpu, dec.decode)
+        side = mixed_of(op).side(dec) if options.DECODER_STREAMS else None
+        prep.decoded = _decode_gpu(op, prep.heads, prep.gpu, dec.decode, side)
         stats["decode_call"] += time.perf_counter() - t0
     return prep
 
@@ -402,13 +420,17 @@ def _decode_gpu(
     heads: list[tuple[np.ndarray, JpegInfo | None]],
     gpu: list[GpuSample],
     decode: Any,
+    side: tuple[Any, Any] | None = None,
 ) -> tuple[Any, Any, list[int], int]:
     """Decode the GPU samples with ``decode`` (a decoder's, or `MixedDecoder.decode`) on CuPy's
     current stream: (the buffer, ok per sample or None when the call failed, each image's
     address in the buffer, channels).
 
     Every image decodes, interleaved and unpadded, into one buffer from the pipeline's pool
-    (ordered on its stream, like everything else the pipeline allocates).
+    (ordered on its stream, like everything else the pipeline allocates). With ``side`` (a
+    decoder's own stream and event, `MixedDecoder.side`) the decode runs on that stream instead:
+    after the pipeline stream's work queued so far (the buffer's earlier users), and finished
+    before this returns, so that the pipeline stream may read the pixels without waiting.
     """
     import cupy as cp
 
@@ -420,6 +442,12 @@ def _decode_gpu(
     buf = cp.empty(starts.pop(), dtype=np.uint8)
     base = buf.data.ptr
     ptrs = [base + start for start in starts]
+    stream = cp.cuda.get_current_stream().ptr
+    if side is not None:
+        side_stream, joined = side
+        held.record(joined.ptr, stream)
+        held.wait_event(side_stream.ptr, joined.ptr)
+        stream = side_stream.ptr
     ok = None
     try:
         ok = decode(
@@ -430,10 +458,13 @@ def _decode_gpu(
             gray=sc == 1,
             apply_orientation=op.orientation,
             device=True,
-            cuda_stream=cp.cuda.get_current_stream().ptr,
+            cuda_stream=stream,
         )
     except Exception as e:  # noqa: BLE001 - never fail a batch the CPU backend can decode
         _log.warning("%s: nvImageCodec batch decode failed (%s); using the CPU", op.name, e)
+    finally:
+        if side is not None:
+            side[0].synchronize()  # synchronize! (without the GIL: the pixels are on the device)
     return buf, ok, ptrs, sc
 
 
