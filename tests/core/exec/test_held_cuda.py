@@ -58,3 +58,37 @@ def test_staged_copies_events_and_queries():
     event.synchronize()
     assert held.query(event.ptr)
     np.testing.assert_array_equal(cp.asnumpy(dst), src)
+
+
+_SLOW_WRITE = r"""
+extern "C" __global__ void dali_test_slow_write(int* out, long long spins) {
+  long long t = clock64();
+  while (clock64() - t < spins) {}
+  out[0] = 42;
+}
+"""
+
+
+@pytest.mark.parametrize("driver", [True, False])
+def test_a_stream_made_to_wait_for_an_event_sees_the_work_before_it(monkeypatch, driver):
+    """`held.wait_event`: a copy queued on stream B after B waits for an event recorded on
+    stream A behind a slow kernel reads what the kernel wrote (through the driver, and through
+    CuPy's call where the driver library is not loaded)."""
+    cp = pytest.importorskip("cupy")
+    from dali._exec import held
+    from dali._ops.gpu.kernels import kernel_module
+
+    if not driver:
+        monkeypatch.setattr(held, "_cuda", lambda: None)
+    kernel = kernel_module(0, _SLOW_WRITE, ("dali_test_slow_write",))["dali_test_slow_write"]
+    a, b = cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)
+    out = cp.zeros(1, cp.int32)
+    seen = cp.full(1, -1, cp.int32)
+    with a:
+        kernel((1,), (1,), (out, np.int64(50_000_000)), stream=a)
+    event = cp.cuda.Event(disable_timing=True)
+    held.record(event.ptr, a.ptr)
+    held.wait_event(b.ptr, event.ptr)
+    seen.data.copy_from_device_async(out.data, 4, stream=b)
+    b.synchronize()
+    assert int(seen.get()[0]) == 42
