@@ -374,18 +374,18 @@ def prepare(op: ImageDecoderBase, ws: Workspace) -> Prepared | Ahead:
     if cuda is None:
         return plan_batch(op, ws)
     mixed = mixed_of(op)
-    return Ahead(mixed.submit(cuda, lambda dec: _plan_and_decode(op, ws, dec, mixed.stats)))
+    return Ahead(mixed.submit(cuda, lambda dec: _plan_and_decode(op, ws, dec, mixed)))
 
 
 def _plan_and_decode(
-    op: ImageDecoderBase, ws: Workspace, dec: Any, stats: dict[str, float]
+    op: ImageDecoderBase, ws: Workspace, dec: Any, mixed: MixedDecoder
 ) -> Prepared:
     prep = plan_batch(op, ws)
     if prep.gpu:
         t0 = time.perf_counter()
-        side = mixed_of(op).side(dec) if options.DECODER_STREAMS else None
+        side = mixed.side(dec) if options.DECODER_STREAMS else None
         prep.decoded = _decode_gpu(op, prep.heads, prep.gpu, dec.decode, side)
-        stats["decode_call"] += time.perf_counter() - t0
+        mixed.stats["decode_call"] += time.perf_counter() - t0
     return prep
 
 
