@@ -159,8 +159,9 @@ PARALLEL_DECODES = 2
 #: Each of those decoders decodes on a CUDA stream of its own, joined to the pipeline's stream
 #: by an event before the decode and a host wait after it, instead of on the pipeline's one
 #: stream, where a decode's GPU work is ordered after every decode and kernel queued before it
-#: (the in-flight batches of the other decoders among them). Off until measured on a GPU host:
-#: RESULTS.md "The GIL work on the GPU host, and the GPU stage's planning compiled".
+#: (the in-flight batches of the other decoders among them). Off: on the H200 host it gained
+#: nothing on the ResNet-50 rows and cost the SSD pipeline 3-13 % (RESULTS.md "Decoder streams
+#: measured, and where the SSD pipeline's time goes").
 DECODER_STREAMS = False
 
 #: ``hw_decoder_load`` used when the argument is not given: the share of each batch's JPEGs that
